@@ -1,0 +1,178 @@
+//! Sub-pixel fixed point (16.8) and the coordinate limits that keep edge functions exact.
+//!
+//! Window coordinates are snapped to 1/256 pixel (`SUBPIXEL_BITS = 8`, as D3D11, Vulkan and
+//! llvmpipe). Rounding is to nearest, ties away from zero (`f32::round`), applied once per
+//! vertex, so two triangles sharing a vertex share its snapped position bit for bit.
+//!
+//! **Range derivation.** Geometry is clipped against a guard band so that every snapped
+//! coordinate satisfies `|c| ≤ GUARD_BAND_PX` = 2¹⁵ pixels, i.e. `|c·256| ≤ 2²³`.
+//! Edge deltas are then at most 2²⁴ in magnitude, each product in an edge function at most
+//! 2⁴⁸, and an edge function value (a difference of two products, plus a per-pixel step of
+//! at most 2²⁴·2⁸·2¹⁴) stays below 2⁵⁰ — far inside `i64`. Nothing here can overflow, and
+//! `debug_assert!`s check the assumed ranges.
+
+/// Number of fractional bits of a snapped window coordinate.
+pub const SUBPIXEL_BITS: u32 = 8;
+/// One pixel in fixed-point units.
+pub const SUBPIXEL_ONE: i32 = 1 << SUBPIXEL_BITS;
+/// Half a pixel in fixed-point units: pixel centres sit at `x·256 + 128`.
+pub const SUBPIXEL_HALF: i32 = SUBPIXEL_ONE / 2;
+/// Largest magnitude of a window coordinate (pixels) after guard-band clipping.
+pub const GUARD_BAND_PX: f32 = 32768.0;
+
+/// A snapped window coordinate in 16.8 fixed point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fixed(pub i32);
+
+impl Fixed {
+    /// Snaps a window coordinate (pixels) to the nearest 1/256 (ties away from zero).
+    ///
+    /// Returns `None` when the value is not finite or lies outside the guard band (plus one
+    /// pixel of slack for the rounding of clipped vertices).
+    #[inline]
+    pub fn snap(v: f32) -> Option<Fixed> {
+        if v.is_finite() && v.abs() <= GUARD_BAND_PX + 1.0 {
+            Some(Fixed((v * SUBPIXEL_ONE as f32).round() as i32))
+        } else {
+            None
+        }
+    }
+
+    /// The coordinate as pixels (exact: 24-bit values are representable in `f32`).
+    #[inline]
+    pub fn to_f32(self) -> f32 {
+        self.0 as f32 * (1.0 / SUBPIXEL_ONE as f32)
+    }
+
+    /// Smallest pixel index whose centre is at or to the right of/below this coordinate.
+    #[inline]
+    pub fn ceil_pixel_centre(self) -> i32 {
+        // centre of pixel p is p*256+128 ≥ v  ⇔  p ≥ (v − 128)/256
+        (self.0 - SUBPIXEL_HALF + SUBPIXEL_ONE - 1).div_euclid(SUBPIXEL_ONE)
+    }
+
+    /// Largest pixel index whose centre is at or to the left of/above this coordinate.
+    #[inline]
+    pub fn floor_pixel_centre(self) -> i32 {
+        (self.0 - SUBPIXEL_HALF).div_euclid(SUBPIXEL_ONE)
+    }
+}
+
+/// An edge function `E(p) = dx·(p.y − a.y) − dy·(p.x − a.x) + bias` over fixed-point
+/// coordinates, for the directed edge `a → b` with `(dx, dy) = b − a`.
+///
+/// With window y pointing down and triangles oriented so that `area2 > 0`, interior points
+/// have `E > 0`. The **top-left rule** is folded into `bias`: a pixel centre exactly on an
+/// edge (`E = 0`) is inside only for a *top* edge (horizontal, interior below: `dy = 0,
+/// dx > 0`) or a *left* edge (`dy < 0`); other edges get `bias = −1`, so the inside test is
+/// always `E ≥ 0` in integers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    /// `b.x − a.x` in fixed point.
+    pub dx: i64,
+    /// `b.y − a.y` in fixed point.
+    pub dy: i64,
+    /// Start point x.
+    pub ax: i64,
+    /// Start point y.
+    pub ay: i64,
+    /// 0 for top/left edges, −1 otherwise.
+    pub bias: i64,
+}
+
+impl Edge {
+    /// The directed edge from `a` to `b` (fixed-point points).
+    #[inline]
+    pub fn new(a: (Fixed, Fixed), b: (Fixed, Fixed)) -> Edge {
+        let dx = i64::from(b.0 .0) - i64::from(a.0 .0);
+        let dy = i64::from(b.1 .0) - i64::from(a.1 .0);
+        let top_left = dy < 0 || (dy == 0 && dx > 0);
+        Edge {
+            dx,
+            dy,
+            ax: i64::from(a.0 .0),
+            ay: i64::from(a.1 .0),
+            bias: if top_left { 0 } else { -1 },
+        }
+    }
+
+    /// The biased edge value at the centre of pixel `(x, y)`; inside when `≥ 0`.
+    #[inline]
+    pub fn at_pixel(&self, x: i32, y: i32) -> i64 {
+        let px = i64::from(x) * i64::from(SUBPIXEL_ONE) + i64::from(SUBPIXEL_HALF);
+        let py = i64::from(y) * i64::from(SUBPIXEL_ONE) + i64::from(SUBPIXEL_HALF);
+        self.dx * (py - self.ay) - self.dy * (px - self.ax) + self.bias
+    }
+
+    /// Change of [`Edge::at_pixel`] for one pixel step in +x.
+    #[inline]
+    pub fn step_x(&self) -> i64 {
+        -self.dy * i64::from(SUBPIXEL_ONE)
+    }
+
+    /// Change of [`Edge::at_pixel`] for one pixel step in +y.
+    #[inline]
+    pub fn step_y(&self) -> i64 {
+        self.dx * i64::from(SUBPIXEL_ONE)
+    }
+}
+
+/// The range `[lo, hi)` of `i` in `[0, n)` with `c + i·s ≥ 0`, computed exactly.
+#[inline]
+pub fn half_line_span(c: i64, s: i64, n: i64) -> (i64, i64) {
+    if s == 0 {
+        if c >= 0 {
+            (0, n)
+        } else {
+            (0, 0)
+        }
+    } else if s > 0 {
+        // i ≥ ceil(−c / s)
+        let lo = if c >= 0 { 0 } else { (-c + s - 1) / s };
+        (lo.min(n), n)
+    } else {
+        // i ≤ floor(c / −s)
+        if c < 0 {
+            (0, 0)
+        } else {
+            (0, (c / -s + 1).min(n))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snap_rounds_to_nearest_sub_pixel() {
+        assert_eq!(Fixed::snap(1.0), Some(Fixed(256)));
+        assert_eq!(Fixed::snap(0.5 / 256.0), Some(Fixed(1)));
+        assert_eq!(Fixed::snap(-0.5 / 256.0), Some(Fixed(-1)));
+        assert_eq!(Fixed::snap(f32::NAN), None);
+        assert_eq!(Fixed::snap(1e9), None);
+    }
+
+    #[test]
+    fn pixel_centre_bounds() {
+        // 0.5 px is exactly the centre of pixel 0
+        assert_eq!(Fixed(128).ceil_pixel_centre(), 0);
+        assert_eq!(Fixed(129).ceil_pixel_centre(), 1);
+        assert_eq!(Fixed(128).floor_pixel_centre(), 0);
+        assert_eq!(Fixed(127).floor_pixel_centre(), -1);
+        assert_eq!(Fixed(-128).floor_pixel_centre(), -1);
+    }
+
+    #[test]
+    fn half_line_span_matches_brute_force() {
+        for c in -40..40 {
+            for s in -7..8 {
+                let (lo, hi) = half_line_span(c, s, 10);
+                for i in 0..10 {
+                    let inside = c + i * s >= 0;
+                    assert_eq!(inside, i >= lo && i < hi, "c={c} s={s} i={i}");
+                }
+            }
+        }
+    }
+}

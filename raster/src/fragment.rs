@@ -1,0 +1,487 @@
+//! The fragment stage: interpolation, shading, alpha test, stencil, depth, blending and
+//! colour write, over horizontal spans of at most one tile row.
+//!
+//! A [`FragmentPath`] is built **once per draw** from the pipeline state: the depth compare
+//! and alpha compare become monomorphised functions picked from tables, the stencil test and
+//! its three ops become 256-entry lookup tables (with the write mask folded in), and the
+//! colour mask becomes a bit mask. The per-pixel loops therefore never branch on state; the
+//! few choices left (early depth test or not, blending or not) are taken once per span.
+//!
+//! Colour values are `f32` in `[0, 1]`; the framebuffer is RGBA8 unorm, converted with
+//! `floor(clamp(x, 0, 1)·255 + 0.5)` and read back as `d / 255`.
+
+use std::sync::Arc;
+
+use glam::Vec4;
+
+use crate::setup::TriSetup;
+use crate::state::{BlendEquation, BlendFactor, BlendState, CompareFunc, PipelineState};
+use crate::target::{TileMut, TILE_SIZE};
+use crate::vertex::MAX_VARYINGS;
+
+/// Longest span: one tile row.
+pub(crate) const SPAN: usize = TILE_SIZE as usize;
+
+/// Per-worker scratch arrays (structure of arrays over a span).
+pub(crate) struct Scratch {
+    pub dxp: [f32; SPAN],
+    pub z: [f32; SPAN],
+    pub w: [f32; SPAN],
+    pub var: [[f32; SPAN]; MAX_VARYINGS],
+    pub color: [[f32; SPAN]; 4],
+    pub mask: [bool; SPAN],
+    spass: [bool; SPAN],
+    dmask: [bool; SPAN],
+    dst: [[f32; SPAN]; 4],
+    sf: [[f32; SPAN]; 4],
+    df: [[f32; SPAN]; 4],
+}
+
+impl Scratch {
+    pub fn new() -> Box<Scratch> {
+        Box::new(Scratch {
+            dxp: [0.0; SPAN],
+            z: [0.0; SPAN],
+            w: [0.0; SPAN],
+            var: [[0.0; SPAN]; MAX_VARYINGS],
+            color: [[0.0; SPAN]; 4],
+            mask: [false; SPAN],
+            spass: [false; SPAN],
+            dmask: [false; SPAN],
+            dst: [[0.0; SPAN]; 4],
+            sf: [[0.0; SPAN]; 4],
+            df: [[0.0; SPAN]; 4],
+        })
+    }
+}
+
+/// Where a span is: its first pixel, its length, and the triangle being drawn.
+pub(crate) struct SpanCtx<'a> {
+    pub x: i32,
+    pub y: i32,
+    pub len: usize,
+    pub tri: &'a TriSetup,
+}
+
+/// Computes fragment colours (`Scratch::color`) from interpolated varyings.
+pub(crate) trait FragmentShader: Send + Sync {
+    /// Whether the shader reads `Scratch::var` (if not, interpolation is skipped).
+    fn uses_varyings(&self) -> bool;
+    /// Whether the shader may kill fragments itself (disables the early depth test).
+    fn may_discard(&self) -> bool {
+        false
+    }
+    /// Writes `s.color[c][..span.len]`; may clear `s.mask` entries.
+    fn shade(&self, span: &SpanCtx<'_>, s: &mut Scratch);
+}
+
+/// The colour is the interpolated vertex colour (varyings 0..4).
+pub(crate) struct VertexColorShader;
+
+impl FragmentShader for VertexColorShader {
+    fn uses_varyings(&self) -> bool {
+        true
+    }
+    fn shade(&self, span: &SpanCtx<'_>, s: &mut Scratch) {
+        let n = span.len;
+        for c in 0..4 {
+            s.color[c][..n].copy_from_slice(&s.var[c][..n]);
+        }
+    }
+}
+
+type DepthFn = fn(&mut [bool], &[f32], &mut [f32]);
+type AlphaFn = fn(&mut [bool], &[f32], f32);
+
+#[inline(always)]
+fn cmp<const F: u8>(a: f32, b: f32) -> bool {
+    match F {
+        0 => false,
+        1 => a < b,
+        2 => a == b,
+        3 => a <= b,
+        4 => a > b,
+        5 => a != b,
+        6 => a >= b,
+        _ => true,
+    }
+}
+
+fn depth_span<const F: u8, const W: bool>(mask: &mut [bool], z: &[f32], d: &mut [f32]) {
+    for ((m, &z), d) in mask.iter_mut().zip(z).zip(d.iter_mut()) {
+        let pass = *m & cmp::<F>(z, *d);
+        if W {
+            *d = if pass { z } else { *d };
+        }
+        *m = pass;
+    }
+}
+
+fn alpha_span<const F: u8>(mask: &mut [bool], a: &[f32], reference: f32) {
+    for (m, &a) in mask.iter_mut().zip(a) {
+        *m &= cmp::<F>(a, reference);
+    }
+}
+
+const fn func_index(f: CompareFunc) -> usize {
+    match f {
+        CompareFunc::Never => 0,
+        CompareFunc::Less => 1,
+        CompareFunc::Equal => 2,
+        CompareFunc::LessEqual => 3,
+        CompareFunc::Greater => 4,
+        CompareFunc::NotEqual => 5,
+        CompareFunc::GreaterEqual => 6,
+        CompareFunc::Always => 7,
+    }
+}
+
+const DEPTH_FNS: [[DepthFn; 2]; 8] = [
+    [depth_span::<0, false>, depth_span::<0, true>],
+    [depth_span::<1, false>, depth_span::<1, true>],
+    [depth_span::<2, false>, depth_span::<2, true>],
+    [depth_span::<3, false>, depth_span::<3, true>],
+    [depth_span::<4, false>, depth_span::<4, true>],
+    [depth_span::<5, false>, depth_span::<5, true>],
+    [depth_span::<6, false>, depth_span::<6, true>],
+    [depth_span::<7, false>, depth_span::<7, true>],
+];
+
+const ALPHA_FNS: [AlphaFn; 8] = [
+    alpha_span::<0>,
+    alpha_span::<1>,
+    alpha_span::<2>,
+    alpha_span::<3>,
+    alpha_span::<4>,
+    alpha_span::<5>,
+    alpha_span::<6>,
+    alpha_span::<7>,
+];
+
+/// The stencil test and ops as lookup tables indexed by the stored value.
+struct StencilTables {
+    test: [bool; 256],
+    fail: [u8; 256],
+    zfail: [u8; 256],
+    pass: [u8; 256],
+}
+
+impl StencilTables {
+    fn new(st: &crate::state::StencilState) -> Box<StencilTables> {
+        let mut t = Box::new(StencilTables {
+            test: [false; 256],
+            fail: [0; 256],
+            zfail: [0; 256],
+            pass: [0; 256],
+        });
+        let wm = st.write_mask;
+        for s in 0..=255u8 {
+            let i = usize::from(s);
+            t.test[i] = st.func.test(st.reference & st.read_mask, s & st.read_mask);
+            let w = |op: crate::state::StencilOp| (s & !wm) | (op.apply(s, st.reference) & wm);
+            t.fail[i] = w(st.fail);
+            t.zfail[i] = w(st.depth_fail);
+            t.pass[i] = w(st.pass);
+        }
+        t
+    }
+}
+
+/// Everything the fragment stage does for one draw, decided once.
+pub(crate) struct FragmentPath {
+    pub nvar: usize,
+    interpolate: bool,
+    early_z: bool,
+    zmin: f32,
+    zmax: f32,
+    depth_fn: DepthFn,
+    stencil: Option<Box<StencilTables>>,
+    alpha: Option<(AlphaFn, f32)>,
+    shader: Arc<dyn FragmentShader>,
+    blend: Option<BlendState>,
+    color_mask: u32,
+}
+
+impl FragmentPath {
+    pub fn new(
+        state: &PipelineState,
+        nvar: usize,
+        shader: Arc<dyn FragmentShader>,
+    ) -> FragmentPath {
+        let alpha = (state.alpha_test.func != CompareFunc::Always).then(|| {
+            (
+                ALPHA_FNS[func_index(state.alpha_test.func)],
+                state.alpha_test.reference,
+            )
+        });
+        let cm = state.color_mask;
+        let color_mask = u32::from_le_bytes([
+            if cm[0] { 0xff } else { 0 },
+            if cm[1] { 0xff } else { 0 },
+            if cm[2] { 0xff } else { 0 },
+            if cm[3] { 0xff } else { 0 },
+        ]);
+        let vp = &state.viewport;
+        FragmentPath {
+            nvar,
+            interpolate: shader.uses_varyings(),
+            early_z: alpha.is_none() && !shader.may_discard(),
+            zmin: vp.min_depth.min(vp.max_depth),
+            zmax: vp.min_depth.max(vp.max_depth),
+            depth_fn: DEPTH_FNS[func_index(state.depth.func)][usize::from(state.depth.write)],
+            stencil: state
+                .stencil
+                .enabled
+                .then(|| StencilTables::new(&state.stencil)),
+            alpha,
+            shader,
+            blend: state.blend.enabled.then_some(state.blend),
+            color_mask,
+        }
+    }
+
+    /// Runs the whole fragment pipeline on the span `[x, x + len)` of row `y`, whose pixels
+    /// start at index `off` of the tile. Returns the number of fragments written.
+    #[allow(clippy::too_many_arguments, reason = "one span's complete context")]
+    pub fn run_span(
+        &self,
+        tri: &TriSetup,
+        planes: &[f32],
+        x: i32,
+        y: i32,
+        len: usize,
+        tile: &mut TileMut<'_>,
+        off: usize,
+        s: &mut Scratch,
+    ) -> u64 {
+        // Interpolation: the pixel-centre offsets from vertex 0 are exact in f32.
+        let dy = (y as f32 + 0.5) - tri.ref_y;
+        let bx = (x as f32 + 0.5) - tri.ref_x;
+        for (i, d) in s.dxp[..len].iter_mut().enumerate() {
+            *d = bx + i as f32;
+        }
+        let zr = planes[0] + planes[2] * dy;
+        let zdx = planes[1];
+        for (z, &d) in s.z[..len].iter_mut().zip(&s.dxp[..len]) {
+            *z = (zr + zdx * d).max(self.zmin).min(self.zmax);
+        }
+        s.mask[..len].fill(true);
+
+        if self.early_z {
+            self.depth_stencil(s, tile, off, len);
+            if !s.mask[..len].contains(&true) {
+                return 0;
+            }
+        }
+        if self.interpolate {
+            self.interpolate(tri, planes, dy, len, s);
+        }
+        let span = SpanCtx { x, y, len, tri };
+        self.shader.shade(&span, s);
+        if let Some((f, r)) = self.alpha {
+            f(&mut s.mask[..len], &s.color[3][..len], r);
+        }
+        if !self.early_z {
+            self.depth_stencil(s, tile, off, len);
+        }
+        let dst = &mut tile.color[off..off + len];
+        match &self.blend {
+            None => self.write(s, dst, len),
+            Some(b) => self.blend(b, s, dst, len),
+        }
+        s.mask[..len].iter().filter(|m| **m).count() as u64
+    }
+
+    fn interpolate(&self, tri: &TriSetup, planes: &[f32], dy: f32, len: usize, s: &mut Scratch) {
+        let vp = &planes[6..6 + 3 * self.nvar];
+        if tri.flat {
+            for k in 0..self.nvar {
+                s.var[k][..len].fill(vp[3 * k]);
+            }
+            return;
+        }
+        let qr = planes[3] + planes[5] * dy;
+        let qdx = planes[4];
+        for ((w, &d), _) in s.w[..len].iter_mut().zip(&s.dxp[..len]).zip(0..len) {
+            *w = 1.0 / (qr + qdx * d);
+        }
+        for k in 0..self.nvar {
+            let r = vp[3 * k] + vp[3 * k + 2] * dy;
+            let adx = vp[3 * k + 1];
+            let out = &mut s.var[k][..len];
+            for ((o, &d), &w) in out.iter_mut().zip(&s.dxp[..len]).zip(&s.w[..len]) {
+                *o = (r + adx * d) * w;
+            }
+        }
+    }
+
+    fn depth_stencil(&self, s: &mut Scratch, tile: &mut TileMut<'_>, off: usize, len: usize) {
+        let d = &mut tile.depth[off..off + len];
+        match &self.stencil {
+            None => (self.depth_fn)(&mut s.mask[..len], &s.z[..len], d),
+            Some(t) => {
+                let st = &mut tile.stencil[off..off + len];
+                for i in 0..len {
+                    s.spass[i] = s.mask[i] & t.test[usize::from(st[i])];
+                }
+                s.dmask[..len].copy_from_slice(&s.spass[..len]);
+                (self.depth_fn)(&mut s.dmask[..len], &s.z[..len], d);
+                for i in 0..len {
+                    let old = usize::from(st[i]);
+                    let new = if s.spass[i] {
+                        if s.dmask[i] {
+                            t.pass[old]
+                        } else {
+                            t.zfail[old]
+                        }
+                    } else {
+                        t.fail[old]
+                    };
+                    st[i] = if s.mask[i] { new } else { st[i] };
+                }
+                s.mask[..len].copy_from_slice(&s.dmask[..len]);
+            }
+        }
+    }
+
+    fn write(&self, s: &Scratch, dst: &mut [[u8; 4]], len: usize) {
+        let cm = self.color_mask;
+        for i in 0..len {
+            let new = u32::from_le_bytes([
+                to_unorm8(s.color[0][i]),
+                to_unorm8(s.color[1][i]),
+                to_unorm8(s.color[2][i]),
+                to_unorm8(s.color[3][i]),
+            ]);
+            let old = u32::from_le_bytes(dst[i]);
+            let px = (new & cm) | (old & !cm);
+            dst[i] = if s.mask[i] { px.to_le_bytes() } else { dst[i] };
+        }
+    }
+
+    fn blend(&self, b: &BlendState, s: &mut Scratch, dst: &mut [[u8; 4]], len: usize) {
+        for i in 0..len {
+            for c in 0..4 {
+                s.dst[c][i] = f32::from(dst[i][c]) / 255.0;
+                s.color[c][i] = s.color[c][i].clamp(0.0, 1.0);
+            }
+        }
+        {
+            let Scratch {
+                color,
+                dst: d,
+                sf,
+                df,
+                ..
+            } = s;
+            factors(b.src_rgb, b.src_alpha, color, d, b.constant, sf, len);
+            factors(b.dst_rgb, b.dst_alpha, color, d, b.constant, df, len);
+            for c in 0..4 {
+                let eq = if c < 3 { b.eq_rgb } else { b.eq_alpha };
+                let (sc, dc) = (&mut color[c][..len], &d[c][..len]);
+                let (sfc, dfc) = (&sf[c][..len], &df[c][..len]);
+                match eq {
+                    BlendEquation::Add => {
+                        for i in 0..len {
+                            sc[i] = sc[i] * sfc[i] + dc[i] * dfc[i];
+                        }
+                    }
+                    BlendEquation::Subtract => {
+                        for i in 0..len {
+                            sc[i] = sc[i] * sfc[i] - dc[i] * dfc[i];
+                        }
+                    }
+                    BlendEquation::ReverseSubtract => {
+                        for i in 0..len {
+                            sc[i] = dc[i] * dfc[i] - sc[i] * sfc[i];
+                        }
+                    }
+                    BlendEquation::Min => {
+                        for i in 0..len {
+                            sc[i] = sc[i].min(dc[i]);
+                        }
+                    }
+                    BlendEquation::Max => {
+                        for i in 0..len {
+                            sc[i] = sc[i].max(dc[i]);
+                        }
+                    }
+                }
+            }
+        }
+        self.write(s, dst, len);
+    }
+}
+
+/// Fills the four factor channels for an (RGB factor, alpha factor) pair.
+fn factors(
+    f_rgb: BlendFactor,
+    f_a: BlendFactor,
+    src: &[[f32; SPAN]; 4],
+    dst: &[[f32; SPAN]; 4],
+    k: Vec4,
+    out: &mut [[f32; SPAN]; 4],
+    len: usize,
+) {
+    for c in 0..4 {
+        let f = if c < 3 { f_rgb } else { f_a };
+        let o = &mut out[c][..len];
+        let kc = k[c];
+        match f {
+            BlendFactor::Zero => o.fill(0.0),
+            BlendFactor::One => o.fill(1.0),
+            BlendFactor::SrcColor => o.copy_from_slice(&src[c][..len]),
+            BlendFactor::OneMinusSrcColor => one_minus(o, &src[c][..len]),
+            BlendFactor::DstColor => o.copy_from_slice(&dst[c][..len]),
+            BlendFactor::OneMinusDstColor => one_minus(o, &dst[c][..len]),
+            BlendFactor::SrcAlpha => o.copy_from_slice(&src[3][..len]),
+            BlendFactor::OneMinusSrcAlpha => one_minus(o, &src[3][..len]),
+            BlendFactor::DstAlpha => o.copy_from_slice(&dst[3][..len]),
+            BlendFactor::OneMinusDstAlpha => one_minus(o, &dst[3][..len]),
+            BlendFactor::ConstantColor => o.fill(kc),
+            BlendFactor::OneMinusConstantColor => o.fill(1.0 - kc),
+            BlendFactor::ConstantAlpha => o.fill(k.w),
+            BlendFactor::OneMinusConstantAlpha => o.fill(1.0 - k.w),
+            BlendFactor::SrcAlphaSaturate => {
+                if c == 3 {
+                    o.fill(1.0);
+                } else {
+                    for i in 0..len {
+                        o[i] = src[3][i].min(1.0 - dst[3][i]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline]
+fn one_minus(o: &mut [f32], x: &[f32]) {
+    for (o, x) in o.iter_mut().zip(x) {
+        *o = 1.0 - x;
+    }
+}
+
+/// `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.
+#[inline(always)]
+pub fn to_unorm8(x: f32) -> u8 {
+    (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unorm8_conversion() {
+        assert_eq!(to_unorm8(0.0), 0);
+        assert_eq!(to_unorm8(1.0), 255);
+        assert_eq!(to_unorm8(0.5), 128); // 127.5 + 0.5 = 128
+        assert_eq!(to_unorm8(-3.0), 0);
+        assert_eq!(to_unorm8(7.0), 255);
+        assert_eq!(to_unorm8(f32::NAN), 0);
+        for d in 0..=255u8 {
+            assert_eq!(to_unorm8(f32::from(d) / 255.0), d);
+        }
+    }
+}

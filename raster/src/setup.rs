@@ -1,0 +1,401 @@
+//! Triangle setup: clip space → window space, snapping, culling, bounding boxes and the
+//! attribute plane equations the fragment stage evaluates.
+//!
+//! Attribute planes are computed in `f64` from the *snapped* vertex positions, then stored as
+//! `f32` `(value at vertex 0, ∂/∂x, ∂/∂y)`. A pixel's value is always evaluated as
+//! `(a0 + ∂y·(py − y0)) + ∂x·(px − x0)` at its centre — the same expression whichever tile or
+//! thread evaluates it, so results cannot depend on the tiling or thread count.
+//!
+//! Depth (`z_w`) is interpolated linearly in screen space; every other attribute `a` is
+//! perspective-correct: `a/w` and `1/w` are interpolated and divided per pixel.
+
+use crate::clip::Polygon;
+use crate::fixed::{Fixed, SUBPIXEL_ONE};
+use crate::state::{CullMode, FrontFace, PipelineState, PolygonMode, ShadeModel, Viewport};
+use crate::vertex::{ClipVertex, MAX_VARYINGS};
+
+/// Extra room (pixels) past the guard band for line and point quads built around clipped
+/// vertices. Keeps `|coordinate| < 2¹⁶` pixels, inside the range derived in `fixed`.
+const QUAD_SLACK_PX: f32 = 2048.0;
+
+/// A vertex in window space.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WinVertex {
+    pub x: f32,
+    pub y: f32,
+    /// Window depth.
+    pub z: f32,
+    /// `1 / w_clip`.
+    pub q: f32,
+    pub var: [f32; MAX_VARYINGS],
+}
+
+/// A triangle ready for rasterisation: snapped vertices (oriented so that the doubled area
+/// is positive), its clamped pixel bounding box, and where its planes live.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TriSetup {
+    pub xs: [i32; 3],
+    pub ys: [i32; 3],
+    /// Pixel bounding box `[x0, x1) × [y0, y1)`, clamped to the target and scissor.
+    pub bbox: [i32; 4],
+    /// Snapped position of vertex 0 in pixels (the planes' origin).
+    pub ref_x: f32,
+    pub ref_y: f32,
+    /// Offset of this triangle's planes in the draw's plane array.
+    pub planes: u32,
+    /// Whether the primitive faces the viewer (for two-sided effects).
+    pub front: bool,
+    /// Varyings are constants (flat shading, points): planes hold values, not `a/w`.
+    pub flat: bool,
+}
+
+/// Counters of what happened to primitives in the geometry stage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GeometryStats {
+    /// Primitives submitted.
+    pub primitives: u64,
+    /// Primitives skipped because a position was NaN or infinite.
+    pub non_finite: u64,
+    /// Primitives entirely outside a clip plane.
+    pub clipped_away: u64,
+    /// Primitives that needed geometric clipping.
+    pub clipped: u64,
+    /// Primitives discarded by face culling.
+    pub culled: u64,
+    /// Primitives or pieces with zero area after snapping.
+    pub degenerate: u64,
+    /// Triangles handed to the rasteriser (after clipping, fan splitting, line/point quads).
+    pub triangles_setup: u64,
+}
+
+impl GeometryStats {
+    /// Adds another set of counters.
+    pub fn add(&mut self, o: &GeometryStats) {
+        self.primitives += o.primitives;
+        self.non_finite += o.non_finite;
+        self.clipped_away += o.clipped_away;
+        self.clipped += o.clipped;
+        self.culled += o.culled;
+        self.degenerate += o.degenerate;
+        self.triangles_setup += o.triangles_setup;
+    }
+}
+
+/// Per-draw constants of the setup stage.
+pub(crate) struct SetupCtx {
+    pub viewport: Viewport,
+    /// Pixel rectangle `[x0, x1) × [y0, y1)` that may be touched (target ∩ scissor).
+    pub clip_rect: [i32; 4],
+    pub cull: CullMode,
+    pub front_face: FrontFace,
+    pub polygon_mode: PolygonMode,
+    pub flat: bool,
+    pub nvar: usize,
+    pub offset_factor: f32,
+    pub offset_units: f32,
+    pub point_half: f32,
+    pub line_half: f32,
+}
+
+impl SetupCtx {
+    pub fn new(state: &PipelineState, width: u32, height: u32, nvar: usize) -> SetupCtx {
+        let mut r = [0, 0, width as i32, height as i32];
+        if let Some(s) = state.scissor {
+            let sx1 = s.x.saturating_add(s.width).min(width);
+            let sy1 = s.y.saturating_add(s.height).min(height);
+            r = [
+                s.x.min(width) as i32,
+                s.y.min(height) as i32,
+                sx1 as i32,
+                sy1 as i32,
+            ];
+        }
+        SetupCtx {
+            viewport: state.viewport,
+            clip_rect: r,
+            cull: state.cull,
+            front_face: state.front_face,
+            polygon_mode: state.polygon_mode,
+            flat: state.shade == ShadeModel::Flat,
+            nvar,
+            offset_factor: state.polygon_offset.factor,
+            offset_units: state.polygon_offset.units,
+            point_half: state.point_size * 0.5,
+            line_half: state.line_width * 0.5,
+        }
+    }
+
+    /// Perspective divide and viewport transform (unsnapped).
+    #[inline]
+    pub fn to_window(&self, v: &ClipVertex) -> WinVertex {
+        let q = 1.0 / v.pos.w;
+        let vp = &self.viewport;
+        WinVertex {
+            x: vp.x + (v.pos.x * q + 1.0) * (vp.width * 0.5),
+            y: vp.y + (1.0 - v.pos.y * q) * (vp.height * 0.5),
+            z: vp.min_depth + (v.pos.z * q) * (vp.max_depth - vp.min_depth),
+            q,
+            var: v.var,
+        }
+    }
+}
+
+/// Output of the setup stage for one batch of primitives.
+#[derive(Default)]
+pub(crate) struct TriSink {
+    pub tris: Vec<TriSetup>,
+    pub planes: Vec<f32>,
+    pub stats: GeometryStats,
+}
+
+#[inline]
+fn snap(v: f32) -> Option<Fixed> {
+    if v.is_finite() && v.abs() <= crate::fixed::GUARD_BAND_PX + QUAD_SLACK_PX {
+        Some(Fixed((v * SUBPIXEL_ONE as f32).round() as i32))
+    } else {
+        None
+    }
+}
+
+/// Doubled signed area in fixed-point units² (positive = clockwise in NDC).
+#[inline]
+fn area2(xs: &[i32; 3], ys: &[i32; 3]) -> i64 {
+    let (x0, y0) = (i64::from(xs[0]), i64::from(ys[0]));
+    (i64::from(xs[1]) - x0) * (i64::from(ys[2]) - y0)
+        - (i64::from(xs[2]) - x0) * (i64::from(ys[1]) - y0)
+}
+
+impl TriSink {
+    /// Sets up one window-space triangle. `flat` holds the provoking vertex's varyings when
+    /// shading is flat. Returns whether a triangle was emitted.
+    pub fn triangle(
+        &mut self,
+        ctx: &SetupCtx,
+        v: [&WinVertex; 3],
+        flat: Option<&[f32; MAX_VARYINGS]>,
+        front: bool,
+    ) -> bool {
+        let mut xs = [0i32; 3];
+        let mut ys = [0i32; 3];
+        for i in 0..3 {
+            match (snap(v[i].x), snap(v[i].y)) {
+                (Some(x), Some(y)) => {
+                    xs[i] = x.0;
+                    ys[i] = y.0;
+                }
+                _ => {
+                    self.stats.degenerate += 1;
+                    return false;
+                }
+            }
+        }
+        let mut v = v;
+        let mut a2 = area2(&xs, &ys);
+        if a2 == 0 {
+            self.stats.degenerate += 1;
+            return false;
+        }
+        if a2 < 0 {
+            xs.swap(1, 2);
+            ys.swap(1, 2);
+            v.swap(1, 2);
+            a2 = -a2;
+        }
+        // Pixel bounding box of the sample points inside the triangle's box.
+        let minx = Fixed(xs[0].min(xs[1]).min(xs[2])).ceil_pixel_centre();
+        let maxx = Fixed(xs[0].max(xs[1]).max(xs[2])).floor_pixel_centre() + 1;
+        let miny = Fixed(ys[0].min(ys[1]).min(ys[2])).ceil_pixel_centre();
+        let maxy = Fixed(ys[0].max(ys[1]).max(ys[2])).floor_pixel_centre() + 1;
+        let r = &ctx.clip_rect;
+        let bbox = [
+            minx.max(r[0]),
+            miny.max(r[1]),
+            maxx.min(r[2]),
+            maxy.min(r[3]),
+        ];
+        if bbox[0] >= bbox[2] || bbox[1] >= bbox[3] {
+            return false;
+        }
+
+        // Plane equations in f64 from the snapped positions.
+        let inv = 1.0 / SUBPIXEL_ONE as f64;
+        let (x0, y0) = (f64::from(xs[0]) * inv, f64::from(ys[0]) * inv);
+        let (e1x, e1y) = (f64::from(xs[1]) * inv - x0, f64::from(ys[1]) * inv - y0);
+        let (e2x, e2y) = (f64::from(xs[2]) * inv - x0, f64::from(ys[2]) * inv - y0);
+        let area = a2 as f64 * inv * inv;
+        let plane = |a0: f64, a1: f64, a2: f64| -> [f32; 3] {
+            let (d1, d2) = (a1 - a0, a2 - a0);
+            let dx = (d1 * e2y - d2 * e1y) / area;
+            let dy = (d2 * e1x - d1 * e2x) / area;
+            [a0 as f32, dx as f32, dy as f32]
+        };
+        let base = self.planes.len() as u32;
+        let mut zp = plane(f64::from(v[0].z), f64::from(v[1].z), f64::from(v[2].z));
+        if ctx.offset_factor != 0.0 || ctx.offset_units != 0.0 {
+            let zmax = v[0].z.abs().max(v[1].z.abs()).max(v[2].z.abs());
+            // Smallest resolvable difference of an f32 depth at zmax: 2^(e − 23).
+            let e = ((zmax.to_bits() >> 23) & 0xff).max(1) as i32 - 127;
+            let r = f32::from_bits(((e - 23 + 127).max(1) as u32) << 23);
+            let slope = zp[1].abs().max(zp[2].abs());
+            zp[0] += ctx.offset_factor * slope + ctx.offset_units * r;
+        }
+        self.planes.extend_from_slice(&zp);
+        let qp = plane(f64::from(v[0].q), f64::from(v[1].q), f64::from(v[2].q));
+        self.planes.extend_from_slice(&qp);
+        match flat {
+            Some(f) => {
+                for &a in &f[..ctx.nvar] {
+                    self.planes.extend_from_slice(&[a, 0.0, 0.0]);
+                }
+            }
+            None => {
+                for k in 0..ctx.nvar {
+                    let p = plane(
+                        f64::from(v[0].var[k]) * f64::from(v[0].q),
+                        f64::from(v[1].var[k]) * f64::from(v[1].q),
+                        f64::from(v[2].var[k]) * f64::from(v[2].q),
+                    );
+                    self.planes.extend_from_slice(&p);
+                }
+            }
+        }
+        self.tris.push(TriSetup {
+            xs,
+            ys,
+            bbox,
+            ref_x: x0 as f32,
+            ref_y: y0 as f32,
+            planes: base,
+            front,
+            flat: flat.is_some(),
+        });
+        self.stats.triangles_setup += 1;
+        true
+    }
+
+    /// Whether a window-space polygon (doubled signed area `a2`) survives culling, and whether
+    /// it is front facing.
+    fn facing(ctx: &SetupCtx, a2: i64) -> (bool, bool) {
+        // a2 > 0 ⇔ clockwise on screen with y up (NDC).
+        let front = match ctx.front_face {
+            FrontFace::Ccw => a2 < 0,
+            FrontFace::Cw => a2 > 0,
+        };
+        let keep = match ctx.cull {
+            CullMode::None => true,
+            CullMode::Back => front,
+            CullMode::Front => !front,
+        };
+        (keep, front)
+    }
+
+    /// Sets up a clipped polygon (fan-triangulated) in the draw's polygon mode.
+    pub fn polygon(
+        &mut self,
+        ctx: &SetupCtx,
+        poly: &Polygon,
+        orig: &[bool],
+        flat: Option<&[f32; MAX_VARYINGS]>,
+    ) {
+        let n = poly.len;
+        let mut w = [WinVertex {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+            q: 0.0,
+            var: [0.0; MAX_VARYINGS],
+        }; crate::clip::MAX_POLY];
+        let mut fx = [0i64; crate::clip::MAX_POLY];
+        let mut fy = [0i64; crate::clip::MAX_POLY];
+        for i in 0..n {
+            w[i] = ctx.to_window(&poly.v[i]);
+            match (snap(w[i].x), snap(w[i].y)) {
+                (Some(x), Some(y)) => {
+                    fx[i] = i64::from(x.0);
+                    fy[i] = i64::from(y.0);
+                }
+                _ => {
+                    self.stats.degenerate += 1;
+                    return;
+                }
+            }
+        }
+        // Signed area of the whole polygon (shoelace relative to vertex 0).
+        let mut a2 = 0i64;
+        for i in 1..n - 1 {
+            a2 += (fx[i] - fx[0]) * (fy[i + 1] - fy[0]) - (fx[i + 1] - fx[0]) * (fy[i] - fy[0]);
+        }
+        if a2 == 0 {
+            self.stats.degenerate += 1;
+            return;
+        }
+        let (keep, front) = Self::facing(ctx, a2);
+        if !keep {
+            self.stats.culled += 1;
+            return;
+        }
+        match ctx.polygon_mode {
+            PolygonMode::Fill => {
+                for i in 1..n - 1 {
+                    self.triangle(ctx, [&w[0], &w[i], &w[i + 1]], flat, front);
+                }
+            }
+            PolygonMode::Line => {
+                for i in 0..n {
+                    if poly.edge[i] {
+                        let j = if i + 1 == n { 0 } else { i + 1 };
+                        self.line(ctx, &w[i], &w[j], flat, front);
+                    }
+                }
+            }
+            PolygonMode::Point => {
+                for i in 0..n {
+                    if orig[i] {
+                        self.point(ctx, &w[i], front);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A segment as a parallelogram `line_width` thick (the GL wide-line rule: x-major
+    /// lines are extended vertically, y-major horizontally; ends are not extended). The two
+    /// triangles share a diagonal, so the top-left rule covers each pixel at most once.
+    pub fn line(
+        &mut self,
+        ctx: &SetupCtx,
+        a: &WinVertex,
+        b: &WinVertex,
+        flat: Option<&[f32; MAX_VARYINGS]>,
+        front: bool,
+    ) {
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        let (ox, oy) = if dx.abs() >= dy.abs() {
+            (0.0, ctx.line_half)
+        } else {
+            (ctx.line_half, 0.0)
+        };
+        let at = |v: &WinVertex, s: f32| WinVertex {
+            x: v.x + ox * s,
+            y: v.y + oy * s,
+            ..*v
+        };
+        let (c0, c1, c2, c3) = (at(a, -1.0), at(b, -1.0), at(b, 1.0), at(a, 1.0));
+        let flat = flat.or(if ctx.flat { Some(&a.var) } else { None });
+        self.triangle(ctx, [&c0, &c1, &c2], flat, front);
+        self.triangle(ctx, [&c0, &c2, &c3], flat, front);
+    }
+
+    /// A point as a `point_size` square centred on the vertex, attributes taken from it.
+    pub fn point(&mut self, ctx: &SetupCtx, p: &WinVertex, front: bool) {
+        let h = ctx.point_half;
+        let at = |sx: f32, sy: f32| WinVertex {
+            x: p.x + h * sx,
+            y: p.y + h * sy,
+            ..*p
+        };
+        let (c0, c1, c2, c3) = (at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0));
+        self.triangle(ctx, [&c0, &c1, &c2], Some(&p.var), front);
+        self.triangle(ctx, [&c0, &c2, &c3], Some(&p.var), front);
+    }
+}

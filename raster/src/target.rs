@@ -1,0 +1,204 @@
+//! The render target: RGBA8 colour, `f32` depth and `u8` stencil planes, stored tile-major.
+//!
+//! Pixels are stored in square tiles of [`TILE_SIZE`]² (row-major inside a tile, tiles
+//! row-major across the target) so that each tile is one contiguous block that one worker
+//! owns while it rasterises. Edge tiles are padded; padding is never read back.
+
+use image::{GrayImage, ImageBuffer, Luma, RgbaImage};
+
+use crate::Error;
+
+/// log2 of the tile side.
+pub const TILE_SHIFT: u32 = 6;
+/// Tile side in pixels.
+pub const TILE_SIZE: u32 = 1 << TILE_SHIFT;
+/// Pixels per tile.
+pub const TILE_PIXELS: usize = (TILE_SIZE * TILE_SIZE) as usize;
+/// Largest render-target side (pixels).
+pub const MAX_TARGET_SIZE: u32 = 16384;
+
+/// Colour, depth and stencil planes of one `width × height` image.
+#[derive(Clone, Debug)]
+pub struct RenderTarget {
+    width: u32,
+    height: u32,
+    tiles_x: u32,
+    tiles_y: u32,
+    pub(crate) color: Vec<[u8; 4]>,
+    pub(crate) depth: Vec<f32>,
+    pub(crate) stencil: Vec<u8>,
+}
+
+/// Mutable view of one tile's planes (what one worker owns).
+pub(crate) struct TileMut<'a> {
+    pub color: &'a mut [[u8; 4]],
+    pub depth: &'a mut [f32],
+    pub stencil: &'a mut [u8],
+}
+
+impl RenderTarget {
+    /// A target cleared to transparent black, depth 1, stencil 0.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSize`] if a side is 0 or larger than [`MAX_TARGET_SIZE`].
+    pub fn new(width: u32, height: u32) -> Result<RenderTarget, Error> {
+        if width == 0 || height == 0 || width > MAX_TARGET_SIZE || height > MAX_TARGET_SIZE {
+            return Err(Error::InvalidSize {
+                width,
+                height,
+                max: MAX_TARGET_SIZE,
+            });
+        }
+        let tiles_x = width.div_ceil(TILE_SIZE);
+        let tiles_y = height.div_ceil(TILE_SIZE);
+        let n = (tiles_x * tiles_y) as usize * TILE_PIXELS;
+        Ok(RenderTarget {
+            width,
+            height,
+            tiles_x,
+            tiles_y,
+            color: vec![[0; 4]; n],
+            depth: vec![1.0; n],
+            stencil: vec![0; n],
+        })
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Number of tile columns.
+    pub fn tiles_x(&self) -> u32 {
+        self.tiles_x
+    }
+
+    /// Number of tile rows.
+    pub fn tiles_y(&self) -> u32 {
+        self.tiles_y
+    }
+
+    #[inline]
+    fn index(&self, x: u32, y: u32) -> usize {
+        let tile = (y >> TILE_SHIFT) * self.tiles_x + (x >> TILE_SHIFT);
+        tile as usize * TILE_PIXELS
+            + ((y & (TILE_SIZE - 1)) * TILE_SIZE + (x & (TILE_SIZE - 1))) as usize
+    }
+
+    /// Sets every colour pixel.
+    pub fn clear_color(&mut self, rgba: [u8; 4]) {
+        self.color.fill(rgba);
+    }
+
+    /// Sets every depth value (clamped to 0..1; NaN becomes 1).
+    pub fn clear_depth(&mut self, depth: f32) {
+        let d = if depth.is_nan() {
+            1.0
+        } else {
+            depth.clamp(0.0, 1.0)
+        };
+        self.depth.fill(d);
+    }
+
+    /// Sets every stencil value.
+    pub fn clear_stencil(&mut self, stencil: u8) {
+        self.stencil.fill(stencil);
+    }
+
+    /// Colour of pixel `(x, y)` (row 0 at the top), or `None` outside.
+    pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
+        (x < self.width && y < self.height).then(|| self.color[self.index(x, y)])
+    }
+
+    /// Depth of pixel `(x, y)`, or `None` outside.
+    pub fn depth_at(&self, x: u32, y: u32) -> Option<f32> {
+        (x < self.width && y < self.height).then(|| self.depth[self.index(x, y)])
+    }
+
+    /// Stencil of pixel `(x, y)`, or `None` outside.
+    pub fn stencil_at(&self, x: u32, y: u32) -> Option<u8> {
+        (x < self.width && y < self.height).then(|| self.stencil[self.index(x, y)])
+    }
+
+    /// The colour plane as an image (row 0 = top row), values as stored.
+    pub fn to_rgba_image(&self) -> RgbaImage {
+        RgbaImage::from_fn(self.width, self.height, |x, y| {
+            image::Rgba(self.color[self.index(x, y)])
+        })
+    }
+
+    /// The depth plane as a 16-bit greyscale image: `round(depth · 65535)`.
+    pub fn depth_image16(&self) -> ImageBuffer<Luma<u16>, Vec<u16>> {
+        ImageBuffer::from_fn(self.width, self.height, |x, y| {
+            Luma([(self.depth[self.index(x, y)] * 65535.0 + 0.5) as u16])
+        })
+    }
+
+    /// The depth plane as an 8-bit greyscale image: `round(depth · 255)` (for looking at).
+    pub fn depth_image8(&self) -> GrayImage {
+        GrayImage::from_fn(self.width, self.height, |x, y| {
+            Luma([(self.depth[self.index(x, y)] * 255.0 + 0.5) as u8])
+        })
+    }
+
+    /// The raw depth values, row-major, `width × height`.
+    pub fn depth_values(&self) -> Vec<f32> {
+        let mut out = Vec::with_capacity((self.width * self.height) as usize);
+        for y in 0..self.height {
+            for x in 0..self.width {
+                out.push(self.depth[self.index(x, y)]);
+            }
+        }
+        out
+    }
+
+    /// Per-tile mutable views, in tile order (row-major over tiles).
+    pub(crate) fn tiles_mut(&mut self) -> impl Iterator<Item = TileMut<'_>> {
+        self.color
+            .chunks_mut(TILE_PIXELS)
+            .zip(self.depth.chunks_mut(TILE_PIXELS))
+            .zip(self.stencil.chunks_mut(TILE_PIXELS))
+            .map(|((color, depth), stencil)| TileMut {
+                color,
+                depth,
+                stencil,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_checked() {
+        assert!(RenderTarget::new(0, 1).is_err());
+        assert!(RenderTarget::new(1, 0).is_err());
+        assert!(RenderTarget::new(16385, 1).is_err());
+        assert!(RenderTarget::new(1, 1).is_ok());
+        assert!(matches!(
+            RenderTarget::new(100_000, 100_000),
+            Err(Error::InvalidSize { width: 100_000, .. })
+        ));
+    }
+
+    #[test]
+    fn tile_major_round_trip() {
+        let mut t = RenderTarget::new(130, 70).unwrap();
+        for y in 0..70 {
+            for x in 0..130 {
+                let i = t.index(x, y);
+                t.color[i] = [x as u8, y as u8, 0, 255];
+            }
+        }
+        let img = t.to_rgba_image();
+        assert_eq!(img.get_pixel(129, 69).0, [129, 69, 0, 255]);
+        assert_eq!(img.get_pixel(64, 0).0, [64, 0, 0, 255]);
+        assert_eq!(t.pixel(130, 0), None);
+    }
+}
