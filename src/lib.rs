@@ -1,0 +1,12 @@
+//! **plumb** — a deterministic CPU reference renderer and scene graph.
+//!
+//! This crate is the facade: it re-exports [`raster`] (`plumb-raster`, the fixed-function
+//! tiled rasterizer) and [`scene`] (`plumb-scene`, the scene graph), and holds the built-in
+//! showcase scene and small geometry helpers used by the `plumb` binary, the examples and
+//! the golden-image tests.
+
+pub use plumb_raster as raster;
+pub use plumb_scene as scene;
+
+pub mod mesh;
+pub mod showcase;
