@@ -12,6 +12,7 @@ pub mod texture;
 
 pub use error::Error;
 
+mod bin;
 pub mod clip;
 pub mod context;
 pub mod fixed;

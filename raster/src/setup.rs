@@ -9,7 +9,6 @@
 //! Depth (`z_w`) is interpolated linearly in screen space; every other attribute `a` is
 //! perspective-correct: `a/w` and `1/w` are interpolated and divided per pixel.
 
-use crate::clip::Polygon;
 use crate::fixed::{Fixed, SUBPIXEL_ONE};
 use crate::state::{CullMode, FrontFace, PipelineState, PolygonMode, ShadeModel, Viewport};
 use crate::vertex::{ClipVertex, MAX_VARYINGS};
@@ -157,6 +156,17 @@ fn snap(v: f32) -> Option<Fixed> {
     }
 }
 
+/// Snaps every vertex; false if any is non-finite or outside the guard band.
+fn snap_all(w: &[WinVertex], out: &mut [(i32, i32)]) -> bool {
+    for (v, o) in w.iter().zip(out.iter_mut()) {
+        match (snap(v.x), snap(v.y)) {
+            (Some(x), Some(y)) => *o = (x.0, y.0),
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Doubled signed area in fixed-point units² (positive = clockwise in NDC).
 #[inline]
 fn area2(xs: &[i32; 3], ys: &[i32; 3]) -> i64 {
@@ -166,29 +176,19 @@ fn area2(xs: &[i32; 3], ys: &[i32; 3]) -> i64 {
 }
 
 impl TriSink {
-    /// Sets up one window-space triangle. `flat` holds the provoking vertex's varyings when
-    /// shading is flat. Returns whether a triangle was emitted.
+    /// Sets up one window-space triangle with snapped positions `p`. `flat` holds the
+    /// provoking vertex's varyings when shading is flat. Returns whether a triangle was
+    /// emitted.
     pub fn triangle(
         &mut self,
         ctx: &SetupCtx,
         v: [&WinVertex; 3],
+        p: [(i32, i32); 3],
         flat: Option<&[f32; MAX_VARYINGS]>,
         front: bool,
     ) -> bool {
-        let mut xs = [0i32; 3];
-        let mut ys = [0i32; 3];
-        for i in 0..3 {
-            match (snap(v[i].x), snap(v[i].y)) {
-                (Some(x), Some(y)) => {
-                    xs[i] = x.0;
-                    ys[i] = y.0;
-                }
-                _ => {
-                    self.stats.degenerate += 1;
-                    return false;
-                }
-            }
-        }
+        let mut xs = [p[0].0, p[1].0, p[2].0];
+        let mut ys = [p[0].1, p[1].1, p[2].1];
         let mut v = v;
         let mut a2 = area2(&xs, &ys);
         if a2 == 0 {
@@ -222,11 +222,11 @@ impl TriSink {
         let (x0, y0) = (f64::from(xs[0]) * inv, f64::from(ys[0]) * inv);
         let (e1x, e1y) = (f64::from(xs[1]) * inv - x0, f64::from(ys[1]) * inv - y0);
         let (e2x, e2y) = (f64::from(xs[2]) * inv - x0, f64::from(ys[2]) * inv - y0);
-        let area = a2 as f64 * inv * inv;
+        let inv_area = 1.0 / (a2 as f64 * inv * inv);
         let plane = |a0: f64, a1: f64, a2: f64| -> [f32; 3] {
             let (d1, d2) = (a1 - a0, a2 - a0);
-            let dx = (d1 * e2y - d2 * e1y) / area;
-            let dy = (d2 * e1x - d1 * e2x) / area;
+            let dx = (d1 * e2y - d2 * e1y) * inv_area;
+            let dy = (d2 * e1x - d1 * e2x) * inv_area;
             [a0 as f32, dx as f32, dy as f32]
         };
         let base = self.planes.len() as u32;
@@ -289,41 +289,30 @@ impl TriSink {
         (keep, front)
     }
 
-    /// Sets up a clipped polygon (fan-triangulated) in the draw's polygon mode.
+    /// Sets up a convex window-space polygon (a triangle, or a clipped triangle) in the
+    /// draw's polygon mode. `edge[i]`: the edge `i → i+1` is an original edge; `orig[i]`:
+    /// vertex `i` is an original vertex.
     pub fn polygon(
         &mut self,
         ctx: &SetupCtx,
-        poly: &Polygon,
+        w: &[WinVertex],
+        edge: &[bool],
         orig: &[bool],
         flat: Option<&[f32; MAX_VARYINGS]>,
     ) {
-        let n = poly.len;
-        let mut w = [WinVertex {
-            x: 0.0,
-            y: 0.0,
-            z: 0.0,
-            q: 0.0,
-            var: [0.0; MAX_VARYINGS],
-        }; crate::clip::MAX_POLY];
-        let mut fx = [0i64; crate::clip::MAX_POLY];
-        let mut fy = [0i64; crate::clip::MAX_POLY];
-        for i in 0..n {
-            w[i] = ctx.to_window(&poly.v[i]);
-            match (snap(w[i].x), snap(w[i].y)) {
-                (Some(x), Some(y)) => {
-                    fx[i] = i64::from(x.0);
-                    fy[i] = i64::from(y.0);
-                }
-                _ => {
-                    self.stats.degenerate += 1;
-                    return;
-                }
-            }
+        let n = w.len();
+        let mut p = [(0i32, 0i32); crate::clip::MAX_POLY];
+        if !snap_all(w, &mut p) {
+            self.stats.degenerate += 1;
+            return;
         }
         // Signed area of the whole polygon (shoelace relative to vertex 0).
+        let f = |i: usize| (i64::from(p[i].0), i64::from(p[i].1));
+        let (x0, y0) = f(0);
         let mut a2 = 0i64;
         for i in 1..n - 1 {
-            a2 += (fx[i] - fx[0]) * (fy[i + 1] - fy[0]) - (fx[i + 1] - fx[0]) * (fy[i] - fy[0]);
+            let ((x1, y1), (x2, y2)) = (f(i), f(i + 1));
+            a2 += (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
         }
         if a2 == 0 {
             self.stats.degenerate += 1;
@@ -337,12 +326,12 @@ impl TriSink {
         match ctx.polygon_mode {
             PolygonMode::Fill => {
                 for i in 1..n - 1 {
-                    self.triangle(ctx, [&w[0], &w[i], &w[i + 1]], flat, front);
+                    self.triangle(ctx, [&w[0], &w[i], &w[i + 1]], [p[0], p[i], p[i + 1]], flat, front);
                 }
             }
             PolygonMode::Line => {
                 for i in 0..n {
-                    if poly.edge[i] {
+                    if edge[i] {
                         let j = if i + 1 == n { 0 } else { i + 1 };
                         self.line(ctx, &w[i], &w[j], flat, front);
                     }
@@ -382,8 +371,7 @@ impl TriSink {
         };
         let (c0, c1, c2, c3) = (at(a, -1.0), at(b, -1.0), at(b, 1.0), at(a, 1.0));
         let flat = flat.or(if ctx.flat { Some(&a.var) } else { None });
-        self.triangle(ctx, [&c0, &c1, &c2], flat, front);
-        self.triangle(ctx, [&c0, &c2, &c3], flat, front);
+        self.quad(ctx, [&c0, &c1, &c2, &c3], flat, front);
     }
 
     /// A point as a `point_size` square centred on the vertex, attributes taken from it.
@@ -395,7 +383,28 @@ impl TriSink {
             ..*p
         };
         let (c0, c1, c2, c3) = (at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0));
-        self.triangle(ctx, [&c0, &c1, &c2], Some(&p.var), front);
-        self.triangle(ctx, [&c0, &c2, &c3], Some(&p.var), front);
+        self.quad(ctx, [&c0, &c1, &c2, &c3], Some(&p.var), front);
+    }
+
+    /// Two triangles `(0, 1, 2)`, `(0, 2, 3)` sharing a diagonal.
+    fn quad(
+        &mut self,
+        ctx: &SetupCtx,
+        c: [&WinVertex; 4],
+        flat: Option<&[f32; MAX_VARYINGS]>,
+        front: bool,
+    ) {
+        let mut p = [(0i32, 0i32); 4];
+        for (i, v) in c.iter().enumerate() {
+            match (snap(v.x), snap(v.y)) {
+                (Some(x), Some(y)) => p[i] = (x.0, y.0),
+                _ => {
+                    self.stats.degenerate += 1;
+                    return;
+                }
+            }
+        }
+        self.triangle(ctx, [c[0], c[1], c[2]], [p[0], p[1], p[2]], flat, front);
+        self.triangle(ctx, [c[0], c[2], c[3]], [p[0], p[2], p[3]], flat, front);
     }
 }
