@@ -6,7 +6,9 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::Vec4;
-use plumb::raster::{CompareFunc, Context, ContextOptions, DepthState, Indices, Topology, VertexInput};
+use plumb::raster::{
+    CompareFunc, Context, ContextOptions, DepthState, Indices, Topology, VertexInput,
+};
 
 const W: u32 = 1920;
 const H: u32 = 1080;
@@ -30,15 +32,30 @@ fn fill(c: &mut Criterion) {
     ];
     let idx = [0u16, 1, 2, 0, 2, 3];
     for threads in [1, 2] {
-        let mut ctx = Context::new(W, H, ContextOptions { threads: Some(threads) }).unwrap();
+        let mut ctx = Context::new(
+            W,
+            H,
+            ContextOptions {
+                threads: Some(threads),
+            },
+        )
+        .unwrap();
         let state = plumb::raster::PipelineState {
-            depth: DepthState { func: CompareFunc::LessEqual, write: true },
+            depth: DepthState {
+                func: CompareFunc::LessEqual,
+                write: true,
+            },
             ..ctx.default_state()
         };
         g.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, _| {
             b.iter(|| {
-                ctx.draw(&state, &VertexInput::colored(&pos, &col), Indices::U16(&idx), Topology::TriangleList)
-                    .unwrap();
+                ctx.draw(
+                    &state,
+                    &VertexInput::colored(&pos, &col),
+                    Indices::U16(&idx),
+                    Topology::TriangleList,
+                )
+                .unwrap();
                 ctx.finish();
                 black_box(&mut ctx);
             })
@@ -68,20 +85,39 @@ fn small_triangles(c: &mut Criterion) {
     for _ in 0..N {
         let (x, y, z) = (rng.next() * 2.0 - 1.0, rng.next() * 2.0 - 1.0, rng.next());
         let c = Vec4::new(rng.next(), rng.next(), rng.next(), 1.0);
-        pos.extend_from_slice(&[Vec4::new(x, y, z, 1.0), Vec4::new(x + lx, y, z, 1.0), Vec4::new(x, y + ly, z, 1.0)]);
+        pos.extend_from_slice(&[
+            Vec4::new(x, y, z, 1.0),
+            Vec4::new(x + lx, y, z, 1.0),
+            Vec4::new(x, y + ly, z, 1.0),
+        ]);
         col.extend_from_slice(&[c, c, c]);
     }
     let mut g = c.benchmark_group("small_triangles_1m_depth");
     g.throughput(Throughput::Elements(N as u64));
     g.sample_size(10);
     for threads in [1, 2] {
-        let mut ctx = Context::new(W, H, ContextOptions { threads: Some(threads) }).unwrap();
-        let state = plumb::raster::PipelineState { depth: DepthState::LEQUAL_WRITE, ..ctx.default_state() };
+        let mut ctx = Context::new(
+            W,
+            H,
+            ContextOptions {
+                threads: Some(threads),
+            },
+        )
+        .unwrap();
+        let state = plumb::raster::PipelineState {
+            depth: DepthState::LEQUAL_WRITE,
+            ..ctx.default_state()
+        };
         g.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, _| {
             b.iter(|| {
                 ctx.clear(Vec4::ZERO, 1.0, 0);
-                ctx.draw(&state, &VertexInput::colored(&pos, &col), Indices::None, Topology::TriangleList)
-                    .unwrap();
+                ctx.draw(
+                    &state,
+                    &VertexInput::colored(&pos, &col),
+                    Indices::None,
+                    Topology::TriangleList,
+                )
+                .unwrap();
                 ctx.finish();
                 black_box(&mut ctx);
             })

@@ -18,22 +18,36 @@ struct Args {
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let mut a = Args { out: PathBuf::from("plumb.png"), width: 800, height: 600, threads: None };
+    let mut a = Args {
+        out: PathBuf::from("plumb.png"),
+        width: 800,
+        height: 600,
+        threads: None,
+    };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
         match arg.as_str() {
             "render" => {}
             "-o" | "--out" => a.out = PathBuf::from(value("-o")?),
             "--size" => {
                 let v = value("--size")?;
-                let (w, h) = v.split_once('x').ok_or_else(|| format!("--size {v}: expected WxH"))?;
+                let (w, h) = v
+                    .split_once('x')
+                    .ok_or_else(|| format!("--size {v}: expected WxH"))?;
                 a.width = w.parse().map_err(|_| format!("--size {v}: bad width"))?;
                 a.height = h.parse().map_err(|_| format!("--size {v}: bad height"))?;
             }
             "--threads" => {
                 let v = value("--threads")?;
-                a.threads = Some(v.parse().map_err(|_| format!("--threads {v}: not a number"))?);
+                a.threads = Some(
+                    v.parse()
+                        .map_err(|_| format!("--threads {v}: not a number"))?,
+                );
             }
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),

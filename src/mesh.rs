@@ -63,7 +63,11 @@ impl TriMesh {
         for i in 0..=n {
             for j in 0..=n {
                 let (u, v) = (j as f32 / n as f32, i as f32 / n as f32);
-                m.positions.push(Vec3::new(-half + 2.0 * half * u, 0.0, -half + 2.0 * half * v));
+                m.positions.push(Vec3::new(
+                    -half + 2.0 * half * u,
+                    0.0,
+                    -half + 2.0 * half * v,
+                ));
                 m.normals.push(Vec3::Y);
                 m.uvs.push(Vec2::new(u, v));
             }
@@ -90,7 +94,8 @@ impl TriMesh {
                 m.normals.push(n);
                 m.uvs.push(Vec2::new((a + 1.0) * 0.5, (1.0 - b) * 0.5));
             }
-            m.indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+            m.indices
+                .extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
         }
         m
     }
@@ -117,17 +122,29 @@ impl TriMesh {
 
     /// Clip-space positions under `clip_from_model`.
     pub fn clip_positions(&self, clip_from_model: Mat4) -> Vec<Vec4> {
-        self.positions.iter().map(|p| clip_from_model * p.extend(1.0)).collect()
+        self.positions
+            .iter()
+            .map(|p| clip_from_model * p.extend(1.0))
+            .collect()
     }
 
     /// A colour per vertex from its normal: `0.5 + 0.5·n`, opaque.
     pub fn normal_colors(&self) -> Vec<Vec4> {
-        self.normals.iter().map(|n| (*n * 0.5 + Vec3::splat(0.5)).extend(1.0)).collect()
+        self.normals
+            .iter()
+            .map(|n| (*n * 0.5 + Vec3::splat(0.5)).extend(1.0))
+            .collect()
     }
 
     /// A simple headlight-style Lambert colour per vertex: `base · (ambient + (1−ambient)·max(n·l, 0))`
     /// with `n` transformed by `world_from_model`'s rotation (uniform scale assumed).
-    pub fn lambert_colors(&self, world_from_model: Mat4, to_light: Vec3, base: Vec4, ambient: f32) -> Vec<Vec4> {
+    pub fn lambert_colors(
+        &self,
+        world_from_model: Mat4,
+        to_light: Vec3,
+        base: Vec4,
+        ambient: f32,
+    ) -> Vec<Vec4> {
         let l = to_light.normalize();
         self.normals
             .iter()

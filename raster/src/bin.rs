@@ -58,7 +58,11 @@ impl ChunkBins {
 #[inline]
 pub(crate) fn edges(tri: &TriSetup) -> [Edge; 3] {
     let p = |i: usize| (Fixed(tri.xs[i]), Fixed(tri.ys[i]));
-    [Edge::new(p(0), p(1)), Edge::new(p(1), p(2)), Edge::new(p(2), p(0))]
+    [
+        Edge::new(p(0), p(1)),
+        Edge::new(p(1), p(2)),
+        Edge::new(p(2), p(0)),
+    ]
 }
 
 /// Conservative test: could the triangle cover a sample of tile `(tx, ty)`? Rejects tiles
@@ -102,7 +106,11 @@ pub(crate) fn raster_tile<'a>(
             }
             let e = edges(tri);
             let n = i64::from(x1 - x0);
-            let mut c = [e[0].at_pixel(x0, y0), e[1].at_pixel(x0, y0), e[2].at_pixel(x0, y0)];
+            let mut c = [
+                e[0].at_pixel(x0, y0),
+                e[1].at_pixel(x0, y0),
+                e[2].at_pixel(x0, y0),
+            ];
             let sx = [e[0].step_x(), e[1].step_x(), e[2].step_x()];
             let sy = [e[0].step_y(), e[1].step_y(), e[2].step_y()];
             for y in y0..y1 {

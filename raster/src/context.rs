@@ -14,8 +14,8 @@ use std::sync::Arc;
 use image::RgbaImage;
 use rayon::prelude::*;
 
-use crate::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
 use crate::bin::{raster_tile, ChunkBins};
+use crate::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
 use crate::fragment::{FragmentPath, FragmentShader, Scratch, VertexColorShader};
 use crate::setup::{GeometryStats, SetupCtx, TriSink};
 use crate::state::PipelineState;
@@ -209,9 +209,12 @@ impl Context {
         while start < prims {
             let end = (start + chunk * threads).min(prims);
             let parts: Vec<(GeometryStats, ChunkBins)> = if end - start > chunk {
-                let chunks: Vec<_> =
-                    (start..end).step_by(chunk).map(|c| c..(c + chunk).min(end)).collect();
-                self.pool.install(|| chunks.into_par_iter().map(run).collect())
+                let chunks: Vec<_> = (start..end)
+                    .step_by(chunk)
+                    .map(|c| c..(c + chunk).min(end))
+                    .collect();
+                self.pool
+                    .install(|| chunks.into_par_iter().map(run).collect())
             } else {
                 vec![run(start..end)]
             };
@@ -327,7 +330,11 @@ fn assemble(
             }
         }
         _ if or == 0 => {
-            let w = [ctx.to_window(&v[0]), ctx.to_window(&v[1]), ctx.to_window(&v[2])];
+            let w = [
+                ctx.to_window(&v[0]),
+                ctx.to_window(&v[1]),
+                ctx.to_window(&v[2]),
+            ];
             sink.polygon(ctx, &w, &[true; 3], &[true; 3], flat);
         }
         _ => {
@@ -343,7 +350,13 @@ fn assemble(
                 w[i] = ctx.to_window(&poly.v[i]);
                 orig[i] = v.iter().any(|o| o.pos == poly.v[i].pos);
             }
-            sink.polygon(ctx, &w[..poly.len], &poly.edge[..poly.len], &orig[..poly.len], flat);
+            sink.polygon(
+                ctx,
+                &w[..poly.len],
+                &poly.edge[..poly.len],
+                &orig[..poly.len],
+                flat,
+            );
         }
     }
 }

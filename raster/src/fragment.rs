@@ -56,6 +56,7 @@ impl Scratch {
 }
 
 /// Where a span is: its first pixel, its length, and the triangle being drawn.
+#[allow(dead_code, reason = "position and triangle are for shaders that need them (texturing)")]
 pub(crate) struct SpanCtx<'a> {
     pub x: i32,
     pub y: i32,
@@ -315,6 +316,7 @@ impl FragmentPath {
         }
     }
 
+    #[allow(clippy::needless_range_loop, reason = "four parallel arrays indexed together")]
     fn depth_stencil(&self, s: &mut Scratch, tile: &mut TileMut<'_>, off: usize, len: usize) {
         let d = &mut tile.depth[off..off + len];
         match &self.stencil {
@@ -344,6 +346,7 @@ impl FragmentPath {
         }
     }
 
+    #[allow(clippy::needless_range_loop, reason = "SoA colour channels indexed together")]
     fn write(&self, s: &Scratch, dst: &mut [[u8; 4]], len: usize) {
         let cm = self.color_mask;
         for i in 0..len {
@@ -359,6 +362,7 @@ impl FragmentPath {
         }
     }
 
+    #[allow(clippy::needless_range_loop, reason = "SoA colour channels indexed together")]
     fn blend(&self, b: &BlendState, s: &mut Scratch, dst: &mut [[u8; 4]], len: usize) {
         for i in 0..len {
             for c in 0..4 {

@@ -43,6 +43,7 @@ pub(crate) struct TriSetup {
     /// Offset of this triangle's planes in the draw's plane array.
     pub planes: u32,
     /// Whether the primitive faces the viewer (for two-sided effects).
+    #[allow(dead_code, reason = "for two-sided lighting in the shading stage")]
     pub front: bool,
     /// Varyings are constants (flat shading, points): planes hold values, not `a/w`.
     pub flat: bool,
@@ -326,7 +327,13 @@ impl TriSink {
         match ctx.polygon_mode {
             PolygonMode::Fill => {
                 for i in 1..n - 1 {
-                    self.triangle(ctx, [&w[0], &w[i], &w[i + 1]], [p[0], p[i], p[i + 1]], flat, front);
+                    self.triangle(
+                        ctx,
+                        [&w[0], &w[i], &w[i + 1]],
+                        [p[0], p[i], p[i + 1]],
+                        flat,
+                        front,
+                    );
                 }
             }
             PolygonMode::Line => {

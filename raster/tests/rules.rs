@@ -10,7 +10,10 @@ use plumb_raster::*;
 const RED: Vec4 = Vec4::new(1.0, 0.0, 0.0, 1.0);
 
 fn state(c: &Context) -> PipelineState {
-    PipelineState { depth: DepthState::DISABLED, ..c.default_state() }
+    PipelineState {
+        depth: DepthState::DISABLED,
+        ..c.default_state()
+    }
 }
 
 // ---------------------------------------------------------------- fill rule
@@ -24,8 +27,16 @@ fn top_left_rule_vertical_shared_edge() {
     // i.e. only the centre 1.5. Right triangle: 2.5 ≤ x ≤ 6 − 0.875·y.
     let mut c = ctx(6, 4, 1);
     let st = state(&c);
-    let l = [win(&c, 0.0, 0.0, 0.5), win(&c, 2.5, 0.0, 0.5), win(&c, 2.5, 4.0, 0.5)];
-    let r = [win(&c, 2.5, 0.0, 0.5), win(&c, 6.0, 0.0, 0.5), win(&c, 2.5, 4.0, 0.5)];
+    let l = [
+        win(&c, 0.0, 0.0, 0.5),
+        win(&c, 2.5, 0.0, 0.5),
+        win(&c, 2.5, 4.0, 0.5),
+    ];
+    let r = [
+        win(&c, 2.5, 0.0, 0.5),
+        win(&c, 6.0, 0.0, 0.5),
+        win(&c, 2.5, 4.0, 0.5),
+    ];
     tris(&mut c, &st, &l, RED);
     assert_eq!(
         coverage(&mut c),
@@ -58,13 +69,33 @@ fn top_left_rule_horizontal_shared_edge() {
     let mut c = ctx(4, 4, 1);
     let st = state(&c);
     let p = |x, y| win(&c, x, y, 0.5);
-    let top = [p(0.0, 0.0), p(4.0, 0.0), p(4.0, 1.5), p(0.0, 0.0), p(4.0, 1.5), p(0.0, 1.5)];
-    let bottom = [p(0.0, 1.5), p(4.0, 1.5), p(4.0, 4.0), p(0.0, 1.5), p(4.0, 4.0), p(0.0, 4.0)];
+    let top = [
+        p(0.0, 0.0),
+        p(4.0, 0.0),
+        p(4.0, 1.5),
+        p(0.0, 0.0),
+        p(4.0, 1.5),
+        p(0.0, 1.5),
+    ];
+    let bottom = [
+        p(0.0, 1.5),
+        p(4.0, 1.5),
+        p(4.0, 4.0),
+        p(0.0, 1.5),
+        p(4.0, 4.0),
+        p(0.0, 4.0),
+    ];
     tris(&mut c, &st, &top, RED);
-    assert_eq!(coverage(&mut c), art("#### .... .... ....".replace(' ', "\n").as_str()));
+    assert_eq!(
+        coverage(&mut c),
+        art("#### .... .... ....".replace(' ', "\n").as_str())
+    );
     let mut c = ctx(4, 4, 1);
     tris(&mut c, &st, &bottom, RED);
-    assert_eq!(coverage(&mut c), art(".... #### #### ####".replace(' ', "\n").as_str()));
+    assert_eq!(
+        coverage(&mut c),
+        art(".... #### #### ####".replace(' ', "\n").as_str())
+    );
 }
 
 #[test]
@@ -74,11 +105,25 @@ fn top_left_rule_single_triangle_edges() {
     // centres of (0,3), (1,2), (2,1), (3,0) and is a right edge: excluded.
     let mut c = ctx(4, 4, 1);
     let st = state(&c);
-    let t = [win(&c, 0.5, 0.5, 0.5), win(&c, 3.5, 0.5, 0.5), win(&c, 0.5, 3.5, 0.5)];
+    let t = [
+        win(&c, 0.5, 0.5, 0.5),
+        win(&c, 3.5, 0.5, 0.5),
+        win(&c, 0.5, 3.5, 0.5),
+    ];
     tris(&mut c, &st, &t, RED);
-    assert_eq!(coverage(&mut c), art("###. ##.. #... ....".replace(' ', "\n").as_str()));
+    assert_eq!(
+        coverage(&mut c),
+        art("###. ##.. #... ....".replace(' ', "\n").as_str())
+    );
     // Same triangle, every vertex order and both windings: identical coverage.
-    let orders = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [2, 1, 0], [1, 0, 2]];
+    let orders = [
+        [0, 1, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [0, 2, 1],
+        [2, 1, 0],
+        [1, 0, 2],
+    ];
     for o in orders {
         let mut c2 = ctx(4, 4, 1);
         tris(&mut c2, &st, &[t[o[0]], t[o[1]], t[o[2]]], RED);
@@ -107,7 +152,10 @@ fn depth_compare_functions() {
             for write in [false, true] {
                 let mut c = ctx(4, 4, 1);
                 c.clear(Vec4::new(0.0, 0.0, 0.0, 1.0), 0.5, 0);
-                let st = PipelineState { depth: DepthState { func, write }, ..c.default_state() };
+                let st = PipelineState {
+                    depth: DepthState { func, write },
+                    ..c.default_state()
+                };
                 full_screen(&mut c, &st, z, RED);
                 assert_eq!(px(&mut c, 1, 2)[0] == 255, pass, "{func:?} z={z}");
                 let stored = c.target().depth_at(1, 2).unwrap();
@@ -135,7 +183,10 @@ fn alpha_test_functions() {
     for (func, expect) in table {
         for (reference, pass) in [0.25, 0.5, 0.75].into_iter().zip(expect) {
             let mut c = ctx(4, 4, 1);
-            let st = PipelineState { alpha_test: AlphaTest { func, reference }, ..state(&c) };
+            let st = PipelineState {
+                alpha_test: AlphaTest { func, reference },
+                ..state(&c)
+            };
             full_screen(&mut c, &st, 0.5, Vec4::new(1.0, 0.0, 0.0, 0.5));
             assert_eq!(px(&mut c, 2, 1)[0] == 255, pass, "{func:?} ref={reference}");
         }
@@ -160,8 +211,16 @@ fn stencil_compare_functions() {
         for (reference, pass) in [3u8, 5, 7].into_iter().zip(expect) {
             let mut c = ctx(4, 4, 1);
             c.clear(Vec4::new(0.0, 0.0, 0.0, 1.0), 1.0, 5);
-            let stencil = StencilState { enabled: true, func, reference, ..StencilState::DISABLED };
-            let st = PipelineState { stencil, ..state(&c) };
+            let stencil = StencilState {
+                enabled: true,
+                func,
+                reference,
+                ..StencilState::DISABLED
+            };
+            let st = PipelineState {
+                stencil,
+                ..state(&c)
+            };
             full_screen(&mut c, &st, 0.5, RED);
             assert_eq!(px(&mut c, 0, 0)[0] == 255, pass, "{func:?} ref={reference}");
         }
@@ -193,7 +252,11 @@ fn stencil_ops_and_masks() {
         for outcome in 0..3 {
             let mut c = ctx(4, 4, 1);
             c.clear(Vec4::new(0.0, 0.0, 0.0, 1.0), 0.5, stored);
-            let mut s = StencilState { enabled: true, reference: 9, ..StencilState::DISABLED };
+            let mut s = StencilState {
+                enabled: true,
+                reference: 9,
+                ..StencilState::DISABLED
+            };
             let mut depth = DepthState::LESS_WRITE;
             match outcome {
                 0 => {
@@ -210,9 +273,17 @@ fn stencil_ops_and_masks() {
                     s.pass = op;
                 }
             }
-            let st = PipelineState { stencil: s, depth, ..c.default_state() };
+            let st = PipelineState {
+                stencil: s,
+                depth,
+                ..c.default_state()
+            };
             full_screen(&mut c, &st, 0.25, RED);
-            assert_eq!(c.target().stencil_at(3, 3), Some(expect), "{op:?} stored={stored} outcome={outcome}");
+            assert_eq!(
+                c.target().stencil_at(3, 3),
+                Some(expect),
+                "{op:?} stored={stored} outcome={outcome}"
+            );
         }
     }
     // Write mask 0x0f: Replace with 0xab over 0x35 gives 0x3b. Read mask 0x0f: ref 0x17
@@ -227,13 +298,25 @@ fn stencil_ops_and_masks() {
         pass: Replace,
         ..StencilState::DISABLED
     };
-    let st = PipelineState { stencil: s, ..state(&c) };
+    let st = PipelineState {
+        stencil: s,
+        ..state(&c)
+    };
     full_screen(&mut c, &st, 0.5, RED);
     assert_eq!(c.target().stencil_at(0, 0), Some(0x3b));
     let mut c = ctx(2, 2, 1);
     c.clear(Vec4::new(0.0, 0.0, 0.0, 1.0), 1.0, 0x27);
-    let s = StencilState { enabled: true, func: CompareFunc::Equal, reference: 0x17, read_mask: 0x0f, ..StencilState::DISABLED };
-    let st = PipelineState { stencil: s, ..state(&c) };
+    let s = StencilState {
+        enabled: true,
+        func: CompareFunc::Equal,
+        reference: 0x17,
+        read_mask: 0x0f,
+        ..StencilState::DISABLED
+    };
+    let st = PipelineState {
+        stencil: s,
+        ..state(&c)
+    };
     full_screen(&mut c, &st, 0.5, RED);
     assert_eq!(px(&mut c, 1, 1)[0], 255);
 }
@@ -289,18 +372,25 @@ fn every_blend_factor() {
         // As source factor (destination factor Zero): result = S·f.
         let want = unorm([s[0] * fv[0], s[1] * fv[1], s[2] * fv[2], s[3] * fv[3]]);
         let got = blend_result(f, Zero, BlendEquation::Add);
-        assert!(close(got, want), "src factor {f:?}: got {got:?} want {want:?}");
+        assert!(
+            close(got, want),
+            "src factor {f:?}: got {got:?} want {want:?}"
+        );
         // As destination factor (source factor Zero): result = D·f.
         let want = unorm([d[0] * fv[0], d[1] * fv[1], d[2] * fv[2], d[3] * fv[3]]);
         let got = blend_result(Zero, f, BlendEquation::Add);
-        assert!(close(got, want), "dst factor {f:?}: got {got:?} want {want:?}");
+        assert!(
+            close(got, want),
+            "dst factor {f:?}: got {got:?} want {want:?}"
+        );
     }
 }
 
 /// Equal, or one step apart where the exact value sits on a .5 rounding boundary and the
 /// f32 product lands on either side (e.g. 0.8·0.6·255 = 122.4 is safe, 0.5·255 = 127.5 is not).
 fn close(a: [u8; 4], b: [u8; 4]) -> bool {
-    a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= 1) && a.iter().zip(&b).filter(|(x, y)| x != y).count() <= 1
+    a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= 1)
+        && a.iter().zip(&b).filter(|(x, y)| x != y).count() <= 1
 }
 
 #[test]
@@ -309,15 +399,19 @@ fn every_blend_equation() {
     use BlendFactor::One;
     // Factors One/One. S = (0.8, 0.4, 0.2, 0.6), D = (0.2, 0.6, 1.0, 0.4).
     let table: [(BlendEquation, [f32; 4]); 5] = [
-        (Add, [1.0, 1.0, 1.2, 1.0]),                // clamps to 1
-        (Subtract, [0.6, -0.2, -0.8, 0.2]),         // S − D, clamps to 0
+        (Add, [1.0, 1.0, 1.2, 1.0]),               // clamps to 1
+        (Subtract, [0.6, -0.2, -0.8, 0.2]),        // S − D, clamps to 0
         (ReverseSubtract, [-0.6, 0.2, 0.8, -0.2]), // D − S
         (Min, [0.2, 0.4, 0.2, 0.4]),
         (Max, [0.8, 0.6, 1.0, 0.6]),
     ];
     for (eq, v) in table {
         let got = blend_result(One, One, eq);
-        assert!(close(got, unorm(v)), "{eq:?}: got {got:?} want {:?}", unorm(v));
+        assert!(
+            close(got, unorm(v)),
+            "{eq:?}: got {got:?} want {:?}",
+            unorm(v)
+        );
     }
 }
 
@@ -325,7 +419,14 @@ fn every_blend_equation() {
 fn alpha_blend_preset_exact() {
     // 0.8·0.6 + 0.2·0.4 = 0.56 → 142.8 → 143; 0.4·0.6 + 0.6·0.4 = 0.48 → 122.4 → 122;
     // 0.2·0.6 + 1.0·0.4 = 0.52 → 132.6 → 133; alpha 0.6·0.6 + 0.4·0.4 = 0.52 → 133.
-    assert_eq!(blend_result(BlendFactor::SrcAlpha, BlendFactor::OneMinusSrcAlpha, BlendEquation::Add), [143, 122, 133, 133]);
+    assert_eq!(
+        blend_result(
+            BlendFactor::SrcAlpha,
+            BlendFactor::OneMinusSrcAlpha,
+            BlendEquation::Add
+        ),
+        [143, 122, 133, 133]
+    );
 }
 
 #[test]
@@ -334,7 +435,12 @@ fn color_mask_and_scissor() {
     c.clear(Vec4::new(0.2, 0.2, 0.2, 0.2), 1.0, 0);
     let st = PipelineState {
         color_mask: [true, false, true, false],
-        scissor: Some(Rect { x: 2, y: 3, width: 3, height: 2 }),
+        scissor: Some(Rect {
+            x: 2,
+            y: 3,
+            width: 3,
+            height: 2,
+        }),
         ..state(&c)
     };
     full_screen(&mut c, &st, 0.5, Vec4::ONE);
@@ -368,7 +474,11 @@ fn huge_coordinates_render_like_full_screen() {
     // Vertices at ±1e6 in clip space (w = 1) are guard-band clipped, not wrapped.
     let mut c = ctx(50, 30, 2);
     let st = state(&c);
-    let pos = [Vec4::new(-1e6, -1e6, 0.5, 1.0), Vec4::new(1e6, -1e6, 0.5, 1.0), Vec4::new(0.0, 1e6, 0.5, 1.0)];
+    let pos = [
+        Vec4::new(-1e6, -1e6, 0.5, 1.0),
+        Vec4::new(1e6, -1e6, 0.5, 1.0),
+        Vec4::new(0.0, 1e6, 0.5, 1.0),
+    ];
     tris(&mut c, &st, &pos, RED);
     assert!(c.color_image().pixels().all(|p| p.0 == [255, 0, 0, 255]));
     assert_eq!(c.stats().geometry.clipped, 1);
@@ -383,14 +493,22 @@ fn near_plane_clipping_exact_coverage() {
     // cut y − x = 8 is a left edge (included): pixel (i, j) is covered iff 0 < j − i ≤ 8.
     let mut c = ctx(16, 16, 1);
     let st = state(&c);
-    let pos = [Vec4::new(-1.0, -1.0, -1.0, 1.0), Vec4::new(1.0, -1.0, 1.0, 1.0), Vec4::new(-1.0, 1.0, 1.0, 1.0)];
+    let pos = [
+        Vec4::new(-1.0, -1.0, -1.0, 1.0),
+        Vec4::new(1.0, -1.0, 1.0, 1.0),
+        Vec4::new(-1.0, 1.0, 1.0, 1.0),
+    ];
     tris(&mut c, &st, &pos, RED);
     let img = c.color_image();
     let mut count = 0;
     for j in 0..16i32 {
         for i in 0..16i32 {
             let want = (1..=8).contains(&(j - i));
-            assert_eq!(img.get_pixel(i as u32, j as u32).0[0] == 255, want, "pixel ({i}, {j})");
+            assert_eq!(
+                img.get_pixel(i as u32, j as u32).0[0] == 255,
+                want,
+                "pixel ({i}, {j})"
+            );
             count += i32::from(want);
         }
     }
@@ -407,7 +525,14 @@ fn triangles_behind_the_eye_and_across_w_zero() {
     let st = state(&c);
     let proj = glam::Mat4::perspective_rh(1.2, 1.0, 0.1, 100.0);
     let p = |x: f32, z: f32| proj * Vec4::new(x, -1.0, z, 1.0);
-    let pos = [p(-20.0, 5.0), p(20.0, 5.0), p(20.0, -50.0), p(-20.0, 5.0), p(20.0, -50.0), p(-20.0, -50.0)];
+    let pos = [
+        p(-20.0, 5.0),
+        p(20.0, 5.0),
+        p(20.0, -50.0),
+        p(-20.0, 5.0),
+        p(20.0, -50.0),
+        p(-20.0, -50.0),
+    ];
     tris(&mut c, &st, &pos, RED);
     let img = c.color_image();
     for y in 0..16 {
@@ -415,7 +540,10 @@ fn triangles_behind_the_eye_and_across_w_zero() {
             assert_eq!(img.get_pixel(x, y).0[0], 0, "sky pixel ({x}, {y}) drawn");
         }
     }
-    assert!(img.get_pixel(16, 31).0[0] == 255, "ground under the camera missing");
+    assert!(
+        img.get_pixel(16, 31).0[0] == 255,
+        "ground under the camera missing"
+    );
     // Entirely behind the eye: nothing, counted as clipped away.
     let mut c = ctx(32, 32, 1);
     let behind = [p(-1.0, 1.0), p(1.0, 1.0), p(0.0, 2.0)];
@@ -428,14 +556,27 @@ fn triangles_behind_the_eye_and_across_w_zero() {
 fn non_finite_and_degenerate_primitives_are_skipped_and_counted() {
     let mut c = ctx(8, 8, 1);
     let st = state(&c);
-    let good = [Vec4::new(-1.0, -1.0, 0.5, 1.0), Vec4::new(3.0, -1.0, 0.5, 1.0), Vec4::new(-1.0, 3.0, 0.5, 1.0)];
+    let good = [
+        Vec4::new(-1.0, -1.0, 0.5, 1.0),
+        Vec4::new(3.0, -1.0, 0.5, 1.0),
+        Vec4::new(-1.0, 3.0, 0.5, 1.0),
+    ];
     let mut pos = Vec::new();
     pos.extend_from_slice(&[Vec4::new(f32::NAN, 0.0, 0.5, 1.0), good[1], good[2]]);
     pos.extend_from_slice(&[good[0], Vec4::new(0.0, f32::INFINITY, 0.5, 1.0), good[2]]);
-    pos.extend_from_slice(&[good[0], good[1], Vec4::new(0.0, 0.0, 0.5, f32::NEG_INFINITY)]);
+    pos.extend_from_slice(&[
+        good[0],
+        good[1],
+        Vec4::new(0.0, 0.0, 0.5, f32::NEG_INFINITY),
+    ]);
     pos.extend_from_slice(&[good[0], good[0], good[0]]); // zero area
     let stats = c
-        .draw(&st, &VertexInput::positions(&pos), Indices::None, Topology::TriangleList)
+        .draw(
+            &st,
+            &VertexInput::positions(&pos),
+            Indices::None,
+            Topology::TriangleList,
+        )
         .unwrap();
     assert_eq!(stats.geometry.primitives, 4);
     assert_eq!(stats.geometry.non_finite, 3);
@@ -445,23 +586,74 @@ fn non_finite_and_degenerate_primitives_are_skipped_and_counted() {
 
 #[test]
 fn bad_buffers_and_targets_are_typed_errors() {
-    assert!(matches!(Context::new(0, 10, ContextOptions::default()), Err(Error::InvalidSize { .. })));
-    assert!(matches!(Context::new(16385, 1, ContextOptions::default()), Err(Error::InvalidSize { .. })));
+    assert!(matches!(
+        Context::new(0, 10, ContextOptions::default()),
+        Err(Error::InvalidSize { .. })
+    ));
+    assert!(matches!(
+        Context::new(16385, 1, ContextOptions::default()),
+        Err(Error::InvalidSize { .. })
+    ));
     let mut c = ctx(4, 4, 1);
     let st = state(&c);
     let pos = [Vec4::ZERO; 3];
     let col = [Vec4::ONE; 2];
-    let r = c.draw(&st, &VertexInput::colored(&pos, &col), Indices::None, Topology::TriangleList);
-    assert_eq!(r, Err(Error::BufferLength { what: "colors", expected: 3, actual: 2 }));
-    let r = c.draw(&st, &VertexInput::positions(&pos), Indices::U32(&[0, 1, 3]), Topology::TriangleList);
-    assert_eq!(r, Err(Error::IndexOutOfRange { index: 3, position: 2, vertex_count: 3 }));
-    let bad = PipelineState { viewport: Viewport { width: 0.0, ..st.viewport }, ..st };
+    let r = c.draw(
+        &st,
+        &VertexInput::colored(&pos, &col),
+        Indices::None,
+        Topology::TriangleList,
+    );
+    assert_eq!(
+        r,
+        Err(Error::BufferLength {
+            what: "colors",
+            expected: 3,
+            actual: 2
+        })
+    );
+    let r = c.draw(
+        &st,
+        &VertexInput::positions(&pos),
+        Indices::U32(&[0, 1, 3]),
+        Topology::TriangleList,
+    );
+    assert_eq!(
+        r,
+        Err(Error::IndexOutOfRange {
+            index: 3,
+            position: 2,
+            vertex_count: 3
+        })
+    );
+    let bad = PipelineState {
+        viewport: Viewport {
+            width: 0.0,
+            ..st.viewport
+        },
+        ..st
+    };
     assert!(matches!(
-        c.draw(&bad, &VertexInput::positions(&pos), Indices::None, Topology::TriangleList),
+        c.draw(
+            &bad,
+            &VertexInput::positions(&pos),
+            Indices::None,
+            Topology::TriangleList
+        ),
         Err(Error::InvalidState(_))
     ));
-    let bad = PipelineState { point_size: f32::NAN, ..st };
-    assert!(c.draw(&bad, &VertexInput::positions(&pos), Indices::None, Topology::PointList).is_err());
+    let bad = PipelineState {
+        point_size: f32::NAN,
+        ..st
+    };
+    assert!(c
+        .draw(
+            &bad,
+            &VertexInput::positions(&pos),
+            Indices::None,
+            Topology::PointList
+        )
+        .is_err());
 }
 
 // ---------------------------------------------------------------- interpolation
@@ -487,8 +679,21 @@ fn perspective_correct_interpolation() {
         Vec4::new(b, b, 0.0, b),
         Vec4::new(-a, a, 0.0, a),
     ];
-    let col = [Vec4::new(0.0, 0.0, 0.0, 1.0), RED, RED, Vec4::new(0.0, 0.0, 0.0, 1.0), RED, Vec4::new(0.0, 0.0, 0.0, 1.0)];
-    c.draw(&st, &VertexInput::colored(&pos, &col), Indices::None, Topology::TriangleList).unwrap();
+    let col = [
+        Vec4::new(0.0, 0.0, 0.0, 1.0),
+        RED,
+        RED,
+        Vec4::new(0.0, 0.0, 0.0, 1.0),
+        RED,
+        Vec4::new(0.0, 0.0, 0.0, 1.0),
+    ];
+    c.draw(
+        &st,
+        &VertexInput::colored(&pos, &col),
+        Indices::None,
+        Topology::TriangleList,
+    )
+    .unwrap();
     for i in 0..8u32 {
         // Screen parameter s of pixel centre i along the edge: s = (i + 0.5)/8.
         // Perspective-correct t = (s/b) / ((1 − s)/a + s/b).
@@ -505,10 +710,27 @@ fn perspective_correct_interpolation() {
 #[test]
 fn flat_shading_uses_the_first_vertex() {
     let mut c = ctx(8, 8, 1);
-    let st = PipelineState { shade: ShadeModel::Flat, ..state(&c) };
-    let pos = [Vec4::new(-1.0, -1.0, 0.5, 1.0), Vec4::new(3.0, -1.0, 0.5, 1.0), Vec4::new(-1.0, 3.0, 0.5, 1.0)];
-    let col = [Vec4::new(0.0, 1.0, 0.0, 1.0), RED, Vec4::new(0.0, 0.0, 1.0, 1.0)];
-    c.draw(&st, &VertexInput::colored(&pos, &col), Indices::None, Topology::TriangleList).unwrap();
+    let st = PipelineState {
+        shade: ShadeModel::Flat,
+        ..state(&c)
+    };
+    let pos = [
+        Vec4::new(-1.0, -1.0, 0.5, 1.0),
+        Vec4::new(3.0, -1.0, 0.5, 1.0),
+        Vec4::new(-1.0, 3.0, 0.5, 1.0),
+    ];
+    let col = [
+        Vec4::new(0.0, 1.0, 0.0, 1.0),
+        RED,
+        Vec4::new(0.0, 0.0, 1.0, 1.0),
+    ];
+    c.draw(
+        &st,
+        &VertexInput::colored(&pos, &col),
+        Indices::None,
+        Topology::TriangleList,
+    )
+    .unwrap();
     assert!(c.color_image().pixels().all(|p| p.0 == [0, 255, 0, 255]));
 }
 
@@ -518,12 +740,18 @@ fn polygon_offset_moves_depth() {
     // 0.5 = 2^−1 → r = 2^−24.
     let mut c = ctx(4, 4, 1);
     let st = PipelineState {
-        polygon_offset: PolygonOffset { factor: 1.0, units: 2.0 },
-        depth: DepthState { func: CompareFunc::Always, write: true },
+        polygon_offset: PolygonOffset {
+            factor: 1.0,
+            units: 2.0,
+        },
+        depth: DepthState {
+            func: CompareFunc::Always,
+            write: true,
+        },
         ..c.default_state()
     };
     full_screen(&mut c, &st, 0.5, RED);
-    assert_eq!(c.target().depth_at(1, 1), Some(0.5 + 2.0 * 2f32.powi(-24)));
+    assert_eq!(c.target().depth_at(1, 1), Some(0.5 + 2.0 * f32::from_bits((127 - 24) << 23)));
 }
 
 // ---------------------------------------------------------------- lines and points
@@ -533,12 +761,30 @@ fn points_cover_their_square() {
     // A 3-pixel point centred on (4.5, 4.5) covers [3, 6)² → pixels 3..=5; a 1-pixel point at
     // (1.5, 1.5) covers pixel (1, 1) only.
     let mut c = ctx(8, 8, 1);
-    let st = PipelineState { point_size: 3.0, ..state(&c) };
+    let st = PipelineState {
+        point_size: 3.0,
+        ..state(&c)
+    };
     let pos = [win(&c, 4.5, 4.5, 0.5)];
-    c.draw(&st, &VertexInput::colored(&pos, &[RED]), Indices::None, Topology::PointList).unwrap();
-    let st1 = PipelineState { point_size: 1.0, ..st };
+    c.draw(
+        &st,
+        &VertexInput::colored(&pos, &[RED]),
+        Indices::None,
+        Topology::PointList,
+    )
+    .unwrap();
+    let st1 = PipelineState {
+        point_size: 1.0,
+        ..st
+    };
     let pos = [win(&c, 1.5, 1.5, 0.5)];
-    c.draw(&st1, &VertexInput::colored(&pos, &[RED]), Indices::None, Topology::PointList).unwrap();
+    c.draw(
+        &st1,
+        &VertexInput::colored(&pos, &[RED]),
+        Indices::None,
+        Topology::PointList,
+    )
+    .unwrap();
     assert_eq!(
         coverage(&mut c),
         art("
@@ -560,10 +806,23 @@ fn line_strip_is_one_pixel_thick_without_double_hits() {
     // drawn with additive blending so a double hit would show as 2.
     let mut c = ctx(8, 8, 1);
     c.clear(Vec4::new(0.0, 0.0, 0.0, 1.0), 1.0, 0);
-    let st = PipelineState { blend: BlendState::ADDITIVE, ..state(&c) };
-    let pos = [win(&c, 0.5, 2.5, 0.5), win(&c, 6.5, 2.5, 0.5), win(&c, 6.5, 6.5, 0.5)];
+    let st = PipelineState {
+        blend: BlendState::ADDITIVE,
+        ..state(&c)
+    };
+    let pos = [
+        win(&c, 0.5, 2.5, 0.5),
+        win(&c, 6.5, 2.5, 0.5),
+        win(&c, 6.5, 6.5, 0.5),
+    ];
     let col = [Vec4::new(1.0 / 255.0, 0.0, 0.0, 0.0); 3];
-    c.draw(&st, &VertexInput::colored(&pos, &col), Indices::None, Topology::LineStrip).unwrap();
+    c.draw(
+        &st,
+        &VertexInput::colored(&pos, &col),
+        Indices::None,
+        Topology::LineStrip,
+    )
+    .unwrap();
     let img = c.color_image();
     let mut hits = String::new();
     for y in 0..8 {
@@ -595,9 +854,19 @@ fn wireframe_draws_original_edges_only() {
     // A quad as two triangles in line mode: 4 outer edges plus the shared diagonal (drawn by
     // both triangles).
     let mut c = ctx(16, 16, 1);
-    let st = PipelineState { polygon_mode: PolygonMode::Line, ..state(&c) };
+    let st = PipelineState {
+        polygon_mode: PolygonMode::Line,
+        ..state(&c)
+    };
     let p = |x, y| win(&c, x, y, 0.5);
-    let pos = [p(2.5, 2.5), p(12.5, 2.5), p(12.5, 12.5), p(2.5, 2.5), p(12.5, 12.5), p(2.5, 12.5)];
+    let pos = [
+        p(2.5, 2.5),
+        p(12.5, 2.5),
+        p(12.5, 12.5),
+        p(2.5, 2.5),
+        p(12.5, 12.5),
+        p(2.5, 12.5),
+    ];
     tris(&mut c, &st, &pos, RED);
     let img = c.color_image();
     assert_eq!(img.get_pixel(7, 2).0[0], 255, "top edge");

@@ -13,7 +13,9 @@
 mod common;
 
 use glam::Vec4;
-use plumb_raster::{BlendState, Context, ContextOptions, DepthState, Indices, PipelineState, Topology, VertexInput};
+use plumb_raster::{
+    BlendState, Context, ContextOptions, DepthState, Indices, PipelineState, Topology, VertexInput,
+};
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 
 const W: i64 = 96;
@@ -52,28 +54,52 @@ fn fan(r: &mut Rng) -> Vec<[P; 3]> {
     let c = (r.coord(20, W - 20), r.coord(20, H - 20));
     let k = r.range(3, 13) as usize;
     let closed = r.next() % 2 == 0;
-    let span = if closed { 360.0 } else { r.range(60, 300) as f64 };
-    let mut cuts: Vec<f64> = (0..k).map(|_| r.range(0, 10_000) as f64 / 10_000.0 * span).collect();
+    let span = if closed {
+        360.0
+    } else {
+        r.range(60, 300) as f64
+    };
+    let mut cuts: Vec<f64> = (0..k)
+        .map(|_| r.range(0, 10_000) as f64 / 10_000.0 * span)
+        .collect();
     cuts.sort_by(f64::total_cmp);
     let start = r.range(0, 360) as f64;
     let mut spokes = Vec::new();
     for a in cuts {
         let rad = (start + a).to_radians();
         let len = r.range(3 * 256, 19 * 256) as f64;
-        let mut jitter = |v: f64| if r.next() % 2 == 0 { ((v / 256.0).floor() * 256.0 + 128.0) as i64 } else { v as i64 };
+        let mut jitter = |v: f64| {
+            if r.next() % 2 == 0 {
+                ((v / 256.0).floor() * 256.0 + 128.0) as i64
+            } else {
+                v as i64
+            }
+        };
         let x = jitter(c.0 as f64 + len * plumb_raster::math::cos_f64(rad));
         let y = jitter(c.1 as f64 + len * plumb_raster::math::sin_f64(rad));
         spokes.push((x, y));
     }
     // Snapping spokes to pixel centres can reorder nearly equal angles: sort them exactly
     // by angle around the centre and drop duplicates, so consecutive wedges never overlap.
-    let half = |v: P| if v.1 > 0 || (v.1 == 0 && v.0 > 0) { 0 } else { 1 };
+    let half = |v: P| {
+        if v.1 > 0 || (v.1 == 0 && v.0 > 0) {
+            0
+        } else {
+            1
+        }
+    };
     spokes.retain(|p| *p != c);
     spokes.sort_by(|a, b| {
         let (va, vb) = ((a.0 - c.0, a.1 - c.1), (b.0 - c.0, b.1 - c.1));
-        half(va).cmp(&half(vb)).then_with(|| 0.cmp(&orient(c, *a, *b)))
+        half(va)
+            .cmp(&half(vb))
+            .then_with(|| 0.cmp(&orient(c, *a, *b)))
     });
-    spokes.dedup_by(|a, b| orient(c, *a, *b) == 0 && (a.0 - c.0).signum() == (b.0 - c.0).signum() && (a.1 - c.1).signum() == (b.1 - c.1).signum());
+    spokes.dedup_by(|a, b| {
+        orient(c, *a, *b) == 0
+            && (a.0 - c.0).signum() == (b.0 - c.0).signum()
+            && (a.1 - c.1).signum() == (b.1 - c.1).signum()
+    });
     let mut tris = Vec::new();
     let n = spokes.len();
     if n < 2 {
@@ -131,7 +157,10 @@ fn grid(r: &mut Rng) -> Vec<[P; 3]> {
     }
     // Large jitter can fold a cell (a vertex crossing its cell's diagonal), which would make
     // two triangles overlap: such grids are not valid input, so drop the jitter then.
-    let signs: Vec<i64> = tris.iter().map(|t| orient(t[0], t[1], t[2]).signum()).collect();
+    let signs: Vec<i64> = tris
+        .iter()
+        .map(|t| orient(t[0], t[1], t[2]).signum())
+        .collect();
     if signs.iter().any(|&s| s != signs[0]) {
         return grid_without_jitter(nx, ny, x0, y0, cw, ch, on_centre);
     }
@@ -139,7 +168,15 @@ fn grid(r: &mut Rng) -> Vec<[P; 3]> {
     tris
 }
 
-fn grid_without_jitter(nx: usize, ny: usize, x0: i64, y0: i64, cw: i64, ch: i64, on_centre: bool) -> Vec<[P; 3]> {
+fn grid_without_jitter(
+    nx: usize,
+    ny: usize,
+    x0: i64,
+    y0: i64,
+    cw: i64,
+    ch: i64,
+    on_centre: bool,
+) -> Vec<[P; 3]> {
     let at = |i: usize, j: usize| {
         let (x, y) = (x0 + i as i64 * cw, y0 + j as i64 * ch);
         if on_centre {
@@ -160,10 +197,19 @@ fn grid_without_jitter(nx: usize, ny: usize, x0: i64, y0: i64, cw: i64, ch: i64,
 
 fn render(ctx: &mut Context, tris: &[[P; 3]], rotate: usize, reverse: bool) -> Vec<u8> {
     ctx.clear(Vec4::new(0.0, 0.0, 0.0, 1.0), 1.0, 0);
-    let st = PipelineState { blend: BlendState::ADDITIVE, depth: DepthState::DISABLED, ..ctx.default_state() };
+    let st = PipelineState {
+        blend: BlendState::ADDITIVE,
+        depth: DepthState::DISABLED,
+        ..ctx.default_state()
+    };
     let to_clip = |p: P| {
         // Exact: p/256 has 8 fractional bits; ·2/W − 1 with W a multiple of 16 stays exact.
-        Vec4::new((p.0 as f32 / 256.0) * 2.0 / W as f32 - 1.0, 1.0 - (p.1 as f32 / 256.0) * 2.0 / H as f32, 0.5, 1.0)
+        Vec4::new(
+            (p.0 as f32 / 256.0) * 2.0 / W as f32 - 1.0,
+            1.0 - (p.1 as f32 / 256.0) * 2.0 / H as f32,
+            0.5,
+            1.0,
+        )
     };
     let mut pos = Vec::with_capacity(tris.len() * 3);
     for t in tris {
@@ -174,17 +220,34 @@ fn render(ctx: &mut Context, tris: &[[P; 3]], rotate: usize, reverse: bool) -> V
         pos.extend(o.map(to_clip));
     }
     let col = vec![Vec4::new(1.0 / 255.0, 0.0, 0.0, 0.0); pos.len()];
-    ctx.draw(&st, &VertexInput::colored(&pos, &col), Indices::None, Topology::TriangleList).unwrap();
+    ctx.draw(
+        &st,
+        &VertexInput::colored(&pos, &col),
+        Indices::None,
+        Topology::TriangleList,
+    )
+    .unwrap();
     ctx.color_image().pixels().map(|p| p.0[0]).collect()
 }
 
 fn check(ctx: &mut Context, tris: &[[P; 3]]) -> Result<(), TestCaseError> {
     let hits = render(ctx, tris, 0, false);
     // Orient every triangle counter-clockwise in the y-down lattice (positive orient).
-    let tris: Vec<[P; 3]> =
-        tris.iter().map(|t| if orient(t[0], t[1], t[2]) > 0 { *t } else { [t[0], t[2], t[1]] }).collect();
+    let tris: Vec<[P; 3]> = tris
+        .iter()
+        .map(|t| {
+            if orient(t[0], t[1], t[2]) > 0 {
+                *t
+            } else {
+                [t[0], t[2], t[1]]
+            }
+        })
+        .collect();
     // Outer boundary = edges not shared (reversed) with another triangle.
-    let mut edges: Vec<(P, P)> = tris.iter().flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])]).collect();
+    let mut edges: Vec<(P, P)> = tris
+        .iter()
+        .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+        .collect();
     edges.sort();
     let outer: Vec<(P, P)> = edges
         .iter()
@@ -195,9 +258,21 @@ fn check(ctx: &mut Context, tris: &[[P; 3]]) -> Result<(), TestCaseError> {
     let mut in_closed = vec![false; w * h];
     for t in &tris {
         let minx = t.iter().map(|p| p.0).min().unwrap().div_euclid(256).max(0);
-        let maxx = t.iter().map(|p| p.0).max().unwrap().div_euclid(256).min(W - 1);
+        let maxx = t
+            .iter()
+            .map(|p| p.0)
+            .max()
+            .unwrap()
+            .div_euclid(256)
+            .min(W - 1);
         let miny = t.iter().map(|p| p.1).min().unwrap().div_euclid(256).max(0);
-        let maxy = t.iter().map(|p| p.1).max().unwrap().div_euclid(256).min(H - 1);
+        let maxy = t
+            .iter()
+            .map(|p| p.1)
+            .max()
+            .unwrap()
+            .div_euclid(256)
+            .min(H - 1);
         for y in miny..=maxy {
             for x in minx..=maxx {
                 let p = (x * 256 + 128, y * 256 + 128);
@@ -209,7 +284,11 @@ fn check(ctx: &mut Context, tris: &[[P; 3]]) -> Result<(), TestCaseError> {
     }
     let on_outer = |p: P| {
         outer.iter().any(|&(a, b)| {
-            orient(a, b, p) == 0 && p.0 >= a.0.min(b.0) && p.0 <= a.0.max(b.0) && p.1 >= a.1.min(b.1) && p.1 <= a.1.max(b.1)
+            orient(a, b, p) == 0
+                && p.0 >= a.0.min(b.0)
+                && p.0 <= a.0.max(b.0)
+                && p.1 >= a.1.min(b.1)
+                && p.1 <= a.1.max(b.1)
         })
     };
     for y in 0..h {
@@ -218,7 +297,13 @@ fn check(ctx: &mut Context, tris: &[[P; 3]]) -> Result<(), TestCaseError> {
             let p = (x as i64 * 256 + 128, y as i64 * 256 + 128);
             proptest::prop_assert!(n <= 1, "pixel ({x}, {y}) hit {n} times");
             if !in_closed[y * w + x] {
-                proptest::prop_assert_eq!(n, 0, "pixel ({}, {}) outside every triangle was hit", x, y);
+                proptest::prop_assert_eq!(
+                    n,
+                    0,
+                    "pixel ({}, {}) outside every triangle was hit",
+                    x,
+                    y
+                );
             } else if !on_outer(p) {
                 proptest::prop_assert_eq!(n, 1, "interior pixel ({}, {}) hit {} times", x, y, n);
             }
@@ -230,7 +315,10 @@ fn check(ctx: &mut Context, tris: &[[P; 3]]) -> Result<(), TestCaseError> {
                 continue;
             }
             let other = render(ctx, &tris, rotate, reverse);
-            proptest::prop_assert!(other == render(ctx, &tris, 0, false), "rotate {rotate} reverse {reverse} changed the image");
+            proptest::prop_assert!(
+                other == render(ctx, &tris, 0, false),
+                "rotate {rotate} reverse {reverse} changed the image"
+            );
         }
     }
     Ok(())
@@ -238,11 +326,20 @@ fn check(ctx: &mut Context, tris: &[[P; 3]]) -> Result<(), TestCaseError> {
 
 #[test]
 fn fans_and_grids_are_watertight() {
-    let cases: u32 = std::env::var("PLUMB_WATERTIGHT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let config = Config { cases, failure_persistence: None, ..Config::default() };
+    let cases: u32 = std::env::var("PLUMB_WATERTIGHT_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]);
     let mut runner = TestRunner::new_with_rng(config, rng);
-    let ctx = std::cell::RefCell::new(Context::new(W as u32, H as u32, ContextOptions { threads: Some(2) }).unwrap());
+    let ctx = std::cell::RefCell::new(
+        Context::new(W as u32, H as u32, ContextOptions { threads: Some(2) }).unwrap(),
+    );
     let total = std::cell::Cell::new(0usize);
     runner
         .run(&(proptest::num::u64::ANY, 0u8..2), |(seed, kind)| {
@@ -252,5 +349,8 @@ fn fans_and_grids_are_watertight() {
             check(&mut ctx.borrow_mut(), &tris)
         })
         .unwrap();
-    assert!(total.get() > cases as usize, "the generators produced almost no triangles");
+    assert!(
+        total.get() > cases as usize,
+        "the generators produced almost no triangles"
+    );
 }

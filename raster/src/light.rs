@@ -1,0 +1,490 @@
+//! Fixed-function lighting (OpenGL 1.x / Wild Magic 3, book eq. 3.9), in eye space.
+//!
+//! One function, [`shade`], serves per-vertex (Gouraud) and per-pixel (Phong) lighting. For
+//! many calls with the same state, build a [`PreparedLighting`] once per draw (it normalises
+//! directions, takes spot cosines and clamps light colours) and call
+//! [`PreparedLighting::shade`]; `shade` is exactly `PreparedLighting::new(state).shade(..)`.
+//!
+//! # Conventions
+//!
+//! - Everything is in **eye space** (eye at the origin looking down −z); the caller transforms
+//!   light positions and directions.
+//! - `direction` (directional and spot lights) is the direction the light **travels**, from
+//!   the light into the scene — the book's `U`/`D` and GL's `SPOT_DIRECTION`. A directional
+//!   light shining down has `direction = (0, −1, 0)`; GL's `POSITION` for it is `(−direction, 0)`.
+//!   Directions need not be unit length (they are normalised; a zero one lights nothing).
+//! - Light colours are `clamp(intensity × colour, 0, 1)` (the WM3 renderer's rule). Ambient
+//!   lights contribute only their ambient term.
+//! - The surface normal is normalised here (so scaled transforms need no care); a zero normal
+//!   gives no diffuse or specular light. With `two_sided` and `front == false` it is negated.
+//!   Both faces use the one material.
+//!
+//! # The equation
+//!
+//! With `N` the unit normal, `V` the vertex, `L` the unit vector from `V` towards the light
+//! (`−direction` for directional lights), `E` the unit vector from `V` to the eye (`(0,0,1)`,
+//! or `−V/|V|` with `local_viewer`), `H = normalize(L + E)`:
+//!
+//! ```text
+//! primary.rgb = Me + Ma∘G + Σ_i att_i·spot_i·( Ma∘La_i + max(N·L, 0)·Md∘Ld_i + spec_i )
+//! spec_i      = (N·L > 0) ? max(N·H, 0)^shininess · Ms∘Ls_i : 0
+//! att_i       = 1 / (c + l·d + q·d²), d = |P_i − V|   (point and spot; 1 otherwise;
+//!               0 if the denominator is not positive)
+//! spot_i      = 0 if (−L)·S < cos(cutoff), else max((−L)·S, 0)^exponent   (S = unit spot
+//!               direction; cutoff ≥ 180° means no cone and spot_i = 1)
+//! primary.a   = Md.a (the material alpha)
+//! ```
+//!
+//! `Ma`, `Md` are the material's ambient and diffuse, or the vertex colour with
+//! `color_material` (GL `AMBIENT_AND_DIFFUSE`; then the alpha is the vertex alpha too). With
+//! `separate_specular` the `spec_i` terms go to [`LitColor::secondary`] (added after
+//! texturing) instead of `primary`. Both outputs are clamped to [0, 1]. Sums run in light
+//! slot order, so results are deterministic.
+//!
+//! The book's rule "no lights → the material is ignored and the vertex colour is used" is the
+//! caller's decision ([`LightingState::is_lit`]); `shade` always evaluates the equation.
+
+use glam::{Vec3, Vec4};
+
+use crate::{math, Error};
+
+/// Maximum number of lights (GL's minimum guarantee and WM3's `m_iMaxLights`).
+pub const MAX_LIGHTS: usize = 8;
+
+/// The kind of a light and its geometry (eye space).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LightKind {
+    /// Ambient only: contributes `Ma∘La`, no attenuation or cone.
+    Ambient,
+    /// Infinitely far away; `direction` is where the light travels.
+    Directional {
+        /// Direction of travel (need not be unit length).
+        direction: Vec3,
+    },
+    /// A point light at `position`.
+    Point {
+        /// Eye-space position.
+        position: Vec3,
+    },
+    /// A point light restricted to a cone.
+    Spot {
+        /// Eye-space position.
+        position: Vec3,
+        /// Cone axis, the direction of travel (need not be unit length).
+        direction: Vec3,
+        /// Half-angle of the cone in degrees, from the axis (GL `SPOT_CUTOFF`); ≥ 180 means
+        /// no cone.
+        cutoff_deg: f32,
+        /// Falloff exponent (GL `SPOT_EXPONENT`); 0 = uniform inside the cone.
+        exponent: f32,
+    },
+}
+
+/// One light. `Light::new` gives the book's defaults: black colours, intensity 1,
+/// attenuation `(1, 0, 0)` (none), on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Light {
+    /// Kind and geometry.
+    pub kind: LightKind,
+    /// Ambient colour.
+    pub ambient: Vec3,
+    /// Diffuse colour.
+    pub diffuse: Vec3,
+    /// Specular colour.
+    pub specular: Vec3,
+    /// Multiplies all three colours (the products are clamped to [0, 1]).
+    pub intensity: f32,
+    /// Constant, linear, quadratic attenuation (point and spot lights only). `(1, 0, 0)` is
+    /// no attenuation (the book's `Attenuate = false`).
+    pub attenuation: [f32; 3],
+    /// Lights that are off are skipped (they still occupy their slot).
+    pub on: bool,
+}
+
+impl Light {
+    /// A light of the given kind with the book's defaults.
+    pub const fn new(kind: LightKind) -> Light {
+        Light {
+            kind,
+            ambient: Vec3::ZERO,
+            diffuse: Vec3::ZERO,
+            specular: Vec3::ZERO,
+            intensity: 1.0,
+            attenuation: [1.0, 0.0, 0.0],
+            on: true,
+        }
+    }
+
+    /// The same light with the given ambient colour.
+    #[must_use]
+    pub const fn with_ambient(mut self, c: Vec3) -> Light {
+        self.ambient = c;
+        self
+    }
+
+    /// The same light with the given diffuse colour.
+    #[must_use]
+    pub const fn with_diffuse(mut self, c: Vec3) -> Light {
+        self.diffuse = c;
+        self
+    }
+
+    /// The same light with the given specular colour.
+    #[must_use]
+    pub const fn with_specular(mut self, c: Vec3) -> Light {
+        self.specular = c;
+        self
+    }
+
+    /// The same light with the given intensity.
+    #[must_use]
+    pub const fn with_intensity(mut self, intensity: f32) -> Light {
+        self.intensity = intensity;
+        self
+    }
+
+    /// The same light with the given constant, linear, quadratic attenuation.
+    #[must_use]
+    pub const fn with_attenuation(mut self, attenuation: [f32; 3]) -> Light {
+        self.attenuation = attenuation;
+        self
+    }
+}
+
+/// Surface material. `Default` is the book's `MaterialState`: emissive 0, ambient 0.2,
+/// diffuse 0.8, specular 0, shininess 1, alpha 1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Material {
+    /// Emitted colour `Me`.
+    pub emissive: Vec3,
+    /// Ambient reflectance `Ma`.
+    pub ambient: Vec3,
+    /// Diffuse reflectance `Md`.
+    pub diffuse: Vec3,
+    /// Specular reflectance `Ms`.
+    pub specular: Vec3,
+    /// Specular exponent.
+    pub shininess: f32,
+    /// The lit alpha (GL's diffuse alpha).
+    pub alpha: f32,
+}
+
+impl Material {
+    /// The book's defaults.
+    pub const DEFAULT: Material = Material {
+        emissive: Vec3::ZERO,
+        ambient: Vec3::splat(0.2),
+        diffuse: Vec3::splat(0.8),
+        specular: Vec3::ZERO,
+        shininess: 1.0,
+        alpha: 1.0,
+    };
+}
+
+impl Default for Material {
+    fn default() -> Material {
+        Material::DEFAULT
+    }
+}
+
+/// Everything lighting needs. Plain data; `Default` is no lights, the default material,
+/// black global ambient (WM3's GL renderer; GL's own default is 0.2), infinite viewer,
+/// one-sided, no colour material, specular in the primary colour.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LightingState {
+    /// Up to [`MAX_LIGHTS`] lights, by slot.
+    pub lights: [Option<Light>; MAX_LIGHTS],
+    /// The material.
+    pub material: Material,
+    /// Global ambient light `G`.
+    pub global_ambient: Vec3,
+    /// Eye vector from the vertex to the eye (`true`) or the constant `(0, 0, 1)`.
+    pub local_viewer: bool,
+    /// Back faces are lit with the negated normal.
+    pub two_sided: bool,
+    /// The vertex colour replaces the material's ambient and diffuse (and alpha).
+    pub color_material: bool,
+    /// Specular goes to [`LitColor::secondary`], added after texturing.
+    pub separate_specular: bool,
+}
+
+impl LightingState {
+    /// No lights, default material (see the type docs).
+    pub const DEFAULT: LightingState = LightingState {
+        lights: [None; MAX_LIGHTS],
+        material: Material::DEFAULT,
+        global_ambient: Vec3::ZERO,
+        local_viewer: false,
+        two_sided: false,
+        color_material: false,
+        separate_specular: false,
+    };
+
+    /// Puts `light` in the first free slot and returns the slot index.
+    ///
+    /// # Errors
+    /// [`Error::TooMany`] if all [`MAX_LIGHTS`] slots are taken.
+    pub fn push_light(&mut self, light: Light) -> Result<usize, Error> {
+        match self.lights.iter().position(Option::is_none) {
+            Some(i) => {
+                self.lights[i] = Some(light);
+                Ok(i)
+            }
+            None => Err(Error::TooMany {
+                what: "lights",
+                max: MAX_LIGHTS,
+                actual: MAX_LIGHTS + 1,
+            }),
+        }
+    }
+
+    /// Whether any slot holds a light (on or off): the book's condition for lighting to be
+    /// enabled at all.
+    pub fn is_lit(&self) -> bool {
+        self.lights.iter().any(Option::is_some)
+    }
+}
+
+impl Default for LightingState {
+    fn default() -> LightingState {
+        LightingState::DEFAULT
+    }
+}
+
+/// The result of lighting.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LitColor {
+    /// Colour fed to texturing (RGBA, clamped).
+    pub primary: Vec4,
+    /// Specular colour added after texturing (zero unless `separate_specular`; clamped).
+    pub secondary: Vec3,
+}
+
+/// A light with everything per-draw precomputed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PreparedLight {
+    /// 0 ambient, 1 directional, 2 point, 3 spot.
+    kind: u8,
+    /// Directional: unit vector towards the light. Point/spot: position.
+    vector: Vec3,
+    /// Spot: unit axis.
+    spot_dir: Vec3,
+    /// Spot: cosine of the cutoff; `None` = no cone.
+    spot_cos: Option<f32>,
+    spot_exponent: f32,
+    ambient: Vec3,
+    diffuse: Vec3,
+    specular: Vec3,
+    attenuation: [f32; 3],
+}
+
+const KIND_AMBIENT: u8 = 0;
+const KIND_DIRECTIONAL: u8 = 1;
+const KIND_POINT: u8 = 2;
+const KIND_SPOT: u8 = 3;
+
+const UNUSED: PreparedLight = PreparedLight {
+    kind: KIND_AMBIENT,
+    vector: Vec3::ZERO,
+    spot_dir: Vec3::ZERO,
+    spot_cos: None,
+    spot_exponent: 0.0,
+    ambient: Vec3::ZERO,
+    diffuse: Vec3::ZERO,
+    specular: Vec3::ZERO,
+    attenuation: [1.0, 0.0, 0.0],
+};
+
+/// `v` clamped to [0, 1] per channel (NaN → 0).
+#[inline]
+fn sat3(v: Vec3) -> Vec3 {
+    Vec3::new(sat(v.x), sat(v.y), sat(v.z))
+}
+
+#[inline]
+fn sat(x: f32) -> f32 {
+    // Written with comparisons so NaN falls through to 0 (`clamp` would keep NaN).
+    if x > 0.0 {
+        if x < 1.0 {
+            x
+        } else {
+            1.0
+        }
+    } else {
+        0.0
+    }
+}
+
+/// A [`LightingState`] compiled for many [`shade`](PreparedLighting::shade) calls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PreparedLighting {
+    lights: [PreparedLight; MAX_LIGHTS],
+    count: usize,
+    material: Material,
+    global_ambient: Vec3,
+    local_viewer: bool,
+    two_sided: bool,
+    color_material: bool,
+    separate_specular: bool,
+}
+
+impl PreparedLighting {
+    /// Compiles `state`: drops lights that are off (keeping slot order), normalises
+    /// directions, clamps `intensity × colour`, takes the spot cosines (via [`math::cos`]).
+    pub fn new(state: &LightingState) -> PreparedLighting {
+        let mut lights = [UNUSED; MAX_LIGHTS];
+        let mut count = 0;
+        for l in state.lights.iter().flatten().filter(|l| l.on) {
+            let mut p = UNUSED;
+            p.ambient = sat3(l.ambient * l.intensity);
+            match l.kind {
+                LightKind::Ambient => p.kind = KIND_AMBIENT,
+                LightKind::Directional { direction } => {
+                    p.kind = KIND_DIRECTIONAL;
+                    p.vector = -direction.normalize_or_zero();
+                }
+                LightKind::Point { position } => {
+                    p.kind = KIND_POINT;
+                    p.vector = position;
+                }
+                LightKind::Spot {
+                    position,
+                    direction,
+                    cutoff_deg,
+                    exponent,
+                } => {
+                    p.kind = KIND_SPOT;
+                    p.vector = position;
+                    p.spot_dir = direction.normalize_or_zero();
+                    p.spot_cos =
+                        (cutoff_deg < 180.0).then(|| math::cos(math::to_radians(cutoff_deg)));
+                    p.spot_exponent = exponent;
+                }
+            }
+            if p.kind != KIND_AMBIENT {
+                p.diffuse = sat3(l.diffuse * l.intensity);
+                p.specular = sat3(l.specular * l.intensity);
+            }
+            if p.kind == KIND_POINT || p.kind == KIND_SPOT {
+                p.attenuation = l.attenuation;
+            }
+            lights[count] = p;
+            count += 1;
+        }
+        PreparedLighting {
+            lights,
+            count,
+            material: state.material,
+            global_ambient: state.global_ambient,
+            local_viewer: state.local_viewer,
+            two_sided: state.two_sided,
+            color_material: state.color_material,
+            separate_specular: state.separate_specular,
+        }
+    }
+
+    /// Evaluates the lighting equation (module docs) at eye-space `pos_eye` with normal
+    /// `normal_eye` (normalised here). `vertex_color` is only read with `color_material`;
+    /// `front` only with `two_sided`.
+    pub fn shade(
+        &self,
+        pos_eye: Vec3,
+        normal_eye: Vec3,
+        vertex_color: Vec4,
+        front: bool,
+    ) -> LitColor {
+        let m = &self.material;
+        let mut n = normal_eye.normalize_or_zero();
+        if self.two_sided && !front {
+            n = -n;
+        }
+        let (m_amb, m_dif, alpha) = if self.color_material {
+            (
+                vertex_color.truncate(),
+                vertex_color.truncate(),
+                vertex_color.w,
+            )
+        } else {
+            (m.ambient, m.diffuse, m.alpha)
+        };
+        let eye = if self.local_viewer {
+            (-pos_eye).normalize_or_zero()
+        } else {
+            Vec3::Z
+        };
+        let mut color = m.emissive + m_amb * self.global_ambient;
+        let mut spec = Vec3::ZERO;
+        for l in &self.lights[..self.count] {
+            if l.kind == KIND_AMBIENT {
+                color += m_amb * l.ambient;
+                continue;
+            }
+            let (to_light, factor) = if l.kind == KIND_DIRECTIONAL {
+                (l.vector, 1.0)
+            } else {
+                let d = l.vector - pos_eye;
+                let dist = d.length();
+                let to_light = d.normalize_or_zero();
+                let [c, lin, q] = l.attenuation;
+                let denom = c + lin * dist + q * (dist * dist);
+                let mut factor = if denom > 0.0 { 1.0 / denom } else { 0.0 };
+                if let Some(cos_cut) = l.spot_cos {
+                    let cos_a = -to_light.dot(l.spot_dir);
+                    factor *= if cos_a < cos_cut {
+                        0.0
+                    } else {
+                        math::powf(cos_a.max(0.0), l.spot_exponent)
+                    };
+                }
+                (to_light, factor)
+            };
+            let ndotl = n.dot(to_light);
+            let mut term = m_amb * l.ambient;
+            if ndotl > 0.0 {
+                term += ndotl * (m_dif * l.diffuse);
+                let ms_ls = m.specular * l.specular;
+                if ms_ls != Vec3::ZERO {
+                    let h = (to_light + eye).normalize_or_zero();
+                    let ndoth = n.dot(h).max(0.0);
+                    spec += factor * (math::powf(ndoth, m.shininess) * ms_ls);
+                }
+            }
+            color += factor * term;
+        }
+        if self.separate_specular {
+            LitColor {
+                primary: sat3(color).extend(sat(alpha)),
+                secondary: sat3(spec),
+            }
+        } else {
+            LitColor {
+                primary: sat3(color + spec).extend(sat(alpha)),
+                secondary: Vec3::ZERO,
+            }
+        }
+    }
+}
+
+/// Lights one point: [`PreparedLighting::new`]`(state).shade(..)`. See the module docs for
+/// the equation and conventions. Prefer a [`PreparedLighting`] per draw in loops.
+///
+/// ```
+/// use glam::{Vec3, Vec4};
+/// use plumb_raster::light::{shade, Light, LightKind, LightingState, Material};
+/// let mut s = LightingState::default();
+/// s.material = Material { ambient: Vec3::ZERO, diffuse: Vec3::ONE, ..Material::DEFAULT };
+/// // Light travelling straight down onto an upward normal: full diffuse.
+/// let down = LightKind::Directional { direction: Vec3::NEG_Y };
+/// s.push_light(Light::new(down).with_diffuse(Vec3::splat(0.5))).unwrap();
+/// let c = shade(&s, Vec3::ZERO, Vec3::Y, Vec4::ONE, true);
+/// assert_eq!(c.primary, Vec4::new(0.5, 0.5, 0.5, 1.0));
+/// ```
+pub fn shade(
+    state: &LightingState,
+    pos_eye: Vec3,
+    normal_eye: Vec3,
+    vertex_color: Vec4,
+    front: bool,
+) -> LitColor {
+    PreparedLighting::new(state).shade(pos_eye, normal_eye, vertex_color, front)
+}

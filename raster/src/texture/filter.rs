@@ -1,0 +1,237 @@
+//! The pure sampling functions: wrap, nearest, bilinear, mip selection, anisotropy.
+//!
+//! Everything here is allocation-free and branches only on sampler state (predictable per
+//! draw). Arithmetic is plain `f32` in a fixed order, so results are bit-identical everywhere.
+
+use glam::{Vec2, Vec4};
+
+use super::image::MipLevel;
+use super::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};
+use super::Texture;
+use crate::math;
+
+/// Indices are clamped to this range before any integer arithmetic, so huge or infinite
+/// coordinates never overflow (they are meaningless past 2^24 texels anyway).
+const INDEX_LIMIT: f32 = 1.0e9;
+
+/// `⌊x⌋` as an `i32`, clamped to ±1e9; NaN maps to −1e9.
+#[inline]
+fn floor_index(x: f32) -> i32 {
+    // Comparisons, so NaN → −1e9; the result is integral and fits in i32.
+    let f = x.floor();
+    let f = if f > -INDEX_LIMIT { f } else { -INDEX_LIMIT };
+    (if f < INDEX_LIMIT { f } else { INDEX_LIMIT }) as i32
+}
+
+/// Applies a wrap mode to integer index `i` for an axis of `n` texels; `None` = border.
+#[inline]
+fn wrap(mode: Wrap, i: i32, n: u32) -> Option<u32> {
+    let n = n as i32; // ≤ 16384
+    match mode {
+        Wrap::Repeat => Some(i.rem_euclid(n) as u32),
+        Wrap::MirroredRepeat => {
+            let m = i.rem_euclid(2 * n);
+            Some(if m < n { m } else { 2 * n - 1 - m } as u32)
+        }
+        Wrap::ClampToEdge => Some(i.clamp(0, n - 1) as u32),
+        Wrap::ClampToBorder => (0..n).contains(&i).then_some(i as u32),
+    }
+}
+
+/// The texel at wrapped `(i, j)` of `level`, or the border colour.
+#[inline]
+fn texel(level: &MipLevel, s: &Sampler, i: i32, j: i32) -> Vec4 {
+    match (
+        wrap(s.wrap_u, i, level.width()),
+        wrap(s.wrap_v, j, level.height()),
+    ) {
+        (Some(x), Some(y)) => level.fetch(x, y),
+        _ => s.border,
+    }
+}
+
+/// Nearest: the texel containing `uv`, i.e. index `⌊u·w⌋, ⌊v·h⌋` wrapped.
+#[inline]
+fn nearest(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
+    let p = uv * level.size_f;
+    texel(level, s, floor_index(p.x), floor_index(p.y))
+}
+
+/// Bilinear: the four texels around `uv·size − 0.5`, weights from its fractional part.
+///
+/// With `x = u·w − 0.5`, `i0 = ⌊x⌋`, `α = x − i0` (and likewise `j0`, `β` on v):
+/// `((1−α)·T[i0,j0] + α·T[i0+1,j0])·(1−β) + ((1−α)·T[i0,j0+1] + α·T[i0+1,j0+1])·β`,
+/// evaluated as two lerps along u then one along v.
+#[inline]
+fn bilinear(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
+    let p = uv * level.size_f - Vec2::splat(0.5);
+    let (i0, j0) = (floor_index(p.x), floor_index(p.y));
+    // `max(0)` turns NaN (from infinite coordinates) into 0; finite values are in [0, 1).
+    let a = (p.x - p.x.floor()).max(0.0);
+    let b = (p.y - p.y.floor()).max(0.0);
+    let t00 = texel(level, s, i0, j0);
+    let t10 = texel(level, s, i0 + 1, j0);
+    let t01 = texel(level, s, i0, j0 + 1);
+    let t11 = texel(level, s, i0 + 1, j0 + 1);
+    let top = t00 * (1.0 - a) + t10 * a;
+    let bottom = t01 * (1.0 - a) + t11 * a;
+    top * (1.0 - b) + bottom * b
+}
+
+/// Filters one level with nearest (`linear == false`) or bilinear.
+#[inline]
+fn filter_level(level: &MipLevel, s: &Sampler, uv: Vec2, linear: bool) -> Vec4 {
+    if linear {
+        bilinear(level, s, uv)
+    } else {
+        nearest(level, s, uv)
+    }
+}
+
+impl Texture {
+    /// Samples at `uv` with a given base level of detail.
+    ///
+    /// `lambda_base` is `log2 ρ` before bias and clamps (as returned by [`lod`] or
+    /// [`Texture::lod`]); the sampler's bias and min/max LOD are applied here
+    /// ([`Sampler::adjust_lod`]). Then, with the adjusted λ and `q = level_count − 1`:
+    /// - `λ ≤ 0` (or NaN): magnified, `mag` filter on level 0;
+    /// - `Nearest` / `Linear`: that filter on level 0;
+    /// - `*MipmapNearest`: level `d = 0` if `λ ≤ ½`, else `min(⌈λ + ½⌉ − 1, q)`;
+    /// - `*MipmapLinear`: levels `d = ⌊λ⌋` and `d + 1` (both clamped to `q`), blended as
+    ///   `(1 − t)·τ_d + t·τ_{d+1}` with `t = λ − ⌊λ⌋`; for `λ ≥ q` only level `q`.
+    ///
+    /// A texture without mipmaps used with a mipmap filter samples level 0 (`q = 0`).
+    /// Returns RGBA in 0..1. No anisotropy here (it needs the derivatives).
+    #[inline]
+    pub fn sample_lod(&self, s: &Sampler, uv: Vec2, lambda_base: f32) -> Vec4 {
+        self.sample_adjusted(s, uv, s.adjust_lod(lambda_base))
+    }
+
+    /// Samples at `uv` from the screen-space derivatives of `uv`.
+    ///
+    /// λ_base = [`lod`]`(base size, duv_dx, duv_dy)`, then as [`Texture::sample_lod`].
+    ///
+    /// **Anisotropy** (when `max_anisotropy > 1` and the texture is minified): with
+    /// `a = duv_dx·size`, `b = duv_dy·size`, the longer of the two is the major axis;
+    /// `N = min(⌈|major| / |minor|⌉, max_anisotropy)` probes (GL
+    /// `EXT_texture_filter_anisotropic`), λ_base = `log2(|major| / N)`, and the probes sit at
+    /// `uv + major_uv·((k + ½)/N − ½)`, `k = 0..N`, each filtered with the min filter at that
+    /// λ and averaged with equal weights (summed in order `k = 0..N`, then divided by `N`).
+    /// `major_uv` is the major derivative in uv units. With `N = 1` this is exactly the
+    /// isotropic path.
+    #[inline]
+    pub fn sample_grad(&self, s: &Sampler, uv: Vec2, duv_dx: Vec2, duv_dy: Vec2) -> Vec4 {
+        let size = self.levels[0].size_f;
+        if s.max_anisotropy <= 1 {
+            return self.sample_lod(s, uv, lod(size, duv_dx, duv_dy));
+        }
+        let (a, b) = (
+            (duv_dx * size).length_squared(),
+            (duv_dy * size).length_squared(),
+        );
+        let (major2, minor2, major_uv) = if a >= b {
+            (a, b, duv_dx)
+        } else {
+            (b, a, duv_dy)
+        };
+        // N = min(⌈ρmax/ρmin⌉, max); ρmin = 0 (or NaN) gives the limit.
+        let limit = s.anisotropy();
+        let ratio = (major2 / minor2).sqrt().ceil();
+        let n = if ratio < limit as f32 {
+            // ratio ≥ 1 here unless NaN-free tiny values; keep at least one probe.
+            (ratio as u32).max(1)
+        } else {
+            limit
+        };
+        let nf = n as f32;
+        let lambda = s.adjust_lod(0.5 * math::log2(major2 / (nf * nf)));
+        let minified = lambda > 0.0; // false for NaN
+        if n == 1 || !minified {
+            return self.sample_adjusted(s, uv, lambda);
+        }
+        let mut sum = Vec4::ZERO;
+        for k in 0..n {
+            let offset = (k as f32 + 0.5) / nf - 0.5;
+            sum += self.sample_adjusted(s, uv + major_uv * offset, lambda);
+        }
+        sum / nf
+    }
+
+    /// λ_base for this texture's base level: [`lod`]`(size, duv_dx, duv_dy)`.
+    #[inline]
+    pub fn lod(&self, duv_dx: Vec2, duv_dy: Vec2) -> f32 {
+        lod(self.levels[0].size_f, duv_dx, duv_dy)
+    }
+
+    /// Samples with an already-adjusted λ (bias and clamps applied).
+    #[inline]
+    fn sample_adjusted(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Vec4 {
+        let base = &self.levels[0];
+        // NaN compares false, so it is treated as magnification.
+        let minified = lambda > 0.0;
+        if !minified {
+            return filter_level(base, s, uv, s.mag == MagFilter::Linear);
+        }
+        let q = self.levels.len() - 1;
+        match s.min {
+            MinFilter::Nearest => nearest(base, s, uv),
+            MinFilter::Linear => bilinear(base, s, uv),
+            MinFilter::NearestMipmapNearest | MinFilter::LinearMipmapNearest => {
+                let d = if lambda <= 0.5 {
+                    0
+                } else {
+                    // λ > ½ here; `as usize` saturates for huge λ.
+                    ((lambda + 0.5).ceil() as usize - 1).min(q)
+                };
+                let linear = s.min == MinFilter::LinearMipmapNearest;
+                filter_level(&self.levels[d], s, uv, linear)
+            }
+            MinFilter::NearestMipmapLinear | MinFilter::LinearMipmapLinear => {
+                let linear = s.min == MinFilter::LinearMipmapLinear;
+                if lambda >= q as f32 {
+                    return filter_level(&self.levels[q], s, uv, linear);
+                }
+                let fl = lambda.floor();
+                let d = fl as usize; // 0 ≤ d < q
+                let t = lambda - fl;
+                let t1 = filter_level(&self.levels[d], s, uv, linear);
+                let t2 = filter_level(&self.levels[d + 1], s, uv, linear);
+                t1 * (1.0 - t) + t2 * t
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_table() {
+        // n = 4. Rows: index, repeat, mirrored, edge, border.
+        let rows: [(i32, u32, u32, u32, Option<u32>); 8] = [
+            (0, 0, 0, 0, Some(0)),
+            (3, 3, 3, 3, Some(3)),
+            (4, 0, 3, 3, None),
+            (5, 1, 2, 3, None),
+            (-1, 3, 0, 0, None),
+            (-4, 0, 3, 0, None),
+            (-5, 3, 3, 0, None),
+            (9, 1, 1, 3, None),
+        ];
+        for (i, r, m, e, b) in rows {
+            assert_eq!(wrap(Wrap::Repeat, i, 4), Some(r), "repeat {i}");
+            assert_eq!(wrap(Wrap::MirroredRepeat, i, 4), Some(m), "mirror {i}");
+            assert_eq!(wrap(Wrap::ClampToEdge, i, 4), Some(e), "edge {i}");
+            assert_eq!(wrap(Wrap::ClampToBorder, i, 4), b, "border {i}");
+        }
+    }
+
+    #[test]
+    fn floor_index_is_total() {
+        assert_eq!(floor_index(f32::NAN), -1_000_000_000);
+        assert_eq!(floor_index(f32::INFINITY), 1_000_000_000);
+        assert_eq!(floor_index(-0.5), -1);
+        assert_eq!(floor_index(2.999), 2);
+    }
+}

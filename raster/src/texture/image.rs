@@ -1,0 +1,180 @@
+//! Texel storage: one RGBA8 image (a mip level) and the input formats accepted at load.
+//!
+//! Every level is stored as RGBA8 whatever the input format; the conversion happens once at
+//! load ([`TexelFormat`] documents it). Row 0 of the data is the row at `v ∈ [0, 1/h)`; nothing
+//! is flipped (for a PNG that is its top row, as in glTF and D3D).
+
+use glam::Vec4;
+
+use crate::Error;
+
+use super::MAX_TEXTURE_SIZE;
+
+/// The layout of texel bytes handed to [`Texture::from_format`](super::Texture::from_format).
+///
+/// Conversion to the stored RGBA8 (OpenGL's rules for missing components):
+///
+/// | format | bytes | stored as |
+/// |---|---|---|
+/// | `Rgba8` | r g b a | (r, g, b, a) |
+/// | `Rgb8`  | r g b   | (r, g, b, 255) |
+/// | `L8`    | l       | (l, l, l, 255) |
+/// | `La8`   | l a     | (l, l, l, a) |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TexelFormat {
+    /// Four bytes per texel: red, green, blue, alpha.
+    #[default]
+    Rgba8,
+    /// Three bytes per texel: red, green, blue (alpha is 1).
+    Rgb8,
+    /// One byte per texel: luminance (alpha is 1).
+    L8,
+    /// Two bytes per texel: luminance, alpha.
+    La8,
+}
+
+impl TexelFormat {
+    /// Bytes per texel in the input data.
+    #[inline]
+    pub const fn bytes_per_texel(self) -> usize {
+        match self {
+            TexelFormat::Rgba8 => 4,
+            TexelFormat::Rgb8 => 3,
+            TexelFormat::L8 => 1,
+            TexelFormat::La8 => 2,
+        }
+    }
+
+    /// Whether the format carries its own alpha (`Rgba8`, `La8`). Formats without one are
+    /// stored with alpha 1; see [`ApplyMode::for_format`](crate::combine::ApplyMode::for_format)
+    /// for the one place where GL treats them differently.
+    #[inline]
+    pub const fn has_alpha(self) -> bool {
+        matches!(self, TexelFormat::Rgba8 | TexelFormat::La8)
+    }
+
+    /// Converts one input texel (exactly `bytes_per_texel` bytes) to RGBA8.
+    #[inline]
+    fn to_rgba(self, t: &[u8]) -> [u8; 4] {
+        match self {
+            TexelFormat::Rgba8 => [t[0], t[1], t[2], t[3]],
+            TexelFormat::Rgb8 => [t[0], t[1], t[2], 255],
+            TexelFormat::L8 => [t[0], t[0], t[0], 255],
+            TexelFormat::La8 => [t[0], t[0], t[0], t[1]],
+        }
+    }
+}
+
+/// `1/255` as the nearest `f32`. A stored byte `c` reads as `c × INV_255` (within one ulp of
+/// `c / 255`), which converts back to exactly `c` through the framebuffer rule
+/// `floor(x·255 + 0.5)`.
+pub(crate) const INV_255: f32 = 1.0 / 255.0;
+
+/// Checks a texture side pair against `1..=MAX_TEXTURE_SIZE`.
+pub(crate) fn check_size(width: u32, height: u32) -> Result<(), Error> {
+    if width == 0 || height == 0 || width > MAX_TEXTURE_SIZE || height > MAX_TEXTURE_SIZE {
+        return Err(Error::InvalidSize {
+            width,
+            height,
+            max: MAX_TEXTURE_SIZE,
+        });
+    }
+    Ok(())
+}
+
+/// One RGBA8 image of a texture's mip chain.
+#[derive(Clone, PartialEq)]
+pub struct MipLevel {
+    width: u32,
+    height: u32,
+    /// Row-major texels, row 0 first.
+    texels: Vec<[u8; 4]>,
+    /// `width` and `height` as `f32` (exact: both ≤ 16384), precomputed for the samplers.
+    pub(crate) size_f: glam::Vec2,
+}
+
+impl core::fmt::Debug for MipLevel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MipLevel")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MipLevel {
+    /// Builds a level from texels already in RGBA8. The caller has checked the size and that
+    /// `texels.len() == width·height`.
+    pub(crate) fn from_texels(width: u32, height: u32, texels: Vec<[u8; 4]>) -> MipLevel {
+        debug_assert_eq!(texels.len(), width as usize * height as usize);
+        MipLevel {
+            width,
+            height,
+            texels,
+            size_f: glam::Vec2::new(width as f32, height as f32),
+        }
+    }
+
+    /// Validates size and length, then converts `data` from `format` to RGBA8.
+    pub(crate) fn from_format(
+        format: TexelFormat,
+        width: u32,
+        height: u32,
+        data: &[u8],
+    ) -> Result<MipLevel, Error> {
+        check_size(width, height)?;
+        let bpp = format.bytes_per_texel();
+        let expected = width as usize * height as usize * bpp;
+        if data.len() != expected {
+            return Err(Error::BufferLength {
+                what: "texture data (bytes)",
+                expected,
+                actual: data.len(),
+            });
+        }
+        let texels = data.chunks_exact(bpp).map(|t| format.to_rgba(t)).collect();
+        Ok(MipLevel::from_texels(width, height, texels))
+    }
+
+    /// Width in texels.
+    #[inline]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in texels.
+    #[inline]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// All texels, row-major, row 0 first.
+    #[inline]
+    pub fn texels(&self) -> &[[u8; 4]] {
+        &self.texels
+    }
+
+    /// The texels as `width·height·4` bytes (RGBA, row-major).
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.texels.as_flattened()
+    }
+
+    /// The texel at column `x`, row `y`, or `None` outside the level.
+    #[inline]
+    pub fn texel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
+        if x < self.width && y < self.height {
+            Some(self.texels[y as usize * self.width as usize + x as usize])
+        } else {
+            None
+        }
+    }
+
+    /// The texel at `(x, y)` as floats in 0..1. Both must be in range (the wrap functions
+    /// guarantee it).
+    #[inline]
+    pub(crate) fn fetch(&self, x: u32, y: u32) -> Vec4 {
+        let t = self.texels[y as usize * self.width as usize + x as usize];
+        Vec4::new(t[0] as f32, t[1] as f32, t[2] as f32, t[3] as f32) * INV_255
+    }
+}

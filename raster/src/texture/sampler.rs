@@ -1,0 +1,235 @@
+//! Sampler state as plain `Copy` data, and the level-of-detail formula.
+
+use glam::{Vec2, Vec4};
+
+use crate::math;
+
+/// Filter used when the texture is magnified (λ ≤ 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum MagFilter {
+    /// The texel containing the sample point.
+    Nearest,
+    /// Bilinear between the four texels around `uv·size − 0.5`.
+    #[default]
+    Linear,
+}
+
+/// Filter used when the texture is minified (λ > 0). The first word is the filter within a
+/// level, the second the filter between levels (GL naming).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum MinFilter {
+    /// Nearest texel of level 0 (no mipmaps).
+    Nearest,
+    /// Bilinear on level 0 (no mipmaps).
+    Linear,
+    /// Nearest level, nearest texel.
+    NearestMipmapNearest,
+    /// Nearest level, bilinear.
+    LinearMipmapNearest,
+    /// Two levels, nearest texel in each, blended.
+    NearestMipmapLinear,
+    /// Two levels, bilinear in each, blended ("trilinear").
+    #[default]
+    LinearMipmapLinear,
+}
+
+impl MinFilter {
+    /// All six filters in GL enum order.
+    pub const ALL: [MinFilter; 6] = [
+        MinFilter::Nearest,
+        MinFilter::Linear,
+        MinFilter::NearestMipmapNearest,
+        MinFilter::LinearMipmapNearest,
+        MinFilter::NearestMipmapLinear,
+        MinFilter::LinearMipmapLinear,
+    ];
+
+    /// Whether the filter reads levels other than 0.
+    #[inline]
+    pub const fn uses_mipmaps(self) -> bool {
+        !matches!(self, MinFilter::Nearest | MinFilter::Linear)
+    }
+}
+
+/// What happens to texel indices outside `0..n` (per axis).
+///
+/// Applied to integer texel indices (`⌊u·n⌋` for nearest, `⌊u·n − 0.5⌋` and its neighbour
+/// for linear), which is the GL definition:
+/// - `Repeat`: `i mod n` (always non-negative);
+/// - `MirroredRepeat`: `m = i mod 2n`, then `m` if `m < n`, else `2n − 1 − m`;
+/// - `ClampToEdge`: `clamp(i, 0, n − 1)`; the border colour is never used;
+/// - `ClampToBorder`: indices outside `0..n` read the sampler's border colour (so bilinear
+///   filtering near the edge mixes it in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Wrap {
+    /// Tile the texture.
+    #[default]
+    Repeat,
+    /// Tile, flipping every other copy (an extension to the book, GL 1.4).
+    MirroredRepeat,
+    /// Clamp to the edge texels.
+    ClampToEdge,
+    /// Outside texels take the border colour.
+    ClampToBorder,
+}
+
+impl Wrap {
+    /// All four modes.
+    pub const ALL: [Wrap; 4] = [
+        Wrap::Repeat,
+        Wrap::MirroredRepeat,
+        Wrap::ClampToEdge,
+        Wrap::ClampToBorder,
+    ];
+}
+
+/// How a texture is filtered and addressed. Plain data; build once per draw.
+///
+/// `Default` is [`Sampler::TRILINEAR`]: mag `Linear`, min `LinearMipmapLinear`, `Repeat` on
+/// both axes, transparent black border, no bias, LOD range −1000..1000 (GL's), no anisotropy.
+/// (GL's own default min filter is `NearestMipmapLinear` and the book's wrap is clamp-to-edge;
+/// plumb's default is the filter a user most often wants.)
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampler {
+    /// Filter when magnified (λ ≤ 0).
+    pub mag: MagFilter,
+    /// Filter when minified (λ > 0).
+    pub min: MinFilter,
+    /// Wrap along u (columns).
+    pub wrap_u: Wrap,
+    /// Wrap along v (rows).
+    pub wrap_v: Wrap,
+    /// Border colour for [`Wrap::ClampToBorder`], RGBA in 0..1.
+    pub border: Vec4,
+    /// Added to λ before the clamps (GL `TEXTURE_LOD_BIAS`).
+    pub lod_bias: f32,
+    /// Lower clamp of λ (GL `TEXTURE_MIN_LOD`).
+    pub min_lod: f32,
+    /// Upper clamp of λ (GL `TEXTURE_MAX_LOD`); it wins if `min_lod > max_lod`.
+    pub max_lod: f32,
+    /// Maximum anisotropy: 1 = off, up to 16 (larger values act as 16, 0 as 1).
+    pub max_anisotropy: u8,
+}
+
+impl Default for Sampler {
+    fn default() -> Sampler {
+        Sampler::TRILINEAR
+    }
+}
+
+impl Sampler {
+    /// Largest supported [`Sampler::max_anisotropy`].
+    pub const MAX_ANISOTROPY: u8 = 16;
+
+    const fn preset(mag: MagFilter, min: MinFilter) -> Sampler {
+        Sampler {
+            mag,
+            min,
+            wrap_u: Wrap::Repeat,
+            wrap_v: Wrap::Repeat,
+            border: Vec4::ZERO,
+            lod_bias: 0.0,
+            min_lod: -1000.0,
+            max_lod: 1000.0,
+            max_anisotropy: 1,
+        }
+    }
+
+    /// Point sampling of level 0, repeat.
+    pub const NEAREST: Sampler = Sampler::preset(MagFilter::Nearest, MinFilter::Nearest);
+    /// Bilinear on level 0, repeat.
+    pub const BILINEAR: Sampler = Sampler::preset(MagFilter::Linear, MinFilter::Linear);
+    /// Nearest texel of the nearest mip level, repeat.
+    pub const NEAREST_MIPMAP_NEAREST: Sampler =
+        Sampler::preset(MagFilter::Nearest, MinFilter::NearestMipmapNearest);
+    /// Bilinear within the nearest mip level, repeat.
+    pub const BILINEAR_MIPMAP_NEAREST: Sampler =
+        Sampler::preset(MagFilter::Linear, MinFilter::LinearMipmapNearest);
+    /// Trilinear, repeat (the default).
+    pub const TRILINEAR: Sampler =
+        Sampler::preset(MagFilter::Linear, MinFilter::LinearMipmapLinear);
+    /// Trilinear with 16× anisotropic filtering, repeat.
+    pub const ANISOTROPIC_16X: Sampler = Sampler::TRILINEAR.with_anisotropy(16);
+
+    /// The same sampler with both wrap modes set to `wrap`.
+    #[inline]
+    pub const fn with_wrap(mut self, wrap: Wrap) -> Sampler {
+        self.wrap_u = wrap;
+        self.wrap_v = wrap;
+        self
+    }
+
+    /// The same sampler with the given border colour.
+    #[inline]
+    pub const fn with_border(mut self, border: Vec4) -> Sampler {
+        self.border = border;
+        self
+    }
+
+    /// The same sampler with the given LOD bias.
+    #[inline]
+    pub const fn with_lod_bias(mut self, bias: f32) -> Sampler {
+        self.lod_bias = bias;
+        self
+    }
+
+    /// The same sampler with λ clamped to `min_lod..=max_lod`.
+    #[inline]
+    pub const fn with_lod_range(mut self, min_lod: f32, max_lod: f32) -> Sampler {
+        self.min_lod = min_lod;
+        self.max_lod = max_lod;
+        self
+    }
+
+    /// The same sampler with the given maximum anisotropy (1 = off, 16 max).
+    #[inline]
+    pub const fn with_anisotropy(mut self, max_anisotropy: u8) -> Sampler {
+        self.max_anisotropy = max_anisotropy;
+        self
+    }
+
+    /// λ after bias and clamps: `min(max(λ_base + bias, min_lod), max_lod)`. A NaN input
+    /// becomes `min_lod` (so it samples as magnified with the default range).
+    #[inline]
+    pub fn adjust_lod(&self, lambda_base: f32) -> f32 {
+        // `f32::max`/`min` return the non-NaN operand, so this never panics or yields NaN
+        // from NaN input (unlike `clamp`, which panics when min > max).
+        (lambda_base + self.lod_bias)
+            .max(self.min_lod)
+            .min(self.max_lod)
+    }
+
+    /// The effective anisotropy limit, `1..=16`.
+    #[inline]
+    pub(crate) fn anisotropy(&self) -> u32 {
+        u32::from(self.max_anisotropy.clamp(1, Sampler::MAX_ANISOTROPY))
+    }
+}
+
+/// The base level of detail (before bias and clamps) for texel-space derivatives.
+///
+/// `size` is the base level's size in texels; `duv_dx`, `duv_dy` are the derivatives of the
+/// (perspective-correct) texture coordinates per pixel along screen x and y. With
+/// `a = duv_dx·size`, `b = duv_dy·size` (component-wise):
+///
+/// ```text
+/// ρ = max(|a|, |b|),   λ = log2 ρ = ½·log2(max(|a|², |b|²))
+/// ```
+///
+/// This is GL's reference ρ (the upper end of the conformance bracket), computed from squared
+/// lengths so it needs one `log2` and no square root. Zero derivatives give `−∞`
+/// (magnification).
+///
+/// ```
+/// # use glam::Vec2;
+/// // A 256² texture on a 64-pixel square: 4 texels per pixel, λ = 2.
+/// let d = 1.0 / 64.0;
+/// let l = plumb_raster::texture::lod(Vec2::splat(256.0), Vec2::new(d, 0.0), Vec2::new(0.0, d));
+/// assert_eq!(l, 2.0);
+/// ```
+#[inline]
+pub fn lod(size: Vec2, duv_dx: Vec2, duv_dy: Vec2) -> f32 {
+    let a = duv_dx * size;
+    let b = duv_dy * size;
+    0.5 * math::log2(a.length_squared().max(b.length_squared()))
+}

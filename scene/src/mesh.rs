@@ -1,0 +1,367 @@
+//! Geometry data shared between nodes: positions, optional normals, colours and up to
+//! [`MAX_UV_SETS`] texture-coordinate sets, `u32` indices and a [`Topology`].
+//!
+//! A [`Mesh`] is immutable once built and shared by [`std::sync::Arc`]: many geometry leaves
+//! may draw the same mesh with different world transforms (Eberly's data-level instancing).
+//! Its model bounds (sphere and box) are computed once, at construction. Validation happens in
+//! the constructors: every position, normal, colour and uv is finite, every index is in range,
+//! attribute arrays have one entry per vertex, and the index count fits the topology.
+
+use glam::{Vec2, Vec3, Vec4};
+
+use crate::bound::{Bound, BoundKind};
+use crate::error::SceneError;
+
+/// The largest number of texture-coordinate sets a mesh may carry.
+pub const MAX_UV_SETS: usize = 4;
+
+/// How indices form primitives (Eberly's `GeometryType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topology {
+    /// Independent points (`Polypoint`).
+    Points,
+    /// Independent segments `<i0,i1>, <i2,i3>, …` (`GT_POLYLINE_SEGMENTS`).
+    Lines,
+    /// One open polyline `<i0,i1>, <i1,i2>, …` (`GT_POLYLINE_OPEN`).
+    LineStrip,
+    /// One closed polyline: the strip plus `<in−1,i0>` (`GT_POLYLINE_CLOSED`).
+    LineLoop,
+    /// Independent triangles `(i3k, i3k+1, i3k+2)`, counter-clockwise front faces (`TriMesh`).
+    Triangles,
+}
+
+impl Topology {
+    fn name(self) -> &'static str {
+        match self {
+            Topology::Points => "point",
+            Topology::Lines => "line",
+            Topology::LineStrip => "line strip",
+            Topology::LineLoop => "line loop",
+            Topology::Triangles => "triangle",
+        }
+    }
+}
+
+/// Immutable vertex and index data with precomputed model bounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mesh {
+    topology: Topology,
+    positions: Vec<Vec3>,
+    normals: Option<Vec<Vec3>>,
+    colors: Option<Vec<Vec4>>,
+    uvs: Vec<Vec<Vec2>>,
+    indices: Vec<u32>,
+    sphere: Bound,
+    aabb: Bound,
+}
+
+fn check_len(attribute: &'static str, expected: usize, actual: usize) -> Result<(), SceneError> {
+    if expected == actual {
+        Ok(())
+    } else {
+        Err(SceneError::AttributeLength {
+            attribute,
+            expected,
+            actual,
+        })
+    }
+}
+
+impl Mesh {
+    /// A mesh from positions and indices.
+    ///
+    /// # Errors
+    /// [`SceneError::NonFinite`], [`SceneError::IndexOutOfRange`], [`SceneError::IndexCount`]
+    /// (triangles need a multiple of 3 indices, lines a multiple of 2),
+    /// [`SceneError::TooManyVertices`].
+    pub fn new(
+        topology: Topology,
+        positions: Vec<Vec3>,
+        indices: Vec<u32>,
+    ) -> Result<Self, SceneError> {
+        if positions.iter().any(|p| !p.is_finite()) {
+            return Err(SceneError::NonFinite { what: "positions" });
+        }
+        if u32::try_from(positions.len()).is_err() {
+            return Err(SceneError::TooManyVertices(positions.len()));
+        }
+        let whole = match topology {
+            Topology::Triangles => indices.len() % 3 == 0,
+            Topology::Lines => indices.len() % 2 == 0,
+            _ => true,
+        };
+        if !whole {
+            return Err(SceneError::IndexCount {
+                topology: topology.name(),
+                count: indices.len(),
+            });
+        }
+        if let Some(&bad) = indices.iter().find(|&&i| i as usize >= positions.len()) {
+            return Err(SceneError::IndexOutOfRange {
+                index: bad,
+                vertex_count: positions.len(),
+            });
+        }
+        let sphere = Bound::from_points(BoundKind::Sphere, &positions);
+        let aabb = Bound::from_points(BoundKind::Aabb, &positions);
+        Ok(Mesh {
+            topology,
+            positions,
+            normals: None,
+            colors: None,
+            uvs: Vec::new(),
+            indices,
+            sphere,
+            aabb,
+        })
+    }
+
+    /// A triangle mesh (`Topology::Triangles`).
+    ///
+    /// # Errors
+    /// As [`Mesh::new`].
+    pub fn triangles(positions: Vec<Vec3>, indices: Vec<u32>) -> Result<Self, SceneError> {
+        Mesh::new(Topology::Triangles, positions, indices)
+    }
+
+    /// A point set drawing every vertex once, in order.
+    ///
+    /// # Errors
+    /// As [`Mesh::new`].
+    pub fn points(positions: Vec<Vec3>) -> Result<Self, SceneError> {
+        let n = u32::try_from(positions.len())
+            .map_err(|_| SceneError::TooManyVertices(positions.len()))?;
+        Mesh::new(Topology::Points, positions, (0..n).collect())
+    }
+
+    /// A polyline through every vertex in order, open or closed.
+    ///
+    /// # Errors
+    /// As [`Mesh::new`].
+    pub fn polyline(positions: Vec<Vec3>, closed: bool) -> Result<Self, SceneError> {
+        let n = u32::try_from(positions.len())
+            .map_err(|_| SceneError::TooManyVertices(positions.len()))?;
+        let topology = if closed {
+            Topology::LineLoop
+        } else {
+            Topology::LineStrip
+        };
+        Mesh::new(topology, positions, (0..n).collect())
+    }
+
+    /// The axis-aligned cube `[-0.5, 0.5]³`: 8 vertices, 12 counter-clockwise outward
+    /// triangles. A handy fixture for tests and examples.
+    pub fn cube() -> Mesh {
+        let p = |x: f32, y: f32, z: f32| Vec3::new(x - 0.5, y - 0.5, z - 0.5);
+        let positions = vec![
+            p(0.0, 0.0, 0.0),
+            p(1.0, 0.0, 0.0),
+            p(1.0, 1.0, 0.0),
+            p(0.0, 1.0, 0.0),
+            p(0.0, 0.0, 1.0),
+            p(1.0, 0.0, 1.0),
+            p(1.0, 1.0, 1.0),
+            p(0.0, 1.0, 1.0),
+        ];
+        #[rustfmt::skip]
+        let indices = vec![
+            0, 2, 1, 0, 3, 2, // -z
+            4, 5, 6, 4, 6, 7, // +z
+            0, 1, 5, 0, 5, 4, // -y
+            3, 7, 6, 3, 6, 2, // +y
+            0, 4, 7, 0, 7, 3, // -x
+            1, 2, 6, 1, 6, 5, // +x
+        ];
+        Mesh {
+            topology: Topology::Triangles,
+            sphere: Bound::from_points(BoundKind::Sphere, &positions),
+            aabb: Bound::from_points(BoundKind::Aabb, &positions),
+            positions,
+            normals: None,
+            colors: None,
+            uvs: Vec::new(),
+            indices,
+        }
+    }
+
+    /// Adds per-vertex normals.
+    ///
+    /// # Errors
+    /// [`SceneError::AttributeLength`] or [`SceneError::NonFinite`].
+    pub fn with_normals(mut self, normals: Vec<Vec3>) -> Result<Self, SceneError> {
+        check_len("normals", self.positions.len(), normals.len())?;
+        if normals.iter().any(|n| !n.is_finite()) {
+            return Err(SceneError::NonFinite { what: "normals" });
+        }
+        self.normals = Some(normals);
+        Ok(self)
+    }
+
+    /// Adds per-vertex RGBA colours.
+    ///
+    /// # Errors
+    /// [`SceneError::AttributeLength`] or [`SceneError::NonFinite`].
+    pub fn with_colors(mut self, colors: Vec<Vec4>) -> Result<Self, SceneError> {
+        check_len("colors", self.positions.len(), colors.len())?;
+        if colors.iter().any(|c| !c.is_finite()) {
+            return Err(SceneError::NonFinite { what: "colors" });
+        }
+        self.colors = Some(colors);
+        Ok(self)
+    }
+
+    /// Appends a texture-coordinate set (set `k` is the `k`-th call).
+    ///
+    /// # Errors
+    /// [`SceneError::TooManyUvSets`], [`SceneError::AttributeLength`] or
+    /// [`SceneError::NonFinite`].
+    pub fn with_uv_set(mut self, uvs: Vec<Vec2>) -> Result<Self, SceneError> {
+        if self.uvs.len() >= MAX_UV_SETS {
+            return Err(SceneError::TooManyUvSets { max: MAX_UV_SETS });
+        }
+        check_len("uv", self.positions.len(), uvs.len())?;
+        if uvs.iter().any(|c| !c.is_finite()) {
+            return Err(SceneError::NonFinite { what: "uv" });
+        }
+        self.uvs.push(uvs);
+        Ok(self)
+    }
+
+    /// Computes Eberly's vertex normals for a triangle mesh: each vertex gets the normalized
+    /// sum of the unnormalized (area-weighted) normals `(v1−v0)×(v2−v0)` of its triangles.
+    /// Vertices in no triangle (or only degenerate ones) get `(0,0,0)`. Other topologies are
+    /// returned unchanged.
+    pub fn with_generated_normals(mut self) -> Self {
+        if self.topology != Topology::Triangles {
+            return self;
+        }
+        let mut acc = vec![Vec3::ZERO; self.positions.len()];
+        for t in self.indices.chunks_exact(3) {
+            let [a, b, c] = [t[0] as usize, t[1] as usize, t[2] as usize];
+            let n = (self.positions[b] - self.positions[a])
+                .cross(self.positions[c] - self.positions[a]);
+            acc[a] += n;
+            acc[b] += n;
+            acc[c] += n;
+        }
+        self.normals = Some(acc.into_iter().map(|n| n.normalize_or_zero()).collect());
+        self
+    }
+
+    /// Primitive topology.
+    pub fn topology(&self) -> Topology {
+        self.topology
+    }
+
+    /// Vertex positions (model space).
+    pub fn positions(&self) -> &[Vec3] {
+        &self.positions
+    }
+
+    /// Vertex normals, if any.
+    pub fn normals(&self) -> Option<&[Vec3]> {
+        self.normals.as_deref()
+    }
+
+    /// Vertex colours, if any.
+    pub fn colors(&self) -> Option<&[Vec4]> {
+        self.colors.as_deref()
+    }
+
+    /// The texture-coordinate sets (0 to [`MAX_UV_SETS`]).
+    pub fn uv_sets(&self) -> &[Vec<Vec2>] {
+        &self.uvs
+    }
+
+    /// Indices.
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// Number of triangles (0 unless the topology is [`Topology::Triangles`]).
+    pub fn triangle_count(&self) -> usize {
+        if self.topology == Topology::Triangles {
+            self.indices.len() / 3
+        } else {
+            0
+        }
+    }
+
+    /// Model-space corners of triangle `i`, or `None` past the end (or for non-triangle
+    /// topologies).
+    pub fn triangle(&self, i: usize) -> Option<[Vec3; 3]> {
+        if self.topology != Topology::Triangles {
+            return None;
+        }
+        let t = self.indices.get(3 * i..3 * i + 3)?;
+        Some([
+            self.positions[t[0] as usize],
+            self.positions[t[1] as usize],
+            self.positions[t[2] as usize],
+        ])
+    }
+
+    /// The model bound of `kind` (computed at construction; empty for no vertices).
+    pub fn model_bound(&self, kind: BoundKind) -> Bound {
+        match kind {
+            BoundKind::Sphere => self.sphere,
+            BoundKind::Aabb => self.aabb,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation() {
+        let p = vec![Vec3::ZERO, Vec3::X, Vec3::Y];
+        assert!(Mesh::triangles(p.clone(), vec![0, 1, 2]).is_ok());
+        assert_eq!(
+            Mesh::triangles(p.clone(), vec![0, 1, 3]),
+            Err(SceneError::IndexOutOfRange {
+                index: 3,
+                vertex_count: 3
+            })
+        );
+        assert!(matches!(
+            Mesh::triangles(p.clone(), vec![0, 1]),
+            Err(SceneError::IndexCount { .. })
+        ));
+        assert!(Mesh::triangles(vec![Vec3::NAN], vec![]).is_err());
+        let m = Mesh::triangles(p.clone(), vec![0, 1, 2]).unwrap();
+        assert!(m.clone().with_normals(vec![Vec3::Z]).is_err());
+        let mut m2 = m.clone();
+        for _ in 0..MAX_UV_SETS {
+            m2 = m2.with_uv_set(vec![Vec2::ZERO; 3]).unwrap();
+        }
+        assert_eq!(
+            m2.with_uv_set(vec![Vec2::ZERO; 3]),
+            Err(SceneError::TooManyUvSets { max: 4 })
+        );
+        assert_eq!(
+            Mesh::polyline(p.clone(), true).unwrap().topology(),
+            Topology::LineLoop
+        );
+        assert_eq!(Mesh::points(p).unwrap().indices(), &[0, 1, 2]);
+    }
+
+    #[test]
+    fn area_weighted_normals() {
+        // Vertex 0 is shared by a triangle of area 0.5 in z=0 and one of area 1.5 in x=0.
+        let p = vec![
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::new(0.0, 3.0, 0.0),
+            Vec3::Z,
+        ];
+        let m = Mesh::triangles(p, vec![0, 1, 2, 0, 3, 4])
+            .unwrap()
+            .with_generated_normals();
+        let n = m.normals().unwrap()[0];
+        // (0,0,1) from the small one, (3,0,0) from the big one.
+        assert!((n - Vec3::new(3.0, 0.0, 1.0).normalize()).length() < 1e-6);
+    }
+}
