@@ -107,6 +107,11 @@ impl Context {
         self.pool.current_num_threads()
     }
 
+    /// The worker pool.
+    pub(crate) fn pool(&self) -> &rayon::ThreadPool {
+        &self.pool
+    }
+
     /// A default [`PipelineState`] for this target's size.
     pub fn default_state(&self) -> PipelineState {
         PipelineState::new(self.width(), self.height())
@@ -140,7 +145,7 @@ impl Context {
         let nvar = vertices.layout().count();
         self.draw_with(
             state,
-            nvar,
+            (nvar, 4),
             Arc::new(VertexColorShader),
             indices,
             topology,
@@ -158,7 +163,7 @@ impl Context {
     pub(crate) fn draw_with<F>(
         &mut self,
         state: &PipelineState,
-        nvar: usize,
+        (nvar, flat_count): (usize, usize),
         shader: Arc<dyn FragmentShader>,
         indices: Indices<'_>,
         topology: Topology,
@@ -176,7 +181,7 @@ impl Context {
                 actual: nvar,
             });
         }
-        let ctx = SetupCtx::new(state, self.width(), self.height(), nvar);
+        let ctx = SetupCtx::new(state, self.width(), self.height(), nvar, flat_count);
         let planes = ClipPlanes::new(&state.viewport, &state.clip_planes);
         let elements = indices.len(vertex_count);
         let prims = topology.primitive_count(elements);
@@ -317,7 +322,7 @@ fn assemble(
     if or != 0 {
         sink.stats.clipped += 1;
     }
-    let flat = ctx.flat.then_some(&v[0].var);
+    let flat = ctx.flat.then_some((&v[0].var, ctx.flat_count));
     match topology {
         Topology::PointList => {
             let w = ctx.to_window(&v[0]);

@@ -55,13 +55,14 @@ impl Scratch {
     }
 }
 
-/// Where a span is: its first pixel, its length, and the triangle being drawn.
-#[allow(dead_code, reason = "position and triangle are for shaders that need them (texturing)")]
+/// Where a span is: its row offset from the triangle's reference vertex, its length, the
+/// triangle and its plane equations (`[z, 1/w, var₀/w, …]`, each `(a₀, ∂x, ∂y)`). Pixel `i`
+/// of the span is at `Scratch::dxp[i]` in x from the reference vertex.
 pub(crate) struct SpanCtx<'a> {
-    pub x: i32,
-    pub y: i32,
+    pub dy: f32,
     pub len: usize,
     pub tri: &'a TriSetup,
+    pub planes: &'a [f32],
 }
 
 /// Computes fragment colours (`Scratch::color`) from interpolated varyings.
@@ -277,7 +278,12 @@ impl FragmentPath {
         if self.interpolate {
             self.interpolate(tri, planes, dy, len, s);
         }
-        let span = SpanCtx { x, y, len, tri };
+        let span = SpanCtx {
+            dy,
+            len,
+            tri,
+            planes,
+        };
         self.shader.shade(&span, s);
         if let Some((f, r)) = self.alpha {
             f(&mut s.mask[..len], &s.color[3][..len], r);
@@ -295,18 +301,16 @@ impl FragmentPath {
 
     fn interpolate(&self, tri: &TriSetup, planes: &[f32], dy: f32, len: usize, s: &mut Scratch) {
         let vp = &planes[6..6 + 3 * self.nvar];
-        if tri.flat {
-            for k in 0..self.nvar {
-                s.var[k][..len].fill(vp[3 * k]);
-            }
-            return;
+        let nflat = usize::from(tri.flat_count);
+        for k in 0..nflat {
+            s.var[k][..len].fill(vp[3 * k]);
         }
         let qr = planes[3] + planes[5] * dy;
         let qdx = planes[4];
         for ((w, &d), _) in s.w[..len].iter_mut().zip(&s.dxp[..len]).zip(0..len) {
             *w = 1.0 / (qr + qdx * d);
         }
-        for k in 0..self.nvar {
+        for k in nflat..self.nvar {
             let r = vp[3 * k] + vp[3 * k + 2] * dy;
             let adx = vp[3 * k + 1];
             let out = &mut s.var[k][..len];
@@ -316,7 +320,10 @@ impl FragmentPath {
         }
     }
 
-    #[allow(clippy::needless_range_loop, reason = "four parallel arrays indexed together")]
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "four parallel arrays indexed together"
+    )]
     fn depth_stencil(&self, s: &mut Scratch, tile: &mut TileMut<'_>, off: usize, len: usize) {
         let d = &mut tile.depth[off..off + len];
         match &self.stencil {
@@ -346,7 +353,10 @@ impl FragmentPath {
         }
     }
 
-    #[allow(clippy::needless_range_loop, reason = "SoA colour channels indexed together")]
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "SoA colour channels indexed together"
+    )]
     fn write(&self, s: &Scratch, dst: &mut [[u8; 4]], len: usize) {
         let cm = self.color_mask;
         for i in 0..len {
@@ -362,7 +372,10 @@ impl FragmentPath {
         }
     }
 
-    #[allow(clippy::needless_range_loop, reason = "SoA colour channels indexed together")]
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "SoA colour channels indexed together"
+    )]
     fn blend(&self, b: &BlendState, s: &mut Scratch, dst: &mut [[u8; 4]], len: usize) {
         for i in 0..len {
             for c in 0..4 {

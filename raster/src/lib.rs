@@ -16,12 +16,14 @@ mod bin;
 pub mod clip;
 pub mod context;
 pub mod fixed;
+pub mod fixed_function;
 mod fragment;
 pub mod setup;
 pub mod state;
 pub mod target;
 pub mod vertex;
 
+pub use fixed_function::{FixedFunction, MeshInput, TexGen, TextureUnit, Transforms};
 pub use context::{Context, ContextOptions, DrawStats, FrameStats};
 pub use setup::GeometryStats;
 pub use state::*;

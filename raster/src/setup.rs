@@ -17,6 +17,9 @@ use crate::vertex::{ClipVertex, MAX_VARYINGS};
 /// vertices. Keeps `|coordinate| < 2¹⁶` pixels, inside the range derived in `fixed`.
 const QUAD_SLACK_PX: f32 = 2048.0;
 
+/// Constant varyings for a primitive: the values and how many leading ones are constant.
+pub(crate) type Flat<'a> = Option<(&'a [f32; MAX_VARYINGS], usize)>;
+
 /// A vertex in window space.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct WinVertex {
@@ -43,10 +46,10 @@ pub(crate) struct TriSetup {
     /// Offset of this triangle's planes in the draw's plane array.
     pub planes: u32,
     /// Whether the primitive faces the viewer (for two-sided effects).
-    #[allow(dead_code, reason = "for two-sided lighting in the shading stage")]
     pub front: bool,
-    /// Varyings are constants (flat shading, points): planes hold values, not `a/w`.
-    pub flat: bool,
+    /// The first `flat_count` varyings are constants (flat shading: the colours; points:
+    /// all): their planes hold values, not `a/w`.
+    pub flat_count: u8,
 }
 
 /// Counters of what happened to primitives in the geometry stage.
@@ -90,6 +93,8 @@ pub(crate) struct SetupCtx {
     pub front_face: FrontFace,
     pub polygon_mode: PolygonMode,
     pub flat: bool,
+    /// Varyings affected by flat shading (the leading colour block).
+    pub flat_count: usize,
     pub nvar: usize,
     pub offset_factor: f32,
     pub offset_units: f32,
@@ -98,7 +103,13 @@ pub(crate) struct SetupCtx {
 }
 
 impl SetupCtx {
-    pub fn new(state: &PipelineState, width: u32, height: u32, nvar: usize) -> SetupCtx {
+    pub fn new(
+        state: &PipelineState,
+        width: u32,
+        height: u32,
+        nvar: usize,
+        flat_count: usize,
+    ) -> SetupCtx {
         let mut r = [0, 0, width as i32, height as i32];
         if let Some(s) = state.scissor {
             let sx1 = s.x.saturating_add(s.width).min(width);
@@ -117,6 +128,7 @@ impl SetupCtx {
             front_face: state.front_face,
             polygon_mode: state.polygon_mode,
             flat: state.shade == ShadeModel::Flat,
+            flat_count: flat_count.min(nvar),
             nvar,
             offset_factor: state.polygon_offset.factor,
             offset_units: state.polygon_offset.units,
@@ -185,7 +197,7 @@ impl TriSink {
         ctx: &SetupCtx,
         v: [&WinVertex; 3],
         p: [(i32, i32); 3],
-        flat: Option<&[f32; MAX_VARYINGS]>,
+        flat: Flat<'_>,
         front: bool,
     ) -> bool {
         let mut xs = [p[0].0, p[1].0, p[2].0];
@@ -243,22 +255,20 @@ impl TriSink {
         self.planes.extend_from_slice(&zp);
         let qp = plane(f64::from(v[0].q), f64::from(v[1].q), f64::from(v[2].q));
         self.planes.extend_from_slice(&qp);
-        match flat {
-            Some(f) => {
-                for &a in &f[..ctx.nvar] {
-                    self.planes.extend_from_slice(&[a, 0.0, 0.0]);
-                }
-            }
-            None => {
-                for k in 0..ctx.nvar {
-                    let p = plane(
-                        f64::from(v[0].var[k]) * f64::from(v[0].q),
-                        f64::from(v[1].var[k]) * f64::from(v[1].q),
-                        f64::from(v[2].var[k]) * f64::from(v[2].q),
-                    );
-                    self.planes.extend_from_slice(&p);
-                }
-            }
+        let (consts, nflat) = match flat {
+            Some((f, n)) => (f, n),
+            None => (&v[0].var, 0),
+        };
+        for &a in &consts[..nflat] {
+            self.planes.extend_from_slice(&[a, 0.0, 0.0]);
+        }
+        for k in nflat..ctx.nvar {
+            let p = plane(
+                f64::from(v[0].var[k]) * f64::from(v[0].q),
+                f64::from(v[1].var[k]) * f64::from(v[1].q),
+                f64::from(v[2].var[k]) * f64::from(v[2].q),
+            );
+            self.planes.extend_from_slice(&p);
         }
         self.tris.push(TriSetup {
             xs,
@@ -268,7 +278,7 @@ impl TriSink {
             ref_y: y0 as f32,
             planes: base,
             front,
-            flat: flat.is_some(),
+            flat_count: nflat as u8,
         });
         self.stats.triangles_setup += 1;
         true
@@ -299,7 +309,7 @@ impl TriSink {
         w: &[WinVertex],
         edge: &[bool],
         orig: &[bool],
-        flat: Option<&[f32; MAX_VARYINGS]>,
+        flat: Flat<'_>,
     ) {
         let n = w.len();
         let mut p = [(0i32, 0i32); crate::clip::MAX_POLY];
@@ -362,7 +372,7 @@ impl TriSink {
         ctx: &SetupCtx,
         a: &WinVertex,
         b: &WinVertex,
-        flat: Option<&[f32; MAX_VARYINGS]>,
+        flat: Flat<'_>,
         front: bool,
     ) {
         let (dx, dy) = (b.x - a.x, b.y - a.y);
@@ -377,7 +387,11 @@ impl TriSink {
             ..*v
         };
         let (c0, c1, c2, c3) = (at(a, -1.0), at(b, -1.0), at(b, 1.0), at(a, 1.0));
-        let flat = flat.or(if ctx.flat { Some(&a.var) } else { None });
+        let flat = flat.or(if ctx.flat {
+            Some((&a.var, ctx.flat_count))
+        } else {
+            None
+        });
         self.quad(ctx, [&c0, &c1, &c2, &c3], flat, front);
     }
 
@@ -390,17 +404,11 @@ impl TriSink {
             ..*p
         };
         let (c0, c1, c2, c3) = (at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0));
-        self.quad(ctx, [&c0, &c1, &c2, &c3], Some(&p.var), front);
+        self.quad(ctx, [&c0, &c1, &c2, &c3], Some((&p.var, ctx.nvar)), front);
     }
 
     /// Two triangles `(0, 1, 2)`, `(0, 2, 3)` sharing a diagonal.
-    fn quad(
-        &mut self,
-        ctx: &SetupCtx,
-        c: [&WinVertex; 4],
-        flat: Option<&[f32; MAX_VARYINGS]>,
-        front: bool,
-    ) {
+    fn quad(&mut self, ctx: &SetupCtx, c: [&WinVertex; 4], flat: Flat<'_>, front: bool) {
         let mut p = [(0i32, 0i32); 4];
         for (i, v) in c.iter().enumerate() {
             match (snap(v.x), snap(v.y)) {

@@ -12,7 +12,7 @@ use crate::Error;
 /// Most UV sets a vertex can carry.
 pub const MAX_UV_SETS: usize = 4;
 /// Most interpolated scalars per vertex.
-pub const MAX_VARYINGS: usize = 32;
+pub const MAX_VARYINGS: usize = 48;
 
 /// How vertices form primitives. Triangle windings and provoking vertices follow Vulkan with
 /// `provokingVertexMode = FIRST`: strip triangle `i` is `(i, i+1, i+2)` for even `i` and

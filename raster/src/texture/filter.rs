@@ -14,20 +14,40 @@ use crate::math;
 /// coordinates never overflow (they are meaningless past 2^24 texels anyway).
 const INDEX_LIMIT: f32 = 1.0e9;
 
+/// `⌊x⌋`, bit-for-bit equal to `f32::floor` (up to the sign of zero) but without the libm
+/// call that baseline x86-64 (no SSE4.1 `roundss`) makes for `floor`.
+#[inline(always)]
+fn fast_floor(x: f32) -> f32 {
+    // |x| ≥ 2²³ (and ±∞) is already integral; NaN fails the comparison and stays NaN.
+    if x.abs() < 8_388_608.0 {
+        let t = x as i32 as f32;
+        if t > x {
+            t - 1.0
+        } else {
+            t
+        }
+    } else {
+        x
+    }
+}
+
 /// `⌊x⌋` as an `i32`, clamped to ±1e9; NaN maps to −1e9.
-#[inline]
+#[inline(always)]
 fn floor_index(x: f32) -> i32 {
     // Comparisons, so NaN → −1e9; the result is integral and fits in i32.
-    let f = x.floor();
+    let f = fast_floor(x);
     let f = if f > -INDEX_LIMIT { f } else { -INDEX_LIMIT };
     (if f < INDEX_LIMIT { f } else { INDEX_LIMIT }) as i32
 }
 
 /// Applies a wrap mode to integer index `i` for an axis of `n` texels; `None` = border.
-#[inline]
+#[inline(always)]
 fn wrap(mode: Wrap, i: i32, n: u32) -> Option<u32> {
+    let pow2 = n.is_power_of_two();
     let n = n as i32; // ≤ 16384
     match mode {
+        // For a power of two, two's-complement masking is exactly `rem_euclid`.
+        Wrap::Repeat if pow2 => Some((i & (n - 1)) as u32),
         Wrap::Repeat => Some(i.rem_euclid(n) as u32),
         Wrap::MirroredRepeat => {
             let m = i.rem_euclid(2 * n);
@@ -38,16 +58,24 @@ fn wrap(mode: Wrap, i: i32, n: u32) -> Option<u32> {
     }
 }
 
-/// The texel at wrapped `(i, j)` of `level`, or the border colour.
-#[inline]
-fn texel(level: &MipLevel, s: &Sampler, i: i32, j: i32) -> Vec4 {
-    match (
-        wrap(s.wrap_u, i, level.width()),
-        wrap(s.wrap_v, j, level.height()),
-    ) {
+/// The texel at already-wrapped `(x, y)` of `level`, or the border colour.
+#[inline(always)]
+fn texel_at(level: &MipLevel, s: &Sampler, x: Option<u32>, y: Option<u32>) -> Vec4 {
+    match (x, y) {
         (Some(x), Some(y)) => level.fetch(x, y),
         _ => s.border,
     }
+}
+
+/// The texel at wrapped `(i, j)` of `level`, or the border colour.
+#[inline(always)]
+fn texel(level: &MipLevel, s: &Sampler, i: i32, j: i32) -> Vec4 {
+    texel_at(
+        level,
+        s,
+        wrap(s.wrap_u, i, level.width()),
+        wrap(s.wrap_v, j, level.height()),
+    )
 }
 
 /// Nearest: the texel containing `uv`, i.e. index `⌊u·w⌋, ⌊v·h⌋` wrapped.
@@ -62,24 +90,28 @@ fn nearest(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
 /// With `x = u·w − 0.5`, `i0 = ⌊x⌋`, `α = x − i0` (and likewise `j0`, `β` on v):
 /// `((1−α)·T[i0,j0] + α·T[i0+1,j0])·(1−β) + ((1−α)·T[i0,j0+1] + α·T[i0+1,j0+1])·β`,
 /// evaluated as two lerps along u then one along v.
-#[inline]
+#[inline(always)]
 fn bilinear(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
     let p = uv * level.size_f - Vec2::splat(0.5);
     let (i0, j0) = (floor_index(p.x), floor_index(p.y));
     // `max(0)` turns NaN (from infinite coordinates) into 0; finite values are in [0, 1).
-    let a = (p.x - p.x.floor()).max(0.0);
-    let b = (p.y - p.y.floor()).max(0.0);
-    let t00 = texel(level, s, i0, j0);
-    let t10 = texel(level, s, i0 + 1, j0);
-    let t01 = texel(level, s, i0, j0 + 1);
-    let t11 = texel(level, s, i0 + 1, j0 + 1);
+    let a = (p.x - fast_floor(p.x)).max(0.0);
+    let b = (p.y - fast_floor(p.y)).max(0.0);
+    // Each axis is wrapped once for both of its taps.
+    let (w, h) = (level.width(), level.height());
+    let (x0, x1) = (wrap(s.wrap_u, i0, w), wrap(s.wrap_u, i0 + 1, w));
+    let (y0, y1) = (wrap(s.wrap_v, j0, h), wrap(s.wrap_v, j0 + 1, h));
+    let t00 = texel_at(level, s, x0, y0);
+    let t10 = texel_at(level, s, x1, y0);
+    let t01 = texel_at(level, s, x0, y1);
+    let t11 = texel_at(level, s, x1, y1);
     let top = t00 * (1.0 - a) + t10 * a;
     let bottom = t01 * (1.0 - a) + t11 * a;
     top * (1.0 - b) + bottom * b
 }
 
 /// Filters one level with nearest (`linear == false`) or bilinear.
-#[inline]
+#[inline(always)]
 fn filter_level(level: &MipLevel, s: &Sampler, uv: Vec2, linear: bool) -> Vec4 {
     if linear {
         bilinear(level, s, uv)
@@ -191,7 +223,7 @@ impl Texture {
                 if lambda >= q as f32 {
                     return filter_level(&self.levels[q], s, uv, linear);
                 }
-                let fl = lambda.floor();
+                let fl = fast_floor(lambda);
                 let d = fl as usize; // 0 ≤ d < q
                 let t = lambda - fl;
                 let t1 = filter_level(&self.levels[d], s, uv, linear);

@@ -172,7 +172,7 @@ impl MipLevel {
 
     /// The texel at `(x, y)` as floats in 0..1. Both must be in range (the wrap functions
     /// guarantee it).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn fetch(&self, x: u32, y: u32) -> Vec4 {
         let t = self.texels[y as usize * self.width as usize + x as usize];
         Vec4::new(t[0] as f32, t[1] as f32, t[2] as f32, t[3] as f32) * INV_255
