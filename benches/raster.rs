@@ -4,6 +4,8 @@
 //! Run: `cargo bench --bench raster`. Throughput is reported per element (fragments for the
 //! fill, triangles for the small-triangle case).
 
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
+
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::Vec4;
 use plumb::raster::{

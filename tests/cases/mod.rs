@@ -1,1 +1,2 @@
+pub mod fixed;
 pub mod raster;
