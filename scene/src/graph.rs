@@ -22,7 +22,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use glam::{Mat3, Mat4, Vec3};
+use glam::Mat4;
 
 use crate::bound::{Bound, BoundKind};
 use crate::controller::Controller;
@@ -773,108 +773,5 @@ impl Scene {
     pub fn set_cull_mode(&mut self, id: NodeId, mode: CullMode) -> Result<(), SceneError> {
         self.node_mut(id)?.cull = mode;
         Ok(())
-    }
-
-    // ----- local edits (mark dirty) -----
-
-    /// Replaces the local transform and marks the node (and its ancestors) dirty.
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`].
-    pub fn set_local(&mut self, id: NodeId, local: Transform) -> Result<(), SceneError> {
-        self.node_mut(id)?.local = local;
-        self.mark(id, DIRTY_TRANSFORM);
-        Ok(())
-    }
-
-    fn edit_local(
-        &mut self,
-        id: NodeId,
-        f: impl FnOnce(&mut Transform) -> Result<(), SceneError>,
-    ) -> Result<(), SceneError> {
-        let mut t = self.node(id)?.local;
-        f(&mut t)?;
-        self.set_local(id, t)
-    }
-
-    /// Sets the local translation ([`Transform::set_translation`]).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NonFinite`] (nothing changes).
-    pub fn set_translation(&mut self, id: NodeId, t: Vec3) -> Result<(), SceneError> {
-        self.edit_local(id, |l| l.set_translation(t))
-    }
-
-    /// Sets the local rotation ([`Transform::set_rotation`]).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NonFinite`], [`SceneError::NotARotation`].
-    pub fn set_rotation(&mut self, id: NodeId, r: Mat3) -> Result<(), SceneError> {
-        self.edit_local(id, |l| l.set_rotation(r))
-    }
-
-    /// Sets the local per-axis scale ([`Transform::set_scale`]).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NonFinite`].
-    pub fn set_scale(&mut self, id: NodeId, s: Vec3) -> Result<(), SceneError> {
-        self.edit_local(id, |l| l.set_scale(s))
-    }
-
-    /// Sets the local uniform scale ([`Transform::set_uniform_scale`]).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NonFinite`].
-    pub fn set_uniform_scale(&mut self, id: NodeId, s: f32) -> Result<(), SceneError> {
-        self.edit_local(id, |l| l.set_uniform_scale(s))
-    }
-
-    // ----- lookup and walks -----
-
-    /// Pre-order walk of the subtree at `from` (itself first, children in order).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`].
-    pub fn preorder(&self, from: NodeId) -> Result<Vec<NodeId>, SceneError> {
-        self.node(from)?;
-        let mut out = Vec::new();
-        let mut stack = vec![from];
-        while let Some(n) = stack.pop() {
-            if let Ok(node) = self.node(n) {
-                out.push(n);
-                stack.extend(node.children.iter().rev());
-            }
-        }
-        Ok(out)
-    }
-
-    /// All attached nodes called `name`, in pre-order from the root (deterministic when names
-    /// repeat).
-    pub fn find_all(&self, name: &str) -> Vec<NodeId> {
-        let mut out = Vec::new();
-        let mut stack = vec![self.root];
-        while let Some(n) = stack.pop() {
-            if let Ok(node) = self.node(n) {
-                if node.name == name {
-                    out.push(n);
-                }
-                stack.extend(node.children.iter().rev());
-            }
-        }
-        out
-    }
-
-    /// The first attached node called `name` in pre-order from the root.
-    pub fn find(&self, name: &str) -> Option<NodeId> {
-        let mut stack = vec![self.root];
-        while let Some(n) = stack.pop() {
-            if let Ok(node) = self.node(n) {
-                if node.name == name {
-                    return Some(n);
-                }
-                stack.extend(node.children.iter().rev());
-            }
-        }
-        None
     }
 }

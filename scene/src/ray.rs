@@ -82,7 +82,7 @@ pub fn intersect_triangle(
         return None;
     }
     let t = e2.dot(q) * inv;
-    if !(t >= 0.0) || !t.is_finite() {
+    if t < 0.0 || !t.is_finite() {
         return None;
     }
     Some(TriangleHit {

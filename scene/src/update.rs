@@ -27,8 +27,11 @@
 //! result is bit-identical to a full rebuild ([`Scene::update_full`]) because every value is
 //! produced by the same operations in the same order. [`UpdateStats`] counts the work.
 
-use crate::graph::NodeId;
-use crate::graph::{NodeData, Scene};
+use glam::{Mat3, Vec3};
+
+use crate::error::SceneError;
+use crate::graph::{NodeData, NodeId, Scene};
+use crate::transform::Transform;
 
 /// The node's local transform changed (or it was attached): recompute its world transform
 /// and those of its whole subtree.
@@ -51,9 +54,18 @@ pub struct UpdateStats {
     pub bounds: usize,
 }
 
+/// Sentinel parent index for the root.
+const NO_PARENT: u32 = u32::MAX;
+
 enum Visit {
-    Pre { index: u32, force: bool },
-    Post { index: u32 },
+    Pre {
+        index: u32,
+        parent: u32,
+        force: bool,
+    },
+    Post {
+        index: u32,
+    },
 }
 
 impl Scene {
@@ -74,6 +86,58 @@ impl Scene {
             pn.flags |= DIRTY_DESCENDANT;
             cur = pn.parent;
         }
+    }
+
+    /// Replaces the local transform and marks the node (and its ancestors) dirty.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn set_local(&mut self, id: NodeId, local: Transform) -> Result<(), SceneError> {
+        self.node_mut(id)?.local = local;
+        self.mark(id, DIRTY_TRANSFORM);
+        Ok(())
+    }
+
+    fn edit_local(
+        &mut self,
+        id: NodeId,
+        f: impl FnOnce(&mut Transform) -> Result<(), SceneError>,
+    ) -> Result<(), SceneError> {
+        let mut t = self.node(id)?.local;
+        f(&mut t)?;
+        self.set_local(id, t)
+    }
+
+    /// Sets the local translation ([`Transform::set_translation`]).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::NonFinite`] (nothing changes).
+    pub fn set_translation(&mut self, id: NodeId, t: Vec3) -> Result<(), SceneError> {
+        self.edit_local(id, |l| l.set_translation(t))
+    }
+
+    /// Sets the local rotation ([`Transform::set_rotation`]).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::NonFinite`], [`SceneError::NotARotation`].
+    pub fn set_rotation(&mut self, id: NodeId, r: Mat3) -> Result<(), SceneError> {
+        self.edit_local(id, |l| l.set_rotation(r))
+    }
+
+    /// Sets the local per-axis scale ([`Transform::set_scale`]).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::NonFinite`].
+    pub fn set_scale(&mut self, id: NodeId, s: Vec3) -> Result<(), SceneError> {
+        self.edit_local(id, |l| l.set_scale(s))
+    }
+
+    /// Sets the local uniform scale ([`Transform::set_uniform_scale`]).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::NonFinite`].
+    pub fn set_uniform_scale(&mut self, id: NodeId, s: f32) -> Result<(), SceneError> {
+        self.edit_local(id, |l| l.set_uniform_scale(s))
     }
 
     /// Whether the next [`Scene::update`] has any work besides controllers (i.e. world data
@@ -121,17 +185,22 @@ impl Scene {
         let kind = self.bound_kind;
         let mut stack = vec![Visit::Pre {
             index: root,
+            parent: NO_PARENT,
             force: false,
         }];
         while let Some(visit) = stack.pop() {
             match visit {
-                Visit::Pre { index, force } => {
+                Visit::Pre {
+                    index,
+                    parent,
+                    force,
+                } => {
                     stats.visited += 1;
-                    let parent_world = self
-                        .at(index)
-                        .and_then(|n| n.parent)
-                        .and_then(|p| self.at(p.index()))
-                        .map(|p| p.world);
+                    let parent_world = if parent == NO_PARENT {
+                        None
+                    } else {
+                        self.at(parent).map(|p| p.world)
+                    };
                     let Some(node) = self.slots[index as usize].node.as_mut() else {
                         continue;
                     };
@@ -160,10 +229,11 @@ impl Scene {
                             let node = &self.slots[index as usize];
                             if let Some(node) = node.node.as_ref() {
                                 for &c in node.children.iter().rev() {
-                                    let dirty = self.at(c.index()).is_some_and(|n| n.flags != 0);
-                                    if recompute || dirty {
+                                    if recompute || self.at(c.index()).is_some_and(|n| n.flags != 0)
+                                    {
                                         stack.push(Visit::Pre {
                                             index: c.index(),
+                                            parent: index,
                                             force: recompute,
                                         });
                                     }

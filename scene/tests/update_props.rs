@@ -127,7 +127,9 @@ fn rebuild(scene: &Scene) -> (Scene, BTreeMap<NodeId, NodeId>) {
     fresh.set_bound_kind(scene.bound_kind());
     let mut map = BTreeMap::new();
     map.insert(scene.root(), fresh.root());
-    fresh.set_local(fresh.root(), *scene.local(scene.root()).unwrap()).unwrap();
+    fresh
+        .set_local(fresh.root(), *scene.local(scene.root()).unwrap())
+        .unwrap();
     for id in scene.preorder(scene.root()).unwrap().into_iter().skip(1) {
         let parent = map[&scene.parent(id).unwrap().unwrap()];
         let name = scene.name(id).unwrap().to_owned();

@@ -21,14 +21,16 @@ pub fn meshes() -> Vec<Arc<Mesh>> {
         Arc::new(Mesh::cube()),
         Arc::new(
             Mesh::triangles(
-                vec![Vec3::new(0.0, 0.0, 0.0), Vec3::new(3.0, 0.0, 1.0), Vec3::new(0.0, 2.0, -1.0)],
+                vec![
+                    Vec3::new(0.0, 0.0, 0.0),
+                    Vec3::new(3.0, 0.0, 1.0),
+                    Vec3::new(0.0, 2.0, -1.0),
+                ],
                 vec![0, 1, 2],
             )
             .unwrap(),
         ),
-        Arc::new(
-            Mesh::points(vec![Vec3::new(5.0, 1.0, 0.0), Vec3::new(-2.0, 4.0, 3.0)]).unwrap(),
-        ),
+        Arc::new(Mesh::points(vec![Vec3::new(5.0, 1.0, 0.0), Vec3::new(-2.0, 4.0, 3.0)]).unwrap()),
         Arc::new(Mesh::polyline(vec![Vec3::ZERO, Vec3::X * 4.0, Vec3::Y * 4.0], true).unwrap()),
         Arc::new(Mesh::triangles(vec![], vec![]).unwrap()),
     ]
@@ -90,14 +92,16 @@ pub fn transform_spec() -> impl Strategy<Value = TransformSpec> {
         prop::array::uniform3(0.5f32..2.0),
         prop::array::uniform3(prop::bool::weighted(0.2)),
     )
-        .prop_map(|(translation, axis, angle, scale_mode, scale, signs)| TransformSpec {
-            translation,
-            axis,
-            angle,
-            scale_mode,
-            scale,
-            signs,
-        })
+        .prop_map(
+            |(translation, axis, angle, scale_mode, scale, signs)| TransformSpec {
+                translation,
+                axis,
+                angle,
+                scale_mode,
+                scale,
+                signs,
+            },
+        )
 }
 
 /// A node of a random tree: parent choice among earlier group nodes, kind, mesh, transform.
@@ -150,7 +154,11 @@ pub fn build_tree(scene: &mut Scene, spec: &[NodeSpec], max_depth: usize) -> Vec
 
 /// Exact bit pattern of a transform's matrix (for bit-identity checks).
 pub fn transform_bits(t: &Transform) -> Vec<u32> {
-    t.to_mat4().to_cols_array().iter().map(|x| x.to_bits()).collect()
+    t.to_mat4()
+        .to_cols_array()
+        .iter()
+        .map(|x| x.to_bits())
+        .collect()
 }
 
 /// Exact bit pattern of a bound.
@@ -158,11 +166,22 @@ pub fn bound_bits(b: &Bound) -> Vec<u32> {
     match *b {
         Bound::Empty => vec![0],
         Bound::Sphere { center, radius } => {
-            vec![1, center.x.to_bits(), center.y.to_bits(), center.z.to_bits(), radius.to_bits()]
+            vec![
+                1,
+                center.x.to_bits(),
+                center.y.to_bits(),
+                center.z.to_bits(),
+                radius.to_bits(),
+            ]
         }
         Bound::Aabb { min, max } => [2]
             .into_iter()
-            .chain(min.to_array().iter().chain(max.to_array().iter()).map(|x| x.to_bits()))
+            .chain(
+                min.to_array()
+                    .iter()
+                    .chain(max.to_array().iter())
+                    .map(|x| x.to_bits()),
+            )
             .collect(),
     }
 }
