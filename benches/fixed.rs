@@ -11,8 +11,8 @@ use plumb::raster::fog::{FogMode, FogState};
 use plumb::raster::light::{Light, LightKind, LightingState, Material};
 use plumb::raster::texture::{Sampler, Texture};
 use plumb::raster::{
-    CompareFunc, Context, ContextOptions, DepthState, FixedFunction, Indices, MeshInput, PipelineState, TextureUnit,
-    Topology, Transforms,
+    CompareFunc, Context, ContextOptions, DepthState, FixedFunction, Indices, MeshInput,
+    PipelineState, TextureUnit, Topology, Transforms,
 };
 
 const W: u32 = 1920;
@@ -22,18 +22,36 @@ fn checker() -> Arc<Texture> {
     let mut px = Vec::new();
     for y in 0..256u32 {
         for x in 0..256u32 {
-            px.extend_from_slice(&if ((x / 32) + (y / 32)) % 2 == 0 { [230, 200, 60, 255] } else { [40, 90, 200, 255] });
+            px.extend_from_slice(&if ((x / 32) + (y / 32)) % 2 == 0 {
+                [230, 200, 60, 255]
+            } else {
+                [40, 90, 200, 255]
+            });
         }
     }
-    Arc::new(Texture::from_rgba8(256, 256, px).unwrap().with_generated_mips())
+    Arc::new(
+        Texture::from_rgba8(256, 256, px)
+            .unwrap()
+            .with_generated_mips(),
+    )
 }
 
 /// A screen-filling quad tilted away from the camera (so λ varies across the screen and
 /// trilinear really blends two levels), 2 triangles.
 fn screen_quad() -> (Vec<Vec3>, Vec<Vec3>, Vec<Vec2>, Vec<u32>) {
-    let p = vec![Vec3::new(-3.0, -1.0, 0.0), Vec3::new(3.0, -1.0, 0.0), Vec3::new(3.0, 1.0, -6.0), Vec3::new(-3.0, 1.0, -6.0)];
+    let p = vec![
+        Vec3::new(-3.0, -1.0, 0.0),
+        Vec3::new(3.0, -1.0, 0.0),
+        Vec3::new(3.0, 1.0, -6.0),
+        Vec3::new(-3.0, 1.0, -6.0),
+    ];
     let n = vec![Vec3::Z; 4];
-    let uv = vec![Vec2::new(0.0, 0.0), Vec2::new(8.0, 0.0), Vec2::new(8.0, 8.0), Vec2::new(0.0, 8.0)];
+    let uv = vec![
+        Vec2::new(0.0, 0.0),
+        Vec2::new(8.0, 0.0),
+        Vec2::new(8.0, 8.0),
+        Vec2::new(0.0, 8.0),
+    ];
     (p, n, uv, vec![0, 1, 2, 0, 2, 3])
 }
 
@@ -46,19 +64,38 @@ fn transforms() -> Transforms {
 
 fn eight_lights() -> LightingState {
     let mut l = LightingState {
-        material: Material { specular: Vec3::splat(0.5), shininess: 16.0, ..Material::DEFAULT },
+        material: Material {
+            specular: Vec3::splat(0.5),
+            shininess: 16.0,
+            ..Material::DEFAULT
+        },
         global_ambient: Vec3::splat(0.1),
         ..LightingState::DEFAULT
     };
     for i in 0..8 {
         let a = i as f32 * 0.785;
-        let pos = Vec3::new(2.0 * plumb::raster::math::cos(a), 2.0 * plumb::raster::math::sin(a), -1.0);
+        let pos = Vec3::new(
+            2.0 * plumb::raster::math::cos(a),
+            2.0 * plumb::raster::math::sin(a),
+            -1.0,
+        );
         let kind = match i % 3 {
-            0 => LightKind::Directional { direction: -pos.normalize() },
+            0 => LightKind::Directional {
+                direction: -pos.normalize(),
+            },
             1 => LightKind::Point { position: pos },
-            _ => LightKind::Spot { position: pos, direction: -pos.normalize(), cutoff_deg: 45.0, exponent: 4.0 },
+            _ => LightKind::Spot {
+                position: pos,
+                direction: -pos.normalize(),
+                cutoff_deg: 45.0,
+                exponent: 4.0,
+            },
         };
-        l.lights[i] = Some(Light::new(kind).with_diffuse(Vec3::splat(0.3)).with_specular(Vec3::splat(0.3)));
+        l.lights[i] = Some(
+            Light::new(kind)
+                .with_diffuse(Vec3::splat(0.3))
+                .with_specular(Vec3::splat(0.3)),
+        );
     }
     l
 }
@@ -66,30 +103,69 @@ fn eight_lights() -> LightingState {
 fn fills(c: &mut Criterion) {
     let (p, n, uv, idx) = screen_quad();
     let uvs = [uv.as_slice()];
-    let mesh = MeshInput { positions: &p, normals: Some(&n), colors: None, uvs: &uvs };
+    let mesh = MeshInput {
+        positions: &p,
+        normals: Some(&n),
+        colors: None,
+        uvs: &uvs,
+    };
     let tex = checker();
     let cases: [(&str, FixedFunction); 2] = [
         (
             "fill_1080p_trilinear_fog_depth",
             FixedFunction {
-                fog: Some(FogState { mode: FogMode::Linear { start: 0.5, end: 8.0 }, ..FogState::DEFAULT }),
+                fog: Some(FogState {
+                    mode: FogMode::Linear {
+                        start: 0.5,
+                        end: 8.0,
+                    },
+                    ..FogState::DEFAULT
+                }),
                 units: vec![TextureUnit::new(Arc::clone(&tex), Sampler::TRILINEAR)],
                 ..Default::default()
             },
         ),
-        ("fill_1080p_per_pixel_8_lights", FixedFunction { lighting: Some(eight_lights()), per_pixel_lighting: true, ..Default::default() }),
+        (
+            "fill_1080p_per_pixel_8_lights",
+            FixedFunction {
+                lighting: Some(eight_lights()),
+                per_pixel_lighting: true,
+                ..Default::default()
+            },
+        ),
     ];
     for (name, ff) in cases {
         let mut g = c.benchmark_group(name);
         g.throughput(Throughput::Elements(u64::from(W * H)));
         g.sample_size(10);
         for threads in [1, 2] {
-            let mut ctx = Context::new(W, H, ContextOptions { threads: Some(threads) }).unwrap();
-            let st = PipelineState { depth: DepthState { func: CompareFunc::LessEqual, write: true }, ..ctx.default_state() };
+            let mut ctx = Context::new(
+                W,
+                H,
+                ContextOptions {
+                    threads: Some(threads),
+                },
+            )
+            .unwrap();
+            let st = PipelineState {
+                depth: DepthState {
+                    func: CompareFunc::LessEqual,
+                    write: true,
+                },
+                ..ctx.default_state()
+            };
             g.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, _| {
                 b.iter(|| {
                     ctx.clear(Vec4::ZERO, 1.0, 0);
-                    ctx.draw_fixed(&st, &ff, &transforms(), &mesh, Indices::U32(&idx), Topology::TriangleList).unwrap();
+                    ctx.draw_fixed(
+                        &st,
+                        &ff,
+                        &transforms(),
+                        &mesh,
+                        Indices::U32(&idx),
+                        Topology::TriangleList,
+                    )
+                    .unwrap();
                     ctx.finish();
                     black_box(&mut ctx);
                 })
@@ -103,22 +179,43 @@ fn vertex_lighting(c: &mut Criterion) {
     // 1M vertices as points far outside the viewport: measures the vertex stage (transform,
     // 8-light lighting), not rasterisation.
     const N: usize = 1 << 20;
-    let p: Vec<Vec3> = (0..N).map(|i| Vec3::new((i % 1024) as f32 * 0.01, (i / 1024) as f32 * 0.01, -1.0)).collect();
+    let p: Vec<Vec3> = (0..N)
+        .map(|i| Vec3::new((i % 1024) as f32 * 0.01, (i / 1024) as f32 * 0.01, -1.0))
+        .collect();
     let n = vec![Vec3::new(0.0, 0.6, 0.8); N];
-    let mesh = MeshInput { positions: &p, normals: Some(&n), colors: None, uvs: &[] };
-    let ff = FixedFunction { lighting: Some(eight_lights()), ..Default::default() };
+    let mesh = MeshInput {
+        positions: &p,
+        normals: Some(&n),
+        colors: None,
+        uvs: &[],
+    };
+    let ff = FixedFunction {
+        lighting: Some(eight_lights()),
+        ..Default::default()
+    };
     let mut g = c.benchmark_group("vertex_lighting_8_lights");
     g.throughput(Throughput::Elements(N as u64));
     g.sample_size(10);
     for threads in [1, 2] {
-        let mut ctx = Context::new(64, 64, ContextOptions { threads: Some(threads) }).unwrap();
-        let t = Transforms { view_from_model: Mat4::from_translation(Vec3::new(0.0, 0.0, 5.0)), ..transforms() };
+        let mut ctx = Context::new(
+            64,
+            64,
+            ContextOptions {
+                threads: Some(threads),
+            },
+        )
+        .unwrap();
+        let t = Transforms {
+            view_from_model: Mat4::from_translation(Vec3::new(0.0, 0.0, 5.0)),
+            ..transforms()
+        };
         let st = ctx.default_state();
         g.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, _| {
             b.iter(|| {
                 // Behind the camera (z = +4 in eye space): every point is clipped away after
                 // the vertex stage has run for all of them.
-                ctx.draw_fixed(&st, &ff, &t, &mesh, Indices::None, Topology::PointList).unwrap();
+                ctx.draw_fixed(&st, &ff, &t, &mesh, Indices::None, Topology::PointList)
+                    .unwrap();
                 ctx.finish();
                 black_box(&mut ctx);
             })

@@ -8,5 +8,6 @@
 pub use plumb_raster as raster;
 pub use plumb_scene as scene;
 
+pub mod diff;
 pub mod mesh;
 pub mod showcase;

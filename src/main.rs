@@ -1,90 +1,76 @@
 //! The `plumb` command-line tool.
+//!
+//! Exit status: 0 on success, 1 when a comparison (`plumb diff`) fails its tolerance, 2 on bad
+//! input (arguments, unreadable or malformed files, absurd sizes), always with a one-line
+//! `error: ...` message on stderr. Each subcommand lives in its own module under `src/cli/`.
 
-use std::path::PathBuf;
+mod cli;
+
 use std::process::ExitCode;
 
-use plumb::raster::{Context, ContextOptions};
+use clap::{Parser, Subcommand};
 
-fn usage() -> &'static str {
-    "usage: plumb [render] [-o OUT.png] [--size WxH] [--threads N]\n\
-     Renders the built-in showcase scene (default: plumb.png, 800x600, all cores)."
+use cli::diff::DiffArgs;
+use cli::render::RenderArgs;
+
+/// plumb — a deterministic CPU reference renderer.
+///
+/// With no subcommand, `plumb [OPTIONS]` is `plumb render [OPTIONS]`.
+#[derive(Debug, Parser)]
+#[command(name = "plumb", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Options of `render`, accepted without the subcommand name.
+    #[command(flatten)]
+    render: RenderArgs,
 }
 
-struct Args {
-    out: PathBuf,
-    width: u32,
-    height: u32,
-    threads: Option<usize>,
-}
-
-fn parse(args: &[String]) -> Result<Args, String> {
-    let mut a = Args {
-        out: PathBuf::from("plumb.png"),
-        width: 800,
-        height: 600,
-        threads: None,
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match arg.as_str() {
-            "render" => {}
-            "-o" | "--out" => a.out = PathBuf::from(value("-o")?),
-            "--size" => {
-                let v = value("--size")?;
-                let (w, h) = v
-                    .split_once('x')
-                    .ok_or_else(|| format!("--size {v}: expected WxH"))?;
-                a.width = w.parse().map_err(|_| format!("--size {v}: bad width"))?;
-                a.height = h.parse().map_err(|_| format!("--size {v}: bad height"))?;
-            }
-            "--threads" => {
-                let v = value("--threads")?;
-                a.threads = Some(
-                    v.parse()
-                        .map_err(|_| format!("--threads {v}: not a number"))?,
-                );
-            }
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown argument '{other}'")),
-        }
-    }
-    Ok(a)
-}
-
-fn run(a: &Args) -> Result<(), String> {
-    let mut ctx = Context::new(a.width, a.height, ContextOptions { threads: a.threads })
-        .map_err(|e| e.to_string())?;
-    plumb::showcase::draw(&mut ctx).map_err(|e| e.to_string())?;
-    ctx.color_image()
-        .save(&a.out)
-        .map_err(|e| format!("{}: {e}", a.out.display()))?;
-    println!("wrote {} ({}x{})", a.out.display(), a.width, a.height);
-    Ok(())
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Render the built-in showcase scene to a PNG (the default subcommand).
+    Render(RenderArgs),
+    /// Compare two images; exit 1 past the tolerance.
+    ///
+    /// Prints the pixels over a per-channel threshold, the max channel delta, PSNR and a
+    /// perceptual (FLIP-style) mean, and writes a heat map with `--out`.
+    Diff(DiffArgs),
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let a = match parse(&args) {
-        Ok(a) => a,
-        Err(e) if e.is_empty() => {
-            println!("{}", usage());
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            eprintln!("error: {e}\n{}", usage());
-            return ExitCode::from(2);
-        }
+    let parsed = match Cli::try_parse() {
+        Ok(parsed) => parsed,
+        Err(e) => return cli::report_clap_error(&e),
     };
-    match run(&a) {
-        Ok(()) => ExitCode::SUCCESS,
+    let result = match parsed.command {
+        Some(Command::Render(args)) => cli::render::run(&args),
+        Some(Command::Diff(args)) => cli::diff::run(&args),
+        None => cli::render::run(&parsed.render),
+    };
+    match result {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(2)
+            ExitCode::from(cli::EXIT_BAD_INPUT)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn no_subcommand_means_render() {
+        let c = Cli::try_parse_from(["plumb", "-o", "x.png", "--size", "4x3"]).unwrap();
+        assert!(c.command.is_none());
+        assert_eq!(c.render.out.to_str(), Some("x.png"));
+        assert_eq!((c.render.size.width, c.render.size.height), (4, 3));
     }
 }

@@ -165,7 +165,10 @@ fn check_area(area: &str, cases: &[Case], failures: &mut Vec<String>) {
 #[test]
 fn refimages() {
     let mut failures = Vec::new();
-    let areas: [(&str, &[Case]); 2] = [("raster", cases::raster::CASES), ("fixed", cases::fixed::CASES)];
+    let areas: [(&str, &[Case]); 2] = [
+        ("raster", cases::raster::CASES),
+        ("fixed", cases::fixed::CASES),
+    ];
     let mut count = 0;
     for (area, cases) in areas {
         check_area(area, cases, &mut failures);

@@ -30,6 +30,23 @@ impl ChunkBins {
     pub fn new(sink: &TriSink, draw: u32, stride: usize, tiles_x: u32, tiles_y: u32) -> ChunkBins {
         let mut tiles: Vec<TileBin> = Vec::new();
         tiles.resize_with((tiles_x * tiles_y) as usize, TileBin::default);
+        // Reserve each bin once: count the tiles of every triangle's box (an upper bound for
+        // triangles spanning several tiles, exact for the rest), so pushes never reallocate.
+        let mut counts = vec![0u32; tiles.len()];
+        for tri in &sink.tris {
+            let [x0, y0, x1, y1] = tri.bbox;
+            for ty in (y0 >> TILE_SHIFT)..=((y1 - 1) >> TILE_SHIFT) {
+                for tx in (x0 >> TILE_SHIFT)..=((x1 - 1) >> TILE_SHIFT) {
+                    counts[(ty as u32 * tiles_x + tx as u32) as usize] += 1;
+                }
+            }
+        }
+        for (bin, &c) in tiles.iter_mut().zip(&counts) {
+            if c > 0 {
+                bin.tris.reserve_exact(c as usize);
+                bin.planes.reserve_exact(c as usize * stride);
+            }
+        }
         let mut triangles = 0;
         for tri in &sink.tris {
             let [x0, y0, x1, y1] = tri.bbox;

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::bin::{raster_tile, ChunkBins};
 use crate::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
 use crate::fragment::{FragmentPath, FragmentShader, Scratch, VertexColorShader};
-use crate::setup::{GeometryStats, SetupCtx, TriSink};
+use crate::setup::{GeometryStats, SetupCtx, TriSink, WinVertex};
 use crate::state::PipelineState;
 use crate::target::{RenderTarget, TileMut, TILE_SIZE};
 use crate::vertex::{ClipVertex, Indices, Topology, VertexInput, MAX_VARYINGS};
@@ -194,13 +194,14 @@ impl Context {
         let run = |range: std::ops::Range<usize>| {
             let mut sink = TriSink::default();
             let mut v = [ClipVertex::default(); 3];
+            let mut w = [WinVertex::ZERO; MAX_POLY];
             let per = topology.vertices_per_primitive();
             for p in range {
                 let e = topology.primitive(p);
                 for k in 0..per {
                     fetch(indices.get(e[k]), &mut v[k]);
                 }
-                assemble(&ctx, &planes, topology, &v[..per], &mut sink);
+                assemble(&ctx, &planes, topology, &v[..per], &mut w, &mut sink);
             }
             let bins = ChunkBins::new(&sink, draw, stride, tiles_x, tiles_y);
             (sink.stats, bins)
@@ -301,6 +302,7 @@ fn assemble(
     planes: &ClipPlanes,
     topology: Topology,
     v: &[ClipVertex],
+    w: &mut [WinVertex; MAX_POLY],
     sink: &mut TriSink,
 ) {
     sink.stats.primitives += 1;
@@ -335,12 +337,10 @@ fn assemble(
             }
         }
         _ if or == 0 => {
-            let w = [
-                ctx.to_window(&v[0]),
-                ctx.to_window(&v[1]),
-                ctx.to_window(&v[2]),
-            ];
-            sink.polygon(ctx, &w, &[true; 3], &[true; 3], flat);
+            for k in 0..3 {
+                ctx.to_window_into(&v[k], &mut w[k]);
+            }
+            sink.polygon(ctx, &w[..3], &[true; 3], &[true; 3], flat);
         }
         _ => {
             let poly = clip_triangle([&v[0], &v[1], &v[2]], planes, or, ctx.nvar);
@@ -349,10 +349,9 @@ fn assemble(
                 return;
             }
             // Window positions, and which vertices are original ones (for point mode).
-            let mut w = [ctx.to_window(&poly.v[0]); MAX_POLY];
             let mut orig = [false; MAX_POLY];
             for i in 0..poly.len {
-                w[i] = ctx.to_window(&poly.v[i]);
+                ctx.to_window_into(&poly.v[i], &mut w[i]);
                 orig[i] = v.iter().any(|o| o.pos == poly.v[i].pos);
             }
             sink.polygon(

@@ -24,8 +24,9 @@ use rayon::prelude::*;
 
 use crate::combine::{apply, ApplyMode};
 use crate::fog::{fog_factor, FogState};
-use crate::fragment::{FragmentShader, Scratch, SpanCtx};
+use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::light::{LightingState, PreparedLighting};
+use crate::math;
 use crate::texture::{Sampler, Texture};
 use crate::vertex::{ClipVertex, Indices, Topology, MAX_UV_SETS, MAX_VARYINGS};
 use crate::{Context, DrawStats, Error, PipelineState};
@@ -358,70 +359,183 @@ impl FragmentShader for FixedShader {
         true
     }
 
+    fn skip_varyings(&self) -> std::ops::Range<usize> {
+        // The units' (s, t, q) planes are evaluated by the shader itself (it needs their
+        // derivatives too), so their interpolated values are never read.
+        let o = self.layout.units;
+        o..o + 3 * self.units.len()
+    }
+
+    /// The per-pixel computation is split into passes over the span (structure of arrays):
+    /// primary/secondary colours, then per unit the texture coordinates and their
+    /// derivatives (vectorisable), the sampling (a gather, only for live pixels) and the
+    /// apply, then the secondary colour and fog. Every value is computed by exactly the
+    /// same expressions, in the same order, as a per-pixel evaluation would.
+    #[allow(clippy::needless_range_loop, reason = "SoA channels indexed together")]
     fn shade(&self, span: &SpanCtx<'_>, s: &mut Scratch) {
         let l = &self.layout;
+        let n = span.len;
         let front = span.tri.front;
         let block = match (l.back, front) {
             (Some(b), false) => b,
             _ => 0,
         };
-        for i in 0..span.len {
-            if !s.mask[i] {
-                continue;
-            }
-            let var = |k: usize| s.var[k][i];
-            let (primary, secondary) = match (&self.lighting, l.phong) {
+        let Scratch {
+            dxp,
+            var,
+            color,
+            mask,
+            tu,
+            tv,
+            tl,
+            tex,
+            prim,
+            sec,
+            ..
+        } = s;
+        let (dxp, mask) = (&dxp[..n], &mask[..n]);
+        // Primary and secondary colours.
+        let (primary, secondary): (&[[f32; SPAN]], Option<&[[f32; SPAN]]>) =
+            match (&self.lighting, l.phong) {
                 (Some(pl), Some(o)) => {
-                    let pos = Vec3::new(var(o), var(o + 1), var(o + 2));
-                    let n = Vec3::new(var(o + 3), var(o + 4), var(o + 5));
-                    let c = pl.shade(pos, n, Vec4::new(var(0), var(1), var(2), var(3)), front);
-                    (c.primary, c.secondary)
+                    for i in 0..n {
+                        if !mask[i] {
+                            continue;
+                        }
+                        let v = |k: usize| var[k][i];
+                        let pos = Vec3::new(v(o), v(o + 1), v(o + 2));
+                        let nrm = Vec3::new(v(o + 3), v(o + 4), v(o + 5));
+                        let c = pl.shade(pos, nrm, Vec4::new(v(0), v(1), v(2), v(3)), front);
+                        for (ch, x) in c.primary.to_array().into_iter().enumerate() {
+                            prim[ch][i] = x;
+                        }
+                        for (ch, x) in c.secondary.to_array().into_iter().enumerate() {
+                            sec[ch][i] = x;
+                        }
+                    }
+                    (&prim[..], Some(&sec[..]))
                 }
-                _ => {
-                    let p = Vec4::new(var(block), var(block + 1), var(block + 2), var(block + 3));
-                    let sec = l.secondary.map_or(Vec3::ZERO, |o| {
-                        Vec3::new(var(block + o), var(block + o + 1), var(block + o + 2))
-                    });
-                    (p, sec)
-                }
+                _ => (
+                    &var[block..block + 4],
+                    l.secondary.map(|o| &var[block + o..block + o + 3]),
+                ),
             };
-            let mut c = primary;
-            let dx = s.dxp[i];
-            for (k, u) in self.units.iter().enumerate() {
-                // u = S/Q with S, Q the planes of s/w and q/w: exact derivatives
-                // ∂u/∂x = (S_x − u·Q_x)/Q (and likewise for y and for t).
-                let o = 6 + 3 * (l.units + 3 * k);
-                let pl = |j: usize| {
-                    let b = o + 3 * j;
-                    let p = &span.planes[b..b + 3];
-                    (p[0] + p[2] * span.dy + p[1] * dx, p[1], p[2])
-                };
-                let (sv, sx, sy) = pl(0);
-                let (tv, tx, ty) = pl(1);
-                let (qv, qx, qy) = pl(2);
-                let inv_q = 1.0 / qv;
-                let uv = Vec2::new(sv * inv_q, tv * inv_q);
-                let ddx = Vec2::new((sx - uv.x * qx) * inv_q, (tx - uv.y * qx) * inv_q);
-                let ddy = Vec2::new((sy - uv.x * qy) * inv_q, (ty - uv.y * qy) * inv_q);
-                let texel = u.texture.sample_grad(&u.sampler, uv, ddx, ddy);
-                c = apply(&u.apply, c, texel, primary, u.constant);
-            }
-            if l.secondary.is_some() || l.phong.is_some() {
-                c = (c.truncate() + secondary).min(Vec3::ONE).extend(c.w);
-            }
-            if let (Some(o), Some(fog)) = (l.fog, &self.fog) {
-                let f = if fog.per_pixel {
-                    fog_factor(&fog.mode, var(o))
-                } else {
-                    var(o)
-                };
-                c = fog.apply(c, f.clamp(0.0, 1.0));
-            }
-            s.color[0][i] = c.x;
-            s.color[1][i] = c.y;
-            s.color[2][i] = c.z;
-            s.color[3][i] = c.w;
+        for c in 0..4 {
+            color[c][..n].copy_from_slice(&primary[c][..n]);
         }
+        for (k, u) in self.units.iter().enumerate() {
+            // u = S/Q with S, Q the planes of s/w and q/w: exact derivatives
+            // ∂u/∂x = (S_x − u·Q_x)/Q (and likewise for y and for t). Each plane's row value
+            // is `a0 + ∂y·dy`, then `+ ∂x·dx` per pixel.
+            let o = 6 + 3 * (l.units + 3 * k);
+            let p = &span.planes[o..o + 9];
+            let row = |j: usize| p[3 * j] + p[3 * j + 2] * span.dy;
+            let (sr, sx, sy) = (row(0), p[1], p[2]);
+            let (tr, tx, ty) = (row(1), p[4], p[5]);
+            let (qr, qx, qy) = (row(2), p[7], p[8]);
+            let tex_k = &u.texture;
+            if u.sampler.max_anisotropy > 1 {
+                for i in 0..n {
+                    if !mask[i] {
+                        continue;
+                    }
+                    let dx = dxp[i];
+                    let (sv, tv, qv) = (sr + sx * dx, tr + tx * dx, qr + qx * dx);
+                    let inv_q = 1.0 / qv;
+                    let uv = Vec2::new(sv * inv_q, tv * inv_q);
+                    let ddx = Vec2::new((sx - uv.x * qx) * inv_q, (tx - uv.y * qx) * inv_q);
+                    let ddy = Vec2::new((sy - uv.x * qy) * inv_q, (ty - uv.y * qy) * inv_q);
+                    let t = tex_k.sample_grad(&u.sampler, uv, ddx, ddy);
+                    for (ch, x) in t.to_array().into_iter().enumerate() {
+                        tex[ch][i] = x;
+                    }
+                }
+            } else {
+                // texture::lod: ρ² = max(|∂uv/∂x·size|², |∂uv/∂y·size|²), λ = ½·log2 ρ².
+                let size = tex_k.base_size();
+                let (w, h) = (size.x, size.y);
+                for i in 0..n {
+                    let dx = dxp[i];
+                    let (sv, tv_, qv) = (sr + sx * dx, tr + tx * dx, qr + qx * dx);
+                    let inv_q = 1.0 / qv;
+                    let (uu, vv) = (sv * inv_q, tv_ * inv_q);
+                    let (ax, ay) = ((sx - uu * qx) * inv_q * w, (tx - vv * qx) * inv_q * h);
+                    let (bx, by) = ((sy - uu * qy) * inv_q * w, (ty - vv * qy) * inv_q * h);
+                    tu[i] = uu;
+                    tv[i] = vv;
+                    tl[i] = (ax * ax + ay * ay).max(bx * bx + by * by);
+                }
+                let sample = Texture::sampler_fn(&u.sampler);
+                for i in 0..n {
+                    if !mask[i] {
+                        continue;
+                    }
+                    let lambda = u.sampler.adjust_lod(0.5 * math::log2(tl[i]));
+                    let t = sample(tex_k, &u.sampler, Vec2::new(tu[i], tv[i]), lambda);
+                    for (ch, x) in t.to_array().into_iter().enumerate() {
+                        tex[ch][i] = x;
+                    }
+                }
+            }
+            if let ApplyMode::Modulate = u.apply {
+                // combine::apply for Modulate: sat(previous·texture) per channel.
+                for c in 0..4 {
+                    for (x, &t) in color[c][..n].iter_mut().zip(&tex[c][..n]) {
+                        *x = sat(*x * t);
+                    }
+                }
+            } else {
+                for i in 0..n {
+                    let g = |a: &[[f32; SPAN]]| Vec4::new(a[0][i], a[1][i], a[2][i], a[3][i]);
+                    let c = apply(&u.apply, g(&color[..]), g(&tex[..]), g(primary), u.constant);
+                    for (ch, x) in c.to_array().into_iter().enumerate() {
+                        color[ch][i] = x;
+                    }
+                }
+            }
+        }
+        if l.secondary.is_some() || l.phong.is_some() {
+            if let Some(sec) = secondary {
+                for c in 0..3 {
+                    for (x, &y) in color[c][..n].iter_mut().zip(&sec[c][..n]) {
+                        *x = (*x + y).min(1.0);
+                    }
+                }
+            }
+        }
+        if let (Some(o), Some(fog)) = (l.fog, &self.fog) {
+            let f = &mut tl[..n];
+            if fog.per_pixel {
+                for (f, &d) in f.iter_mut().zip(&var[o][..n]) {
+                    *f = fog_factor(&fog.mode, d).clamp(0.0, 1.0);
+                }
+            } else {
+                for (f, &d) in f.iter_mut().zip(&var[o][..n]) {
+                    *f = d.clamp(0.0, 1.0);
+                }
+            }
+            // fog::apply_fog: c·f + fog·(1 − f) on RGB.
+            for c in 0..3 {
+                let fc = fog.color[c];
+                for (x, &f) in color[c][..n].iter_mut().zip(&f[..]) {
+                    *x = *x * f + fc * (1.0 - f);
+                }
+            }
+        }
+    }
+}
+
+/// `x` clamped to [0, 1], NaN to 0 — exactly `combine`'s saturation.
+#[inline(always)]
+fn sat(x: f32) -> f32 {
+    if x > 0.0 {
+        if x < 1.0 {
+            x
+        } else {
+            1.0
+        }
+    } else {
+        0.0
     }
 }
 

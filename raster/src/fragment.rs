@@ -30,6 +30,15 @@ pub(crate) struct Scratch {
     pub var: [[f32; SPAN]; MAX_VARYINGS],
     pub color: [[f32; SPAN]; 4],
     pub mask: [bool; SPAN],
+    /// Shader scratch: texture coordinates and level of detail of the current unit.
+    pub tu: [f32; SPAN],
+    pub tv: [f32; SPAN],
+    pub tl: [f32; SPAN],
+    /// Shader scratch: the current unit's texel colours.
+    pub tex: [[f32; SPAN]; 4],
+    /// Shader scratch: per-pixel primary and secondary colours (Phong).
+    pub prim: [[f32; SPAN]; 4],
+    pub sec: [[f32; SPAN]; 3],
     spass: [bool; SPAN],
     dmask: [bool; SPAN],
     dst: [[f32; SPAN]; 4],
@@ -46,6 +55,12 @@ impl Scratch {
             var: [[0.0; SPAN]; MAX_VARYINGS],
             color: [[0.0; SPAN]; 4],
             mask: [false; SPAN],
+            tu: [0.0; SPAN],
+            tv: [0.0; SPAN],
+            tl: [0.0; SPAN],
+            tex: [[0.0; SPAN]; 4],
+            prim: [[0.0; SPAN]; 4],
+            sec: [[0.0; SPAN]; 3],
             spass: [false; SPAN],
             dmask: [false; SPAN],
             dst: [[0.0; SPAN]; 4],
@@ -69,6 +84,10 @@ pub(crate) struct SpanCtx<'a> {
 pub(crate) trait FragmentShader: Send + Sync {
     /// Whether the shader reads `Scratch::var` (if not, interpolation is skipped).
     fn uses_varyings(&self) -> bool;
+    /// Varyings the shader never reads from `Scratch::var` (not interpolated).
+    fn skip_varyings(&self) -> std::ops::Range<usize> {
+        0..0
+    }
     /// Whether the shader may kill fragments itself (disables the early depth test).
     fn may_discard(&self) -> bool {
         false
@@ -193,6 +212,8 @@ impl StencilTables {
 pub(crate) struct FragmentPath {
     pub nvar: usize,
     interpolate: bool,
+    /// Varyings not interpolated (the shader does not read them).
+    skip: std::ops::Range<usize>,
     early_z: bool,
     zmin: f32,
     zmax: f32,
@@ -227,6 +248,7 @@ impl FragmentPath {
         FragmentPath {
             nvar,
             interpolate: shader.uses_varyings(),
+            skip: shader.skip_varyings(),
             early_z: alpha.is_none() && !shader.may_discard(),
             zmin: vp.min_depth.min(vp.max_depth),
             zmax: vp.min_depth.max(vp.max_depth),
@@ -311,6 +333,9 @@ impl FragmentPath {
             *w = 1.0 / (qr + qdx * d);
         }
         for k in nflat..self.nvar {
+            if self.skip.contains(&k) {
+                continue;
+            }
             let r = vp[3 * k] + vp[3 * k + 2] * dy;
             let adx = vp[3 * k + 1];
             let out = &mut s.var[k][..len];
@@ -482,7 +507,9 @@ fn one_minus(o: &mut [f32], x: &[f32]) {
 /// `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.
 #[inline(always)]
 pub fn to_unorm8(x: f32) -> u8 {
-    (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+    // The scaled value is in [0.5, 255.5] (or NaN), so truncating through `i32` (which
+    // vectorises; NaN → 0) equals the saturating `as u8`.
+    (x.clamp(0.0, 1.0) * 255.0 + 0.5) as i32 as u8
 }
 
 #[cfg(test)]

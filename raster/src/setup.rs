@@ -32,6 +32,17 @@ pub(crate) struct WinVertex {
     pub var: [f32; MAX_VARYINGS],
 }
 
+impl WinVertex {
+    /// All zeros (a scratch value to be overwritten).
+    pub const ZERO: WinVertex = WinVertex {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+        q: 0.0,
+        var: [0.0; MAX_VARYINGS],
+    };
+}
+
 /// A triangle ready for rasterisation: snapped vertices (oriented so that the doubled area
 /// is positive), its clamped pixel bounding box, and where its planes live.
 #[derive(Clone, Copy, Debug)]
@@ -135,6 +146,19 @@ impl SetupCtx {
             point_half: state.point_size * 0.5,
             line_half: state.line_width * 0.5,
         }
+    }
+
+    /// [`SetupCtx::to_window`] into `out`, copying only the draw's `nvar` varyings (the rest
+    /// of `out.var` is never read).
+    #[inline]
+    pub fn to_window_into(&self, v: &ClipVertex, out: &mut WinVertex) {
+        let q = 1.0 / v.pos.w;
+        let vp = &self.viewport;
+        out.x = vp.x + (v.pos.x * q + 1.0) * (vp.width * 0.5);
+        out.y = vp.y + (1.0 - v.pos.y * q) * (vp.height * 0.5);
+        out.z = vp.min_depth + (v.pos.z * q) * (vp.max_depth - vp.min_depth);
+        out.q = q;
+        out.var[..self.nvar].copy_from_slice(&v.var[..self.nvar]);
     }
 
     /// Perspective divide and viewport transform (unsnapped).

@@ -751,7 +751,10 @@ fn polygon_offset_moves_depth() {
         ..c.default_state()
     };
     full_screen(&mut c, &st, 0.5, RED);
-    assert_eq!(c.target().depth_at(1, 1), Some(0.5 + 2.0 * f32::from_bits((127 - 24) << 23)));
+    assert_eq!(
+        c.target().depth_at(1, 1),
+        Some(0.5 + 2.0 * f32::from_bits((127 - 24) << 23))
+    );
 }
 
 // ---------------------------------------------------------------- lines and points

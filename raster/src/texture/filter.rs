@@ -120,6 +120,80 @@ fn filter_level(level: &MipLevel, s: &Sampler, uv: Vec2, linear: bool) -> Vec4 {
     }
 }
 
+/// [`wrap`] for the modes that never read the border (`W`: 0 repeat, 1 mirrored repeat,
+/// 2 clamp to edge), monomorphised so the per-tap work is branch-free. Same results as
+/// `wrap(mode, i, n).unwrap()`.
+#[inline(always)]
+fn wrap_nb<const W: u8>(i: i32, n: u32, pow2: bool) -> u32 {
+    let n = n as i32;
+    match W {
+        0 if pow2 => (i & (n - 1)) as u32,
+        0 => i.rem_euclid(n) as u32,
+        1 => {
+            let m = i.rem_euclid(2 * n);
+            (if m < n { m } else { 2 * n - 1 - m }) as u32
+        }
+        _ => i.clamp(0, n - 1) as u32,
+    }
+}
+
+/// The wrap mode as `wrap_nb`'s parameter (`None` for the border mode).
+const fn wrap_code(w: Wrap) -> Option<u8> {
+    match w {
+        Wrap::Repeat => Some(0),
+        Wrap::MirroredRepeat => Some(1),
+        Wrap::ClampToEdge => Some(2),
+        Wrap::ClampToBorder => None,
+    }
+}
+
+/// `bilinear` without border handling (exactly the same arithmetic).
+#[inline(always)]
+fn bilinear_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2) -> Vec4 {
+    let p = uv * level.size_f - Vec2::splat(0.5);
+    let (fx, fy) = (fast_floor(p.x), fast_floor(p.y));
+    let (i0, j0) = (clamp_index(fx), clamp_index(fy));
+    let a = (p.x - fx).max(0.0);
+    let b = (p.y - fy).max(0.0);
+    let (w, h) = (level.width(), level.height());
+    let (pw, ph) = (w.is_power_of_two(), h.is_power_of_two());
+    let (x0, x1) = (wrap_nb::<WU>(i0, w, pw), wrap_nb::<WU>(i0 + 1, w, pw));
+    let (y0, y1) = (wrap_nb::<WV>(j0, h, ph), wrap_nb::<WV>(j0 + 1, h, ph));
+    let (t00, t10, t01, t11) = level.fetch_quad(x0, x1, y0, y1);
+    let top = t00 * (1.0 - a) + t10 * a;
+    let bottom = t01 * (1.0 - a) + t11 * a;
+    top * (1.0 - b) + bottom * b
+}
+
+/// `nearest` without border handling.
+#[inline(always)]
+fn nearest_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2) -> Vec4 {
+    let p = uv * level.size_f;
+    let (w, h) = (level.width(), level.height());
+    let x = wrap_nb::<WU>(floor_index(p.x), w, w.is_power_of_two());
+    let y = wrap_nb::<WV>(floor_index(p.y), h, h.is_power_of_two());
+    level.fetch(x, y)
+}
+
+#[inline(always)]
+fn filter_level_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2, linear: bool) -> Vec4 {
+    if linear {
+        bilinear_nb::<WU, WV>(level, uv)
+    } else {
+        nearest_nb::<WU, WV>(level, uv)
+    }
+}
+
+/// `floor_index` of a value that is already `fast_floor`ed.
+#[inline(always)]
+fn clamp_index(f: f32) -> i32 {
+    let f = if f > -INDEX_LIMIT { f } else { -INDEX_LIMIT };
+    (if f < INDEX_LIMIT { f } else { INDEX_LIMIT }) as i32
+}
+
+/// A sampling function for one sampler, chosen once per span ([`Texture::sampler_fn`]).
+pub(crate) type SampleFn = fn(&Texture, &Sampler, Vec2, f32) -> Vec4;
+
 impl Texture {
     /// Samples at `uv` with a given base level of detail.
     ///
@@ -189,15 +263,80 @@ impl Texture {
         sum / nf
     }
 
+    /// The base level's size in texels, as floats.
+    #[inline]
+    pub(crate) fn base_size(&self) -> Vec2 {
+        self.levels[0].size_f
+    }
+
     /// λ_base for this texture's base level: [`lod`]`(size, duv_dx, duv_dy)`.
     #[inline]
     pub fn lod(&self, duv_dx: Vec2, duv_dy: Vec2) -> f32 {
         lod(self.levels[0].size_f, duv_dx, duv_dy)
     }
 
+    /// [`Texture::sample_adjusted`] specialised for `s`'s wrap modes (same results).
+    pub(crate) fn sampler_fn(s: &Sampler) -> SampleFn {
+        fn pick<const WU: u8>(v: Option<u8>) -> SampleFn {
+            match v {
+                Some(0) => Texture::sample_adjusted_nb::<WU, 0>,
+                Some(1) => Texture::sample_adjusted_nb::<WU, 1>,
+                Some(_) => Texture::sample_adjusted_nb::<WU, 2>,
+                None => Texture::sample_adjusted,
+            }
+        }
+        let v = wrap_code(s.wrap_v);
+        match wrap_code(s.wrap_u) {
+            Some(0) => pick::<0>(v),
+            Some(1) => pick::<1>(v),
+            Some(_) => pick::<2>(v),
+            None => Texture::sample_adjusted,
+        }
+    }
+
+    /// `sample_adjusted` for samplers whose wraps never read the border.
+    fn sample_adjusted_nb<const WU: u8, const WV: u8>(
+        &self,
+        s: &Sampler,
+        uv: Vec2,
+        lambda: f32,
+    ) -> Vec4 {
+        let base = &self.levels[0];
+        let minified = lambda > 0.0; // false for NaN
+        if !minified {
+            return filter_level_nb::<WU, WV>(base, uv, s.mag == MagFilter::Linear);
+        }
+        let q = self.levels.len() - 1;
+        match s.min {
+            MinFilter::Nearest => nearest_nb::<WU, WV>(base, uv),
+            MinFilter::Linear => bilinear_nb::<WU, WV>(base, uv),
+            MinFilter::NearestMipmapNearest | MinFilter::LinearMipmapNearest => {
+                let d = if lambda <= 0.5 {
+                    0
+                } else {
+                    ((lambda + 0.5).ceil() as usize - 1).min(q)
+                };
+                let linear = s.min == MinFilter::LinearMipmapNearest;
+                filter_level_nb::<WU, WV>(&self.levels[d], uv, linear)
+            }
+            MinFilter::NearestMipmapLinear | MinFilter::LinearMipmapLinear => {
+                let linear = s.min == MinFilter::LinearMipmapLinear;
+                if lambda >= q as f32 {
+                    return filter_level_nb::<WU, WV>(&self.levels[q], uv, linear);
+                }
+                let fl = fast_floor(lambda);
+                let d = fl as usize; // 0 ≤ d < q
+                let t = lambda - fl;
+                let t1 = filter_level_nb::<WU, WV>(&self.levels[d], uv, linear);
+                let t2 = filter_level_nb::<WU, WV>(&self.levels[d + 1], uv, linear);
+                t1 * (1.0 - t) + t2 * t
+            }
+        }
+    }
+
     /// Samples with an already-adjusted λ (bias and clamps applied).
     #[inline]
-    fn sample_adjusted(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Vec4 {
+    pub(crate) fn sample_adjusted(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Vec4 {
         let base = &self.levels[0];
         // NaN compares false, so it is treated as magnification.
         let minified = lambda > 0.0;

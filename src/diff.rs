@@ -1,0 +1,845 @@
+//! Tolerant image comparison: pixel counts over a threshold, PSNR, a perceptual
+//! ("FLIP-style") error and a heat map (DESIGN §6).
+//!
+//! plumb's own goldens are compared **exactly** (`tests/refimages.rs`); this module is for the
+//! other tier: comparing plumb against another renderer or another backend, where the natural
+//! tolerance is not zero. It backs `plumb diff`.
+//!
+//! # Metrics
+//!
+//! [`compare`] takes two [`RgbaImage`]s of the same size (otherwise
+//! [`DiffError::SizeMismatch`]) and reports, in a [`DiffReport`]:
+//!
+//! - **pixels over the threshold**: pixels whose largest per-channel absolute difference,
+//!   over all four channels R, G, B **and A**, is strictly greater than `T`
+//!   ([`DiffOptions::threshold`], 0..=255, default 0). A pixel whose largest delta *equals* `T`
+//!   is not over. With `T = 0` this counts every pixel that differs at all.
+//! - **max channel delta**: the largest per-channel absolute difference (R, G, B, A).
+//! - **PSNR** over the R, G and B samples only:
+//!   `MSE = Σ Δ² / (3 · width · height)`, `PSNR = 10 · log10(255² / MSE)` dB; identical RGB
+//!   gives `MSE = 0` and `PSNR = f64::INFINITY` (printed as `inf`).
+//! - **perceptual mean**: the mean over pixels of the FLIP-style per-pixel error, in `[0, 1]`,
+//!   described below.
+//!
+//! # The FLIP-style error (not the reference implementation)
+//!
+//! This is a simplified re-implementation of the colour and feature pipelines of NVIDIA's
+//! LDR-FLIP (Andersson et al., "FLIP: A Difference Evaluator for Alternating Images", 2020).
+//! It follows the paper's structure and constants but is **FLIP-style, not the reference
+//! implementation**: numbers are close to, not identical with, `nv-flip` / the official code
+//! (single precision, separable filters with per-Gaussian radii, our own edge handling
+//! details). Use it for tolerances, not for quoting FLIP values in a paper. Alpha is ignored
+//! (the stored RGB is compared as is, not composited). Cross-check when written: against the
+//! official `flip-evaluator` 1.7 (LDR mode) the means agreed to about 1e-5 on an 800×600
+//! showcase render vs a blurred, a noisy and a 1-pixel-shifted copy (0.027987 / 0.027902 /
+//! 0.027290 here vs 0.027986 / 0.027895 / 0.027289 there), and on the unit-test cases below.
+//!
+//! Per image, with `ppd` = pixels per degree of visual angle ([`DiffOptions::pixels_per_degree`],
+//! default 67, i.e. a 0.7 m viewing distance from a 24" 4K monitor as in the paper):
+//!
+//! 1. **Decode**: 8-bit sRGB → linear RGB (the piecewise sRGB curve) → CIE XYZ (sRGB/D65
+//!    matrix) → the linearised opponent space **YyCxCz**:
+//!    `Yy = 116·Y/Yn − 16`, `Cx = 500·(X/Xn − Y/Yn)`, `Cz = 200·(Y/Yn − Z/Zn)`, with the white
+//!    point `(Xn, Yn, Zn)` = XYZ of linear RGB (1, 1, 1).
+//! 2. **Contrast-sensitivity filter**: each channel is convolved with the spatial kernel
+//!    `k(r) = Σᵢ aᵢ·√(π/bᵢ)·exp(−π²·r²/bᵢ)`, `r` in degrees (pixel offset / ppd), normalised to
+//!    sum 1; constants from FLIP's Table 1: Yy `(a, b) = (1, 0.0047)`, Cx `(1, 0.0053)`,
+//!    Cz `(34.1, 0.04) + (13.5, 0.025)`. Each Gaussian is applied separably with radius
+//!    `⌈3·√(b / 2π²)·ppd⌉` pixels and edge pixels are clamped (repeated).
+//! 3. **Colour difference**: filtered YyCxCz → linear RGB, clamped to `[0, 1]` → CIELAB
+//!    (same white) → Hunt-adjusted (`a ← 0.01·L·a`, `b ← 0.01·L·b`); per pixel the HyAB
+//!    distance `|ΔL| + √(Δa² + Δb²)` raised to `qc = 0.7`, divided into `[0, 1]` with FLIP's
+//!    redistribution: with `cmax` = (HyAB of Hunt(green), Hunt(blue)))^0.7, `pc = 0.4`,
+//!    `pt = 0.95`: `e < pc·cmax → e·pt/(pc·cmax)`, else
+//!    `pt + (e − pc·cmax)/(cmax − pc·cmax)·(1 − pt)`.
+//! 4. **Feature difference** on the unfiltered luminance `Y/Yn`: edges (first derivative of a
+//!    Gaussian) and points (second derivative), `σ = 0.5·0.082·ppd` pixels, radius `⌈3σ⌉`,
+//!    each kernel's positive weights normalised to sum 1 and negative ones to −1; per pixel
+//!    `ΔF = max(|‖edge_A‖ − ‖edge_B‖|, |‖point_A‖ − ‖point_B‖|)` (gradient magnitudes over x
+//!    and y), `ΔF' = (ΔF / √2)^0.5`.
+//! 5. **Per-pixel error** `ΔE = ΔEc^(1 − ΔF')`, in `[0, 1]`; the report holds its mean.
+//!
+//! All arithmetic is IEEE `+ − × ÷ sqrt` in a fixed order plus [`crate::raster::math`]
+//! (libm) for `exp`/`powf`/`log2`, with no parallelism or hashing, so results are identical
+//! on every platform.
+//!
+//! # Heat map
+//!
+//! [`Diff::heat_map`] maps each pixel's perceptual error `e ∈ [0, 1]` through a fixed ramp
+//! ([`heat_color`]): black (0) → magenta (1/3) → yellow (2/3) → white (1), piecewise linear
+//! in 8-bit sRGB, alpha 255. Identical images give an all-black map.
+
+use std::fmt;
+
+use image::{Rgba, RgbaImage};
+
+use crate::raster::math;
+
+/// How to compare two images.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiffOptions {
+    /// A pixel is "over" when its largest per-channel |Δ| (R, G, B, A) is **greater than**
+    /// this (equal is not over). Default 0: every differing pixel counts.
+    pub threshold: u8,
+    /// Pixels per degree of visual angle for the FLIP-style filters. Default 67. Values that
+    /// are not finite or not positive are replaced by the default.
+    pub pixels_per_degree: f32,
+}
+
+impl DiffOptions {
+    /// The default pixels-per-degree (FLIP's reference viewing condition).
+    pub const DEFAULT_PPD: f32 = 67.0;
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            threshold: 0,
+            pixels_per_degree: Self::DEFAULT_PPD,
+        }
+    }
+}
+
+/// The numbers from a comparison.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiffReport {
+    /// Image width in pixels.
+    pub width: u32,
+    /// Image height in pixels.
+    pub height: u32,
+    /// The threshold used (see [`DiffOptions::threshold`]).
+    pub threshold: u8,
+    /// Pixels whose largest per-channel |Δ| (R, G, B, A) exceeds the threshold.
+    pub pixels_over: u64,
+    /// Largest per-channel |Δ| over all pixels and channels (R, G, B, A).
+    pub max_delta: u8,
+    /// PSNR over R, G, B in dB; `f64::INFINITY` when the RGB samples are identical.
+    pub psnr: f64,
+    /// Mean FLIP-style perceptual error in `[0, 1]` (0 = identical).
+    pub perceptual_mean: f64,
+    /// Largest per-pixel FLIP-style error in `[0, 1]`.
+    pub perceptual_max: f32,
+}
+
+impl DiffReport {
+    /// Total number of pixels compared.
+    pub fn pixel_count(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// The PSNR as text: `inf` for identical images, otherwise two decimals.
+    pub fn psnr_text(&self) -> String {
+        if self.psnr.is_infinite() {
+            "inf".to_owned()
+        } else {
+            format!("{:.2}", self.psnr)
+        }
+    }
+}
+
+/// A comparison's report plus the per-pixel perceptual error (for the heat map).
+#[derive(Clone, Debug)]
+pub struct Diff {
+    /// The summary numbers.
+    pub report: DiffReport,
+    /// Per-pixel FLIP-style error, row-major, `width · height` values in `[0, 1]`.
+    errors: Vec<f32>,
+}
+
+impl Diff {
+    /// Per-pixel FLIP-style error, row-major (`y · width + x`), each in `[0, 1]`.
+    pub fn perceptual_errors(&self) -> &[f32] {
+        &self.errors
+    }
+
+    /// The heat map: every pixel's perceptual error through [`heat_color`].
+    pub fn heat_map(&self) -> RgbaImage {
+        let w = self.report.width;
+        RgbaImage::from_fn(w, self.report.height, |x, y| {
+            heat_color(self.errors[(y as usize) * (w as usize) + x as usize])
+        })
+    }
+}
+
+/// Why two images could not be compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DiffError {
+    /// The images have different sizes (`(width, height)` of each).
+    SizeMismatch {
+        /// Size of the first image.
+        a: (u32, u32),
+        /// Size of the second image.
+        b: (u32, u32),
+    },
+}
+
+impl fmt::Display for DiffError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiffError::SizeMismatch { a, b } => {
+                write!(f, "image sizes differ: {}x{} vs {}x{}", a.0, a.1, b.0, b.1)
+            }
+        }
+    }
+}
+
+impl std::error::Error for DiffError {}
+
+/// Compares `a` (the reference) with `b` (the test image).
+///
+/// # Errors
+/// [`DiffError::SizeMismatch`] when the sizes differ.
+pub fn compare(a: &RgbaImage, b: &RgbaImage, options: &DiffOptions) -> Result<Diff, DiffError> {
+    if a.dimensions() != b.dimensions() {
+        return Err(DiffError::SizeMismatch {
+            a: a.dimensions(),
+            b: b.dimensions(),
+        });
+    }
+    let (width, height) = a.dimensions();
+    let t = options.threshold;
+
+    let mut pixels_over = 0u64;
+    let mut max_delta = 0u8;
+    let mut sq_sum = 0u64;
+    for (pa, pb) in a.pixels().zip(b.pixels()) {
+        let mut px_max = 0u8;
+        for c in 0..4 {
+            let d = pa.0[c].abs_diff(pb.0[c]);
+            px_max = px_max.max(d);
+            if c < 3 {
+                sq_sum += u64::from(d) * u64::from(d);
+            }
+        }
+        max_delta = max_delta.max(px_max);
+        if px_max > t {
+            pixels_over += 1;
+        }
+    }
+    let samples = 3 * u64::from(width) * u64::from(height);
+    let psnr = psnr_from_sums(sq_sum, samples);
+
+    let ppd = if options.pixels_per_degree.is_finite() && options.pixels_per_degree > 0.0 {
+        options.pixels_per_degree
+    } else {
+        DiffOptions::DEFAULT_PPD
+    };
+    let errors = if sq_sum == 0 {
+        // Identical RGB: every stage below gives exactly 0; skip the filtering.
+        vec![0.0; (width as usize) * (height as usize)]
+    } else {
+        flip_errors(a, b, ppd)
+    };
+    let mut sum = 0.0f64;
+    let mut perceptual_max = 0.0f32;
+    for &e in &errors {
+        sum += f64::from(e);
+        perceptual_max = perceptual_max.max(e);
+    }
+    let n = (width as usize) * (height as usize);
+    let perceptual_mean = if n == 0 { 0.0 } else { sum / n as f64 };
+
+    Ok(Diff {
+        report: DiffReport {
+            width,
+            height,
+            threshold: t,
+            pixels_over,
+            max_delta,
+            psnr,
+            perceptual_mean,
+            perceptual_max,
+        },
+        errors,
+    })
+}
+
+/// `10 · log10(255² / (sq_sum / samples))`, `inf` for `sq_sum == 0`.
+fn psnr_from_sums(sq_sum: u64, samples: u64) -> f64 {
+    if sq_sum == 0 || samples == 0 {
+        return f64::INFINITY;
+    }
+    // 255² · samples / sq_sum, exact in f64 for any realistic image size.
+    let ratio = 65025.0 * samples as f64 / sq_sum as f64;
+    10.0 * log10_f64(ratio)
+}
+
+/// log10 of a positive finite `x` through `math::log2` (f32) with the binary exponent split
+/// off exactly in f64, so the absolute error is about 1e-7.
+fn log10_f64(x: f64) -> f64 {
+    // x = m · 2^e with m in [1, 2): the exponent is exact, only log2(m) is single precision.
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+    let log2 = e as f64 + f64::from(math::log2(m as f32));
+    log2 / core::f64::consts::LOG2_10
+}
+
+/// The fixed heat-map ramp: black (0) → magenta (1/3) → yellow (2/3) → white (1), linear in
+/// each segment, rounded to 8 bits, alpha 255. `e` is clamped to `[0, 1]`; NaN maps to white.
+pub fn heat_color(e: f32) -> Rgba<u8> {
+    const STOPS: [[f32; 3]; 4] = [
+        [0.0, 0.0, 0.0],
+        [255.0, 0.0, 255.0],
+        [255.0, 255.0, 0.0],
+        [255.0, 255.0, 255.0],
+    ];
+    let e = if e.is_nan() { 1.0 } else { e.clamp(0.0, 1.0) };
+    let s = e * 3.0;
+    let i = (s.floor() as usize).min(2);
+    let f = s - i as f32;
+    let (lo, hi) = (STOPS[i], STOPS[i + 1]);
+    let ch = |c: usize| {
+        (lo[c] + (hi[c] - lo[c]) * f + 0.5)
+            .floor()
+            .clamp(0.0, 255.0) as u8
+    };
+    Rgba([ch(0), ch(1), ch(2), 255])
+}
+
+// ---------------------------------------------------------------------------------------------
+// FLIP-style pipeline
+// ---------------------------------------------------------------------------------------------
+
+/// Linear sRGB (D65) → XYZ, FLIP's exact rational form.
+const RGB_TO_XYZ: [[f32; 3]; 3] = [
+    [
+        10135552.0 / 24577794.0,
+        8788810.0 / 24577794.0,
+        4435075.0 / 24577794.0,
+    ],
+    [
+        2613072.0 / 12288897.0,
+        8788810.0 / 12288897.0,
+        887015.0 / 12288897.0,
+    ],
+    [
+        1425312.0 / 73733382.0,
+        8788810.0 / 73733382.0,
+        70074185.0 / 73733382.0,
+    ],
+];
+
+/// XYZ → linear sRGB (D65), the inverse of [`RGB_TO_XYZ`] as FLIP writes it.
+#[expect(
+    clippy::excessive_precision,
+    reason = "constants copied verbatim from the FLIP reference"
+)]
+const XYZ_TO_RGB: [[f32; 3]; 3] = [
+    [3.241003232976358, -1.537398969488785, -0.498615881996363],
+    [-0.969224252202516, 1.875929983695176, 0.041554226340085],
+    [0.055639419851975, -0.204011206123910, 1.057148977187533],
+];
+
+fn mat3(m: &[[f32; 3]; 3], v: [f32; 3]) -> [f32; 3] {
+    [
+        m[0][0] * v[0] + m[0][1] * v[1] + m[0][2] * v[2],
+        m[1][0] * v[0] + m[1][1] * v[1] + m[1][2] * v[2],
+        m[2][0] * v[0] + m[2][1] * v[1] + m[2][2] * v[2],
+    ]
+}
+
+/// XYZ of linear RGB (1, 1, 1): the reference white.
+fn white() -> [f32; 3] {
+    mat3(&RGB_TO_XYZ, [1.0, 1.0, 1.0])
+}
+
+/// 8-bit sRGB → linear, as a table (computed through libm, so deterministic).
+fn srgb_table() -> [f32; 256] {
+    let mut t = [0.0f32; 256];
+    for (i, v) in t.iter_mut().enumerate() {
+        let c = i as f32 / 255.0;
+        *v = if c <= 0.04045 {
+            c / 12.92
+        } else {
+            math::powf((c + 0.055) / 1.055, 2.4)
+        };
+    }
+    t
+}
+
+fn xyz_to_ycxcz(xyz: [f32; 3], wp: [f32; 3]) -> [f32; 3] {
+    let (x, y, z) = (xyz[0] / wp[0], xyz[1] / wp[1], xyz[2] / wp[2]);
+    [116.0 * y - 16.0, 500.0 * (x - y), 200.0 * (y - z)]
+}
+
+fn ycxcz_to_xyz(v: [f32; 3], wp: [f32; 3]) -> [f32; 3] {
+    let y = (v[0] + 16.0) / 116.0;
+    let x = v[1] / 500.0 + y;
+    let z = y - v[2] / 200.0;
+    [x * wp[0], y * wp[1], z * wp[2]]
+}
+
+/// CIELAB of a linear RGB colour (white = RGB (1, 1, 1)), Hunt-adjusted.
+fn hunt_lab(rgb: [f32; 3], wp: [f32; 3]) -> [f32; 3] {
+    const DELTA: f32 = 6.0 / 29.0;
+    let f = |t: f32| {
+        if t > DELTA * DELTA * DELTA {
+            math::powf(t, 1.0 / 3.0)
+        } else {
+            t / (3.0 * DELTA * DELTA) + 4.0 / 29.0
+        }
+    };
+    let xyz = mat3(&RGB_TO_XYZ, rgb);
+    let (fx, fy, fz) = (f(xyz[0] / wp[0]), f(xyz[1] / wp[1]), f(xyz[2] / wp[2]));
+    let l = 116.0 * fy - 16.0;
+    let a = 500.0 * (fx - fy);
+    let b = 200.0 * (fy - fz);
+    [l, 0.01 * l * a, 0.01 * l * b]
+}
+
+fn hyab(p: [f32; 3], q: [f32; 3]) -> f32 {
+    let (da, db) = (p[1] - q[1], p[2] - q[2]);
+    (p[0] - q[0]).abs() + (da * da + db * db).sqrt()
+}
+
+/// A single-channel image, row-major.
+struct Plane {
+    w: usize,
+    h: usize,
+    data: Vec<f32>,
+}
+
+impl Plane {
+    fn new(w: usize, h: usize) -> Plane {
+        Plane {
+            w,
+            h,
+            data: vec![0.0; w * h],
+        }
+    }
+}
+
+/// Separable convolution with clamp-to-edge: `kx` along x, then `ky` along y. Kernels have odd
+/// length `2r + 1`, centred.
+fn convolve(src: &Plane, kx: &[f32], ky: &[f32]) -> Plane {
+    let (w, h) = (src.w, src.h);
+    let mut tmp = Plane::new(w, h);
+    let rx = (kx.len() / 2) as isize;
+    for y in 0..h {
+        let row = &src.data[y * w..(y + 1) * w];
+        for x in 0..w {
+            let mut acc = 0.0f32;
+            for (i, &k) in kx.iter().enumerate() {
+                let sx = (x as isize + i as isize - rx).clamp(0, w as isize - 1) as usize;
+                acc += k * row[sx];
+            }
+            tmp.data[y * w + x] = acc;
+        }
+    }
+    let mut out = Plane::new(w, h);
+    let ry = (ky.len() / 2) as isize;
+    for y in 0..h {
+        for x in 0..w {
+            let mut acc = 0.0f32;
+            for (i, &k) in ky.iter().enumerate() {
+                let sy = (y as isize + i as isize - ry).clamp(0, h as isize - 1) as usize;
+                acc += k * tmp.data[sy * w + x];
+            }
+            out.data[y * w + x] = acc;
+        }
+    }
+    out
+}
+
+/// One Gaussian term `a·√(π/b)·exp(−π²r²/b)` of a CSF kernel: its 1D unnormalised profile
+/// `exp(−π²x²/b)` (x in degrees) and its 2D weight `a·√(π/b)·(Σ profile)²` before the whole
+/// kernel is normalised.
+struct CsfTerm {
+    profile: Vec<f32>,
+    weight: f32,
+}
+
+fn csf_terms(params: &[(f32, f32)], ppd: f32) -> Vec<CsfTerm> {
+    let pi = core::f32::consts::PI;
+    let mut terms: Vec<CsfTerm> = params
+        .iter()
+        .map(|&(a, b)| {
+            let r = (3.0 * (b / (2.0 * pi * pi)).sqrt() * ppd).ceil().max(1.0) as isize;
+            let profile: Vec<f32> = (-r..=r)
+                .map(|i| {
+                    let x = i as f32 / ppd;
+                    math::exp(-pi * pi * x * x / b)
+                })
+                .collect();
+            let s: f32 = profile.iter().sum();
+            CsfTerm {
+                weight: a * (pi / b).sqrt() * s * s,
+                profile,
+            }
+        })
+        .collect();
+    let total: f32 = terms.iter().map(|t| t.weight).sum();
+    for t in &mut terms {
+        t.weight /= total;
+    }
+    terms
+}
+
+fn csf_filter(src: &Plane, terms: &[CsfTerm]) -> Plane {
+    let mut out = Plane::new(src.w, src.h);
+    for t in terms {
+        // Normalise the 1D profile so that profile ⊗ profile sums to 1, then weight.
+        let s: f32 = t.profile.iter().sum();
+        let k: Vec<f32> = t.profile.iter().map(|v| v / s).collect();
+        let part = convolve(src, &k, &k);
+        for (o, p) in out.data.iter_mut().zip(&part.data) {
+            *o += t.weight * p;
+        }
+    }
+    out
+}
+
+/// FLIP's feature kernels as separable 1D factors: `(gauss, d1, d2)` where the edge kernel is
+/// `d1(x)·gauss(y)` and the point kernel `d2(x)·gauss(y)`, normalised as FLIP normalises the
+/// 2D kernels (positive weights sum to 1, negative weights to −1; `gauss` sums to 1).
+fn feature_kernels(ppd: f32) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let sd = 0.5 * 0.082 * ppd;
+    let r = (3.0 * sd).ceil().max(1.0) as isize;
+    let g: Vec<f32> = (-r..=r)
+        .map(|i| {
+            let x = i as f32;
+            math::exp(-(x * x) / (2.0 * sd * sd))
+        })
+        .collect();
+    let gs: f32 = g.iter().sum();
+    let gauss: Vec<f32> = g.iter().map(|v| v / gs).collect();
+    let xs = || (-r..=r).map(|i| i as f32);
+    let d1: Vec<f32> = xs().zip(&g).map(|(x, &gv)| -x * gv).collect();
+    let d2: Vec<f32> = xs()
+        .zip(&g)
+        .map(|(x, &gv)| (x * x / (sd * sd) - 1.0) * gv)
+        .collect();
+    let split_normalise = |k: Vec<f32>| {
+        let pos: f32 = k.iter().filter(|v| **v > 0.0).sum();
+        let neg: f32 = -k.iter().filter(|v| **v < 0.0).sum::<f32>();
+        k.into_iter()
+            .map(|v| {
+                if v > 0.0 {
+                    v / pos
+                } else if v < 0.0 {
+                    v / neg
+                } else {
+                    0.0
+                }
+            })
+            .collect::<Vec<f32>>()
+    };
+    (gauss, split_normalise(d1), split_normalise(d2))
+}
+
+/// Per-image intermediate results.
+struct Prepared {
+    /// CSF-filtered colour, as Hunt-adjusted CIELAB.
+    lab: Vec<[f32; 3]>,
+    /// Edge magnitude.
+    edge: Vec<f32>,
+    /// Point magnitude.
+    point: Vec<f32>,
+}
+
+fn prepare(img: &RgbaImage, ppd: f32, lut: &[f32; 256], wp: [f32; 3]) -> Prepared {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let mut ch = [Plane::new(w, h), Plane::new(w, h), Plane::new(w, h)];
+    let mut lum = Plane::new(w, h);
+    for (i, p) in img.pixels().enumerate() {
+        let rgb = [
+            lut[p.0[0] as usize],
+            lut[p.0[1] as usize],
+            lut[p.0[2] as usize],
+        ];
+        let v = xyz_to_ycxcz(mat3(&RGB_TO_XYZ, rgb), wp);
+        for c in 0..3 {
+            ch[c].data[i] = v[c];
+        }
+        // The achromatic channel normalised to [0, 1]: (Yy + 16) / 116 = Y / Yn.
+        lum.data[i] = (v[0] + 16.0) / 116.0;
+    }
+
+    let yy = csf_terms(&[(1.0, 0.0047)], ppd);
+    let cx = csf_terms(&[(1.0, 0.0053)], ppd);
+    let cz = csf_terms(&[(34.1, 0.04), (13.5, 0.025)], ppd);
+    let f = [
+        csf_filter(&ch[0], &yy),
+        csf_filter(&ch[1], &cx),
+        csf_filter(&ch[2], &cz),
+    ];
+    let lab = (0..w * h)
+        .map(|i| {
+            let xyz = ycxcz_to_xyz([f[0].data[i], f[1].data[i], f[2].data[i]], wp);
+            let rgb = mat3(&XYZ_TO_RGB, xyz).map(|c| c.clamp(0.0, 1.0));
+            hunt_lab(rgb, wp)
+        })
+        .collect();
+
+    let (gauss, d1, d2) = feature_kernels(ppd);
+    let ex = convolve(&lum, &d1, &gauss);
+    let ey = convolve(&lum, &gauss, &d1);
+    let px = convolve(&lum, &d2, &gauss);
+    let py = convolve(&lum, &gauss, &d2);
+    let mag = |a: &Plane, b: &Plane| -> Vec<f32> {
+        a.data
+            .iter()
+            .zip(&b.data)
+            .map(|(x, y)| (x * x + y * y).sqrt())
+            .collect()
+    };
+    Prepared {
+        lab,
+        edge: mag(&ex, &ey),
+        point: mag(&px, &py),
+    }
+}
+
+/// Per-pixel FLIP-style error of `b` against `a` (same size), each in `[0, 1]`.
+fn flip_errors(a: &RgbaImage, b: &RgbaImage, ppd: f32) -> Vec<f32> {
+    const QC: f32 = 0.7;
+    const QF: f32 = 0.5;
+    const PC: f32 = 0.4;
+    const PT: f32 = 0.95;
+    let wp = white();
+    let lut = srgb_table();
+    let cmax = math::powf(
+        hyab(hunt_lab([0.0, 1.0, 0.0], wp), hunt_lab([0.0, 0.0, 1.0], wp)),
+        QC,
+    );
+    let pa = prepare(a, ppd, &lut, wp);
+    let pb = prepare(b, ppd, &lut, wp);
+    (0..pa.lab.len())
+        .map(|i| {
+            let e = math::powf(hyab(pa.lab[i], pb.lab[i]), QC);
+            let ec = if e < PC * cmax {
+                PT / (PC * cmax) * e
+            } else {
+                PT + (e - PC * cmax) / (cmax - PC * cmax) * (1.0 - PT)
+            };
+            let df = (pa.edge[i] - pb.edge[i])
+                .abs()
+                .max((pa.point[i] - pb.point[i]).abs());
+            let dfn = math::powf(df * core::f32::consts::FRAC_1_SQRT_2, QF);
+            math::powf(ec, 1.0 - dfn).clamp(0.0, 1.0)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn solid(w: u32, h: u32, c: [u8; 4]) -> RgbaImage {
+        RgbaImage::from_pixel(w, h, Rgba(c))
+    }
+
+    fn gradient(w: u32, h: u32) -> RgbaImage {
+        RgbaImage::from_fn(w, h, |x, y| {
+            Rgba([
+                (x * 7 % 256) as u8,
+                (y * 13 % 256) as u8,
+                ((x + y) * 3 % 256) as u8,
+                255,
+            ])
+        })
+    }
+
+    #[test]
+    fn identical_images_have_no_error() {
+        let a = gradient(17, 9);
+        let d = compare(&a, &a.clone(), &DiffOptions::default()).unwrap();
+        let r = d.report;
+        assert_eq!(r.pixels_over, 0);
+        assert_eq!(r.max_delta, 0);
+        assert_eq!(r.psnr, f64::INFINITY);
+        assert_eq!(r.psnr_text(), "inf");
+        assert_eq!(r.perceptual_mean, 0.0);
+        assert_eq!(r.perceptual_max, 0.0);
+        assert!(d.heat_map().pixels().all(|p| p.0 == [0, 0, 0, 255]));
+    }
+
+    #[test]
+    fn identical_images_through_the_full_pipeline_give_zero() {
+        // Bypass the sq_sum == 0 shortcut: the pipeline itself must give exactly 0.
+        let a = gradient(12, 10);
+        assert!(flip_errors(&a, &a, 67.0).iter().all(|&e| e == 0.0));
+    }
+
+    #[test]
+    fn one_pixel_off_by_ten() {
+        // 10×10 image, one pixel's green channel differs by 10.
+        // Over T = 5: that one pixel (10 > 5). Max delta 10.
+        // MSE over all RGB samples = 10² / (3 · 100) = 100/300 = 1/3, so
+        // PSNR = 10 · log10(255² / (1/3)) = 10 · log10(195075) = 52.902 dB (to 3 decimals:
+        // log10(195075) = log10(1.95075) + 5 = 0.290202 + 5).
+        let a = solid(10, 10, [100, 100, 100, 255]);
+        let mut b = a.clone();
+        b.put_pixel(2, 7, Rgba([100, 110, 100, 255]));
+        let opts = DiffOptions {
+            threshold: 5,
+            ..DiffOptions::default()
+        };
+        let r = compare(&a, &b, &opts).unwrap().report;
+        assert_eq!(r.pixels_over, 1);
+        assert_eq!(r.max_delta, 10);
+        let expected = 10.0 * (195075.0f64).log10();
+        assert!((r.psnr - expected).abs() < 1e-5, "{} vs {expected}", r.psnr);
+        assert!((r.psnr - 52.902).abs() < 1e-3);
+        // flip-evaluator 1.7 (the reference implementation) gives 0.006622 for this pair.
+        assert!(
+            (r.perceptual_mean - 0.006622).abs() < 1e-4,
+            "{}",
+            r.perceptual_mean
+        );
+    }
+
+    #[test]
+    fn threshold_equal_to_delta_is_not_over() {
+        let a = solid(4, 4, [0, 0, 0, 255]);
+        let mut b = a.clone();
+        b.put_pixel(0, 0, Rgba([7, 0, 0, 255]));
+        b.put_pixel(1, 0, Rgba([0, 8, 0, 255]));
+        let count = |t| {
+            compare(
+                &a,
+                &b,
+                &DiffOptions {
+                    threshold: t,
+                    ..DiffOptions::default()
+                },
+            )
+            .unwrap()
+            .report
+            .pixels_over
+        };
+        assert_eq!(count(0), 2);
+        assert_eq!(count(6), 2);
+        assert_eq!(count(7), 1); // delta 7 == T: not over; delta 8 is.
+        assert_eq!(count(8), 0);
+        assert_eq!(count(255), 0);
+    }
+
+    #[test]
+    fn alpha_counts_for_threshold_but_not_psnr_or_perceptual() {
+        let a = solid(3, 3, [10, 20, 30, 255]);
+        let b = solid(3, 3, [10, 20, 30, 0]);
+        let r = compare(&a, &b, &DiffOptions::default()).unwrap().report;
+        assert_eq!(r.pixels_over, 9);
+        assert_eq!(r.max_delta, 255);
+        assert_eq!(r.psnr, f64::INFINITY);
+        assert_eq!(r.perceptual_mean, 0.0);
+    }
+
+    #[test]
+    fn black_vs_white() {
+        // MSE = 255² → PSNR = 10·log10(1) = 0. Colour term: HyAB(L=0, L=100) = 100,
+        // 100^0.7 ≈ 25.1 > pc·cmax ≈ 16.5 → ≈ 0.95 + (25.1 − 16.5)/(41.3 − 16.5)·0.05 ≈ 0.967;
+        // uniform images have no features, so ΔE = ΔEc everywhere.
+        let a = solid(8, 8, [0, 0, 0, 255]);
+        let b = solid(8, 8, [255, 255, 255, 255]);
+        let r = compare(&a, &b, &DiffOptions::default()).unwrap().report;
+        assert_eq!(r.pixels_over, 64);
+        assert_eq!(r.max_delta, 255);
+        assert_eq!(r.psnr, 0.0);
+        assert!(
+            r.perceptual_mean > 0.95 && r.perceptual_mean <= 1.0,
+            "{}",
+            r.perceptual_mean
+        );
+        // flip-evaluator 1.7 gives 0.967391.
+        assert!(
+            (r.perceptual_mean - 0.967391).abs() < 1e-4,
+            "{}",
+            r.perceptual_mean
+        );
+    }
+
+    #[test]
+    fn green_vs_blue_is_the_maximum() {
+        // cmax is defined by exactly this pair, so the unfiltered, featureless error is 1.
+        let a = solid(6, 6, [0, 255, 0, 255]);
+        let b = solid(6, 6, [0, 0, 255, 255]);
+        let r = compare(&a, &b, &DiffOptions::default()).unwrap().report;
+        assert!(
+            (r.perceptual_mean - 1.0).abs() < 1e-4,
+            "{}",
+            r.perceptual_mean
+        );
+    }
+
+    #[test]
+    fn size_mismatch_is_an_error() {
+        let e = compare(
+            &solid(4, 4, [0; 4]),
+            &solid(4, 5, [0; 4]),
+            &DiffOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            DiffError::SizeMismatch {
+                a: (4, 4),
+                b: (4, 5)
+            }
+        );
+        assert_eq!(e.to_string(), "image sizes differ: 4x4 vs 4x5");
+    }
+
+    #[test]
+    fn empty_images_compare_equal() {
+        let a = RgbaImage::new(0, 0);
+        let r = compare(&a, &a, &DiffOptions::default()).unwrap().report;
+        assert_eq!((r.pixels_over, r.max_delta, r.perceptual_mean), (0, 0, 0.0));
+        assert_eq!(r.psnr, f64::INFINITY);
+    }
+
+    #[test]
+    fn errors_are_in_range_and_deterministic() {
+        let a = gradient(40, 30);
+        let mut b = a.clone();
+        for (x, y, p) in b.enumerate_pixels_mut() {
+            if (x + 2 * y) % 5 == 0 {
+                p.0[0] = p.0[0].wrapping_add(90);
+            }
+        }
+        let d1 = compare(&a, &b, &DiffOptions::default()).unwrap();
+        let d2 = compare(&a, &b, &DiffOptions::default()).unwrap();
+        assert_eq!(d1.report, d2.report);
+        assert!(d1
+            .perceptual_errors()
+            .iter()
+            .all(|e| (0.0..=1.0).contains(e)));
+        assert!(d1.report.perceptual_mean > 0.0);
+        assert_eq!(d1.heat_map(), d2.heat_map());
+        // Another viewing condition gives another, still valid, answer.
+        let c = compare(
+            &a,
+            &b,
+            &DiffOptions {
+                pixels_per_degree: 10.0,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(c.report.perceptual_mean > 0.0);
+    }
+
+    #[test]
+    fn psnr_formula() {
+        // One sample off by 255 in 1 pixel: MSE = 255²/3 → PSNR = 10·log10(3).
+        assert!((psnr_from_sums(65025, 3) - 10.0 * 3f64.log10()).abs() < 1e-6);
+        for x in [1.0, 2.0, 10.0, 1e-3, 12345.678, 1e12] {
+            assert!((log10_f64(x) - x.log10()).abs() < 1e-6, "{x}");
+        }
+    }
+
+    #[test]
+    fn heat_ramp_stops() {
+        assert_eq!(heat_color(0.0).0, [0, 0, 0, 255]);
+        assert_eq!(heat_color(1.0 / 3.0).0, [255, 0, 255, 255]);
+        assert_eq!(heat_color(2.0 / 3.0).0, [255, 255, 0, 255]);
+        assert_eq!(heat_color(1.0).0, [255, 255, 255, 255]);
+        assert_eq!(heat_color(1.0 / 6.0).0, [128, 0, 128, 255]);
+        assert_eq!(heat_color(-1.0).0, [0, 0, 0, 255]);
+        assert_eq!(heat_color(7.0).0, [255, 255, 255, 255]);
+        assert_eq!(heat_color(f32::NAN).0, [255, 255, 255, 255]);
+    }
+}

@@ -1,0 +1,381 @@
+//! Integration tests of the `plumb` binary: every subcommand, every exit code, thread-count
+//! determinism and one test per bad-input class (each must give exit 2 and a one-line
+//! `error: ...` on stderr, never a panic).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use image::{Rgba, RgbaImage};
+
+const BIN: &str = env!("CARGO_BIN_EXE_plumb");
+
+/// A fresh, empty directory for one test under cargo's integration-test temp dir.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("plumb-cli")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `plumb args...` with `dir` as the working directory.
+fn plumb(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("plumb binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_success(o: &Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+/// Exit 2, exactly one stderr line, starting with `error: `, no panic.
+fn assert_bad_input(o: &Output, expect_in_message: &str) {
+    let err = stderr(o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "stdout:\n{}\nstderr:\n{err}",
+        stdout(o)
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "want one stderr line, got:\n{err}");
+    assert!(lines[0].starts_with("error: "), "{err}");
+    assert!(
+        lines[0].contains(expect_in_message),
+        "'{expect_in_message}' not in: {err}"
+    );
+}
+
+fn solid(w: u32, h: u32, c: [u8; 4]) -> RgbaImage {
+    RgbaImage::from_pixel(w, h, Rgba(c))
+}
+
+fn save(img: &RgbaImage, dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    img.save(&p).unwrap();
+    p
+}
+
+// ---------------------------------------------------------------------------------------------
+// render
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn no_arguments_renders_plumb_png() {
+    let dir = temp_dir("default");
+    let o = plumb(&dir, &[]);
+    assert_success(&o);
+    assert_eq!(stdout(&o).trim(), "wrote plumb.png (800x600)");
+    let img = image::open(dir.join("plumb.png")).unwrap();
+    assert_eq!((img.width(), img.height()), (800, 600));
+}
+
+#[test]
+fn render_with_size_and_out() {
+    let dir = temp_dir("size");
+    let o = plumb(&dir, &["render", "--size", "64x48", "-o", "small.png"]);
+    assert_success(&o);
+    assert!(stdout(&o).contains("small.png (64x48)"));
+    let img = image::open(dir.join("small.png")).unwrap();
+    assert_eq!((img.width(), img.height()), (64, 48));
+    // Same options without the subcommand name: the same file.
+    assert_success(&plumb(&dir, &["--size", "64x48", "--out", "again.png"]));
+    assert_eq!(
+        std::fs::read(dir.join("small.png")).unwrap(),
+        std::fs::read(dir.join("again.png")).unwrap()
+    );
+}
+
+#[test]
+fn threads_1_and_2_give_identical_files() {
+    let dir = temp_dir("threads");
+    let args = |t: &'static str, out: &'static str| {
+        ["render", "--size", "160x120", "--threads", t, "-o", out]
+    };
+    assert_success(&plumb(&dir, &args("1", "t1.png")));
+    assert_success(&plumb(&dir, &args("2", "t2.png")));
+    let a = std::fs::read(dir.join("t1.png")).unwrap();
+    let b = std::fs::read(dir.join("t2.png")).unwrap();
+    assert!(!a.is_empty());
+    assert!(a == b, "--threads 1 and --threads 2 wrote different bytes");
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    let dir = temp_dir("help");
+    for args in [
+        &["--help"][..],
+        &["diff", "--help"],
+        &["render", "--help"],
+        &["--version"],
+    ] {
+        let o = plumb(&dir, args);
+        assert_success(&o);
+        assert!(!stdout(&o).is_empty());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// diff
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn diff_identical_exits_0() {
+    let dir = temp_dir("diff-same");
+    assert_success(&plumb(&dir, &["render", "--size", "64x48", "-o", "a.png"]));
+    assert_success(&plumb(&dir, &["render", "--size", "64x48", "-o", "b.png"]));
+    let o = plumb(&dir, &["diff", "a.png", "b.png", "--out", "heat.png"]);
+    assert_success(&o);
+    let out = stdout(&o);
+    assert!(out.contains("pixels over T=0    0 "), "{out}");
+    assert!(out.contains("max channel delta: 0"), "{out}");
+    assert!(out.contains("PSNR (RGB):        inf"), "{out}");
+    assert!(out.contains("perceptual mean:   0.000000"), "{out}");
+    assert!(out.contains("result: pass"), "{out}");
+    let heat = image::open(dir.join("heat.png")).unwrap().to_rgba8();
+    assert_eq!(heat.dimensions(), (64, 48));
+    assert!(heat.pixels().all(|p| p.0 == [0, 0, 0, 255]));
+}
+
+#[test]
+fn diff_different_exits_1_with_numbers() {
+    let dir = temp_dir("diff-differ");
+    // One pixel off by 10 in green on 10×10: MSE = 10²/300, PSNR = 10·log10(195075) = 52.90.
+    let a = solid(10, 10, [100, 100, 100, 255]);
+    let mut b = a.clone();
+    b.put_pixel(2, 7, Rgba([100, 110, 100, 255]));
+    save(&a, &dir, "a.png");
+    save(&b, &dir, "b.png");
+
+    let o = plumb(&dir, &["diff", "a.png", "b.png", "--out", "heat.png"]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("size:              10x10 (100 pixels)"),
+        "{out}"
+    );
+    assert!(out.contains("pixels over T=0    1 (1.000%)"), "{out}");
+    assert!(out.contains("max channel delta: 10"), "{out}");
+    assert!(out.contains("PSNR (RGB):        52.90 dB"), "{out}");
+    assert!(out.contains("perceptual mean:   0.0"), "{out}");
+    assert!(
+        out.contains("result: FAIL (1 pixels over threshold 0 (allowed 0))"),
+        "{out}"
+    );
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    let heat = image::open(dir.join("heat.png")).unwrap().to_rgba8();
+    assert_eq!(heat.dimensions(), (10, 10));
+    assert_ne!(heat.get_pixel(2, 7).0, [0, 0, 0, 255]);
+
+    // T equal to the delta is not over; T one below is.
+    assert_eq!(
+        plumb(&dir, &["diff", "a.png", "b.png", "-t", "10"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        plumb(&dir, &["diff", "a.png", "b.png", "--threshold", "9"])
+            .status
+            .code(),
+        Some(1)
+    );
+    // One pixel over is allowed with --max-pixels 1.
+    assert_eq!(
+        plumb(&dir, &["diff", "a.png", "b.png", "--max-pixels", "1"])
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn diff_max_mean_tolerance() {
+    let dir = temp_dir("diff-mean");
+    save(&solid(16, 16, [0, 0, 0, 255]), &dir, "black.png");
+    save(&solid(16, 16, [255, 255, 255, 255]), &dir, "white.png");
+    let mut near = solid(16, 16, [0, 0, 0, 255]);
+    near.put_pixel(5, 5, Rgba([3, 3, 3, 255]));
+    save(&near, &dir, "near.png");
+
+    // Perceptual mean only (threshold 255 disables the pixel criterion).
+    let mean_only = |b: &str| {
+        plumb(
+            &dir,
+            &["diff", "black.png", b, "-t", "255", "--max-mean", "0.05"],
+        )
+        .status
+        .code()
+    };
+    assert_eq!(mean_only("near.png"), Some(0));
+    assert_eq!(mean_only("white.png"), Some(1));
+    let o = plumb(
+        &dir,
+        &[
+            "diff",
+            "black.png",
+            "white.png",
+            "-t",
+            "255",
+            "--max-mean",
+            "0.05",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("PSNR (RGB):        0.00 dB"), "{out}");
+    assert!(out.contains("result: FAIL (perceptual mean 0.9"), "{out}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// bad input: exit 2, one `error:` line
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn diff_missing_file() {
+    let dir = temp_dir("bad-missing");
+    save(&solid(4, 4, [0; 4]), &dir, "a.png");
+    assert_bad_input(
+        &plumb(&dir, &["diff", "a.png", "missing.png"]),
+        "missing.png",
+    );
+    assert_bad_input(
+        &plumb(&dir, &["diff", "missing.png", "a.png"]),
+        "missing.png",
+    );
+}
+
+#[test]
+fn diff_garbage_png() {
+    let dir = temp_dir("bad-garbage");
+    save(&solid(4, 4, [0; 4]), &dir, "a.png");
+    std::fs::write(
+        dir.join("garbage.png"),
+        b"this is not a png at all, just bytes",
+    )
+    .unwrap();
+    assert_bad_input(
+        &plumb(&dir, &["diff", "a.png", "garbage.png"]),
+        "garbage.png",
+    );
+    std::fs::write(dir.join("empty.png"), b"").unwrap();
+    assert_bad_input(&plumb(&dir, &["diff", "empty.png", "a.png"]), "empty.png");
+}
+
+#[test]
+fn diff_truncated_png() {
+    let dir = temp_dir("bad-truncated");
+    let img = RgbaImage::from_fn(64, 64, |x, y| Rgba([(x * 4) as u8, (y * 4) as u8, 7, 255]));
+    let full = save(&img, &dir, "full.png");
+    let bytes = std::fs::read(&full).unwrap();
+    std::fs::write(dir.join("truncated.png"), &bytes[..bytes.len() / 2]).unwrap();
+    assert_bad_input(
+        &plumb(&dir, &["diff", "full.png", "truncated.png"]),
+        "truncated.png",
+    );
+    // Header only: signature and IHDR, no image data.
+    std::fs::write(dir.join("header.png"), &bytes[..33]).unwrap();
+    assert_bad_input(
+        &plumb(&dir, &["diff", "header.png", "full.png"]),
+        "header.png",
+    );
+}
+
+#[test]
+fn diff_size_mismatch() {
+    let dir = temp_dir("bad-mismatch");
+    save(&solid(4, 4, [0; 4]), &dir, "a.png");
+    save(&solid(4, 5, [0; 4]), &dir, "b.png");
+    assert_bad_input(&plumb(&dir, &["diff", "a.png", "b.png"]), "4x4 vs 4x5");
+}
+
+#[test]
+fn diff_bad_options() {
+    let dir = temp_dir("bad-diff-options");
+    save(&solid(4, 4, [0; 4]), &dir, "a.png");
+    assert_bad_input(&plumb(&dir, &["diff", "a.png"]), "B.png");
+    assert_bad_input(
+        &plumb(&dir, &["diff", "a.png", "a.png", "-t", "256"]),
+        "256",
+    );
+    assert_bad_input(
+        &plumb(&dir, &["diff", "a.png", "a.png", "--max-mean", "nan"]),
+        "nan",
+    );
+    assert_bad_input(
+        &plumb(
+            &dir,
+            &["diff", "a.png", "a.png", "--out", "no/such/dir/heat.png"],
+        ),
+        "heat.png",
+    );
+}
+
+#[test]
+fn render_size_zero() {
+    let dir = temp_dir("bad-size-zero");
+    assert_bad_input(&plumb(&dir, &["render", "--size", "0x0"]), "0x0");
+    assert_bad_input(&plumb(&dir, &["--size", "10x0"]), "10x0");
+    assert!(!dir.join("plumb.png").exists());
+}
+
+#[test]
+fn render_size_huge() {
+    let dir = temp_dir("bad-size-huge");
+    assert_bad_input(
+        &plumb(&dir, &["render", "--size", "100000x100000"]),
+        "100000x100000",
+    );
+    assert_bad_input(&plumb(&dir, &["render", "--size", "64by48"]), "64by48");
+}
+
+#[test]
+fn render_bad_threads() {
+    let dir = temp_dir("bad-threads");
+    assert_bad_input(&plumb(&dir, &["render", "--threads", "two"]), "two");
+    assert_bad_input(&plumb(&dir, &["render", "--threads", "-1"]), "-1");
+    assert_bad_input(&plumb(&dir, &["render", "--threads=-1"]), "-1");
+    assert_bad_input(&plumb(&dir, &["render", "--threads", "100000"]), "100000");
+}
+
+#[test]
+fn unknown_flag() {
+    let dir = temp_dir("bad-flag");
+    assert_bad_input(&plumb(&dir, &["--frobnicate"]), "--frobnicate");
+    assert_bad_input(&plumb(&dir, &["render", "--frobnicate"]), "--frobnicate");
+    assert_bad_input(
+        &plumb(&dir, &["diff", "--frobnicate", "a", "b"]),
+        "--frobnicate",
+    );
+    assert_bad_input(&plumb(&dir, &["frobnicate"]), "frobnicate");
+}
+
+#[test]
+fn render_unwritable_output() {
+    let dir = temp_dir("bad-out");
+    assert_bad_input(
+        &plumb(
+            &dir,
+            &["render", "--size", "8x8", "-o", "no/such/dir/out.png"],
+        ),
+        "out.png",
+    );
+}
