@@ -124,7 +124,9 @@ fn draw(ctx: &mut Context, s: &Scene) {
         },
         color: FOG,
         distance: FogDistance::EyeDepth,
-        per_pixel: false,
+        // GL (and Mesa) interpolate the fog coordinate and compute the clamped factor per
+        // fragment; per-vertex factors differ on large triangles that straddle fog start/end.
+        per_pixel: true,
     };
     let unit = TextureUnit::new(Arc::clone(&s.texture), Sampler::TRILINEAR);
     let mut ff = FixedFunction {
@@ -223,7 +225,12 @@ fn main() {
     draw(&mut ctx, &scene);
     println!("threads: {}  grid: {nx}x{nz}", ctx.threads());
     println!("first frame: {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
-    ctx.color_image().save(&out).expect("write PNG");
+    // RGB only, like the probe's PPM: the framebuffer alpha here is the texture's (the blue
+    // checks have alpha 128), which image viewers would composite into pale colours.
+    image::DynamicImage::ImageRgba8(ctx.color_image())
+        .to_rgb8()
+        .save(&out)
+        .expect("write PNG");
     println!("wrote {out}");
     let mut times = Vec::with_capacity(frames);
     for _ in 0..frames {
