@@ -378,22 +378,21 @@ impl FragmentPath {
         }
     }
 
-    #[allow(
-        clippy::needless_range_loop,
-        reason = "SoA colour channels indexed together"
-    )]
     fn write(&self, s: &Scratch, dst: &mut [[u8; 4]], len: usize) {
+        // Channel by channel into packed pixels (each loop vectorises), then one masked
+        // store per pixel.
         let cm = self.color_mask;
-        for i in 0..len {
-            let new = u32::from_le_bytes([
-                to_unorm8(s.color[0][i]),
-                to_unorm8(s.color[1][i]),
-                to_unorm8(s.color[2][i]),
-                to_unorm8(s.color[3][i]),
-            ]);
-            let old = u32::from_le_bytes(dst[i]);
-            let px = (new & cm) | (old & !cm);
-            dst[i] = if s.mask[i] { px.to_le_bytes() } else { dst[i] };
+        let mut packed = [0u32; SPAN];
+        let packed = &mut packed[..len];
+        for c in 0..4 {
+            for (p, &x) in packed.iter_mut().zip(&s.color[c][..len]) {
+                *p |= unorm8_u32(x) << (8 * c);
+            }
+        }
+        for ((d, &p), &m) in dst.iter_mut().zip(packed.iter()).zip(&s.mask[..len]) {
+            let old = u32::from_le_bytes(*d);
+            let new = (p & cm) | (old & !cm);
+            *d = (if m { new } else { old }).to_le_bytes();
         }
     }
 
@@ -507,9 +506,22 @@ fn one_minus(o: &mut [f32], x: &[f32]) {
 /// `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.
 #[inline(always)]
 pub fn to_unorm8(x: f32) -> u8 {
-    // The scaled value is in [0.5, 255.5] (or NaN), so truncating through `i32` (which
-    // vectorises; NaN → 0) equals the saturating `as u8`.
-    (x.clamp(0.0, 1.0) * 255.0 + 0.5) as i32 as u8
+    unorm8_u32(x) as u8
+}
+
+/// [`to_unorm8`] as a `u32`, in operations that vectorise (a float-to-int `as` cast does not,
+/// on baseline x86-64: it becomes one scalar conversion per lane).
+///
+/// `max`/`min` return the non-NaN operand, so NaN becomes 0. Then `y = x·255 + 0.5 ∈ [0.5,
+/// 255.5]`; adding 2²³ rounds it to an integer `r = round(y)` held in the mantissa bits, and
+/// `⌊y⌋ = r − [r > y]`. Every step is exact, so this equals `⌊y⌋` bit for bit.
+#[inline(always)]
+fn unorm8_u32(x: f32) -> u32 {
+    const MAGIC: f32 = 8_388_608.0; // 2²³
+    let y = x.max(0.0).min(1.0) * 255.0 + 0.5;
+    let z = y + MAGIC;
+    let r = z.to_bits() & 0x007F_FFFF;
+    r - u32::from(z - MAGIC > y)
 }
 
 #[cfg(test)]
@@ -526,6 +538,24 @@ mod tests {
         assert_eq!(to_unorm8(f32::NAN), 0);
         for d in 0..=255u8 {
             assert_eq!(to_unorm8(f32::from(d) / 255.0), d);
+        }
+        // Against the plain formula: around every rounding boundary (k + ½)/255 and on a
+        // strided sweep of all floats in [−0.5, 1.5].
+        let reference = |x: f32| (x.clamp(0.0, 1.0) * 255.0 + 0.5).floor() as u8;
+        for k in 0..=255u32 {
+            let b = (k as f32 + 0.5) / 255.0;
+            let mut x = f32::from_bits(b.to_bits() - 64);
+            for _ in 0..128 {
+                assert_eq!(to_unorm8(x), reference(x), "{x:e}");
+                x = f32::from_bits(x.to_bits() + 1);
+            }
+        }
+        for sign in [0, 0x8000_0000u32] {
+            // Magnitudes from 0 (and −0) up to 1.5, every 4099th bit pattern.
+            for bits in (0..=1.5f32.to_bits()).step_by(4099) {
+                let x = f32::from_bits(bits | sign);
+                assert_eq!(to_unorm8(x), reference(x), "{x:e}");
+            }
         }
     }
 }
