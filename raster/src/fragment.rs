@@ -516,6 +516,10 @@ pub fn to_unorm8(x: f32) -> u8 {
 /// 255.5]`; adding 2²³ rounds it to an integer `r = round(y)` held in the mantissa bits, and
 /// `⌊y⌋ = r − [r > y]`. Every step is exact, so this equals `⌊y⌋` bit for bit.
 #[inline(always)]
+#[allow(
+    clippy::manual_clamp,
+    reason = "max/min map NaN to 0; clamp would keep the NaN"
+)]
 fn unorm8_u32(x: f32) -> u32 {
     const MAGIC: f32 = 8_388_608.0; // 2²³
     let y = x.max(0.0).min(1.0) * 255.0 + 0.5;
