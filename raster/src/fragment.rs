@@ -39,6 +39,8 @@ pub(crate) struct Scratch {
     /// Shader scratch: per-pixel primary and secondary colours (Phong).
     pub prim: [[f32; SPAN]; 4],
     pub sec: [[f32; SPAN]; 3],
+    /// Packed RGBA8 colours on their way to the target.
+    packed: [u32; SPAN],
     spass: [bool; SPAN],
     dmask: [bool; SPAN],
     dst: [[f32; SPAN]; 4],
@@ -61,6 +63,7 @@ impl Scratch {
             tex: [[0.0; SPAN]; 4],
             prim: [[0.0; SPAN]; 4],
             sec: [[0.0; SPAN]; 3],
+            packed: [0; SPAN],
             spass: [false; SPAN],
             dmask: [false; SPAN],
             dst: [[0.0; SPAN]; 4],
@@ -378,13 +381,15 @@ impl FragmentPath {
         }
     }
 
-    fn write(&self, s: &Scratch, dst: &mut [[u8; 4]], len: usize) {
+    fn write(&self, s: &mut Scratch, dst: &mut [[u8; 4]], len: usize) {
         // Channel by channel into packed pixels (each loop vectorises), then one masked
         // store per pixel.
         let cm = self.color_mask;
-        let mut packed = [0u32; SPAN];
-        let packed = &mut packed[..len];
-        for c in 0..4 {
+        let packed = &mut s.packed[..len];
+        for (p, &x) in packed.iter_mut().zip(&s.color[0][..len]) {
+            *p = unorm8_u32(x);
+        }
+        for c in 1..4 {
             for (p, &x) in packed.iter_mut().zip(&s.color[c][..len]) {
                 *p |= unorm8_u32(x) << (8 * c);
             }
