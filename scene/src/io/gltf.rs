@@ -29,6 +29,7 @@
 
 mod accessor;
 mod channels;
+mod document;
 mod glb;
 mod material;
 mod primitive;
@@ -43,7 +44,7 @@ use plumb_raster::texture::Texture;
 
 pub use self::accessor::MAX_ACCESSOR_ELEMENTS;
 
-use super::error::{IoError, Location};
+use super::error::IoError;
 use super::imported::{
     CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedScene, LightKind,
 };
@@ -160,7 +161,7 @@ pub fn import_gltf_bytes(
     } else {
         (data, None)
     };
-    let doc = parse_document(file, json)?;
+    let doc = document::parse(file, json)?;
     let mut ctx = Ctx {
         file,
         base,
@@ -197,49 +198,6 @@ pub fn import_gltf_bytes(
     let _ = scene.remove(staging);
     imported.roots = top;
     Ok(imported)
-}
-
-/// JSON → validated document, with line/column for syntax errors.
-fn parse_document(file: &Path, json: &[u8]) -> Result<Document, IoError> {
-    let root = ::gltf::json::Root::from_slice(json).map_err(|e| {
-        let text = e.to_string();
-        let message = text
-            .rsplit_once(" at line ")
-            .map_or(text.as_str(), |(m, _)| m)
-            .to_owned();
-        IoError::Parse {
-            file: file.to_owned(),
-            location: (e.line() > 0).then_some(Location {
-                line: e.line(),
-                column: Some(e.column()),
-            }),
-            message: format!("invalid glTF JSON: {message}"),
-        }
-    })?;
-    Document::from_json(root).map_err(|e| match e {
-        ::gltf::Error::Validation(errors) => {
-            let (path, what) = errors
-                .first()
-                .map(|(p, w)| (p.to_string(), w.to_string()))
-                .unwrap_or_default();
-            let more = if errors.len() > 1 {
-                format!(" (and {} more)", errors.len() - 1)
-            } else {
-                String::new()
-            };
-            IoError::Invalid {
-                file: file.to_owned(),
-                location: None,
-                context: path,
-                message: format!("{}{more}", what.to_lowercase()),
-            }
-        }
-        other => IoError::Parse {
-            file: file.to_owned(),
-            location: None,
-            message: other.to_string(),
-        },
-    })
 }
 
 fn load_buffers(
