@@ -13,9 +13,7 @@ use serde_json::{json, Value};
 fn load(name: &str, file: &str, bytes: impl AsRef<[u8]>) -> (PathBuf, IoError) {
     let dir = temp_dir(name);
     let p = write(&dir, file, bytes);
-    let e = io::load(&p, &ImportOptions::default())
-        .err()
-        .expect("must fail");
+    let e = io::load(&p, &ImportOptions::default()).expect_err("must fail");
     assert_eq!(e.file(), p.as_path(), "{e}");
     assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
     (p, e)
