@@ -211,6 +211,20 @@ impl<T: Keyframe> Track<T> {
     }
 }
 
+/// `Transform::from_srt`, with the uniform-scale hint set when the three scale components
+/// are equal (so composition keeps the rotation–scale fast path).
+///
+/// # Errors
+/// As [`Transform::from_srt`].
+pub(crate) fn trs(scale: Vec3, rotation: Quat, translation: Vec3) -> Result<Transform, SceneError> {
+    let t = Transform::from_srt(scale, rotation, translation)?;
+    if scale.x == scale.y && scale.y == scale.z {
+        t.with_uniform_scale(scale.x)
+    } else {
+        Ok(t)
+    }
+}
+
 /// The tracks driving one node, with its rest pose.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeAnimation {
@@ -245,7 +259,7 @@ impl NodeAnimation {
             .as_ref()
             .map_or(self.rest_rotation, |k| k.sample(t));
         let s = self.scale.as_ref().map_or(self.rest_scale, |k| k.sample(t));
-        Transform::from_srt(s, r, tr)
+        trs(s, r, tr)
     }
 
     /// Time of the last key of any track.

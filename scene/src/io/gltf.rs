@@ -290,7 +290,7 @@ fn node_transform(ctx: &Ctx<'_>, node: &::gltf::Node<'_>) -> Result<Transform, I
             if t == Vec3::ZERO && r == Quat::IDENTITY && s == Vec3::ONE {
                 return Ok(Transform::IDENTITY);
             }
-            Transform::from_srt(s, r, t).map_err(|e| match e {
+            super::animation::trs(s, r, t).map_err(|e| match e {
                 SceneError::NotARotation => {
                     ctx.invalid(&label, "rotation quaternion is zero".to_owned())
                 }
