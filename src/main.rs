@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use cli::diff::DiffArgs;
+use cli::info::InfoArgs;
 use cli::render::RenderArgs;
 
 /// plumb — a deterministic CPU reference renderer.
@@ -35,6 +36,9 @@ enum Command {
     /// Prints the pixels over a per-channel threshold, the max channel delta, PSNR and a
     /// perceptual (FLIP-style) mean, and writes a heat map with `--out`.
     Diff(DiffArgs),
+    /// Print a scene file's tree (.gltf, .glb, .obj): names, transforms, bounds, materials,
+    /// cameras, lights, animations; `--json` for one object per node in tree order.
+    Info(InfoArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
     let result = match parsed.command {
         Some(Command::Render(args)) => cli::render::run(&args),
         Some(Command::Diff(args)) => cli::diff::run(&args),
+        Some(Command::Info(args)) => cli::info::run(&args),
         None => cli::render::run(&parsed.render),
     };
     match result {

@@ -379,3 +379,201 @@ fn render_unwritable_output() {
         "out.png",
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// info
+// ---------------------------------------------------------------------------------------------
+
+/// A glTF file `name` in `dir` with its buffer in `name.bin`: a group `p` at (1,2,3) holding a
+/// node `c` scaled by 2 that draws the unit right triangle. `edit` changes the JSON first.
+fn write_gltf(dir: &Path, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+    let mut bin: Vec<u8> = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    bin.extend([0u16, 1, 2, 0].iter().flat_map(|x| x.to_le_bytes()));
+    std::fs::write(dir.join(format!("{name}.bin")), &bin).unwrap();
+    let mut doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scenes": [{"nodes": [0]}],
+        "nodes": [
+            {"name": "p", "translation": [1.0, 2.0, 3.0], "children": [1]},
+            {"name": "c", "scale": [2.0, 2.0, 2.0], "mesh": 0}],
+        "meshes": [{"name": "m", "primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "buffers": [{"uri": format!("{name}.bin"), "byteLength": 44}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 6}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"},
+            {"bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR"}]
+    });
+    edit(&mut doc);
+    let p = dir.join(format!("{name}.gltf"));
+    std::fs::write(&p, serde_json::to_string(&doc).unwrap()).unwrap();
+    p
+}
+
+#[test]
+fn info_text_for_obj_and_gltf() {
+    let dir = temp_dir("info-text");
+    std::fs::write(
+        dir.join("quad.obj"),
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n",
+    )
+    .unwrap();
+    let o = plumb(&dir, &["info", "quad.obj"]);
+    assert_success(&o);
+    let out = stdout(&o);
+    assert!(out.contains("  quad [group]"), "{out}");
+    assert!(
+        out.contains("    quad[0] [geometry triangles vertices=4 indices=6]"),
+        "{out}"
+    );
+    write_gltf(&dir, "t", |_| {});
+    let o = plumb(&dir, &["info", "t.gltf"]);
+    assert_success(&o);
+    let out = stdout(&o);
+    assert!(out.contains("  p [group]\n    local: T=(1, 2, 3)"), "{out}");
+    assert!(out.contains("m[0] [geometry triangles"), "{out}");
+    assert!(out.contains("materials:"), "{out}");
+}
+
+#[test]
+fn info_json_one_object_per_node() {
+    let dir = temp_dir("info-json");
+    write_gltf(&dir, "t", |_| {});
+    let o = plumb(&dir, &["info", "t.gltf", "--json"]);
+    assert_success(&o);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    let nodes = v["nodes"].as_array().unwrap();
+    let names: Vec<&str> = nodes.iter().map(|n| n["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["root", "p", "c", "m[0]"]);
+    let parents: Vec<Option<u64>> = nodes.iter().map(|n| n["parent"].as_u64()).collect();
+    assert_eq!(parents, [None, Some(0), Some(1), Some(2)]);
+    let f = |n: &serde_json::Value, k: &str| -> Vec<f64> {
+        n[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    // Column-major: translation in elements 12..14.
+    assert_eq!(f(&nodes[1], "local")[12..15], [1.0, 2.0, 3.0]);
+    let world = f(&nodes[3], "world");
+    assert_eq!(world.len(), 16);
+    assert_eq!(
+        (world[0], world[5], world[10], world[15]),
+        (2.0, 2.0, 2.0, 1.0)
+    );
+    assert_eq!(world[12..15], [1.0, 2.0, 3.0]);
+    assert_eq!(nodes[3]["kind"], "geometry");
+    assert_eq!(nodes[3]["vertices"], 3);
+    assert_eq!(nodes[3]["triangles"], 1);
+    assert!(nodes[1].get("vertices").is_none());
+    // World corners (1,2,3), (3,2,3), (1,4,3): the bound holds them, and no sphere smaller
+    // than half the hypotenuse (√2) can.
+    let c = f(&nodes[3]["bound"], "center");
+    let r = nodes[3]["bound"]["radius"].as_f64().unwrap();
+    for p in [[1.0, 2.0, 3.0], [3.0, 2.0, 3.0], [1.0, 4.0, 3.0]] {
+        let d = (0..3)
+            .map(|k| (p[k] - c[k]) * (p[k] - c[k]))
+            .sum::<f64>()
+            .sqrt();
+        assert!(d <= r + 1e-5, "{p:?} outside {c:?} r={r}");
+    }
+    assert!(r >= 2f64.sqrt() - 1e-5 && r <= 2.0 * 2f64.sqrt(), "{r}");
+    assert_eq!(v["cameras"], serde_json::json!([]));
+}
+
+#[test]
+fn info_bad_inputs() {
+    let dir = temp_dir("info-bad");
+    std::fs::write(dir.join("garbage.gltf"), "not json at all").unwrap();
+    assert_bad_input(&plumb(&dir, &["info", "garbage.gltf"]), "garbage.gltf:1:");
+    std::fs::write(
+        dir.join("trunc.glb"),
+        b"glTF\x02\x00\x00\x00\xff\x00\x00\x00JSON",
+    )
+    .unwrap();
+    assert_bad_input(&plumb(&dir, &["info", "trunc.glb"]), "truncated GLB");
+    std::fs::write(dir.join("garbage.obj"), [0xffu8, 0xfe, 0, 1, 2]).unwrap();
+    assert_bad_input(&plumb(&dir, &["info", "garbage.obj"]), "garbage.obj:1:");
+    std::fs::write(
+        dir.join("range.obj"),
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n",
+    )
+    .unwrap();
+    assert_bad_input(&plumb(&dir, &["info", "range.obj"]), "range.obj:4:");
+    write_gltf(&dir, "nobuf", |d| {
+        d["buffers"][0]["uri"] = "gone.bin".into()
+    });
+    assert_bad_input(&plumb(&dir, &["info", "nobuf.gltf"]), "buffer 'gone.bin'");
+    write_gltf(&dir, "noimg", |d| {
+        d["meshes"][0]["primitives"][0]["material"] = 0.into();
+        d["materials"] =
+            serde_json::json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+        d["textures"] = serde_json::json!([{"source": 0}]);
+        d["images"] = serde_json::json!([{"uri": "gone.png"}]);
+    });
+    assert_bad_input(&plumb(&dir, &["info", "noimg.gltf"]), "image 'gone.png'");
+    write_gltf(&dir, "acc", |d| d["accessors"][0]["count"] = 30.into());
+    assert_bad_input(&plumb(&dir, &["info", "acc.gltf"]), "run past the end");
+    write_gltf(&dir, "cnt", |d| {
+        d["accessors"][1]["count"] = 4.into();
+        d["bufferViews"][1]["byteLength"] = 8.into();
+    });
+    assert_bad_input(
+        &plumb(&dir, &["info", "cnt.gltf"]),
+        "4 indices do not form whole",
+    );
+    write_gltf(&dir, "idx", |_| {});
+    let mut bin = std::fs::read(dir.join("idx.bin")).unwrap();
+    bin[40..42].copy_from_slice(&7u16.to_le_bytes());
+    std::fs::write(dir.join("idx.bin"), bin).unwrap();
+    assert_bad_input(
+        &plumb(&dir, &["info", "idx.gltf"]),
+        "index 7 at position 2 is out of range",
+    );
+    write_gltf(&dir, "nan", |d| {
+        d["nodes"][0]["translation"] = serde_json::json!([1e39, 0, 0])
+    });
+    assert_bad_input(
+        &plumb(&dir, &["info", "nan.gltf"]),
+        "node 0 'p': non-finite value in translation",
+    );
+    write_gltf(&dir, "skin", |d| {
+        d["nodes"][1]["skin"] = 0.into();
+        d["skins"] = serde_json::json!([{"joints": [0]}]);
+    });
+    assert_bad_input(
+        &plumb(&dir, &["info", "skin.gltf"]),
+        "node 1 'c': skins are not supported",
+    );
+    assert_bad_input(
+        &plumb(&dir, &["info", "absent.glb"]),
+        "absent.glb: cannot read",
+    );
+    assert_bad_input(
+        &plumb(&dir, &["info", "scene.fbx"]),
+        "unsupported scene format",
+    );
+    assert_bad_input(&plumb(&dir, &["info"]), "SCENE");
+}
+
+#[test]
+fn info_oversized_texture() {
+    let dir = temp_dir("info-big-texture");
+    save(&solid(8193, 1, [0, 0, 0, 255]), &dir, "wide.png");
+    write_gltf(&dir, "big", |d| {
+        d["meshes"][0]["primitives"][0]["material"] = 0.into();
+        d["materials"] =
+            serde_json::json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+        d["textures"] = serde_json::json!([{"source": 0}]);
+        d["images"] = serde_json::json!([{"uri": "wide.png"}]);
+    });
+    assert_bad_input(
+        &plumb(&dir, &["info", "big.gltf"]),
+        "image 'wide.png' is 8193x1; the limit is 8192 texels per side",
+    );
+}

@@ -74,6 +74,7 @@ pub mod controller;
 pub mod cull;
 pub mod error;
 pub mod graph;
+pub mod io;
 pub mod lookup;
 pub mod mesh;
 pub mod pick;

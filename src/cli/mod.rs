@@ -1,6 +1,7 @@
 //! Subcommands of the `plumb` binary, one module each, plus the shared exit-code rules.
 
 pub mod diff;
+pub mod info;
 pub mod render;
 
 use std::process::ExitCode;

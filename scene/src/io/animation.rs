@@ -1,0 +1,522 @@
+//! Keyframe animation of node transforms, as glTF defines it: per node, independent
+//! translation, rotation and scale tracks, each with STEP, LINEAR or CUBICSPLINE
+//! interpolation.
+//!
+//! * [`Track::sample`] is a pure function of the keys and a time `t` in seconds. Before the
+//!   first key it holds the first value, after the last key the last value (no looping).
+//! * LINEAR rotation is spherical (shortest arc, `acos`/`sin` from `plumb_raster::math`,
+//!   falling back to normalized lerp when the two keys are within 0.05° of each other).
+//! * CUBICSPLINE keys store `(in-tangent, value, out-tangent)`; between keys `k` and `k+1`,
+//!   with `Δ = t_{k+1} − t_k` and `s = (t − t_k)/Δ`, the value is the Hermite curve
+//!   `(2s³−3s²+1)·v_k + (s³−2s²+s)·Δ·out_k + (−2s³+3s²)·v_{k+1} + (s³−s²)·Δ·in_{k+1}`;
+//!   rotations are normalized afterwards.
+//!
+//! A [`NodeAnimation`] combines the tracks of one node with the node's rest pose (used for
+//! the components no track drives) into a [`Transform`]. [`apply_animations`] poses a scene at
+//! a time; [`add_animation_controllers`] attaches the same thing as scene controllers so that
+//! [`Scene::update`] drives it.
+
+use glam::{Quat, Vec3, Vec4};
+
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
+use crate::transform::Transform;
+
+/// How values between keyframes are found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Hold the value of the previous key.
+    Step,
+    /// Linear (vectors) or spherical linear (rotations).
+    Linear,
+    /// Cubic Hermite with per-key in and out tangents.
+    CubicSpline,
+}
+
+/// A value a track can interpolate.
+pub trait Keyframe: Copy + PartialEq + std::fmt::Debug {
+    /// Linear or spherical interpolation from `a` (s = 0) to `b` (s = 1).
+    fn interpolate(a: Self, b: Self, s: f32) -> Self;
+    /// `Σ wᵢ·vᵢ` of four values (the Hermite basis), then normalized where that applies.
+    fn hermite(p0: Self, m0: Self, p1: Self, m1: Self, w: [f32; 4]) -> Self;
+    /// Whether every component is finite.
+    fn is_finite(&self) -> bool;
+}
+
+impl Keyframe for Vec3 {
+    fn interpolate(a: Self, b: Self, s: f32) -> Self {
+        a + (b - a) * s
+    }
+    fn hermite(p0: Self, m0: Self, p1: Self, m1: Self, w: [f32; 4]) -> Self {
+        p0 * w[0] + m0 * w[1] + p1 * w[2] + m1 * w[3]
+    }
+    fn is_finite(&self) -> bool {
+        Vec3::is_finite(*self)
+    }
+}
+
+/// `cos` of the angle under which two unit quaternions are blended linearly instead of
+/// spherically (their angle is below about 0.05°, where `sin θ` loses precision).
+const SLERP_LINEAR_COS: f32 = 0.999_999_6;
+
+/// Spherical linear interpolation along the shorter arc (glTF's reference `slerp`), with
+/// transcendental functions from `plumb_raster::math`.
+pub fn slerp(a: Quat, b: Quat, s: f32) -> Quat {
+    let (a4, mut b4) = (Vec4::from(a), Vec4::from(b));
+    let mut d = a4.dot(b4);
+    if d < 0.0 {
+        b4 = -b4;
+        d = -d;
+    }
+    let out = if d > SLERP_LINEAR_COS {
+        a4 + (b4 - a4) * s
+    } else {
+        let theta = plumb_raster::math::acos(d.min(1.0));
+        let sin_theta = plumb_raster::math::sin(theta);
+        let wa = plumb_raster::math::sin((1.0 - s) * theta) / sin_theta;
+        let wb = plumb_raster::math::sin(s * theta) / sin_theta;
+        a4 * wa + b4 * wb
+    };
+    Quat::from_vec4(out.normalize_or_zero())
+}
+
+impl Keyframe for Quat {
+    fn interpolate(a: Self, b: Self, s: f32) -> Self {
+        slerp(a, b, s)
+    }
+    fn hermite(p0: Self, m0: Self, p1: Self, m1: Self, w: [f32; 4]) -> Self {
+        let v = Vec4::from(p0) * w[0]
+            + Vec4::from(m0) * w[1]
+            + Vec4::from(p1) * w[2]
+            + Vec4::from(m1) * w[3];
+        Quat::from_vec4(v.normalize_or_zero())
+    }
+    fn is_finite(&self) -> bool {
+        Quat::is_finite(*self)
+    }
+}
+
+/// One animated quantity: key times and values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Track<T> {
+    interpolation: Interpolation,
+    times: Vec<f32>,
+    /// One value per key, or `(in, value, out)` triples for [`Interpolation::CubicSpline`].
+    values: Vec<T>,
+}
+
+impl<T: Keyframe> Track<T> {
+    /// A track from key times (seconds, finite, ≥ 0, strictly increasing) and values (one per
+    /// key; three per key — in-tangent, value, out-tangent — for cubic splines).
+    ///
+    /// # Errors
+    /// A message saying what is wrong (the importer adds the file and channel).
+    pub fn new(
+        interpolation: Interpolation,
+        times: Vec<f32>,
+        values: Vec<T>,
+    ) -> Result<Self, String> {
+        if times.is_empty() {
+            return Err("no keyframes".to_owned());
+        }
+        if let Some(bad) = times.iter().find(|t| !t.is_finite() || **t < 0.0) {
+            return Err(format!("keyframe time {bad} is not a finite time ≥ 0"));
+        }
+        if let Some(w) = times.windows(2).find(|w| w[1] <= w[0]) {
+            return Err(format!(
+                "keyframe times must increase strictly ({} then {})",
+                w[0], w[1]
+            ));
+        }
+        let per_key = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        if values.len() != times.len() * per_key {
+            return Err(format!(
+                "{} keyframes need {} values, found {}",
+                times.len(),
+                times.len() * per_key,
+                values.len()
+            ));
+        }
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err("non-finite keyframe value".to_owned());
+        }
+        Ok(Track {
+            interpolation,
+            times,
+            values,
+        })
+    }
+
+    /// The interpolation mode.
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
+    }
+
+    /// Key times in seconds.
+    pub fn times(&self) -> &[f32] {
+        &self.times
+    }
+
+    /// Time of the last key.
+    pub fn end_time(&self) -> f32 {
+        self.times.last().copied().unwrap_or(0.0)
+    }
+
+    /// The value at key `k` (the middle of the triple for cubic splines).
+    fn key(&self, k: usize) -> T {
+        match self.interpolation {
+            Interpolation::CubicSpline => self.values[3 * k + 1],
+            _ => self.values[k],
+        }
+    }
+
+    /// The value at time `t` (seconds); see the [module docs](self). A NaN time gives the
+    /// first value.
+    pub fn sample(&self, t: f32) -> T {
+        let n = self.times.len();
+        if t.is_nan() || t <= self.times[0] {
+            return self.key(0);
+        }
+        if t >= self.times[n - 1] {
+            return self.key(n - 1);
+        }
+        // times[k] <= t < times[k + 1]
+        let k = self.times.partition_point(|&x| x <= t) - 1;
+        let (t0, t1) = (self.times[k], self.times[k + 1]);
+        let dt = t1 - t0;
+        let s = (t - t0) / dt;
+        match self.interpolation {
+            Interpolation::Step => self.key(k),
+            Interpolation::Linear => T::interpolate(self.key(k), self.key(k + 1), s),
+            Interpolation::CubicSpline => {
+                let s2 = s * s;
+                let s3 = s2 * s;
+                let w = [
+                    2.0 * s3 - 3.0 * s2 + 1.0,
+                    (s3 - 2.0 * s2 + s) * dt,
+                    -2.0 * s3 + 3.0 * s2,
+                    (s3 - s2) * dt,
+                ];
+                let p0 = self.values[3 * k + 1];
+                let m0 = self.values[3 * k + 2];
+                let p1 = self.values[3 * (k + 1) + 1];
+                let m1 = self.values[3 * (k + 1)];
+                T::hermite(p0, m0, p1, m1, w)
+            }
+        }
+    }
+}
+
+/// `Transform::from_srt`, with the uniform-scale hint set when the three scale components
+/// are equal (so composition keeps the rotation–scale fast path).
+///
+/// # Errors
+/// As [`Transform::from_srt`].
+pub(crate) fn trs(scale: Vec3, rotation: Quat, translation: Vec3) -> Result<Transform, SceneError> {
+    let t = Transform::from_srt(scale, rotation, translation)?;
+    if scale.x == scale.y && scale.y == scale.z {
+        t.with_uniform_scale(scale.x)
+    } else {
+        Ok(t)
+    }
+}
+
+/// The tracks driving one node, with its rest pose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeAnimation {
+    /// The animated node.
+    pub node: NodeId,
+    /// Translation when no track drives it.
+    pub rest_translation: Vec3,
+    /// Rotation when no track drives it.
+    pub rest_rotation: Quat,
+    /// Scale when no track drives it.
+    pub rest_scale: Vec3,
+    /// Translation track.
+    pub translation: Option<Track<Vec3>>,
+    /// Rotation track (unit quaternions).
+    pub rotation: Option<Track<Quat>>,
+    /// Scale track.
+    pub scale: Option<Track<Vec3>>,
+}
+
+impl NodeAnimation {
+    /// The node's local transform at time `t`: scale, then rotation, then translation.
+    ///
+    /// # Errors
+    /// [`SceneError::NotARotation`] if a cubic rotation track passes through zero.
+    pub fn sample(&self, t: f32) -> Result<Transform, SceneError> {
+        let tr = self
+            .translation
+            .as_ref()
+            .map_or(self.rest_translation, |k| k.sample(t));
+        let r = self
+            .rotation
+            .as_ref()
+            .map_or(self.rest_rotation, |k| k.sample(t));
+        let s = self.scale.as_ref().map_or(self.rest_scale, |k| k.sample(t));
+        trs(s, r, tr)
+    }
+
+    /// Time of the last key of any track.
+    pub fn end_time(&self) -> f32 {
+        let a = self.translation.as_ref().map_or(0.0, Track::end_time);
+        let b = self.rotation.as_ref().map_or(0.0, Track::end_time);
+        let c = self.scale.as_ref().map_or(0.0, Track::end_time);
+        a.max(b).max(c)
+    }
+}
+
+/// A named set of node animations (one glTF animation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Animation {
+    /// Name in the file (may be empty).
+    pub name: String,
+    /// One entry per animated node, in order of first appearance in the file.
+    pub nodes: Vec<NodeAnimation>,
+}
+
+impl Animation {
+    /// Time of the last key of any track (the animation's length from t = 0).
+    pub fn duration(&self) -> f32 {
+        self.nodes
+            .iter()
+            .map(NodeAnimation::end_time)
+            .fold(0.0, f32::max)
+    }
+}
+
+/// The per-node animations of several animations together: where two animations drive the
+/// same component of the same node, the later one wins; components no animation drives keep
+/// the rest pose. Nodes appear in order of first appearance.
+pub fn merge_animations(animations: &[Animation]) -> Vec<NodeAnimation> {
+    let mut out: Vec<NodeAnimation> = Vec::new();
+    for a in animations {
+        for n in &a.nodes {
+            match out.iter_mut().find(|m| m.node == n.node) {
+                Some(m) => {
+                    if n.translation.is_some() {
+                        m.translation.clone_from(&n.translation);
+                    }
+                    if n.rotation.is_some() {
+                        m.rotation.clone_from(&n.rotation);
+                    }
+                    if n.scale.is_some() {
+                        m.scale.clone_from(&n.scale);
+                    }
+                }
+                None => out.push(n.clone()),
+            }
+        }
+    }
+    out
+}
+
+/// Poses `scene` at time `t` (seconds): every node the animations drive gets its sampled
+/// local transform (see [`merge_animations`] for overlapping animations). World data is
+/// stale until the next [`Scene::update`].
+///
+/// # Errors
+/// [`SceneError::StaleId`] if an animated node was removed; [`SceneError::NotARotation`] as
+/// in [`NodeAnimation::sample`]. Nodes before the failing one are already posed.
+pub fn apply_animations(
+    scene: &mut Scene,
+    animations: &[Animation],
+    t: f32,
+) -> Result<(), SceneError> {
+    for n in merge_animations(animations) {
+        let local = n.sample(t)?;
+        scene.set_local(n.node, local)?;
+    }
+    Ok(())
+}
+
+/// Attaches the animations to `scene` as controllers (one per animated node), so that each
+/// [`Scene::update`]`(time)` poses the nodes at `time` seconds. Returns how many were added.
+///
+/// # Errors
+/// [`SceneError::StaleId`] if an animated node is not in `scene`.
+pub fn add_animation_controllers(
+    scene: &mut Scene,
+    animations: &[Animation],
+) -> Result<usize, SceneError> {
+    let merged = merge_animations(animations);
+    let n = merged.len();
+    for anim in merged {
+        let node = anim.node;
+        scene.add_controller(
+            node,
+            Box::new(move |time: f64, _: &Transform| anim.sample(time as f32).ok()),
+        )?;
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::f32::consts::{FRAC_1_SQRT_2, FRAC_PI_2};
+
+    fn v(x: f32) -> Vec3 {
+        Vec3::new(x, 2.0 * x, -x)
+    }
+
+    #[test]
+    fn step_holds_previous_key() {
+        let k = Track::new(
+            Interpolation::Step,
+            vec![1.0, 2.0, 4.0],
+            vec![v(1.0), v(5.0), v(9.0)],
+        )
+        .unwrap();
+        assert_eq!(k.sample(0.0), v(1.0)); // before the first key
+        assert_eq!(k.sample(1.0), v(1.0));
+        assert_eq!(k.sample(1.99), v(1.0));
+        assert_eq!(k.sample(2.0), v(5.0));
+        assert_eq!(k.sample(3.5), v(5.0));
+        assert_eq!(k.sample(100.0), v(9.0)); // after the last key
+        assert_eq!(k.sample(f32::NAN), v(1.0));
+    }
+
+    #[test]
+    fn linear_by_hand() {
+        let k = Track::new(Interpolation::Linear, vec![0.0, 2.0], vec![v(0.0), v(4.0)]).unwrap();
+        // A quarter of the way: 1.0.
+        assert_eq!(k.sample(0.5), v(1.0));
+        assert_eq!(k.sample(1.0), v(2.0));
+        let single = Track::new(Interpolation::Linear, vec![3.0], vec![v(7.0)]).unwrap();
+        assert_eq!(single.sample(0.0), v(7.0));
+        assert_eq!(single.sample(5.0), v(7.0));
+    }
+
+    #[test]
+    fn slerp_by_hand() {
+        // Identity to 90° about z; halfway is 45° about z: (0, 0, sin 22.5°, cos 22.5°).
+        let a = Quat::IDENTITY;
+        let b = Quat::from_xyzw(0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2);
+        let h = slerp(a, b, 0.5);
+        let (s, c) = (0.382_683_43_f32, 0.923_879_5_f32); // sin, cos of 22.5°
+        assert!(
+            (Vec4::from(h) - Vec4::new(0.0, 0.0, s, c))
+                .abs()
+                .max_element()
+                < 1e-6,
+            "{h}"
+        );
+        // The shorter arc: -b is the same rotation, the result must match.
+        let h2 = slerp(a, -b, 0.5);
+        assert!((Vec4::from(h2) - Vec4::from(h)).abs().max_element() < 1e-6);
+        // A third of the way through 90°: 30°.
+        let k = Track::new(Interpolation::Linear, vec![0.0, 3.0], vec![a, b]).unwrap();
+        let q = k.sample(1.0);
+        let (s30, c30) = (0.258_819_04_f32, 0.965_925_8_f32); // sin, cos of 15°
+        assert!(
+            (Vec4::from(q) - Vec4::new(0.0, 0.0, s30, c30))
+                .abs()
+                .max_element()
+                < 1e-6
+        );
+        // Nearly equal quaternions take the linear path without NaN.
+        let e = Quat::from_xyzw(0.0, 0.0, 1e-5, 1.0).normalize();
+        assert!(slerp(a, e, 0.5).is_finite());
+        let _ = FRAC_PI_2;
+    }
+
+    #[test]
+    fn cubic_spline_by_hand() {
+        // Keys at t = 0 and 2 with values 0 and 1, out-tangent 3 at key 0, in-tangent −1 at
+        // key 1 (per second). At s = 0.5 (t = 1): h00 = 0.5, h10 = 0.125, h01 = 0.5,
+        // h11 = −0.125, Δ = 2: 0.5·0 + 0.125·2·3 + 0.5·1 + (−0.125)·2·(−1) = 1.5.
+        let x = |a: f32| Vec3::new(a, 0.0, 0.0);
+        let k = Track::new(
+            Interpolation::CubicSpline,
+            vec![0.0, 2.0],
+            vec![x(9.0), x(0.0), x(3.0), x(-1.0), x(1.0), x(9.0)],
+        )
+        .unwrap();
+        assert!((k.sample(1.0).x - 1.5).abs() < 1e-6);
+        // At the keys, the values themselves (tangents of the outer ends are unused).
+        assert_eq!(k.sample(0.0), x(0.0));
+        assert_eq!(k.sample(2.0), x(1.0));
+        // s = 0.25 (t = 0.5): h00 = 0.84375, h10 = 0.140625, h01 = 0.15625, h11 = −0.046875
+        // → 0.140625·6 + 0.15625 + 0.046875·2 = 1.09375.
+        assert!((k.sample(0.5).x - 1.093_75).abs() < 1e-6);
+        // Rotations are normalized.
+        let q = Track::new(
+            Interpolation::CubicSpline,
+            vec![0.0, 1.0],
+            vec![
+                Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                Quat::IDENTITY,
+                Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                Quat::from_xyzw(0.0, 0.0, 1.0, 0.0),
+                Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            ],
+        )
+        .unwrap();
+        // Halfway with zero tangents: (0, 0, 0.5, 0.5) normalized.
+        let h = q.sample(0.5);
+        assert!(
+            (Vec4::from(h) - Vec4::new(0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2))
+                .abs()
+                .max_element()
+                < 1e-6
+        );
+    }
+
+    #[test]
+    fn bad_tracks_are_refused() {
+        let lin = Interpolation::Linear;
+        assert!(Track::<Vec3>::new(lin, vec![], vec![]).is_err());
+        assert!(Track::new(lin, vec![0.0, 0.0], vec![v(0.0), v(1.0)]).is_err());
+        assert!(Track::new(lin, vec![1.0, 0.5], vec![v(0.0), v(1.0)]).is_err());
+        assert!(Track::new(lin, vec![-1.0], vec![v(0.0)]).is_err());
+        assert!(Track::new(lin, vec![f32::NAN], vec![v(0.0)]).is_err());
+        assert!(Track::new(lin, vec![0.0], vec![v(f32::INFINITY)]).is_err());
+        assert!(Track::new(lin, vec![0.0, 1.0], vec![v(0.0)]).is_err());
+        assert!(Track::new(Interpolation::CubicSpline, vec![0.0], vec![v(0.0)]).is_err());
+    }
+
+    #[test]
+    fn controllers_and_apply_agree() {
+        let mut scene = Scene::new();
+        let a = scene.add_group(scene.root(), "a").unwrap();
+        let anim = Animation {
+            name: "move".into(),
+            nodes: vec![NodeAnimation {
+                node: a,
+                rest_translation: Vec3::ZERO,
+                rest_rotation: Quat::IDENTITY,
+                rest_scale: Vec3::splat(2.0),
+                translation: Some(
+                    Track::new(
+                        Interpolation::Linear,
+                        vec![0.0, 1.0],
+                        vec![Vec3::ZERO, Vec3::X * 10.0],
+                    )
+                    .unwrap(),
+                ),
+                rotation: None,
+                scale: None,
+            }],
+        };
+        assert_eq!(anim.duration(), 1.0);
+        apply_animations(&mut scene, std::slice::from_ref(&anim), 0.25).unwrap();
+        assert_eq!(
+            scene.local(a).unwrap().translation(),
+            Vec3::new(2.5, 0.0, 0.0)
+        );
+        assert_eq!(scene.local(a).unwrap().scale(), Some(Vec3::splat(2.0)));
+        assert_eq!(add_animation_controllers(&mut scene, &[anim]).unwrap(), 1);
+        scene.update(0.5);
+        assert_eq!(
+            scene.world(a).unwrap().translation(),
+            Vec3::new(5.0, 0.0, 0.0)
+        );
+    }
+}

@@ -1,0 +1,217 @@
+//! The one error type of the importers, [`IoError`].
+//!
+//! Every message starts with the file it is about (the scene file, or the buffer / image /
+//! material library it references), then the line and column where the format has them
+//! (`file.gltf:3:14: …` for JSON syntax errors, `file.obj:12: …` for OBJ), then the place in
+//! the document (`node 'wheel'`, `accessor 3`, `meshes[0].primitives[1].indices`) and what is
+//! wrong. Messages are one line, so a command-line tool can print them as they are.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::error::SceneError;
+
+/// Where in a file an error was found: a line and, when known, a column (both 1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// Line, 1-based.
+    pub line: usize,
+    /// Column, 1-based, when the parser reports one.
+    pub column: Option<usize>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.column {
+            Some(c) => write!(f, "{}:{c}", self.line),
+            None => write!(f, "{}", self.line),
+        }
+    }
+}
+
+/// `file` or `file:line[:column]`.
+fn at(file: &Path, location: &Option<Location>) -> String {
+    match location {
+        Some(l) => format!("{}:{l}", file.display()),
+        None => file.display().to_string(),
+    }
+}
+
+/// Everything that can go wrong while importing a scene file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IoError {
+    /// A file could not be opened or read (missing, a directory, no permission).
+    #[error("{}: cannot read: {reason}", file.display())]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The file extension names no format the importers know.
+    #[error("{}: unsupported scene format (expected .gltf, .glb or .obj)", file.display())]
+    UnsupportedFormat {
+        /// The file.
+        file: PathBuf,
+    },
+    /// A file is larger than [`crate::io::ImportOptions::max_file_bytes`].
+    #[error("{}: {size} bytes exceeds the limit of {max} bytes", file.display())]
+    FileTooLarge {
+        /// The file.
+        file: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The limit in force.
+        max: u64,
+    },
+    /// The file is not well-formed (JSON syntax, GLB container, OBJ statement).
+    #[error("{}: {message}", at(file, location))]
+    Parse {
+        /// The file.
+        file: PathBuf,
+        /// Line and column, when the format has them.
+        location: Option<Location>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A buffer, image or material library the scene refers to could not be loaded.
+    #[error("{}: {kind} '{uri}' could not be loaded: {reason}", file.display())]
+    MissingResource {
+        /// The scene file holding the reference.
+        file: PathBuf,
+        /// `"buffer"`, `"image"` or `"material library"`.
+        kind: &'static str,
+        /// The reference as written in the file (data URIs are shortened).
+        uri: String,
+        /// Why it could not be loaded.
+        reason: String,
+    },
+    /// Well-formed but inconsistent content: out-of-range accessors or indices, wrong
+    /// accessor types, bad keyframe times, hierarchy cycles.
+    #[error("{}: {context}: {message}", at(file, location))]
+    Invalid {
+        /// The file.
+        file: PathBuf,
+        /// Line and column, when the format has them.
+        location: Option<Location>,
+        /// Where in the document (`accessor 3`, `node 'wheel'`).
+        context: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A NaN or infinite number where a finite one is needed (positions, transforms, …).
+    #[error("{}: {context}: non-finite value in {what}", at(file, location))]
+    NonFinite {
+        /// The file.
+        file: PathBuf,
+        /// Line and column, when the format has them.
+        location: Option<Location>,
+        /// Where in the document.
+        context: String,
+        /// Which quantity.
+        what: &'static str,
+    },
+    /// A feature plumb does not import (skins, morph targets): refused rather than drawn
+    /// wrongly.
+    #[error("{}: {context}: {feature} are not supported", file.display())]
+    Unsupported {
+        /// The file.
+        file: PathBuf,
+        /// The node or mesh using the feature.
+        context: String,
+        /// The feature (plural: `"skins"`, `"morph targets"`).
+        feature: &'static str,
+    },
+    /// A texture image larger than [`crate::io::ImportOptions::max_texture_size`] on a side.
+    #[error(
+        "{}: image '{image}' is {width}x{height}; the limit is {max} texels per side",
+        file.display()
+    )]
+    ImageTooLarge {
+        /// The scene file.
+        file: PathBuf,
+        /// The image's URI or name.
+        image: String,
+        /// Its width.
+        width: u32,
+        /// Its height.
+        height: u32,
+        /// The limit in force.
+        max: u32,
+    },
+    /// A texture image could not be decoded.
+    #[error("{}: image '{image}' could not be decoded: {reason}", file.display())]
+    Image {
+        /// The scene file.
+        file: PathBuf,
+        /// The image's URI or name.
+        image: String,
+        /// The decoder's reason.
+        reason: String,
+    },
+    /// The scene graph refused an edit (node or depth limit, invalid mesh).
+    #[error("{}: {context}: {source}", file.display())]
+    Scene {
+        /// The file.
+        file: PathBuf,
+        /// Where in the document.
+        context: String,
+        /// The scene graph's error.
+        source: SceneError,
+    },
+}
+
+impl IoError {
+    /// The file the error is about.
+    pub fn file(&self) -> &Path {
+        match self {
+            IoError::Read { file, .. }
+            | IoError::UnsupportedFormat { file }
+            | IoError::FileTooLarge { file, .. }
+            | IoError::Parse { file, .. }
+            | IoError::MissingResource { file, .. }
+            | IoError::Invalid { file, .. }
+            | IoError::NonFinite { file, .. }
+            | IoError::Unsupported { file, .. }
+            | IoError::ImageTooLarge { file, .. }
+            | IoError::Image { file, .. }
+            | IoError::Scene { file, .. } => file,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_file_and_position() {
+        let e = IoError::Parse {
+            file: "a/b.gltf".into(),
+            location: Some(Location {
+                line: 3,
+                column: Some(14),
+            }),
+            message: "expected value".into(),
+        };
+        assert_eq!(e.to_string(), "a/b.gltf:3:14: expected value");
+        let e = IoError::Invalid {
+            file: "m.obj".into(),
+            location: Some(Location {
+                line: 7,
+                column: None,
+            }),
+            context: "face".into(),
+            message: "vertex index 9 out of range".into(),
+        };
+        assert_eq!(e.to_string(), "m.obj:7: face: vertex index 9 out of range");
+        assert_eq!(e.file(), Path::new("m.obj"));
+        let e = IoError::Unsupported {
+            file: "s.glb".into(),
+            context: "node 'arm'".into(),
+            feature: "skins",
+        };
+        assert_eq!(e.to_string(), "s.glb: node 'arm': skins are not supported");
+    }
+}

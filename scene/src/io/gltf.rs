@@ -1,0 +1,514 @@
+//! glTF 2.0 import (`.gltf` with external or data-URI buffers, `.glb`) through the `gltf`
+//! crate's document model, with every buffer access checked here.
+//!
+//! # What becomes what
+//!
+//! * The **default scene** (`scene`, else the first of `scenes`, else every node nobody
+//!   has as a child) is imported; other scenes are ignored.
+//! * Every glTF **node** becomes a group node with the node's name (or `node<i>`) and its
+//!   local transform: TRS nodes in rotation–scale form (`Transform::from_srt`), `matrix` nodes
+//!   in general form (`Transform::from_affine`, exact, so a negative determinant is kept and
+//!   [`crate::Transform::is_mirror`] flips the winding). A node without any transform gets
+//!   the identity. A matrix whose last row is not `0 0 0 1` is refused.
+//! * Each **primitive** of the node's mesh becomes a geometry leaf under that group, named
+//!   `<mesh>[<k>]`. The converted [`Mesh`] is built once per (mesh, primitive) and shared by
+//!   `Arc` between all nodes using the mesh. Conversion rules are in the `primitive`
+//!   submodule: strips and fans become triangle lists, missing normals are generated flat (as
+//!   the glTF specification requires), up to [`crate::MAX_UV_SETS`] uv sets and `COLOR_0`
+//!   are kept. Primitives without `POSITION` are skipped, as the specification allows.
+//! * Each primitive's **material** becomes an [`ImportedMaterial`] (one `Arc` per glTF
+//!   material, shared), recorded in [`Imported::materials`] under the geometry leaf.
+//! * **Cameras** and **lights** (`KHR_lights_punctual`) are recorded with their node.
+//! * **Animations** become [`crate::io::Animation`]s of the imported nodes' translation, rotation and
+//!   scale; channels on nodes outside the default scene are dropped.
+//! * **Skins** and **morph targets** (including `weights` animation channels) are refused
+//!   with [`IoError::Unsupported`] naming the node or mesh, never drawn wrongly.
+//!
+//! The import is all-or-nothing: nodes are built in a detached subtree and attached only
+//! when everything succeeded.
+
+mod accessor;
+mod channels;
+mod document;
+mod glb;
+mod material;
+mod primitive;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use ::gltf::Document;
+use glam::{Mat3, Quat, Vec3, Vec4};
+use plumb_raster::texture::Texture;
+
+pub use self::accessor::MAX_ACCESSOR_ELEMENTS;
+
+use super::error::IoError;
+use super::imported::{
+    CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedScene, LightKind,
+};
+use super::material::ImportedMaterial;
+use super::{uri, ImportOptions};
+use crate::error::SceneError;
+use crate::graph::{NodeId, Reparent, Scene};
+use crate::mesh::Mesh;
+use crate::transform::Transform;
+
+/// Shared state of one import: the file, its folder, the options and the loaded buffers,
+/// plus caches of decoded textures.
+pub(crate) struct Ctx<'a> {
+    pub(crate) file: &'a Path,
+    pub(crate) base: &'a Path,
+    pub(crate) options: &'a ImportOptions,
+    pub(crate) buffers: Vec<Vec<u8>>,
+    pub(crate) images: BTreeMap<usize, Arc<Texture>>,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn invalid(&self, context: &str, message: String) -> IoError {
+        IoError::Invalid {
+            file: self.file.to_owned(),
+            location: None,
+            context: context.to_owned(),
+            message,
+        }
+    }
+
+    pub(crate) fn non_finite(&self, context: &str, what: &'static str) -> IoError {
+        IoError::NonFinite {
+            file: self.file.to_owned(),
+            location: None,
+            context: context.to_owned(),
+            what,
+        }
+    }
+
+    pub(crate) fn scene_err(&self, context: &str, source: SceneError) -> IoError {
+        match source {
+            SceneError::NonFinite { what } => self.non_finite(context, what),
+            source => IoError::Scene {
+                file: self.file.to_owned(),
+                context: context.to_owned(),
+                source,
+            },
+        }
+    }
+}
+
+/// `node 3 'wheel'` or `node 3`.
+fn node_label(n: &::gltf::Node<'_>) -> String {
+    match n.name() {
+        Some(name) => format!("node {} '{name}'", n.index()),
+        None => format!("node {}", n.index()),
+    }
+}
+
+/// `mesh 0 'body'` or `mesh 0`.
+fn mesh_label(m: &::gltf::Mesh<'_>) -> String {
+    match m.name() {
+        Some(name) => format!("mesh {} '{name}'", m.index()),
+        None => format!("mesh {}", m.index()),
+    }
+}
+
+/// Loads a `.gltf` or `.glb` file into a new scene (updated at time 0).
+///
+/// # Errors
+/// Any [`IoError`]; see the [module docs](self).
+pub fn load_gltf(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoError> {
+    let mut scene = Scene::new();
+    let root = scene.root();
+    let imported = import_gltf(&mut scene, root, path, options)?;
+    scene.update(0.0);
+    Ok(ImportedScene { scene, imported })
+}
+
+/// Imports a `.gltf` or `.glb` file under `parent` of an existing scene. On error the scene
+/// is unchanged.
+///
+/// # Errors
+/// Any [`IoError`]; see the [module docs](self).
+pub fn import_gltf(
+    scene: &mut Scene,
+    parent: NodeId,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<Imported, IoError> {
+    let data = uri::read_file(path, options.max_file_bytes).map_err(|reason| IoError::Read {
+        file: path.to_owned(),
+        reason,
+    })?;
+    import_gltf_bytes(scene, parent, &data, path, options)
+}
+
+/// Imports glTF or GLB bytes under `parent`. `file` names them in messages, and its folder
+/// is where relative URIs are resolved. On error the scene is unchanged.
+///
+/// # Errors
+/// Any [`IoError`]; see the [module docs](self).
+pub fn import_gltf_bytes(
+    scene: &mut Scene,
+    parent: NodeId,
+    data: &[u8],
+    file: &Path,
+    options: &ImportOptions,
+) -> Result<Imported, IoError> {
+    let base = file.parent().unwrap_or(Path::new(""));
+    let (json, bin) = if glb::is_glb(data) {
+        let g = glb::parse(file, data)?;
+        (g.json, g.bin)
+    } else {
+        (data, None)
+    };
+    let doc = document::parse(file, json)?;
+    let mut ctx = Ctx {
+        file,
+        base,
+        options,
+        buffers: Vec::new(),
+        images: BTreeMap::new(),
+    };
+    ctx.buffers = load_buffers(&ctx, &doc, bin)?;
+    // Build detached, attach at the end: all or nothing.
+    let staging = scene
+        .create_group("gltf import")
+        .map_err(|e| ctx.scene_err("scene", e))?;
+    let result = build(&mut ctx, &doc, scene, staging);
+    let mut imported = match result {
+        Ok(imported) => imported,
+        Err(e) => {
+            let _ = scene.remove(staging);
+            return Err(e);
+        }
+    };
+    let top: Vec<NodeId> = scene
+        .children(staging)
+        .map(<[_]>::to_vec)
+        .unwrap_or_default();
+    for &n in &top {
+        if let Err(e) = scene.reparent(n, parent, Reparent::KeepLocal) {
+            for &m in &top {
+                let _ = scene.remove(m);
+            }
+            let _ = scene.remove(staging);
+            return Err(ctx.scene_err("attaching the imported nodes", e));
+        }
+    }
+    let _ = scene.remove(staging);
+    imported.roots = top;
+    Ok(imported)
+}
+
+fn load_buffers(
+    ctx: &Ctx<'_>,
+    doc: &Document,
+    bin: Option<&[u8]>,
+) -> Result<Vec<Vec<u8>>, IoError> {
+    let mut out = Vec::new();
+    for b in doc.buffers() {
+        let data = match b.source() {
+            ::gltf::buffer::Source::Bin => bin
+                .ok_or_else(|| IoError::MissingResource {
+                    file: ctx.file.to_owned(),
+                    kind: "buffer",
+                    uri: format!("{} (GLB binary chunk)", b.index()),
+                    reason: "the file has no BIN chunk".to_owned(),
+                })?
+                .to_vec(),
+            ::gltf::buffer::Source::Uri(u) => {
+                uri::load(ctx.base, u, ctx.options.max_file_bytes)
+                    .map_err(|reason| IoError::MissingResource {
+                        file: ctx.file.to_owned(),
+                        kind: "buffer",
+                        uri: uri::display_uri(u),
+                        reason,
+                    })?
+                    .bytes
+            }
+        };
+        if data.len() < b.length() {
+            return Err(ctx.invalid(
+                &format!("buffer {}", b.index()),
+                format!(
+                    "byteLength is {} but only {} bytes were loaded",
+                    b.length(),
+                    data.len()
+                ),
+            ));
+        }
+        out.push(data);
+    }
+    Ok(out)
+}
+
+/// A glTF node's local transform.
+fn node_transform(ctx: &Ctx<'_>, node: &::gltf::Node<'_>) -> Result<Transform, IoError> {
+    let label = node_label(node);
+    match node.transform() {
+        ::gltf::scene::Transform::Matrix { matrix } => {
+            let flat = matrix.iter().flatten();
+            if flat.clone().any(|x| !x.is_finite()) {
+                return Err(ctx.non_finite(&label, "matrix"));
+            }
+            let c = |i: usize| Vec4::from_array(matrix[i]);
+            if matrix[0][3] != 0.0
+                || matrix[1][3] != 0.0
+                || matrix[2][3] != 0.0
+                || matrix[3][3] != 1.0
+            {
+                return Err(ctx.invalid(
+                    &label,
+                    "matrix is not affine (last row is not 0 0 0 1)".to_owned(),
+                ));
+            }
+            let linear = Mat3::from_cols(c(0).truncate(), c(1).truncate(), c(2).truncate());
+            if linear == Mat3::IDENTITY && c(3).truncate() == Vec3::ZERO {
+                return Ok(Transform::IDENTITY);
+            }
+            Transform::from_affine(linear, c(3).truncate()).map_err(|e| ctx.scene_err(&label, e))
+        }
+        ::gltf::scene::Transform::Decomposed {
+            translation,
+            rotation,
+            scale,
+        } => {
+            let (t, r, s) = (
+                Vec3::from_array(translation),
+                Quat::from_array(rotation),
+                Vec3::from_array(scale),
+            );
+            if !t.is_finite() {
+                return Err(ctx.non_finite(&label, "translation"));
+            }
+            if !r.is_finite() {
+                return Err(ctx.non_finite(&label, "rotation"));
+            }
+            if !s.is_finite() {
+                return Err(ctx.non_finite(&label, "scale"));
+            }
+            if t == Vec3::ZERO && r == Quat::IDENTITY && s == Vec3::ONE {
+                return Ok(Transform::IDENTITY);
+            }
+            super::animation::trs(s, r, t).map_err(|e| match e {
+                SceneError::NotARotation => {
+                    ctx.invalid(&label, "rotation quaternion is zero".to_owned())
+                }
+                e => ctx.scene_err(&label, e),
+            })
+        }
+    }
+}
+
+fn camera_of(
+    ctx: &Ctx<'_>,
+    node: &::gltf::Node<'_>,
+    id: NodeId,
+) -> Result<Option<ImportedCamera>, IoError> {
+    let Some(cam) = node.camera() else {
+        return Ok(None);
+    };
+    let projection = match cam.projection() {
+        ::gltf::camera::Projection::Perspective(p) => CameraProjection::Perspective {
+            yfov: p.yfov(),
+            aspect_ratio: p.aspect_ratio(),
+            znear: p.znear(),
+            zfar: p.zfar(),
+        },
+        ::gltf::camera::Projection::Orthographic(o) => CameraProjection::Orthographic {
+            xmag: o.xmag(),
+            ymag: o.ymag(),
+            znear: o.znear(),
+            zfar: o.zfar(),
+        },
+    };
+    let finite = match projection {
+        CameraProjection::Perspective {
+            yfov,
+            aspect_ratio,
+            znear,
+            zfar,
+        } => {
+            yfov.is_finite()
+                && znear.is_finite()
+                && aspect_ratio.map_or(true, f32::is_finite)
+                && zfar.map_or(true, f32::is_finite)
+        }
+        CameraProjection::Orthographic {
+            xmag,
+            ymag,
+            znear,
+            zfar,
+        } => xmag.is_finite() && ymag.is_finite() && znear.is_finite() && zfar.is_finite(),
+    };
+    if !finite {
+        return Err(ctx.non_finite(&format!("camera {}", cam.index()), "projection"));
+    }
+    Ok(Some(ImportedCamera {
+        node: id,
+        name: cam.name().unwrap_or_default().to_owned(),
+        projection,
+    }))
+}
+
+fn light_of(
+    ctx: &Ctx<'_>,
+    node: &::gltf::Node<'_>,
+    id: NodeId,
+) -> Result<Option<ImportedLight>, IoError> {
+    let Some(light) = node.light() else {
+        return Ok(None);
+    };
+    let kind = match light.kind() {
+        ::gltf::khr_lights_punctual::Kind::Directional => LightKind::Directional,
+        ::gltf::khr_lights_punctual::Kind::Point => LightKind::Point,
+        ::gltf::khr_lights_punctual::Kind::Spot {
+            inner_cone_angle,
+            outer_cone_angle,
+        } => LightKind::Spot {
+            inner_cone_angle,
+            outer_cone_angle,
+        },
+    };
+    let color = Vec3::from_array(light.color());
+    let finite = color.is_finite()
+        && light.intensity().is_finite()
+        && light.range().map_or(true, f32::is_finite)
+        && match kind {
+            LightKind::Spot {
+                inner_cone_angle,
+                outer_cone_angle,
+            } => inner_cone_angle.is_finite() && outer_cone_angle.is_finite(),
+            _ => true,
+        };
+    if !finite {
+        return Err(ctx.non_finite(&format!("light {}", light.index()), "light parameters"));
+    }
+    Ok(Some(ImportedLight {
+        node: id,
+        name: light.name().unwrap_or_default().to_owned(),
+        kind,
+        color,
+        intensity: light.intensity(),
+        range: light.range(),
+    }))
+}
+
+/// Indices of the nodes at the top of the imported scene.
+fn scene_roots(doc: &Document) -> Vec<usize> {
+    match doc.default_scene().or_else(|| doc.scenes().next()) {
+        Some(s) => s.nodes().map(|n| n.index()).collect(),
+        None => {
+            let mut child = vec![false; doc.nodes().len()];
+            for n in doc.nodes() {
+                for c in n.children() {
+                    child[c.index()] = true;
+                }
+            }
+            (0..child.len()).filter(|&i| !child[i]).collect()
+        }
+    }
+}
+
+/// Creates the node tree under `staging` and collects materials, cameras, lights and
+/// animations.
+fn build(
+    ctx: &mut Ctx<'_>,
+    doc: &Document,
+    scene: &mut Scene,
+    staging: NodeId,
+) -> Result<Imported, IoError> {
+    let nodes: Vec<::gltf::Node<'_>> = doc.nodes().collect();
+    let mut ids: Vec<Option<NodeId>> = vec![None; nodes.len()];
+    let mut meshes: BTreeMap<(usize, usize), Option<Arc<Mesh>>> = BTreeMap::new();
+    let mut materials: BTreeMap<Option<usize>, Arc<ImportedMaterial>> = BTreeMap::new();
+    let mut imported = Imported::default();
+    let mut stack: Vec<(usize, NodeId)> = scene_roots(doc)
+        .into_iter()
+        .rev()
+        .map(|i| (i, staging))
+        .collect();
+    while let Some((index, parent)) = stack.pop() {
+        let node = &nodes[index];
+        let label = node_label(node);
+        if ids[index].is_some() {
+            return Err(ctx.invalid(
+                &label,
+                "is reached twice in the hierarchy (a node may have one parent, and no cycles)"
+                    .to_owned(),
+            ));
+        }
+        if node.skin().is_some() {
+            return Err(IoError::Unsupported {
+                file: ctx.file.to_owned(),
+                context: label,
+                feature: "skins",
+            });
+        }
+        let local = node_transform(ctx, node)?;
+        let name = node
+            .name()
+            .map_or_else(|| format!("node{index}"), str::to_owned);
+        let id = scene
+            .add_group(parent, name)
+            .map_err(|e| ctx.scene_err(&label, e))?;
+        scene
+            .set_local(id, local)
+            .map_err(|e| ctx.scene_err(&label, e))?;
+        ids[index] = Some(id);
+        if let Some(mesh) = node.mesh() {
+            let mlabel = mesh_label(&mesh);
+            if mesh.weights().is_some()
+                || mesh
+                    .primitives()
+                    .any(|p| p.morph_targets().next().is_some())
+            {
+                return Err(IoError::Unsupported {
+                    file: ctx.file.to_owned(),
+                    context: mlabel,
+                    feature: "morph targets",
+                });
+            }
+            let mesh_name = mesh
+                .name()
+                .map_or_else(|| format!("mesh{}", mesh.index()), str::to_owned);
+            for prim in mesh.primitives() {
+                let key = (mesh.index(), prim.index());
+                let converted = match meshes.get(&key) {
+                    Some(m) => m.clone(),
+                    None => {
+                        let plabel = format!("{mlabel} primitive {}", prim.index());
+                        let m = primitive::convert(ctx, &prim, &plabel)?.map(Arc::new);
+                        meshes.insert(key, m.clone());
+                        m
+                    }
+                };
+                let Some(m) = converted else { continue };
+                let gname = format!("{mesh_name}[{}]", prim.index());
+                let geom = scene
+                    .add_geometry(id, gname, m)
+                    .map_err(|e| ctx.scene_err(&mlabel, e))?;
+                let mat_index = prim.material().index();
+                let mat = match materials.get(&mat_index) {
+                    Some(m) => m.clone(),
+                    None => {
+                        let m = Arc::new(material::convert(ctx, &prim.material())?);
+                        materials.insert(mat_index, m.clone());
+                        m
+                    }
+                };
+                imported.materials.insert(geom, mat);
+            }
+        }
+        if let Some(c) = camera_of(ctx, node, id)? {
+            imported.cameras.push(c);
+        }
+        if let Some(l) = light_of(ctx, node, id)? {
+            imported.lights.push(l);
+        }
+        let children: Vec<usize> = node.children().map(|c| c.index()).collect();
+        stack.extend(children.into_iter().rev().map(|c| (c, id)));
+    }
+    imported.animations = channels::read_animations(ctx, doc, &ids)?;
+    Ok(imported)
+}

@@ -1,0 +1,116 @@
+//! glTF animations → [`Animation`]s of the imported nodes (see [`crate::io::animation`] for
+//! the sampling rules). Channels of nodes outside the imported scene are dropped; `weights`
+//! channels (morph targets) are refused; a channel on a node given by `matrix` is invalid
+//! (the glTF specification allows only TRS on animated nodes).
+
+use ::gltf::accessor::Dimensions;
+use ::gltf::animation::{Interpolation as GInterp, Property};
+use ::gltf::Document;
+use glam::{Quat, Vec3, Vec4};
+
+use super::{node_label, Ctx};
+use crate::graph::NodeId;
+use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
+use crate::io::error::IoError;
+
+/// Reads every animation of the document.
+///
+/// # Errors
+/// [`IoError::Unsupported`] for morph-target channels, [`IoError::Invalid`] for bad
+/// accessors or keyframes.
+pub(crate) fn read_animations(
+    ctx: &Ctx<'_>,
+    doc: &Document,
+    ids: &[Option<NodeId>],
+) -> Result<Vec<Animation>, IoError> {
+    let mut out = Vec::new();
+    for anim in doc.animations() {
+        let alabel = match anim.name() {
+            Some(n) => format!("animation {} '{n}'", anim.index()),
+            None => format!("animation {}", anim.index()),
+        };
+        let mut nodes: Vec<NodeAnimation> = Vec::new();
+        for ch in anim.channels() {
+            let clabel = format!("{alabel} channel {}", ch.index());
+            let target = ch.target();
+            let node = target.node();
+            if target.property() == Property::MorphTargetWeights {
+                return Err(IoError::Unsupported {
+                    file: ctx.file.to_owned(),
+                    context: node_label(&node),
+                    feature: "morph targets",
+                });
+            }
+            let Some(id) = ids.get(node.index()).copied().flatten() else {
+                continue;
+            };
+            let ::gltf::scene::Transform::Decomposed {
+                translation,
+                rotation,
+                scale,
+            } = node.transform()
+            else {
+                return Err(ctx.invalid(
+                    &clabel,
+                    format!(
+                        "animates {} which has a matrix (only TRS nodes may be animated)",
+                        node_label(&node)
+                    ),
+                ));
+            };
+            let sampler = ch.sampler();
+            let interpolation = match sampler.interpolation() {
+                GInterp::Step => Interpolation::Step,
+                GInterp::Linear => Interpolation::Linear,
+                GInterp::CubicSpline => Interpolation::CubicSpline,
+            };
+            let (times, _) = ctx.read_f32(
+                &format!("{clabel} input"),
+                &sampler.input(),
+                &[Dimensions::Scalar],
+            )?;
+            let out_what = format!("{clabel} output");
+            let entry = match nodes.iter().position(|n| n.node == id) {
+                Some(i) => i,
+                None => {
+                    nodes.push(NodeAnimation {
+                        node: id,
+                        rest_translation: Vec3::from_array(translation),
+                        rest_rotation: Quat::from_array(rotation),
+                        rest_scale: Vec3::from_array(scale),
+                        translation: None,
+                        rotation: None,
+                        scale: None,
+                    });
+                    nodes.len() - 1
+                }
+            };
+            let bad = |m: String| ctx.invalid(&clabel, m);
+            match target.property() {
+                Property::Rotation => {
+                    let (v, _) = ctx.read_f32(&out_what, &sampler.output(), &[Dimensions::Vec4])?;
+                    let q = v
+                        .chunks_exact(4)
+                        .map(|c| Quat::from_vec4(Vec4::from_slice(c)))
+                        .collect();
+                    nodes[entry].rotation = Some(Track::new(interpolation, times, q).map_err(bad)?);
+                }
+                p => {
+                    let (v, _) = ctx.read_f32(&out_what, &sampler.output(), &[Dimensions::Vec3])?;
+                    let k: Vec<Vec3> = v.chunks_exact(3).map(Vec3::from_slice).collect();
+                    let track = Some(Track::new(interpolation, times, k).map_err(bad)?);
+                    if p == Property::Translation {
+                        nodes[entry].translation = track;
+                    } else {
+                        nodes[entry].scale = track;
+                    }
+                }
+            }
+        }
+        out.push(Animation {
+            name: anim.name().unwrap_or_default().to_owned(),
+            nodes,
+        });
+    }
+    Ok(out)
+}

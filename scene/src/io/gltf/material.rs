@@ -1,0 +1,193 @@
+//! glTF materials, textures and samplers → [`ImportedMaterial`].
+//!
+//! Sampler mapping: `magFilter` NEAREST / LINEAR → [`MagFilter`]; `minFilter`'s six modes →
+//! the [`MinFilter`] of the same name; an absent filter is linear (mag) and
+//! linear-mipmap-linear (min), i.e. trilinear; `wrapS`/`wrapT` REPEAT, MIRRORED_REPEAT,
+//! CLAMP_TO_EDGE → [`Wrap`] of the same name. Images are decoded once per glTF image
+//! (the texture is shared by `Arc`), always with a full mip chain. Only the base colour and
+//! emissive textures are decoded: the normal, occlusion and metallic-roughness maps have no
+//! fixed-function use.
+
+use std::sync::Arc;
+
+use ::gltf::texture::{MagFilter as GMag, MinFilter as GMin, WrappingMode};
+use glam::{Mat3, Vec2, Vec3, Vec4};
+use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
+
+use super::Ctx;
+use crate::io::error::IoError;
+use crate::io::material::{uv_transform_matrix, AlphaMode, ImportedMaterial, TextureBinding};
+use crate::io::{texture_image, uri};
+
+/// The plumb sampler for a glTF sampler.
+pub(crate) fn sampler(s: &::gltf::texture::Sampler<'_>) -> Sampler {
+    let wrap = |w: WrappingMode| match w {
+        WrappingMode::ClampToEdge => Wrap::ClampToEdge,
+        WrappingMode::MirroredRepeat => Wrap::MirroredRepeat,
+        WrappingMode::Repeat => Wrap::Repeat,
+    };
+    let mut out = Sampler::TRILINEAR;
+    out.mag = match s.mag_filter() {
+        Some(GMag::Nearest) => MagFilter::Nearest,
+        Some(GMag::Linear) | None => MagFilter::Linear,
+    };
+    out.min = match s.min_filter() {
+        Some(GMin::Nearest) => MinFilter::Nearest,
+        Some(GMin::Linear) => MinFilter::Linear,
+        Some(GMin::NearestMipmapNearest) => MinFilter::NearestMipmapNearest,
+        Some(GMin::LinearMipmapNearest) => MinFilter::LinearMipmapNearest,
+        Some(GMin::NearestMipmapLinear) => MinFilter::NearestMipmapLinear,
+        Some(GMin::LinearMipmapLinear) | None => MinFilter::LinearMipmapLinear,
+    };
+    out.wrap_u = wrap(s.wrap_s());
+    out.wrap_v = wrap(s.wrap_t());
+    out
+}
+
+fn image_label(img: &::gltf::image::Image<'_>) -> String {
+    match (img.source(), img.name()) {
+        (::gltf::image::Source::Uri { uri: u, .. }, _) => uri::display_uri(u),
+        (_, Some(name)) => name.to_owned(),
+        (_, None) => format!("image {}", img.index()),
+    }
+}
+
+impl Ctx<'_> {
+    /// The decoded texture of a glTF image (cached).
+    fn texture(&mut self, img: &::gltf::image::Image<'_>) -> Result<Arc<Texture>, IoError> {
+        if let Some(t) = self.images.get(&img.index()) {
+            return Ok(t.clone());
+        }
+        let label = image_label(img);
+        let (bytes, mime): (Vec<u8>, Option<String>) = match img.source() {
+            ::gltf::image::Source::Uri { uri: u, mime_type } => {
+                let r = uri::load(self.base, u, self.options.max_file_bytes).map_err(|reason| {
+                    IoError::MissingResource {
+                        file: self.file.to_owned(),
+                        kind: "image",
+                        uri: label.clone(),
+                        reason,
+                    }
+                })?;
+                (r.bytes, mime_type.map(str::to_owned).or(r.mime))
+            }
+            ::gltf::image::Source::View { view, mime_type } => {
+                let buf = self
+                    .buffers
+                    .get(view.buffer().index())
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[]);
+                let range = view.offset()..view.offset().saturating_add(view.length());
+                let bytes = buf.get(range).ok_or_else(|| {
+                    self.invalid(
+                        &format!("image {}", img.index()),
+                        format!(
+                            "buffer view {} lies past the end of its buffer",
+                            view.index()
+                        ),
+                    )
+                })?;
+                (bytes.to_vec(), Some(mime_type.to_owned()))
+            }
+        };
+        let tex = Arc::new(texture_image::decode(
+            self.file,
+            &label,
+            &bytes,
+            mime.as_deref(),
+            self.options.max_texture_size,
+        )?);
+        self.images.insert(img.index(), tex.clone());
+        Ok(tex)
+    }
+
+    fn binding(
+        &mut self,
+        info: &::gltf::texture::Info<'_>,
+        what: &str,
+    ) -> Result<Option<TextureBinding>, IoError> {
+        if !self.options.textures {
+            return Ok(None);
+        }
+        let tex = info.texture();
+        let img = tex.source();
+        let texture = self.texture(&img)?;
+        let (uv_transform, tex_coord) = match info.texture_transform() {
+            Some(t) => {
+                let (o, r, s) = (
+                    Vec2::from_array(t.offset()),
+                    t.rotation(),
+                    Vec2::from_array(t.scale()),
+                );
+                if !(o.is_finite() && r.is_finite() && s.is_finite()) {
+                    return Err(self.non_finite(what, "KHR_texture_transform"));
+                }
+                (
+                    uv_transform_matrix(o, r, s),
+                    t.tex_coord().unwrap_or(info.tex_coord()),
+                )
+            }
+            None => (Mat3::IDENTITY, info.tex_coord()),
+        };
+        Ok(Some(TextureBinding {
+            texture,
+            sampler: sampler(&tex.sampler()),
+            tex_coord,
+            uv_transform,
+            source: image_label(&img),
+        }))
+    }
+}
+
+/// Converts a glTF material (the default material when it has no index).
+///
+/// # Errors
+/// [`IoError::NonFinite`] for non-finite factors; image errors from decoding.
+pub(crate) fn convert(
+    ctx: &mut Ctx<'_>,
+    m: &::gltf::Material<'_>,
+) -> Result<ImportedMaterial, IoError> {
+    let label = match (m.index(), m.name()) {
+        (Some(i), Some(n)) => format!("material {i} '{n}'"),
+        (Some(i), None) => format!("material {i}"),
+        (None, _) => "default material".to_owned(),
+    };
+    let pbr = m.pbr_metallic_roughness();
+    let base_color = Vec4::from_array(pbr.base_color_factor());
+    let emissive = Vec3::from_array(m.emissive_factor());
+    let (metallic, roughness) = (pbr.metallic_factor(), pbr.roughness_factor());
+    let cutoff = m.alpha_cutoff().unwrap_or(0.5);
+    if !(base_color.is_finite()
+        && emissive.is_finite()
+        && metallic.is_finite()
+        && roughness.is_finite()
+        && cutoff.is_finite())
+    {
+        return Err(ctx.non_finite(&label, "material factors"));
+    }
+    let alpha_mode = match m.alpha_mode() {
+        ::gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+        ::gltf::material::AlphaMode::Mask => AlphaMode::Mask { cutoff },
+        ::gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+    };
+    let base_color_texture = match pbr.base_color_texture() {
+        Some(info) => ctx.binding(&info, &label)?,
+        None => None,
+    };
+    let emissive_texture = match m.emissive_texture() {
+        Some(info) => ctx.binding(&info, &label)?,
+        None => None,
+    };
+    Ok(ImportedMaterial {
+        name: m.name().unwrap_or_default().to_owned(),
+        base_color,
+        base_color_texture,
+        alpha_mode,
+        double_sided: m.double_sided(),
+        emissive,
+        emissive_texture,
+        unlit: m.unlit(),
+        metallic,
+        roughness,
+    })
+}

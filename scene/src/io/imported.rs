@@ -1,0 +1,161 @@
+//! What an import produces besides nodes: the material table, cameras, lights and
+//! animations, each tied to the scene node it belongs to.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use super::animation::Animation;
+use super::material::ImportedMaterial;
+use crate::camera::Camera;
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
+
+/// A camera's projection as the file gives it (glTF `camera`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CameraProjection {
+    /// A perspective projection.
+    Perspective {
+        /// Vertical field of view, radians.
+        yfov: f32,
+        /// Width / height, when the file fixes it (otherwise the viewport's).
+        aspect_ratio: Option<f32>,
+        /// Near plane distance (> 0).
+        znear: f32,
+        /// Far plane distance; `None` means an infinite projection.
+        zfar: Option<f32>,
+    },
+    /// An orthographic projection.
+    Orthographic {
+        /// Half the width of the view volume.
+        xmag: f32,
+        /// Half the height of the view volume.
+        ymag: f32,
+        /// Near plane distance.
+        znear: f32,
+        /// Far plane distance.
+        zfar: f32,
+    },
+}
+
+/// How far an infinite glTF projection ([`CameraProjection::Perspective`] without `zfar`)
+/// reaches when turned into a [`Camera`]: this many times the near distance.
+pub const INFINITE_FAR_FACTOR: f32 = 10_000.0;
+
+/// A camera attached to a node. Like glTF and plumb, it looks down the node's local −z with
+/// +y up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedCamera {
+    /// The node carrying the camera (its world transform places the camera).
+    pub node: NodeId,
+    /// The camera's name in the file (may be empty).
+    pub name: String,
+    /// Its projection.
+    pub projection: CameraProjection,
+}
+
+impl ImportedCamera {
+    /// A plumb [`Camera`] for this camera, placed by the node's world transform (computed
+    /// fresh from the local transforms) and with `viewport_aspect` (width / height) used
+    /// when the file fixes none. An infinite far plane becomes
+    /// [`INFINITE_FAR_FACTOR`]` × znear`. Scale in the node's transform moves the eye but
+    /// does not change the frustum.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`] for a removed node, [`SceneError::InvalidFrustum`] /
+    /// [`SceneError::DegenerateFrame`] / [`SceneError::NonFinite`] for unusable values.
+    pub fn to_camera(&self, scene: &Scene, viewport_aspect: f32) -> Result<Camera, SceneError> {
+        let world = scene.compute_world(self.node)?;
+        let mut camera = match self.projection {
+            CameraProjection::Perspective {
+                yfov,
+                aspect_ratio,
+                znear,
+                zfar,
+            } => Camera::perspective(
+                yfov,
+                aspect_ratio.unwrap_or(viewport_aspect),
+                znear,
+                zfar.unwrap_or(znear * INFINITE_FAR_FACTOR),
+            )?,
+            CameraProjection::Orthographic {
+                xmag,
+                ymag,
+                znear,
+                zfar,
+            } => Camera::orthographic(-xmag, xmag, -ymag, ymag, znear, zfar)?,
+        };
+        camera.set_frame(
+            world.translation(),
+            world.apply_vector(Vec3::NEG_Z),
+            world.apply_vector(Vec3::Y),
+        )?;
+        Ok(camera)
+    }
+}
+
+/// The kind of a punctual light (`KHR_lights_punctual`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LightKind {
+    /// Parallel light shining along the node's local −z.
+    Directional,
+    /// Light from the node's origin in all directions.
+    Point,
+    /// A cone along the node's local −z.
+    Spot {
+        /// Angle from the axis where the falloff starts (radians).
+        inner_cone_angle: f32,
+        /// Angle from the axis where the light ends (radians).
+        outer_cone_angle: f32,
+    },
+}
+
+/// A light attached to a node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedLight {
+    /// The node carrying the light (position: its origin; direction: its local −z).
+    pub node: NodeId,
+    /// The light's name in the file (may be empty).
+    pub name: String,
+    /// Directional, point or spot.
+    pub kind: LightKind,
+    /// Linear RGB colour.
+    pub color: Vec3,
+    /// Intensity (lux for directional lights, candela for point and spot lights).
+    pub intensity: f32,
+    /// Distance where the light's influence ends (`None`: unlimited).
+    pub range: Option<f32>,
+}
+
+/// Everything an import adds to a scene besides the nodes themselves.
+#[derive(Debug, Clone, Default)]
+pub struct Imported {
+    /// The top-level nodes created, in file order (children of the node imported into).
+    pub roots: Vec<NodeId>,
+    /// The material of every geometry node created, keyed by node (geometry sharing one
+    /// material in the file share one `Arc`).
+    pub materials: BTreeMap<NodeId, Arc<ImportedMaterial>>,
+    /// Cameras in node order.
+    pub cameras: Vec<ImportedCamera>,
+    /// Lights in node order.
+    pub lights: Vec<ImportedLight>,
+    /// Animations in file order (only channels whose node was imported).
+    pub animations: Vec<Animation>,
+}
+
+impl Imported {
+    /// The material of a geometry node.
+    pub fn material(&self, node: NodeId) -> Option<&ImportedMaterial> {
+        self.materials.get(&node).map(|m| m.as_ref())
+    }
+}
+
+/// A freshly loaded scene and what came with it.
+#[derive(Debug)]
+pub struct ImportedScene {
+    /// The scene (updated once at time 0, so world data is current).
+    pub scene: Scene,
+    /// Materials, cameras, lights and animations.
+    pub imported: Imported,
+}

@@ -1,0 +1,176 @@
+//! Scene files in: glTF 2.0 (`.gltf`, `.glb`) and Wavefront OBJ + MTL (`.obj`).
+//!
+//! [`load`] reads a file into a new [`Scene`] (updated at time 0); [`import`] adds one under a
+//! node of an existing scene, all or nothing. Both return, besides the nodes, an [`Imported`]
+//! record: a material per geometry node, cameras, lights and animations.
+//!
+//! # Conventions
+//!
+//! glTF is right-handed with +y up, and cameras and spot/directional lights look down their
+//! node's local −z — the same as plumb (see the crate docs), so nothing is converted:
+//! positions, normals and transforms are used as stored. Texture coordinates keep glTF's
+//! origin at the top-left of the image, which is also plumb's (row 0 of a texture is
+//! `v = 0`); OBJ's `vt` has its origin at the bottom-left, so the OBJ importer stores
+//! `v' = 1 − v`. Colours, including texels, are used as stored: plumb does no colour
+//! management, so sRGB textures and linear factors are multiplied as they are (as an
+//! OpenGL 1.x pipeline would).
+//!
+//! Node structure: every glTF node becomes a group node, and its mesh's primitives become
+//! geometry leaves under it (see [`gltf`]); an OBJ file becomes one group per object with
+//! one geometry leaf per material used (see [`obj`]).
+//!
+//! # Materials
+//!
+//! Materials are not render state yet. Each geometry node gets an [`ImportedMaterial`]: plain
+//! data shaped like glTF's metallic-roughness material ([`material`] describes how each field
+//! is meant to map onto fixed-function state). The metallic-roughness → Blinn–Phong rule is
+//! [`ImportedMaterial::fixed_function_approximation`].
+//!
+//! # Determinism
+//!
+//! Imports are deterministic: nodes are created in file order (pre-order, child order),
+//! the material table is a `BTreeMap` keyed by [`NodeId`], no hash-map iteration reaches any
+//! output, and trigonometry (texture-transform rotation, slerp) goes through
+//! `plumb_raster::math`.
+//!
+//! # Errors and limits
+//!
+//! One error type, [`IoError`]; every message names the file, and the line and column where
+//! the format has them. Nothing panics on bad files: all lengths, offsets, strides and
+//! indices are checked, and non-finite numbers are rejected. Limits ([`ImportOptions`]):
+//! files and referenced resources of at most [`DEFAULT_MAX_FILE_BYTES`], textures of at most
+//! [`DEFAULT_MAX_TEXTURE_SIZE`] texels per side (checked from the image header before
+//! decoding), accessors of at most [`gltf::MAX_ACCESSOR_ELEMENTS`] elements.
+//!
+//! ```
+//! use plumb_scene::io::{self, ImportOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = std::env::temp_dir().join(format!("plumb-io-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let path = dir.join("quad.obj");
+//! std::fs::write(&path, "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n")?;
+//! let loaded = io::load(&path, &ImportOptions::default())?;
+//! let quad = loaded.scene.find("quad[0]").expect("one geometry node");
+//! assert_eq!(loaded.scene.mesh(quad)?.triangle_count(), 2);
+//! assert!(loaded.imported.material(quad).is_some());
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod animation;
+pub mod error;
+pub mod gltf;
+pub mod imported;
+pub mod material;
+pub mod obj;
+mod texture_image;
+mod uri;
+
+use std::path::Path;
+
+pub use animation::{
+    add_animation_controllers, apply_animations, Animation, Interpolation, NodeAnimation, Track,
+};
+pub use error::{IoError, Location};
+pub use imported::{
+    CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedScene, LightKind,
+};
+pub use material::{AlphaMode, FixedFunctionColors, ImportedMaterial, TextureBinding};
+
+use crate::graph::{NodeId, Scene};
+
+/// Default for [`ImportOptions::max_file_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
+/// Default for [`ImportOptions::max_texture_size`]: 8192 texels per side.
+pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
+
+/// Import settings and limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Largest scene, buffer or image file (or data URI) accepted, in bytes.
+    pub max_file_bytes: u64,
+    /// Largest texture side accepted, in texels (at most
+    /// [`plumb_raster::texture::MAX_TEXTURE_SIZE`], which also applies).
+    pub max_texture_size: u32,
+    /// Whether to decode textures; without them materials have no texture bindings (quicker
+    /// when only the structure is wanted).
+    pub textures: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
+            textures: true,
+        }
+    }
+}
+
+impl ImportOptions {
+    fn clamped(&self) -> ImportOptions {
+        ImportOptions {
+            max_texture_size: self
+                .max_texture_size
+                .min(plumb_raster::texture::MAX_TEXTURE_SIZE),
+            ..*self
+        }
+    }
+}
+
+/// The formats the importers read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// glTF 2.0, JSON or binary.
+    Gltf,
+    /// Wavefront OBJ (with MTL).
+    Obj,
+}
+
+impl Format {
+    /// The format a file name's extension names (case-insensitive): `.gltf` / `.glb` / `.obj`.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "gltf" | "glb" => Some(Format::Gltf),
+            "obj" => Some(Format::Obj),
+            _ => None,
+        }
+    }
+}
+
+/// Loads a scene file into a new scene, chosen by extension (see [`Format::from_path`]).
+/// The scene is updated at time 0.
+///
+/// # Errors
+/// [`IoError::UnsupportedFormat`] for another extension; any error of the importer.
+pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoError> {
+    let mut scene = Scene::new();
+    let root = scene.root();
+    let imported = import(&mut scene, root, path, options)?;
+    scene.update(0.0);
+    Ok(ImportedScene { scene, imported })
+}
+
+/// Imports a scene file under `parent`, chosen by extension. On error the scene is
+/// unchanged.
+///
+/// # Errors
+/// [`IoError::UnsupportedFormat`] for another extension; any error of the importer.
+pub fn import(
+    scene: &mut Scene,
+    parent: NodeId,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<Imported, IoError> {
+    let options = options.clamped();
+    match Format::from_path(path) {
+        Some(Format::Gltf) => gltf::import_gltf(scene, parent, path, &options),
+        Some(Format::Obj) => obj::import_obj(scene, parent, path, &options),
+        None => Err(IoError::UnsupportedFormat {
+            file: path.to_owned(),
+        }),
+    }
+}

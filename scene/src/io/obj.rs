@@ -1,0 +1,566 @@
+//! Wavefront OBJ + MTL import through `tobj`.
+//!
+//! * Every object (`o`/`g` name; the file stem for unnamed geometry) becomes a group node
+//!   under the node imported into, and each run of faces with one material becomes a geometry
+//!   leaf `<object>[<k>]` under it.
+//! * Polygons are triangulated as fans from their first vertex (`tobj`'s rule); points and
+//!   lines (`p`, `l`) are ignored. Positions, normals, uvs and vertex colours are welded into
+//!   one index per vertex.
+//! * Missing normals are generated smooth, area-weighted (each vertex gets the normalized sum
+//!   of the unnormalized normals of its triangles, [`Mesh::with_generated_normals`]).
+//! * `vt` has its origin at the bottom-left of the image; uvs are stored as `(u, 1 − v)` to
+//!   match plumb's top-left texture origin.
+//! * Materials (`mtllib`, resolved next to the OBJ file; `map_Kd` next to the MTL file):
+//!   `Kd` → base colour (white when absent), `d` → its alpha and, when below 1, blending;
+//!   `map_Kd` → base colour texture (trilinear, repeat, set 0); `Ke` → emissive;
+//!   `Ns` → roughness by inverting the shininess rule of
+//!   [`ImportedMaterial::fixed_function_approximation`] (`r = (2/(Ns+2))^¼`, 1 when
+//!   absent); metallic 0. OBJ cannot say which faces are fronts, so materials are
+//!   **double-sided**. Faces without a material get a white double-sided default.
+//! * Errors name the file and line: non-finite numbers, faces with fewer than 3 vertices or
+//!   indices past the vertex arrays (checked by a first pass over the text), statements
+//!   `tobj` cannot parse, missing material libraries or textures. A file with no vertex at
+//!   all is refused as not being an OBJ file.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::{BufRead, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+use glam::{Mat3, Vec2, Vec3, Vec4};
+use plumb_raster::texture::Sampler;
+
+use super::error::{IoError, Location};
+use super::imported::Imported;
+use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
+use super::{texture_image, uri, ImportOptions};
+use crate::graph::{NodeId, Reparent, Scene};
+use crate::mesh::{Mesh, Topology};
+
+/// An in-memory reader that remembers how far the parser has read, so an error can be
+/// given the line it happened on.
+struct Tracked<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl Tracked<'_> {
+    /// The 1-based line holding the last byte consumed.
+    fn line(&self) -> usize {
+        let done = &self.data[..self.pos.min(self.data.len())];
+        let newlines = done.iter().filter(|&&b| b == b'\n').count();
+        match done.last() {
+            None => 1,
+            Some(b'\n') => newlines,
+            Some(_) => newlines + 1,
+        }
+    }
+}
+
+impl Read for Tracked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let rest = &self.data[self.pos.min(self.data.len())..];
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+impl BufRead for Tracked<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Ok(&self.data[self.pos.min(self.data.len())..])
+    }
+    fn consume(&mut self, amt: usize) {
+        self.pos += amt;
+    }
+}
+
+fn at_line(file: &Path, line: usize, context: &str, message: String) -> IoError {
+    IoError::Invalid {
+        file: file.to_owned(),
+        location: Some(Location { line, column: None }),
+        context: context.to_owned(),
+        message,
+    }
+}
+
+/// First pass: finite numbers, face arity and index ranges, with line numbers.
+fn check_text(file: &Path, text: &str) -> Result<(), IoError> {
+    let (mut nv, mut nt, mut nn) = (0usize, 0usize, 0usize);
+    for line in text.lines() {
+        match line.split_whitespace().next() {
+            Some("v") => nv += 1,
+            Some("vt") => nt += 1,
+            Some("vn") => nn += 1,
+            _ => {}
+        }
+    }
+    if nv == 0 {
+        return Err(IoError::Parse {
+            file: file.to_owned(),
+            location: None,
+            message: "no vertex ('v' statement) found: not an OBJ file".to_owned(),
+        });
+    }
+    let totals = [nv, nt, nn];
+    let mut seen = [0usize; 3];
+    for (i, line) in text.lines().enumerate() {
+        let ln = i + 1;
+        let mut tok = line.split_whitespace();
+        let kind = tok.next();
+        let slot = match kind {
+            Some("v") => Some(0),
+            Some("vt") => Some(1),
+            Some("vn") => Some(2),
+            _ => None,
+        };
+        if let Some(s) = slot {
+            seen[s] += 1;
+            // Unparsable numbers are left to the parser; NaN and infinity parse and are caught here.
+            if tok.any(|t| t.parse::<f32>().is_ok_and(|x| !x.is_finite())) {
+                return Err(IoError::NonFinite {
+                    file: file.to_owned(),
+                    location: Some(Location {
+                        line: ln,
+                        column: None,
+                    }),
+                    context: format!("'{}' statement", kind.unwrap_or_default()),
+                    what: "vertex data",
+                });
+            }
+            continue;
+        }
+        if kind != Some("f") {
+            continue;
+        }
+        let corners: Vec<&str> = tok.collect();
+        if corners.len() < 3 {
+            return Err(at_line(
+                file,
+                ln,
+                "face",
+                format!("has {} vertices; at least 3 are needed", corners.len()),
+            ));
+        }
+        for c in corners {
+            for (k, part) in c.split('/').enumerate().take(3) {
+                if part.is_empty() {
+                    continue;
+                }
+                let Ok(idx) = part.parse::<i64>() else {
+                    return Err(at_line(
+                        file,
+                        ln,
+                        "face",
+                        format!("'{c}' is not a vertex reference"),
+                    ));
+                };
+                let what = ["vertex", "texture coordinate", "normal"][k];
+                let ok = match idx {
+                    0 => false,
+                    i if i > 0 => i as u64 <= totals[k] as u64,
+                    i => i.unsigned_abs() <= seen[k] as u64,
+                };
+                if !ok {
+                    return Err(at_line(
+                        file,
+                        ln,
+                        "face",
+                        format!(
+                            "{what} index {idx} is out of range ({} defined)",
+                            if idx < 0 { seen[k] } else { totals[k] }
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Roughness for an MTL `Ns` (the inverse of the shininess rule).
+fn roughness_from_ns(ns: Option<f32>) -> f32 {
+    match ns {
+        Some(n) if n.is_finite() && n > 0.0 => (2.0 / (n + 2.0)).sqrt().sqrt().clamp(0.0, 1.0),
+        _ => 1.0,
+    }
+}
+
+fn parse_rgb(s: &str) -> Option<Vec3> {
+    let v: Vec<f32> = s
+        .split_whitespace()
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    (v.len() == 3)
+        .then(|| Vec3::new(v[0], v[1], v[2]))
+        .filter(|c| c.is_finite())
+}
+
+/// Loads an OBJ file into a new scene (updated at time 0).
+///
+/// # Errors
+/// Any [`IoError`]; see the [module docs](self).
+pub fn load_obj(path: &Path, options: &ImportOptions) -> Result<super::ImportedScene, IoError> {
+    let mut scene = Scene::new();
+    let root = scene.root();
+    let imported = import_obj(&mut scene, root, path, options)?;
+    scene.update(0.0);
+    Ok(super::ImportedScene { scene, imported })
+}
+
+/// Imports an OBJ file under `parent`. On error the scene is unchanged.
+///
+/// # Errors
+/// Any [`IoError`]; see the [module docs](self).
+pub fn import_obj(
+    scene: &mut Scene,
+    parent: NodeId,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<Imported, IoError> {
+    let data = uri::read_file(path, options.max_file_bytes).map_err(|reason| IoError::Read {
+        file: path.to_owned(),
+        reason,
+    })?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    let text = std::str::from_utf8(&data).map_err(|e| {
+        let line = data[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        IoError::Parse {
+            file: path.to_owned(),
+            location: Some(Location { line, column: None }),
+            message: "not UTF-8 text".to_owned(),
+        }
+    })?;
+    check_text(path, text)?;
+
+    // Material libraries: the first failure is kept and reported after parsing.
+    let mtl_error: RefCell<Option<IoError>> = RefCell::new(None);
+    let mtl_dirs: RefCell<Vec<std::path::PathBuf>> = RefCell::new(Vec::new());
+    let load_mtl = |p: &Path| -> tobj::MTLLoadResult {
+        let fail = |e: IoError| {
+            mtl_error.borrow_mut().get_or_insert(e);
+            Err(tobj::LoadError::OpenFileFailed)
+        };
+        let written = p.to_string_lossy().into_owned();
+        let full = match uri::uri_path(base, &written) {
+            Ok(f) => f,
+            Err(reason) => {
+                return fail(IoError::MissingResource {
+                    file: path.to_owned(),
+                    kind: "material library",
+                    uri: written,
+                    reason,
+                })
+            }
+        };
+        let bytes = match uri::read_file(&full, options.max_file_bytes) {
+            Ok(b) => b,
+            Err(reason) => {
+                return fail(IoError::MissingResource {
+                    file: path.to_owned(),
+                    kind: "material library",
+                    uri: written,
+                    reason: format!("{}: {reason}", full.display()),
+                })
+            }
+        };
+        let mut r = Tracked {
+            data: &bytes,
+            pos: 0,
+        };
+        match tobj::load_mtl_buf(&mut r) {
+            Ok(m) => {
+                let dir = full.parent().map(Path::to_owned).unwrap_or_default();
+                let mut dirs = mtl_dirs.borrow_mut();
+                dirs.extend(std::iter::repeat(dir).take(m.0.len()));
+                Ok(m)
+            }
+            Err(e) => fail(IoError::Parse {
+                file: full.clone(),
+                location: Some(Location {
+                    line: r.line(),
+                    column: None,
+                }),
+                message: e.to_string(),
+            }),
+        }
+    };
+    let mut reader = Tracked {
+        data: &data,
+        pos: 0,
+    };
+    let opts = tobj::LoadOptions {
+        triangulate: true,
+        single_index: true,
+        ignore_points: true,
+        ignore_lines: true,
+    };
+    let parsed = tobj::load_obj_buf(&mut reader, &opts, load_mtl);
+    if let Some(e) = mtl_error.into_inner() {
+        return Err(e);
+    }
+    let (models, materials) = parsed.map_err(|e| IoError::Parse {
+        file: path.to_owned(),
+        location: Some(Location {
+            line: reader.line(),
+            column: None,
+        }),
+        message: e.to_string(),
+    })?;
+    let materials = materials.unwrap_or_default();
+    let dirs = mtl_dirs.into_inner();
+
+    // Materials (converted once each, shared by Arc), plus the default.
+    let mut table: Vec<Arc<ImportedMaterial>> = Vec::with_capacity(materials.len());
+    let mut textures: BTreeMap<std::path::PathBuf, Arc<plumb_raster::texture::Texture>> =
+        BTreeMap::new();
+    for (i, m) in materials.iter().enumerate() {
+        let dir = dirs.get(i).map_or(base, |d| d.as_path());
+        table.push(Arc::new(convert_material(
+            path,
+            dir,
+            m,
+            options,
+            &mut textures,
+        )?));
+    }
+    let default = Arc::new(ImportedMaterial {
+        metallic: 0.0,
+        double_sided: true,
+        ..ImportedMaterial::default()
+    });
+
+    // Nodes, built detached then attached: all or nothing.
+    let scene_err = |context: &str, source| IoError::Scene {
+        file: path.to_owned(),
+        context: context.to_owned(),
+        source,
+    };
+    let staging = scene
+        .create_group("obj import")
+        .map_err(|e| scene_err("scene", e))?;
+    let mut imported = Imported::default();
+    let built = (|| -> Result<(), IoError> {
+        let stem = path
+            .file_stem()
+            .map_or_else(|| "obj".to_owned(), |s| s.to_string_lossy().into_owned());
+        let mut groups: Vec<(String, NodeId, usize)> = Vec::new();
+        for model in &models {
+            let m = &model.mesh;
+            if m.indices.is_empty() {
+                continue;
+            }
+            let name = if model.name == "unnamed_object" {
+                stem.clone()
+            } else {
+                model.name.clone()
+            };
+            let gi = match groups.iter().position(|g| g.0 == name) {
+                Some(i) => i,
+                None => {
+                    let id = scene
+                        .add_group(staging, name.clone())
+                        .map_err(|e| scene_err(&name, e))?;
+                    groups.push((name.clone(), id, 0));
+                    groups.len() - 1
+                }
+            };
+            let (group, k) = (groups[gi].1, groups[gi].2);
+            groups[gi].2 += 1;
+            let mesh = Arc::new(convert_mesh(path, &name, m)?);
+            let geom = scene
+                .add_geometry(group, format!("{name}[{k}]"), mesh)
+                .map_err(|e| scene_err(&name, e))?;
+            let mat = m.material_id.and_then(|i| table.get(i)).unwrap_or(&default);
+            imported.materials.insert(geom, mat.clone());
+        }
+        Ok(())
+    })();
+    if let Err(e) = built {
+        let _ = scene.remove(staging);
+        return Err(e);
+    }
+    let top: Vec<NodeId> = scene
+        .children(staging)
+        .map(<[_]>::to_vec)
+        .unwrap_or_default();
+    for &n in &top {
+        if let Err(e) = scene.reparent(n, parent, Reparent::KeepLocal) {
+            for &m in &top {
+                let _ = scene.remove(m);
+            }
+            let _ = scene.remove(staging);
+            return Err(scene_err("attaching the imported nodes", e));
+        }
+    }
+    let _ = scene.remove(staging);
+    imported.roots = top;
+    Ok(imported)
+}
+
+fn convert_mesh(file: &Path, name: &str, m: &tobj::Mesh) -> Result<Mesh, IoError> {
+    let context = format!("object '{name}'");
+    let err = |e| IoError::Scene {
+        file: file.to_owned(),
+        context: context.clone(),
+        source: e,
+    };
+    let positions: Vec<Vec3> = m.positions.chunks_exact(3).map(Vec3::from_slice).collect();
+    let n = positions.len();
+    let mut mesh = Mesh::new(Topology::Triangles, positions, m.indices.clone()).map_err(err)?;
+    if m.normals.len() == 3 * n && n > 0 {
+        mesh = mesh
+            .with_normals(m.normals.chunks_exact(3).map(Vec3::from_slice).collect())
+            .map_err(err)?;
+    } else {
+        mesh = mesh.with_generated_normals();
+    }
+    if m.vertex_color.len() == 3 * n && n > 0 {
+        mesh = mesh
+            .with_colors(
+                m.vertex_color
+                    .chunks_exact(3)
+                    .map(|c| Vec3::from_slice(c).extend(1.0))
+                    .collect(),
+            )
+            .map_err(err)?;
+    }
+    if m.texcoords.len() == 2 * n && n > 0 {
+        mesh = mesh
+            .with_uv_set(
+                m.texcoords
+                    .chunks_exact(2)
+                    .map(|t| Vec2::new(t[0], 1.0 - t[1]))
+                    .collect(),
+            )
+            .map_err(err)?;
+    }
+    Ok(mesh)
+}
+
+fn convert_material(
+    file: &Path,
+    dir: &Path,
+    m: &tobj::Material,
+    options: &ImportOptions,
+    textures: &mut BTreeMap<std::path::PathBuf, Arc<plumb_raster::texture::Texture>>,
+) -> Result<ImportedMaterial, IoError> {
+    let context = format!("material '{}'", m.name);
+    let kd = m.diffuse.map_or(Vec3::ONE, Vec3::from_array);
+    let d = m.dissolve.unwrap_or(1.0);
+    let ke = m
+        .emissive
+        .map(Vec3::from_array)
+        .or_else(|| m.unknown_param.get("Ke").and_then(|s| parse_rgb(s)))
+        .unwrap_or(Vec3::ZERO);
+    if !(kd.is_finite() && d.is_finite() && ke.is_finite()) {
+        return Err(IoError::NonFinite {
+            file: file.to_owned(),
+            location: None,
+            context,
+            what: "material colours",
+        });
+    }
+    let base_color_texture = match (&m.diffuse_texture, options.textures) {
+        (Some(name), true) => {
+            // MTL texture statements may carry options (`-s 1 1 1 file.png`): the file is last.
+            let written = name.split_whitespace().last().unwrap_or(name).to_owned();
+            let full = uri::uri_path(dir, &written).map_err(|reason| IoError::MissingResource {
+                file: file.to_owned(),
+                kind: "image",
+                uri: written.clone(),
+                reason,
+            })?;
+            let texture = match textures.get(&full) {
+                Some(t) => t.clone(),
+                None => {
+                    let bytes =
+                        uri::read_file(&full, options.max_file_bytes).map_err(|reason| {
+                            IoError::MissingResource {
+                                file: file.to_owned(),
+                                kind: "image",
+                                uri: written.clone(),
+                                reason: format!("{}: {reason}", full.display()),
+                            }
+                        })?;
+                    let t = Arc::new(texture_image::decode(
+                        file,
+                        &written,
+                        &bytes,
+                        None,
+                        options.max_texture_size,
+                    )?);
+                    textures.insert(full.clone(), t.clone());
+                    t
+                }
+            };
+            Some(TextureBinding {
+                texture,
+                sampler: Sampler::TRILINEAR,
+                tex_coord: 0,
+                uv_transform: Mat3::IDENTITY,
+                source: written,
+            })
+        }
+        _ => None,
+    };
+    Ok(ImportedMaterial {
+        name: m.name.clone(),
+        base_color: Vec4::new(kd.x, kd.y, kd.z, d.clamp(0.0, 1.0)),
+        base_color_texture,
+        alpha_mode: if d < 1.0 {
+            AlphaMode::Blend
+        } else {
+            AlphaMode::Opaque
+        },
+        double_sided: true,
+        emissive: ke,
+        emissive_texture: None,
+        unlit: false,
+        metallic: 0.0,
+        roughness: roughness_from_ns(m.shininess),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_tracking() {
+        let data = b"a\nbb\nccc";
+        let mut t = Tracked { data, pos: 0 };
+        assert_eq!(t.line(), 1);
+        let mut s = String::new();
+        t.read_line(&mut s).unwrap();
+        assert_eq!(t.line(), 1);
+        s.clear();
+        t.read_line(&mut s).unwrap();
+        assert_eq!(t.line(), 2);
+        s.clear();
+        t.read_line(&mut s).unwrap();
+        assert_eq!((s.as_str(), t.line()), ("ccc", 3));
+    }
+
+    #[test]
+    fn ns_inverts_the_shininess_rule() {
+        for ns in [1.0f32, 10.0, 30.0, 100.0] {
+            let m = ImportedMaterial {
+                metallic: 0.0,
+                roughness: roughness_from_ns(Some(ns)),
+                ..ImportedMaterial::default()
+            };
+            let back = m.fixed_function_approximation().shininess;
+            assert!((back - ns).abs() < ns * 1e-4, "{ns} -> {back}");
+        }
+        assert_eq!(roughness_from_ns(None), 1.0);
+        // Ns = 30: r = (2/32)^¼ = 0.5.
+        assert!((roughness_from_ns(Some(30.0)) - 0.5).abs() < 1e-6);
+    }
+}

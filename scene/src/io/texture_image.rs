@@ -1,0 +1,124 @@
+//! Decoding texture images (PNG, JPEG) into [`Texture`]s with a full mip chain.
+//!
+//! The size is checked from the image header before any texel is decoded, so an oversized
+//! image costs nothing: each side must be at most [`crate::io::ImportOptions::max_texture_size`]
+//! (default [`crate::io::DEFAULT_MAX_TEXTURE_SIZE`]). Texels are stored as they are in the file
+//! (no colour-space conversion: plumb does no colour management). Row 0 of the image is
+//! `v = 0`, which is glTF's convention (uv origin at the top left of the image).
+
+use std::io::Cursor;
+use std::path::Path;
+
+use ::image::{ImageFormat, ImageReader, Limits};
+use plumb_raster::texture::Texture;
+
+use super::error::IoError;
+
+/// The format a MIME type names, if it is one we decode.
+fn format_from_mime(mime: &str) -> Option<ImageFormat> {
+    match mime {
+        "image/png" => Some(ImageFormat::Png),
+        "image/jpeg" | "image/jpg" => Some(ImageFormat::Jpeg),
+        _ => None,
+    }
+}
+
+/// Decodes `bytes` into a mipmapped texture.
+///
+/// `file` is the scene file (for messages), `name` the image's URI or name, `mime` the
+/// declared type when the file gave one (otherwise the format is sniffed from the bytes).
+///
+/// # Errors
+/// [`IoError::ImageTooLarge`] past `max_side`, [`IoError::Image`] for undecodable data.
+pub(crate) fn decode(
+    file: &Path,
+    name: &str,
+    bytes: &[u8],
+    mime: Option<&str>,
+    max_side: u32,
+) -> Result<Texture, IoError> {
+    let image_err = |reason: String| IoError::Image {
+        file: file.to_owned(),
+        image: name.to_owned(),
+        reason,
+    };
+    let reader = || -> Result<ImageReader<Cursor<&[u8]>>, IoError> {
+        let r = ImageReader::new(Cursor::new(bytes));
+        match mime.and_then(format_from_mime) {
+            Some(f) => Ok(ImageReader::with_format(r.into_inner(), f)),
+            None => r
+                .with_guessed_format()
+                .map_err(|e| image_err(e.to_string())),
+        }
+    };
+    let probe = reader()?;
+    if probe.format().is_none() {
+        return Err(image_err("unknown image format".to_owned()));
+    }
+    let (width, height) = probe
+        .into_dimensions()
+        .map_err(|e| image_err(e.to_string()))?;
+    if width > max_side || height > max_side {
+        return Err(IoError::ImageTooLarge {
+            file: file.to_owned(),
+            image: name.to_owned(),
+            width,
+            height,
+            max: max_side,
+        });
+    }
+    let mut r = reader()?;
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(max_side);
+    limits.max_image_height = Some(max_side);
+    r.limits(limits);
+    let img = r.decode().map_err(|e| image_err(e.to_string()))?;
+    let tex = Texture::from_image(&img).map_err(|e| image_err(e.to_string()))?;
+    Ok(tex.with_generated_mips())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        let img = ::image::RgbaImage::from_pixel(w, h, ::image::Rgba([10, 20, 30, 255]));
+        let mut out = Cursor::new(Vec::new());
+        img.write_to(&mut out, ImageFormat::Png).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn decodes_png_with_mips() {
+        let t = decode(Path::new("s.gltf"), "a.png", &png(4, 2), None, 16).unwrap();
+        assert_eq!((t.width(), t.height(), t.level_count()), (4, 2, 3));
+        assert_eq!(t.level(0).unwrap().texel(3, 1), Some([10, 20, 30, 255]));
+    }
+
+    #[test]
+    fn size_limit_and_garbage() {
+        let e = decode(Path::new("s.gltf"), "big.png", &png(9, 2), None, 8).unwrap_err();
+        assert_eq!(
+            e,
+            IoError::ImageTooLarge {
+                file: "s.gltf".into(),
+                image: "big.png".into(),
+                width: 9,
+                height: 2,
+                max: 8
+            }
+        );
+        let e = decode(Path::new("s.gltf"), "x.png", b"not an image", None, 8).unwrap_err();
+        assert!(matches!(e, IoError::Image { .. }), "{e}");
+        let mut truncated = png(4, 4);
+        truncated.truncate(truncated.len() / 2);
+        let e = decode(
+            Path::new("s.gltf"),
+            "t.png",
+            &truncated,
+            Some("image/png"),
+            8,
+        );
+        assert!(matches!(e, Err(IoError::Image { .. })), "{e:?}");
+    }
+}

@@ -1,0 +1,288 @@
+//! `plumb info`: load a scene file and print its tree — as text (the scene graph's dump plus
+//! materials, cameras, lights and animations), or as JSON for other tools.
+//!
+//! JSON shape (`--json`): `{"file", "nodes": [...], "cameras", "lights", "animations"}`.
+//! `nodes` holds one object per node in tree order (pre-order, children in order, the
+//! scene root first): `name`, `kind` (`group` / `switch` / `geometry`), `parent` (index into
+//! `nodes`, `null` for the root), `local` and `world` (4×4 matrices, column-major, 16
+//! numbers: translation at 12..14), `bound` (`{"center": [x,y,z], "radius": r}` or `null` when
+//! empty) and, for geometry, `vertices`, `triangles` and `material` (its name).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use plumb::scene::io::{
+    self, AlphaMode, CameraProjection, ImportOptions, ImportedScene, LightKind,
+};
+use plumb::scene::{NodeId, NodeKind, Scene};
+use serde::Serialize;
+
+use super::{say, CliResult};
+
+/// Arguments of `plumb info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Scene file: .gltf, .glb or .obj.
+    #[arg(value_name = "SCENE")]
+    pub scene: PathBuf,
+    /// Print JSON (one object per node in tree order) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct JsonBound {
+    center: [f32; 3],
+    radius: f32,
+}
+
+#[derive(Serialize)]
+struct JsonNode {
+    name: String,
+    kind: &'static str,
+    parent: Option<usize>,
+    local: [f32; 16],
+    world: [f32; 16],
+    bound: Option<JsonBound>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vertices: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    triangles: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    material: Option<String>,
+}
+
+#[derive(Serialize)]
+struct JsonRef {
+    name: String,
+    node: usize,
+    kind: String,
+}
+
+#[derive(Serialize)]
+struct JsonAnimation {
+    name: String,
+    duration: f32,
+    nodes: Vec<usize>,
+}
+
+#[derive(Serialize)]
+struct JsonInfo {
+    file: String,
+    nodes: Vec<JsonNode>,
+    cameras: Vec<JsonRef>,
+    lights: Vec<JsonRef>,
+    animations: Vec<JsonAnimation>,
+}
+
+/// Nodes in tree order with their parent's position in that order.
+fn tree_order(scene: &Scene) -> Vec<(NodeId, Option<usize>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(scene.root(), None)];
+    while let Some((id, parent)) = stack.pop() {
+        let me = out.len();
+        out.push((id, parent));
+        let children = scene.children(id).unwrap_or(&[]);
+        stack.extend(children.iter().rev().map(|&c| (c, Some(me))));
+    }
+    out
+}
+
+fn camera_kind(p: &CameraProjection) -> String {
+    match p {
+        CameraProjection::Perspective { yfov, .. } => format!("perspective yfov={yfov}"),
+        CameraProjection::Orthographic { xmag, ymag, .. } => {
+            format!("orthographic xmag={xmag} ymag={ymag}")
+        }
+    }
+}
+
+fn light_kind(k: &LightKind) -> String {
+    match k {
+        LightKind::Directional => "directional".to_owned(),
+        LightKind::Point => "point".to_owned(),
+        LightKind::Spot {
+            inner_cone_angle,
+            outer_cone_angle,
+        } => format!("spot inner={inner_cone_angle} outer={outer_cone_angle}"),
+    }
+}
+
+fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
+    let scene = &loaded.scene;
+    let order = tree_order(scene);
+    let index_of = |id: NodeId| {
+        order
+            .iter()
+            .position(|&(n, _)| n == id)
+            .unwrap_or(usize::MAX)
+    };
+    let mut nodes = Vec::with_capacity(order.len());
+    for &(id, parent) in &order {
+        let e = |e: plumb::scene::SceneError| e.to_string();
+        let kind = scene.kind(id).map_err(e)?;
+        let bound = scene.world_bound(id).map_err(e)?;
+        let mesh = scene.mesh(id).ok();
+        nodes.push(JsonNode {
+            name: scene.name(id).map_err(e)?.to_owned(),
+            kind: match kind {
+                NodeKind::Group => "group",
+                NodeKind::Switch => "switch",
+                NodeKind::Geometry => "geometry",
+            },
+            parent,
+            local: scene.local(id).map_err(e)?.to_mat4().to_cols_array(),
+            world: scene.world(id).map_err(e)?.to_mat4().to_cols_array(),
+            bound: (!bound.is_empty()).then(|| JsonBound {
+                center: bound.center().to_array(),
+                radius: bound.radius(),
+            }),
+            vertices: mesh.map(|m| m.positions().len()),
+            triangles: mesh.map(|m| m.triangle_count()),
+            material: loaded.imported.material(id).map(|m| m.name.clone()),
+        });
+    }
+    let info = JsonInfo {
+        file: args.scene.display().to_string(),
+        nodes,
+        cameras: loaded
+            .imported
+            .cameras
+            .iter()
+            .map(|c| JsonRef {
+                name: c.name.clone(),
+                node: index_of(c.node),
+                kind: camera_kind(&c.projection),
+            })
+            .collect(),
+        lights: loaded
+            .imported
+            .lights
+            .iter()
+            .map(|l| JsonRef {
+                name: l.name.clone(),
+                node: index_of(l.node),
+                kind: light_kind(&l.kind),
+            })
+            .collect(),
+        animations: loaded
+            .imported
+            .animations
+            .iter()
+            .map(|a| JsonAnimation {
+                name: a.name.clone(),
+                duration: a.duration(),
+                nodes: a.nodes.iter().map(|n| index_of(n.node)).collect(),
+            })
+            .collect(),
+    };
+    // One line per node (and per camera, light, animation): readable and greppable, and
+    // still one JSON document.
+    fn lines<T: Serialize>(items: &[T]) -> Result<String, String> {
+        let rows: Result<Vec<String>, _> = items.iter().map(serde_json::to_string).collect();
+        let rows = rows.map_err(|e| e.to_string())?;
+        if rows.is_empty() {
+            return Ok("[]".to_owned());
+        }
+        Ok(format!("[\n    {}\n  ]", rows.join(",\n    ")))
+    }
+    let file = serde_json::to_string(&info.file).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "{{\n  \"file\": {file},\n  \"nodes\": {},\n  \"cameras\": {},\n  \"lights\": {},\n  \"animations\": {}\n}}",
+        lines(&info.nodes)?,
+        lines(&info.cameras)?,
+        lines(&info.lights)?,
+        lines(&info.animations)?
+    ))
+}
+
+fn to_text(loaded: &ImportedScene) -> String {
+    let scene = &loaded.scene;
+    let imp = &loaded.imported;
+    let name = |id: NodeId| scene.name(id).unwrap_or("<removed>").to_owned();
+    let mut out = scene.dump();
+    if !imp.materials.is_empty() {
+        out.push_str("materials:\n");
+        for (&node, m) in &imp.materials {
+            let alpha = match m.alpha_mode {
+                AlphaMode::Opaque => "opaque".to_owned(),
+                AlphaMode::Mask { cutoff } => format!("mask({cutoff})"),
+                AlphaMode::Blend => "blend".to_owned(),
+            };
+            let c = m.base_color;
+            let _ = write!(
+                out,
+                "  {} -> '{}' base=({}, {}, {}, {}) alpha={alpha}",
+                name(node),
+                m.name,
+                c.x,
+                c.y,
+                c.z,
+                c.w
+            );
+            if let Some(t) = &m.base_color_texture {
+                let _ = write!(
+                    out,
+                    " texture={} {}x{} uv{}",
+                    t.source,
+                    t.texture.width(),
+                    t.texture.height(),
+                    t.tex_coord
+                );
+            }
+            if m.double_sided {
+                out.push_str(" double-sided");
+            }
+            if m.unlit {
+                out.push_str(" unlit");
+            }
+            out.push('\n');
+        }
+    }
+    for c in &imp.cameras {
+        let _ = writeln!(
+            out,
+            "camera '{}' at {}: {}",
+            c.name,
+            name(c.node),
+            camera_kind(&c.projection)
+        );
+    }
+    for l in &imp.lights {
+        let _ = writeln!(
+            out,
+            "light '{}' at {}: {} colour=({}, {}, {}) intensity={}",
+            l.name,
+            name(l.node),
+            light_kind(&l.kind),
+            l.color.x,
+            l.color.y,
+            l.color.z,
+            l.intensity
+        );
+    }
+    for a in &imp.animations {
+        let _ = writeln!(
+            out,
+            "animation '{}': {} s, {} nodes",
+            a.name,
+            a.duration(),
+            a.nodes.len()
+        );
+    }
+    out
+}
+
+/// Loads the scene and prints it.
+pub fn run(args: &InfoArgs) -> CliResult {
+    let loaded = io::load(&args.scene, &ImportOptions::default()).map_err(|e| e.to_string())?;
+    let text = if args.json {
+        to_json(args, &loaded)?
+    } else {
+        to_text(&loaded)
+    };
+    say!("{}", text.trim_end());
+    Ok(ExitCode::SUCCESS)
+}
