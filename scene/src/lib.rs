@@ -68,18 +68,27 @@
 //! # }
 //! ```
 
+pub mod billboard;
 pub mod bound;
 pub mod camera;
 pub mod controller;
 pub mod cull;
+pub mod draw;
+pub mod effect;
 pub mod error;
 pub mod graph;
+pub mod light;
 pub mod lookup;
 pub mod mesh;
 pub mod pick;
 pub mod plane;
 pub mod print;
 pub mod ray;
+pub mod render_state;
+pub mod renderer;
+pub mod screen;
+pub mod soft;
+pub mod state;
 pub mod switch;
 pub mod transform;
 pub mod update;
@@ -88,11 +97,25 @@ pub use bound::{merge_spheres, Bound, BoundKind};
 pub use camera::{Camera, Frustum, PixelRect, Projection, Viewport, MAX_USER_PLANES};
 pub use controller::Controller;
 pub use cull::{CullMode, CullStats, DrawItem, VisibleSet};
+pub use draw::{DrawStats, FrameSettings};
+pub use effect::{Effect, TexCoords, TextureStage};
 pub use error::SceneError;
 pub use graph::{Limits, NodeId, NodeKind, Reparent, Scene, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES};
+pub use light::{Light, LightId, LightType, MAX_LIGHTS};
 pub use mesh::{Mesh, Topology, MAX_UV_SETS};
 pub use pick::PickRecord;
 pub use plane::{Plane, Side};
 pub use ray::Ray;
+pub use render_state::ResolvedRender;
+pub use renderer::{
+    BackendStats, ColorSource, Draw, DrawRole, Frame, LightingTerms, Pass, Renderer, Space,
+};
+pub use screen::{ScreenLayer, ScreenPolygon};
+pub use soft::SoftRenderer;
+pub use state::{
+    AlphaState, CullFace, CullState, DitherState, FogApply, FogDensity, FogState, GlobalState,
+    MaterialState, PolygonOffsetState, RenderStates, ShadeState, StateKind, StencilState,
+    WireframeState, ZBufferState,
+};
 pub use transform::{rotation_axis_angle, Transform};
 pub use update::UpdateStats;
