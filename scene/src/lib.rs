@@ -113,9 +113,9 @@ pub use renderer::{
 pub use screen::{ScreenLayer, ScreenPolygon};
 pub use soft::SoftRenderer;
 pub use state::{
-    AlphaState, CullFace, CullState, DitherState, FogApply, FogDensity, FogState, GlobalState,
-    MaterialState, PolygonOffsetState, RenderStates, ShadeState, StateKind, StencilState,
-    WireframeState, ZBufferState,
+    AlphaState, BlendFactor, CompareFunc, CullFace, CullState, DitherState, FogApply, FogDensity,
+    FogState, FrontFace, GlobalState, MaterialState, PolygonOffsetState, RenderStates, ShadeState,
+    StateKind, StencilOp, StencilState, WireframeState, ZBufferState,
 };
 pub use transform::{rotation_axis_angle, Transform};
 pub use update::UpdateStats;
