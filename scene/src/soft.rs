@@ -230,7 +230,15 @@ impl SoftRenderer {
             } else {
                 Vec3::ZERO
             },
-            separate_specular: true,
+            // GL's separate specular colour (the book's renderer turns it on); skipped when no
+            // specular light can reach the surface, which changes no pixel (it adds zero) and
+            // saves the secondary colour's interpolation.
+            separate_specular: t.specular
+                && m.specular.truncate() != Vec3::ZERO
+                && draw
+                    .lights
+                    .iter()
+                    .any(|l| l.specular.truncate() != Vec3::ZERO),
             ..LightingState::DEFAULT
         };
         for (slot, l) in state.lights.iter_mut().zip(draw.lights) {
