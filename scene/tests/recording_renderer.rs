@@ -40,6 +40,9 @@ struct PassRecord {
     color_mask: [bool; 4],
 }
 
+/// One recorded draw: node, role, passes, lights.
+type DrawRecord<'a> = (Option<NodeId>, DrawRole, &'a [PassRecord], &'a [Light]);
+
 struct Recorder {
     events: Vec<Event>,
     max_lights: usize,
@@ -55,7 +58,7 @@ impl Recorder {
         }
     }
 
-    fn draws(&self) -> Vec<(Option<NodeId>, DrawRole, &[PassRecord], &[Light])> {
+    fn draws(&self) -> Vec<DrawRecord<'_>> {
         self.events
             .iter()
             .filter_map(|e| match e {
