@@ -115,6 +115,16 @@ impl TriMesh {
         }
     }
 
+    /// The same mesh as a scene-graph [`plumb_scene::Mesh`] (positions, normals, uv set 0).
+    ///
+    /// # Errors
+    /// Mesh validation errors (non-finite values, indices out of range).
+    pub fn to_scene(&self) -> Result<plumb_scene::Mesh, plumb_scene::SceneError> {
+        plumb_scene::Mesh::triangles(self.positions.clone(), self.indices.clone())?
+            .with_normals(self.normals.clone())?
+            .with_uv_set(self.uvs.clone())
+    }
+
     /// Number of triangles.
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3

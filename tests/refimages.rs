@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use image::RgbaImage;
 use plumb::raster::{Context, ContextOptions};
+use plumb::scene::SoftRenderer;
 
 /// A golden case: a name and a function drawing into a context of the given size.
 pub struct Case {
@@ -26,6 +27,43 @@ pub struct Case {
     pub size: (u32, u32),
     /// Draws the scene (the harness clears nothing itself).
     pub draw: fn(&mut Context),
+}
+
+/// A golden case built through the scene graph and drawn with [`SoftRenderer`].
+pub struct SceneCase {
+    /// File stem of the golden.
+    pub name: &'static str,
+    /// Target size.
+    pub size: (u32, u32),
+    /// Builds the scene and draws it (one or more frames; the last one is compared).
+    pub draw: fn(&mut SoftRenderer),
+}
+
+/// Anything the harness can render at a given thread count.
+trait Golden {
+    fn name(&self) -> &'static str;
+    fn render(&self, threads: usize) -> (RgbaImage, Vec<f32>);
+}
+
+impl Golden for Case {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn render(&self, threads: usize) -> (RgbaImage, Vec<f32>) {
+        render(self, threads)
+    }
+}
+
+impl Golden for SceneCase {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn render(&self, threads: usize) -> (RgbaImage, Vec<f32>) {
+        let mut r =
+            SoftRenderer::new(self.size.0, self.size.1, Some(threads)).expect("case size is valid");
+        (self.draw)(&mut r);
+        (r.image(), r.depth())
+    }
 }
 
 fn root() -> PathBuf {
@@ -91,14 +129,14 @@ fn diff_image(a: &RgbaImage, b: &RgbaImage) -> RgbaImage {
     )
 }
 
-fn check_area(area: &str, cases: &[Case], failures: &mut Vec<String>) {
+fn check_area<C: Golden>(area: &str, cases: &[C], failures: &mut Vec<String>) {
     let dir = root().join("refimages").join(area);
     let out = root().join("target").join("refimages").join(area);
     let bless = std::env::var("PLUMB_BLESS").is_ok_and(|v| v == "1");
     for case in cases {
-        let (img, depth) = render(case, 1);
+        let (img, depth) = case.render(1);
         for threads in [2, 7] {
-            let (img_n, depth_n) = render(case, threads);
+            let (img_n, depth_n) = case.render(threads);
             if img_n != img
                 || depth_n
                     .iter()
@@ -107,11 +145,11 @@ fn check_area(area: &str, cases: &[Case], failures: &mut Vec<String>) {
             {
                 failures.push(format!(
                     "{area}/{}: {threads} threads differ from 1 thread",
-                    case.name
+                    case.name()
                 ));
             }
         }
-        let golden = dir.join(format!("{}.png", case.name));
+        let golden = dir.join(format!("{}.png", case.name()));
         if bless {
             std::fs::create_dir_all(&dir).unwrap();
             img.save(&golden).unwrap();
@@ -123,7 +161,7 @@ fn check_area(area: &str, cases: &[Case], failures: &mut Vec<String>) {
             Err(e) => {
                 failures.push(format!(
                     "{area}/{}: missing golden {} ({e})",
-                    case.name,
+                    case.name(),
                     golden.display()
                 ));
                 continue;
@@ -131,13 +169,13 @@ fn check_area(area: &str, cases: &[Case], failures: &mut Vec<String>) {
         };
         if let Some(d) = diff(&img, &expected) {
             std::fs::create_dir_all(&out).unwrap();
-            let actual = out.join(format!("{}.actual.png", case.name));
-            let diff_path = out.join(format!("{}.diff.png", case.name));
+            let actual = out.join(format!("{}.actual.png", case.name()));
+            let diff_path = out.join(format!("{}.diff.png", case.name()));
             img.save(&actual).unwrap();
             diff_image(&img, &expected).save(&diff_path).unwrap();
             failures.push(format!(
                 "{area}/{}: {} pixels differ, max channel delta {}; actual {}, diff {}",
-                case.name,
+                case.name(),
                 d.pixels,
                 d.max_delta,
                 actual.display(),
@@ -155,7 +193,7 @@ fn check_area(area: &str, cases: &[Case], failures: &mut Vec<String>) {
         names.sort();
         for n in names {
             let stem = n.trim_end_matches(".png");
-            if !cases.iter().any(|c| c.name == stem) {
+            if !cases.iter().any(|c| c.name() == stem) {
                 failures.push(format!("{area}/{n}: golden without a case"));
             }
         }
@@ -171,6 +209,14 @@ fn refimages() {
     ];
     let mut count = 0;
     for (area, cases) in areas {
+        check_area(area, cases, &mut failures);
+        count += cases.len();
+    }
+    let scene_areas: [(&str, &[SceneCase]); 2] = [
+        ("scene", cases::scene::CASES),
+        ("effects", cases::effects::CASES),
+    ];
+    for (area, cases) in scene_areas {
         check_area(area, cases, &mut failures);
         count += cases.len();
     }

@@ -124,4 +124,29 @@ pub enum SceneError {
     /// A plane normal of zero length.
     #[error("plane normal must be non-zero")]
     DegeneratePlane,
+    /// No light with this index in the scene's light table.
+    #[error("unknown light #{0}")]
+    UnknownLight(u32),
+    /// The effect cannot sit on this kind of node (a local-only effect on a group, or a scene
+    /// effect on a geometry leaf).
+    #[error("effect `{effect}` cannot be placed on node `{node}`")]
+    EffectPlacement {
+        /// The effect's name.
+        effect: &'static str,
+        /// The node's name.
+        node: String,
+    },
+    /// The effect lacks an input it needs from the node's mesh or transform.
+    #[error("effect `{effect}` on node `{node}` needs {need}")]
+    EffectInput {
+        /// The effect's name.
+        effect: &'static str,
+        /// The node's name.
+        node: String,
+        /// What is missing.
+        need: &'static str,
+    },
+    /// A rendering backend failed.
+    #[error("renderer: {0}")]
+    Renderer(String),
 }

@@ -28,7 +28,10 @@ use crate::bound::{Bound, BoundKind};
 use crate::controller::Controller;
 use crate::cull::CullMode;
 use crate::error::SceneError;
+use crate::light::Light;
 use crate::mesh::Mesh;
+use crate::render_state::{RenderIntent, ResolvedRender, RS_DIRTY};
+use crate::screen::ScreenPolygon;
 use crate::transform::Transform;
 use crate::update::{UpdateStats, DIRTY_BOUND, DIRTY_TRANSFORM};
 
@@ -45,6 +48,10 @@ pub struct NodeId {
 }
 
 impl NodeId {
+    pub(crate) fn from_parts(index: u32, generation: u32) -> NodeId {
+        NodeId { index, generation }
+    }
+
     /// Slot index (stable while the node lives; reused after removal with a new generation).
     pub fn index(self) -> u32 {
         self.index
@@ -114,6 +121,14 @@ pub(crate) struct Node {
     pub(crate) cull: CullMode,
     pub(crate) flags: u8,
     pub(crate) depth: u32,
+    /// What the user set: global states, lights, effect (render_state).
+    pub(crate) intent: Option<Box<RenderIntent>>,
+    /// What a geometry leaf is drawn with, computed by `update` (render_state).
+    pub(crate) resolved: Option<Arc<ResolvedRender>>,
+    /// Render-state dirty bits (render_state::RS_*).
+    pub(crate) rs_flags: u8,
+    /// A billboard group: turns about its model up axis to face the camera (billboard).
+    pub(crate) billboard: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -132,6 +147,22 @@ pub struct Scene {
     pub(crate) bound_kind: BoundKind,
     pub(crate) controllers: Vec<(NodeId, Box<dyn Controller>)>,
     pub(crate) last_stats: UpdateStats,
+    /// The light table (light).
+    pub(crate) lights: Vec<Light>,
+    /// Billboard groups, in creation order (billboard).
+    pub(crate) billboards: Vec<NodeId>,
+    /// The eye position billboards were last aligned to.
+    pub(crate) billboard_eye: Option<glam::Vec3>,
+    /// Some node has (or had) a planar shadow / reflection effect.
+    pub(crate) has_scene_effects: bool,
+    /// Frame settings used by `draw` (draw).
+    pub(crate) frame: crate::draw::FrameSettings,
+    /// Screen-space polygons (screen).
+    pub(crate) screen_polygons: Vec<ScreenPolygon>,
+    /// The time of the last update (draw re-runs update at this time).
+    pub(crate) time: f64,
+    /// Reusable culling output (draw).
+    pub(crate) visible_scratch: Option<crate::cull::VisibleSet>,
 }
 
 impl fmt::Debug for Scene {
@@ -174,6 +205,10 @@ impl Scene {
             cull: CullMode::Dynamic,
             flags: DIRTY_TRANSFORM,
             depth: 0,
+            intent: None,
+            resolved: None,
+            rs_flags: RS_DIRTY,
+            billboard: false,
         };
         Scene {
             slots: vec![Slot {
@@ -190,6 +225,14 @@ impl Scene {
             bound_kind: BoundKind::Sphere,
             controllers: Vec::new(),
             last_stats: UpdateStats::default(),
+            lights: Vec::new(),
+            billboards: Vec::new(),
+            billboard_eye: None,
+            has_scene_effects: false,
+            frame: crate::draw::FrameSettings::default(),
+            screen_polygons: Vec::new(),
+            time: 0.0,
+            visible_scratch: None,
         }
     }
 
@@ -267,6 +310,10 @@ impl Scene {
             cull: CullMode::Dynamic,
             flags: DIRTY_TRANSFORM,
             depth: 0,
+            intent: None,
+            resolved: None,
+            rs_flags: RS_DIRTY,
+            billboard: false,
         };
         self.live += 1;
         if let Some(index) = self.free.pop() {
@@ -453,6 +500,7 @@ impl Scene {
         }
         self.set_depths(child, pdepth + 1);
         self.mark(child, DIRTY_TRANSFORM);
+        self.mark_render(child);
     }
 
     fn set_depths(&mut self, id: NodeId, depth: u32) {

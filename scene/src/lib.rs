@@ -30,6 +30,44 @@
 //! update walks only dirty paths and recomputes each world transform and bound at most once
 //! (see [`update`]).
 //!
+//! # Render state, lights, effects and drawing
+//!
+//! Nodes carry **intent**: global states ([`Scene::set_global_state`], the book's eight plus
+//! stencil and polygon offset), lights ([`Scene::attach_light`]) and an [`Effect`]
+//! ([`Scene::set_effect`]). [`Scene::update`] resolves, per geometry leaf, the deepest state of
+//! each kind on its root path and its lights root first ([`Scene::resolved`]; see
+//! [`render_state`]). [`Scene::draw`] = update → cull → sort (opaque in tree order, then
+//! transparent back to front, stable) → draw through any [`Renderer`]; [`SoftRenderer`] is the
+//! CPU backend over plumb-raster. The trait only carries plain data (see [`renderer`]).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use glam::{Vec3, Vec4};
+//! use plumb_scene::{Camera, GlobalState, Light, MaterialState, Mesh, Scene, SoftRenderer};
+//!
+//! # fn main() -> Result<(), plumb_scene::SceneError> {
+//! let mut scene = Scene::new();
+//! let root = scene.root();
+//! let p = vec![Vec3::new(-1.0, -1.0, 0.0), Vec3::new(1.0, -1.0, 0.0), Vec3::new(0.0, 1.0, 0.0)];
+//! let tri = Mesh::triangles(p, vec![0, 1, 2])?.with_normals(vec![Vec3::Z; 3])?;
+//! let leaf = scene.add_geometry(root, "triangle", Arc::new(tri))?;
+//! let red = MaterialState::matte(Vec4::new(1.0, 0.0, 0.0, 1.0));
+//! scene.set_global_state(root, GlobalState::Material(red))?;
+//! let sun = scene.add_light(Light::directional(Vec3::new(0.0, 0.0, -1.0)))?;
+//! scene.attach_light(root, sun)?;
+//!
+//! let mut camera = Camera::perspective(1.0, 1.0, 0.1, 100.0)?;
+//! camera.look_at(Vec3::new(0.0, 0.0, 3.0), Vec3::ZERO, Vec3::Y)?;
+//! let mut renderer = SoftRenderer::new(32, 32, Some(1))?;
+//! let stats = scene.draw(&camera, &mut renderer)?;
+//! assert_eq!(stats.opaque, 1);
+//! assert_eq!(scene.resolved(leaf)?.states.material, red);
+//! // Lit head-on (N·L = 1) with diffuse (1, 0, 0), no ambient: pure red at the centre.
+//! assert_eq!(renderer.image().get_pixel(16, 16).0, [255, 0, 0, 255]);
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Limits and errors
 //!
 //! One error type, [`SceneError`]. Non-finite input is rejected at the setter. A scene holds at
@@ -68,19 +106,28 @@
 //! # }
 //! ```
 
+pub mod billboard;
 pub mod bound;
 pub mod camera;
 pub mod controller;
 pub mod cull;
+pub mod draw;
+pub mod effect;
 pub mod error;
 pub mod graph;
 pub mod io;
+pub mod light;
 pub mod lookup;
 pub mod mesh;
 pub mod pick;
 pub mod plane;
 pub mod print;
 pub mod ray;
+pub mod render_state;
+pub mod renderer;
+pub mod screen;
+pub mod soft;
+pub mod state;
 pub mod switch;
 pub mod transform;
 pub mod update;
@@ -89,11 +136,25 @@ pub use bound::{merge_spheres, Bound, BoundKind};
 pub use camera::{Camera, Frustum, PixelRect, Projection, Viewport, MAX_USER_PLANES};
 pub use controller::Controller;
 pub use cull::{CullMode, CullStats, DrawItem, VisibleSet};
+pub use draw::{DrawStats, FrameSettings};
+pub use effect::{Effect, TexCoords, TextureStage};
 pub use error::SceneError;
 pub use graph::{Limits, NodeId, NodeKind, Reparent, Scene, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES};
+pub use light::{Light, LightId, LightType, MAX_LIGHTS};
 pub use mesh::{Mesh, Topology, MAX_UV_SETS};
 pub use pick::PickRecord;
 pub use plane::{Plane, Side};
 pub use ray::Ray;
+pub use render_state::ResolvedRender;
+pub use renderer::{
+    BackendStats, ColorSource, Draw, DrawRole, Frame, LightingTerms, Pass, Renderer, Space,
+};
+pub use screen::{ScreenLayer, ScreenPolygon};
+pub use soft::SoftRenderer;
+pub use state::{
+    AlphaState, BlendFactor, CompareFunc, CullFace, CullState, DitherState, FogApply, FogDensity,
+    FogState, FrontFace, GlobalState, MaterialState, PolygonOffsetState, RenderStates, ShadeState,
+    StateKind, StencilOp, StencilState, WireframeState, ZBufferState,
+};
 pub use transform::{rotation_axis_angle, Transform};
 pub use update::UpdateStats;

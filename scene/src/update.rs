@@ -52,6 +52,8 @@ pub struct UpdateStats {
     pub transforms: usize,
     /// World bounds recomputed.
     pub bounds: usize,
+    /// Geometry leaves whose render state (states, lights, global effect) was re-resolved.
+    pub render_states: usize,
 }
 
 /// Sentinel parent index for the root.
@@ -159,6 +161,8 @@ impl Scene {
             ..UpdateStats::default()
         };
         self.walk(&mut stats);
+        stats.render_states = self.resolve_render_state();
+        self.time = time;
         self.last_stats = stats;
         stats
     }
@@ -172,7 +176,10 @@ impl Scene {
         };
         let root = self.root();
         self.mark(root, DIRTY_TRANSFORM);
+        self.mark_render(root);
         self.walk(&mut stats);
+        stats.render_states = self.resolve_render_state();
+        self.time = time;
         self.last_stats = stats;
         stats
     }
@@ -183,6 +190,7 @@ impl Scene {
             return;
         }
         let kind = self.bound_kind;
+        let eye = self.billboard_eye;
         let mut stack = vec![Visit::Pre {
             index: root,
             parent: NO_PARENT,
@@ -210,6 +218,11 @@ impl Scene {
                             Some(pw) => pw.compose(&node.local),
                             None => node.local,
                         };
+                        if node.billboard {
+                            if let Some(eye) = eye {
+                                node.world = crate::billboard::face_eye(&node.world, eye);
+                            }
+                        }
                         stats.transforms += 1;
                     }
                     match &node.data {

@@ -1,0 +1,87 @@
+//! Billboard nodes (Eberly's `BillboardNode`, book-advanced §1.1): a group whose subtree
+//! turns about its **model up axis** (+y) to face the camera.
+//!
+//! During `update`, after a billboard's world transform is composed (`parent ∘ local`), the
+//! eye position is taken into the billboard's model space (`p = W⁻¹·E`) and the world transform
+//! becomes `W ∘ RotY(atan2(p.x, p.z))`, so the local orientation applies first and the model
+//! +z axis turns towards the eye. An eye on the axis (`atan2(0, 0) = 0`) leaves it unrotated.
+//! Children are updated after the alignment.
+//!
+//! The eye is the camera of the last [`Scene::draw`](crate::Scene::draw) (or
+//! [`Scene::face_billboards`]); before any, billboards are not rotated. When the eye moves,
+//! billboards are marked dirty so the next update realigns them.
+
+use glam::{Vec3, Vec4};
+
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
+use crate::transform::Transform;
+use crate::update::DIRTY_TRANSFORM;
+
+/// `world ∘ RotY(atan2(p.x, p.z))` with `p` the eye in `world`'s model space.
+pub(crate) fn face_eye(world: &Transform, eye: Vec3) -> Transform {
+    let Some(inv) = world.try_inverse() else {
+        return *world;
+    };
+    let p = inv.apply_point(eye);
+    let angle = plumb_raster::math::atan2(p.x, p.z);
+    let (s, c) = plumb_raster::math::sin_cos(angle);
+    // RotY(angle): x → (c, 0, −s), z → (s, 0, c).
+    let rot = glam::Mat4::from_cols(
+        Vec4::new(c, 0.0, -s, 0.0),
+        Vec4::Y,
+        Vec4::new(s, 0.0, c, 0.0),
+        Vec4::W,
+    );
+    match Transform::from_affine(
+        glam::Mat3::from_mat4(world.to_mat4() * rot),
+        world.translation(),
+    ) {
+        Ok(t) => t,
+        Err(_) => *world,
+    }
+}
+
+impl Scene {
+    /// Creates a billboard group as the last child of `parent`.
+    ///
+    /// # Errors
+    /// As [`Scene::add_group`].
+    pub fn add_billboard(
+        &mut self,
+        parent: NodeId,
+        name: impl Into<String>,
+    ) -> Result<NodeId, SceneError> {
+        let id = self.add_group(parent, name)?;
+        self.node_mut(id)?.billboard = true;
+        self.billboards.push(id);
+        Ok(id)
+    }
+
+    /// Whether the node is a billboard group.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn is_billboard(&self, id: NodeId) -> Result<bool, SceneError> {
+        Ok(self.node(id)?.billboard)
+    }
+
+    /// Sets the eye position billboards face; marks them dirty if it changed (the next update
+    /// realigns them). [`Scene::draw`](crate::Scene::draw) calls this with its camera.
+    pub fn face_billboards(&mut self, eye: Vec3) {
+        if self.billboard_eye == Some(eye) {
+            return;
+        }
+        self.billboard_eye = Some(eye);
+        let live: Vec<NodeId> = self
+            .billboards
+            .iter()
+            .copied()
+            .filter(|&b| self.contains(b))
+            .collect();
+        for &b in &live {
+            self.mark(b, DIRTY_TRANSFORM);
+        }
+        self.billboards = live;
+    }
+}

@@ -1,0 +1,261 @@
+//! Lights (Eberly's `Light`, book §3.6) and how they attach to nodes.
+//!
+//! A light lives in the scene's light table ([`Scene::add_light`] → [`LightId`]) and is
+//! **attached** to nodes with [`Scene::attach_light`]: it lights every geometry leaf in that
+//! node's subtree. Attaching the same light twice to one node is ignored; a new light goes to the
+//! **front** of the node's list (the book's `SetLight`).
+//!
+//! `update` resolves each geometry leaf's lights: the union of the lists on the path from the
+//! root, **root first**, each node's list in its own order (most recently attached first). The
+//! renderer uses the first [`MAX_LIGHTS`] of them; lights that are off are skipped but still use
+//! up their slot (book `EnableLighting`), so a ninth light is always ignored.
+//!
+//! Because lights are referenced by id, editing a light ([`Scene::light_mut`]) shows up at the
+//! next draw without any update (the book's shared-pointer rule); attaching or detaching needs
+//! the update that `Scene::draw` runs.
+//!
+//! Positions and directions are in **world space** (the light is not itself a node).
+
+use glam::{Vec3, Vec4};
+
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
+
+/// The renderer's light limit (book `m_iMaxLights`, 8 for OpenGL).
+pub const MAX_LIGHTS: usize = 8;
+
+/// A handle to a light of one [`Scene`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LightId(pub(crate) u32);
+
+impl LightId {
+    /// Index in the scene's light table.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// The type of a light (book `LT_AMBIENT, LT_DIRECTIONAL, LT_POINT, LT_SPOT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LightType {
+    /// Ambient only.
+    #[default]
+    Ambient,
+    /// Infinitely far; [`Light::direction`] is where the light travels.
+    Directional,
+    /// At [`Light::position`], radiating.
+    Point,
+    /// At [`Light::position`], in a cone about [`Light::direction`].
+    Spot,
+}
+
+/// One light with the book's fields. `Default` (= `Light::new(LightType::Ambient)`) is the
+/// book's: black colours, intensity 1, attenuation (1, 0, 0) off, on, spot exponent 0 and angle
+/// π (no cone), at the origin shining down −z.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Light {
+    /// Type.
+    pub kind: LightType,
+    /// Ambient colour.
+    pub ambient: Vec4,
+    /// Diffuse colour.
+    pub diffuse: Vec4,
+    /// Specular colour.
+    pub specular: Vec4,
+    /// Multiplies the three colours (products clamped to [0, 1]).
+    pub intensity: f32,
+    /// Constant attenuation C.
+    pub constant: f32,
+    /// Linear attenuation L.
+    pub linear: f32,
+    /// Quadratic attenuation Q.
+    pub quadratic: f32,
+    /// Attenuation `1/(C + L·d + Q·d²)` applies only when set.
+    pub attenuate: bool,
+    /// Off lights are skipped (they keep their slot).
+    pub on: bool,
+    /// Spot exponent.
+    pub exponent: f32,
+    /// Spot cone half-angle from the axis, radians; π means no cone.
+    pub angle: f32,
+    /// World position (point and spot).
+    pub position: Vec3,
+    /// World direction of travel (directional and spot); need not be unit length.
+    pub direction: Vec3,
+}
+
+impl Default for Light {
+    fn default() -> Self {
+        Light::new(LightType::Ambient)
+    }
+}
+
+impl Light {
+    /// A light of the given type with the book's defaults.
+    pub const fn new(kind: LightType) -> Light {
+        Light {
+            kind,
+            ambient: Vec4::new(0.0, 0.0, 0.0, 1.0),
+            diffuse: Vec4::new(0.0, 0.0, 0.0, 1.0),
+            specular: Vec4::new(0.0, 0.0, 0.0, 1.0),
+            intensity: 1.0,
+            constant: 1.0,
+            linear: 0.0,
+            quadratic: 0.0,
+            attenuate: false,
+            on: true,
+            exponent: 0.0,
+            angle: core::f32::consts::PI,
+            position: Vec3::ZERO,
+            direction: Vec3::NEG_Z,
+        }
+    }
+
+    /// An ambient light of colour `c`.
+    pub fn ambient(c: Vec3) -> Light {
+        Light {
+            ambient: c.extend(1.0),
+            ..Light::new(LightType::Ambient)
+        }
+    }
+
+    /// A white directional light (diffuse and specular 1) travelling along `direction`.
+    pub fn directional(direction: Vec3) -> Light {
+        Light {
+            diffuse: Vec4::ONE,
+            specular: Vec4::ONE,
+            direction,
+            ..Light::new(LightType::Directional)
+        }
+    }
+
+    /// A white point light (diffuse and specular 1) at `position`.
+    pub fn point(position: Vec3) -> Light {
+        Light {
+            diffuse: Vec4::ONE,
+            specular: Vec4::ONE,
+            position,
+            ..Light::new(LightType::Point)
+        }
+    }
+
+    /// A white spot light at `position` shining along `direction`, half-angle `angle`
+    /// (radians), exponent `exponent`.
+    pub fn spot(position: Vec3, direction: Vec3, angle: f32, exponent: f32) -> Light {
+        Light {
+            diffuse: Vec4::ONE,
+            specular: Vec4::ONE,
+            position,
+            direction,
+            angle,
+            exponent,
+            ..Light::new(LightType::Spot)
+        }
+    }
+
+    /// Whether every number is finite.
+    pub fn is_finite(&self) -> bool {
+        self.ambient.is_finite()
+            && self.diffuse.is_finite()
+            && self.specular.is_finite()
+            && [
+                self.intensity,
+                self.constant,
+                self.linear,
+                self.quadratic,
+                self.exponent,
+                self.angle,
+            ]
+            .iter()
+            .all(|v| v.is_finite())
+            && self.position.is_finite()
+            && self.direction.is_finite()
+    }
+}
+
+impl Scene {
+    /// Adds a light to the scene's light table (not attached anywhere yet).
+    ///
+    /// # Errors
+    /// [`SceneError::NonFinite`].
+    pub fn add_light(&mut self, light: Light) -> Result<LightId, SceneError> {
+        if !light.is_finite() {
+            return Err(SceneError::NonFinite { what: "light" });
+        }
+        let id = u32::try_from(self.lights.len()).map_err(|_| SceneError::NodeLimit {
+            max: u32::MAX as usize,
+        })?;
+        self.lights.push(light);
+        Ok(LightId(id))
+    }
+
+    /// A light by id.
+    ///
+    /// # Errors
+    /// [`SceneError::UnknownLight`].
+    pub fn light(&self, id: LightId) -> Result<&Light, SceneError> {
+        self.lights
+            .get(id.0 as usize)
+            .ok_or(SceneError::UnknownLight(id.0))
+    }
+
+    /// Replaces a light's parameters. Takes effect at the next draw; no update is needed.
+    ///
+    /// # Errors
+    /// [`SceneError::UnknownLight`], [`SceneError::NonFinite`].
+    pub fn set_light(&mut self, id: LightId, light: Light) -> Result<(), SceneError> {
+        if !light.is_finite() {
+            return Err(SceneError::NonFinite { what: "light" });
+        }
+        let slot = self
+            .lights
+            .get_mut(id.0 as usize)
+            .ok_or(SceneError::UnknownLight(id.0))?;
+        *slot = light;
+        Ok(())
+    }
+
+    /// Attaches `light` to `node`: it lights `node`'s whole subtree. A light already attached
+    /// to `node` is ignored; otherwise it goes to the front of the node's list.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::UnknownLight`].
+    pub fn attach_light(&mut self, node: NodeId, light: LightId) -> Result<(), SceneError> {
+        self.light(light)?;
+        let n = self.node_mut(node)?;
+        let intent = n.intent.get_or_insert_with(Default::default);
+        if !intent.lights.contains(&light) {
+            intent.lights.insert(0, light);
+            self.mark_render(node);
+        }
+        Ok(())
+    }
+
+    /// Detaches `light` from `node` (no-op if it was not attached there).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn detach_light(&mut self, node: NodeId, light: LightId) -> Result<(), SceneError> {
+        let n = self.node_mut(node)?;
+        if let Some(intent) = n.intent.as_mut() {
+            let before = intent.lights.len();
+            intent.lights.retain(|&l| l != light);
+            if intent.lights.len() != before {
+                self.mark_render(node);
+            }
+        }
+        Ok(())
+    }
+
+    /// The lights attached to `node` itself, in list order (most recent first).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn attached_lights(&self, node: NodeId) -> Result<&[LightId], SceneError> {
+        Ok(self
+            .node(node)?
+            .intent
+            .as_ref()
+            .map_or(&[][..], |i| &i.lights[..]))
+    }
+}

@@ -1,0 +1,439 @@
+//! [`SoftRenderer`]: the [`Renderer`] trait over plumb-raster's fixed-function path.
+//!
+//! Each [`Pass`] becomes one [`Context::draw_fixed`] call:
+//!
+//! * **Transforms** — `view_from_model = view_from_world · transform · world_from_local`
+//!   (`transform` is the pass's optional shadow / reflection matrix), the camera's projection,
+//!   and the camera viewport in pixels with the pass's depth range (else the camera's).
+//!   Screen-space draws map `(x, y)` in [0, 1] (origin top-left) straight to NDC at the given
+//!   depth with an identity projection.
+//! * **States** — alpha → blend (`σ, δ`, constant colour) + alpha test; cull → cull mode with
+//!   the front face flipped when the draw mirrors XOR the pass reverses culling; z-buffer →
+//!   depth state (disabled = no test, no writes); shade, wireframe (polygon mode line), stencil,
+//!   polygon offset, colour mask; the world clip plane becomes a clip-space plane
+//!   (`(clip_from_world)⁻ᵀ · plane`). Dither is a no-op (RGBA8 with exact rounding).
+//! * **Lighting** — when the draw has lights, a lighting term is on and the mesh has normals:
+//!   the lights go to eye space, colours of terms that are off are zeroed (an ambient term off
+//!   also drops the emissive colour and the global ambient), attenuation is `(1, 0, 0)` unless
+//!   `attenuate`, the spot angle becomes a cutoff in degrees, specular is added after
+//!   texturing (GL's separate specular colour, as the book's OpenGL renderer sets it). Otherwise
+//!   the primary colour is the pass's colour source.
+//! * **Textures** — each stage is a texture unit; sphere maps use GL sphere-map texgen;
+//!   projected textures use eye-linear texgen with planes `tex_from_world · world_from_view`.
+//! * **Fog** — the book's density functions on eye-space depth, per vertex or per pixel.
+
+use std::sync::Arc;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use image::RgbaImage;
+use plumb_raster::fog::{FogDistance, FogMode};
+use plumb_raster::light::{Light as RLight, LightKind, LightingState, Material};
+use plumb_raster::{
+    AlphaTest, BlendEquation, BlendState, Context, ContextOptions, CullMode as RCull, DepthState,
+    FixedFunction, FrontFace, Indices, MeshInput, PipelineState, PolygonMode, PolygonOffset,
+    ShadeModel, TexGen, TextureUnit, Topology as RTopology, Transforms, Viewport,
+};
+
+use crate::camera::Camera;
+use crate::effect::TexCoords;
+use crate::error::SceneError;
+use crate::light::{Light, LightType};
+use crate::mesh::Topology;
+use crate::renderer::{BackendStats, ColorSource, Draw, Frame, Pass, Renderer, Space};
+use crate::state::{CullFace, FogApply, FogDensity, RenderStates, ShadeState};
+
+fn raster_err(e: plumb_raster::Error) -> SceneError {
+    SceneError::Renderer(e.to_string())
+}
+
+/// The CPU backend: a plumb-raster [`Context`] driven through the [`Renderer`] trait.
+pub struct SoftRenderer {
+    ctx: Context,
+    view_from_world: Mat4,
+    clip_from_view: Mat4,
+    viewport: Viewport,
+    global_ambient: Vec3,
+    stats: BackendStats,
+}
+
+impl std::fmt::Debug for SoftRenderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SoftRenderer")
+            .field("width", &self.ctx.width())
+            .field("height", &self.ctx.height())
+            .field("threads", &self.ctx.threads())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SoftRenderer {
+    /// A `width × height` renderer with `threads` workers (`None`: all cores).
+    ///
+    /// # Errors
+    /// [`SceneError::Renderer`] for an invalid size or if the worker pool cannot start.
+    pub fn new(width: u32, height: u32, threads: Option<usize>) -> Result<Self, SceneError> {
+        let ctx = Context::new(width, height, ContextOptions { threads }).map_err(raster_err)?;
+        Ok(SoftRenderer {
+            ctx,
+            view_from_world: Mat4::IDENTITY,
+            clip_from_view: Mat4::IDENTITY,
+            viewport: Viewport::full(width, height),
+            global_ambient: Vec3::ZERO,
+            stats: BackendStats::default(),
+        })
+    }
+
+    /// The underlying raster context (CPU-specific; not part of the trait).
+    pub fn context(&mut self) -> &mut Context {
+        &mut self.ctx
+    }
+
+    /// The finished colour buffer (row 0 at the top).
+    pub fn image(&mut self) -> RgbaImage {
+        self.ctx.color_image()
+    }
+
+    /// The finished depth buffer, row-major from the top-left.
+    pub fn depth(&mut self) -> Vec<f32> {
+        self.ctx.target().depth_values()
+    }
+
+    fn camera_viewport(&self, camera: &Camera) -> Viewport {
+        let px = camera
+            .viewport()
+            .to_pixels(self.ctx.width(), self.ctx.height());
+        let (near, far) = camera.depth_range();
+        Viewport {
+            x: px.x as f32,
+            y: px.y as f32,
+            width: px.width.max(1) as f32,
+            height: px.height.max(1) as f32,
+            min_depth: near,
+            max_depth: far,
+        }
+    }
+
+    fn pipeline(&self, draw: &Draw<'_>, pass: &Pass, clip_from_world: Mat4) -> PipelineState {
+        let s: &RenderStates = &pass.states;
+        let mut viewport = self.viewport;
+        if let Some((a, b)) = pass.depth_range {
+            viewport.min_depth = a;
+            viewport.max_depth = b;
+        }
+        let flip = draw.mirror != pass.reverse_cull;
+        let front_face = match (s.cull.front_face, flip) {
+            (f, false) => f,
+            (FrontFace::Ccw, true) => FrontFace::Cw,
+            (FrontFace::Cw, true) => FrontFace::Ccw,
+        };
+        let mut clip_planes = [None; plumb_raster::MAX_CLIP_PLANES];
+        if let (Some(plane), Space::World { .. }) = (pass.clip_plane, draw.space) {
+            let m = clip_from_world.inverse().transpose();
+            let p = m * plane;
+            if p.is_finite() {
+                clip_planes[0] = Some(p);
+            }
+        }
+        let a = &s.alpha;
+        let st = &s.stencil;
+        PipelineState {
+            viewport,
+            scissor: None,
+            cull: match (s.cull.enabled, s.cull.cull_face) {
+                (false, _) => RCull::None,
+                (true, CullFace::Back) => RCull::Back,
+                (true, CullFace::Front) => RCull::Front,
+            },
+            front_face,
+            polygon_mode: if s.wireframe.enabled {
+                PolygonMode::Line
+            } else {
+                PolygonMode::Fill
+            },
+            shade: match s.shade {
+                ShadeState::Flat => ShadeModel::Flat,
+                ShadeState::Smooth => ShadeModel::Smooth,
+            },
+            depth: if s.zbuffer.enabled {
+                DepthState {
+                    func: s.zbuffer.compare,
+                    write: s.zbuffer.writable,
+                }
+            } else {
+                DepthState::DISABLED
+            },
+            polygon_offset: if s.polygon_offset.enabled {
+                PolygonOffset {
+                    factor: s.polygon_offset.factor,
+                    units: s.polygon_offset.units,
+                }
+            } else {
+                PolygonOffset::NONE
+            },
+            stencil: plumb_raster::StencilState {
+                enabled: st.enabled,
+                func: st.compare,
+                reference: st.reference,
+                read_mask: st.mask,
+                write_mask: st.write_mask,
+                fail: st.on_fail,
+                depth_fail: st.on_z_fail,
+                pass: st.on_z_pass,
+            },
+            alpha_test: if a.test_enabled {
+                AlphaTest {
+                    func: a.test,
+                    reference: a.reference,
+                }
+            } else {
+                AlphaTest::DISABLED
+            },
+            blend: BlendState {
+                enabled: a.blend_enabled,
+                src_rgb: a.src_blend,
+                dst_rgb: a.dst_blend,
+                src_alpha: a.src_blend,
+                dst_alpha: a.dst_blend,
+                eq_rgb: BlendEquation::Add,
+                eq_alpha: BlendEquation::Add,
+                constant: a.constant_color,
+            },
+            color_mask: pass.color_mask,
+            clip_planes,
+            point_size: 1.0,
+            line_width: 1.0,
+        }
+    }
+
+    fn lighting(&self, draw: &Draw<'_>, pass: &Pass) -> Option<LightingState> {
+        let lit = !draw.lights.is_empty()
+            && pass.lighting.any()
+            && draw.mesh.normals().is_some()
+            && matches!(draw.space, Space::World { .. });
+        if !lit {
+            return None;
+        }
+        let t = pass.lighting;
+        let m = &pass.states.material;
+        let on = |b: bool, v: Vec4| if b { v.truncate() } else { Vec3::ZERO };
+        let mut state = LightingState {
+            material: Material {
+                emissive: on(t.ambient, m.emissive),
+                ambient: on(t.ambient, m.ambient),
+                diffuse: on(t.diffuse, m.diffuse),
+                specular: on(t.specular, m.specular),
+                shininess: m.shininess,
+                alpha: m.diffuse.w,
+            },
+            global_ambient: if t.ambient {
+                self.global_ambient
+            } else {
+                Vec3::ZERO
+            },
+            // GL's separate specular colour (the book's renderer turns it on); skipped when no
+            // specular light can reach the surface, which changes no pixel (it adds zero) and
+            // saves the secondary colour's interpolation.
+            separate_specular: t.specular
+                && m.specular.truncate() != Vec3::ZERO
+                && draw
+                    .lights
+                    .iter()
+                    .any(|l| l.specular.truncate() != Vec3::ZERO),
+            ..LightingState::DEFAULT
+        };
+        for (slot, l) in state.lights.iter_mut().zip(draw.lights) {
+            *slot = Some(self.eye_light(l, t));
+        }
+        Some(state)
+    }
+
+    fn eye_light(&self, l: &Light, t: crate::renderer::LightingTerms) -> RLight {
+        let v = &self.view_from_world;
+        let kind = match l.kind {
+            LightType::Ambient => LightKind::Ambient,
+            LightType::Directional => LightKind::Directional {
+                direction: v.transform_vector3(l.direction),
+            },
+            LightType::Point => LightKind::Point {
+                position: v.transform_point3(l.position),
+            },
+            LightType::Spot => LightKind::Spot {
+                position: v.transform_point3(l.position),
+                direction: v.transform_vector3(l.direction),
+                cutoff_deg: l.angle * (180.0 / core::f32::consts::PI),
+                exponent: l.exponent,
+            },
+        };
+        let on = |b: bool, c: Vec4| if b { c.truncate() } else { Vec3::ZERO };
+        RLight {
+            kind,
+            ambient: on(t.ambient, l.ambient),
+            diffuse: on(t.diffuse, l.diffuse),
+            specular: on(t.specular, l.specular),
+            intensity: l.intensity,
+            attenuation: if l.attenuate {
+                [l.constant, l.linear, l.quadratic]
+            } else {
+                [1.0, 0.0, 0.0]
+            },
+            on: l.on,
+        }
+    }
+
+    fn run_pass(&mut self, draw: &Draw<'_>, pass: &Pass) -> Result<(), SceneError> {
+        let mesh = draw.mesh;
+        let (view_from_model, clip_from_view) = match draw.space {
+            Space::World { world_from_local } => {
+                let world = match pass.transform {
+                    Some(t) => t * world_from_local,
+                    None => world_from_local,
+                };
+                (self.view_from_world * world, self.clip_from_view)
+            }
+            Space::Screen { depth } => (
+                Mat4::from_cols(
+                    Vec4::new(2.0, 0.0, 0.0, 0.0),
+                    Vec4::new(0.0, -2.0, 0.0, 0.0),
+                    Vec4::ZERO,
+                    Vec4::new(-1.0, 1.0, depth, 1.0),
+                ),
+                Mat4::IDENTITY,
+            ),
+        };
+        let clip_from_world = self.clip_from_view * self.view_from_world;
+        let state = self.pipeline(draw, pass, clip_from_world);
+        let world_from_view = self.view_from_world.inverse();
+        let units = pass
+            .textures
+            .iter()
+            .map(|st| TextureUnit {
+                texture: Arc::clone(&st.texture),
+                sampler: st.sampler,
+                apply: st.apply,
+                constant: st.constant,
+                uv_set: match st.coords {
+                    TexCoords::Uv(k) => k,
+                    _ => 0,
+                },
+                texgen: match st.coords {
+                    TexCoords::Uv(_) => TexGen::None,
+                    TexCoords::SphereMap => TexGen::SphereMap,
+                    TexCoords::Projected { tex_from_world } => {
+                        let m = tex_from_world * world_from_view;
+                        TexGen::EyeLinear {
+                            planes: [m.row(0), m.row(1), m.row(2), m.row(3)],
+                        }
+                    }
+                },
+                matrix: Mat4::IDENTITY,
+            })
+            .collect();
+        let f = &pass.states.fog;
+        let fog = f.enabled.then(|| plumb_raster::fog::FogState {
+            mode: match f.density_function {
+                FogDensity::Linear => FogMode::Linear {
+                    start: f.start,
+                    end: f.end,
+                },
+                FogDensity::Exp => FogMode::Exp { density: f.density },
+                FogDensity::ExpSquared => FogMode::Exp2 { density: f.density },
+            },
+            color: f.color,
+            distance: FogDistance::EyeDepth,
+            per_pixel: f.apply == FogApply::PerPixel,
+        });
+        let ff = FixedFunction {
+            lighting: self.lighting(draw, pass),
+            per_pixel_lighting: false,
+            fog,
+            units,
+        };
+        let constant;
+        let colors: Option<&[Vec4]> = match &pass.color {
+            ColorSource::Mesh => mesh.colors(),
+            ColorSource::Vertex(c) => Some(c),
+            ColorSource::Constant(c) => {
+                constant = vec![*c; mesh.positions().len()];
+                Some(&constant)
+            }
+        };
+        let uvs: Vec<&[Vec2]> = mesh.uv_sets().iter().map(|u| u.as_slice()).collect();
+        let input = MeshInput {
+            positions: mesh.positions(),
+            normals: mesh.normals(),
+            colors,
+            uvs: &uvs,
+        };
+        let transforms = Transforms {
+            view_from_model,
+            clip_from_view,
+        };
+        let looped;
+        let (indices, topology) = match mesh.topology() {
+            Topology::Triangles => (mesh.indices(), RTopology::TriangleList),
+            Topology::Lines => (mesh.indices(), RTopology::LineList),
+            Topology::LineStrip => (mesh.indices(), RTopology::LineStrip),
+            Topology::Points => (mesh.indices(), RTopology::PointList),
+            Topology::LineLoop => {
+                let i = mesh.indices();
+                looped = i.iter().chain(i.first()).copied().collect::<Vec<u32>>();
+                (&looped[..], RTopology::LineStrip)
+            }
+        };
+        self.ctx
+            .draw_fixed(
+                &state,
+                &ff,
+                &transforms,
+                &input,
+                Indices::U32(indices),
+                topology,
+            )
+            .map_err(raster_err)?;
+        self.stats.passes += 1;
+        Ok(())
+    }
+}
+
+impl Renderer for SoftRenderer {
+    fn size(&self) -> (u32, u32) {
+        (self.ctx.width(), self.ctx.height())
+    }
+
+    fn max_texture_units(&self) -> usize {
+        plumb_raster::fixed_function::MAX_TEXTURE_UNITS
+    }
+
+    fn begin_frame(&mut self, frame: &Frame<'_>) -> Result<(), SceneError> {
+        self.view_from_world = frame.camera.view_from_world();
+        self.clip_from_view = frame.camera.clip_from_view();
+        self.viewport = self.camera_viewport(frame.camera);
+        self.global_ambient = frame.global_ambient;
+        self.stats = BackendStats::default();
+        self.ctx
+            .clear(frame.clear_color, frame.clear_depth, frame.clear_stencil);
+        self.ctx.reset_stats();
+        Ok(())
+    }
+
+    fn draw(&mut self, draw: &Draw<'_>) -> Result<(), SceneError> {
+        self.stats.draws += 1;
+        for pass in draw.passes {
+            self.run_pass(draw, pass)?;
+        }
+        Ok(())
+    }
+
+    fn end_frame(&mut self) -> Result<BackendStats, SceneError> {
+        self.ctx.finish();
+        let s = self.ctx.stats();
+        let g = s.geometry;
+        self.stats.primitives_in = g.primitives;
+        self.stats.primitives_clipped = g.clipped;
+        self.stats.primitives_clipped_away = g.clipped_away;
+        self.stats.primitives_culled = g.culled;
+        self.stats.triangles_out = g.triangles_setup;
+        self.stats.fragments = s.fragments_written;
+        Ok(self.stats)
+    }
+}

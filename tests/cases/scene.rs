@@ -1,0 +1,855 @@
+//! Golden cases built through the scene graph (`plumb-scene`) and drawn with `Scene::draw` +
+//! `SoftRenderer`: Eberly's chapter 1 scenes, the CubeRobot, one scene per global state, one per
+//! light type, sorted transparent faces, billboards, screen polygons and a switch node.
+//! Described in `refimages/README.md`.
+
+use std::sync::Arc;
+
+use glam::{Vec2, Vec3, Vec4};
+use plumb::mesh::TriMesh;
+use plumb::raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
+use plumb::scene::*;
+
+use super::scene_more::*;
+use crate::SceneCase;
+
+/// Every scene case, in README order.
+pub const CASES: &[SceneCase] = &[
+    SceneCase {
+        name: "ch1_triangle",
+        size: (320, 240),
+        draw: ch1_triangle,
+    },
+    SceneCase {
+        name: "ch1_mesh",
+        size: (320, 240),
+        draw: ch1_mesh,
+    },
+    SceneCase {
+        name: "cube_robot",
+        size: (256, 256),
+        draw: cube_robot,
+    },
+    SceneCase {
+        name: "state_alpha_blend",
+        size: (384, 128),
+        draw: state_alpha_blend,
+    },
+    SceneCase {
+        name: "state_alpha_test",
+        size: (288, 96),
+        draw: state_alpha_test,
+    },
+    SceneCase {
+        name: "state_cull",
+        size: (384, 96),
+        draw: state_cull,
+    },
+    SceneCase {
+        name: "state_dither",
+        size: (192, 96),
+        draw: state_dither,
+    },
+    SceneCase {
+        name: "state_fog",
+        size: (256, 160),
+        draw: state_fog,
+    },
+    SceneCase {
+        name: "state_material",
+        size: (384, 112),
+        draw: state_material,
+    },
+    SceneCase {
+        name: "state_shade",
+        size: (256, 128),
+        draw: state_shade,
+    },
+    SceneCase {
+        name: "state_wireframe",
+        size: (256, 128),
+        draw: state_wireframe,
+    },
+    SceneCase {
+        name: "state_zbuffer",
+        size: (288, 96),
+        draw: state_zbuffer,
+    },
+    SceneCase {
+        name: "state_stencil",
+        size: (256, 128),
+        draw: state_stencil,
+    },
+    SceneCase {
+        name: "state_polygon_offset",
+        size: (256, 128),
+        draw: state_polygon_offset,
+    },
+    SceneCase {
+        name: "light_ambient",
+        size: (192, 144),
+        draw: |r| light_case(r, 0),
+    },
+    SceneCase {
+        name: "light_directional",
+        size: (192, 144),
+        draw: |r| light_case(r, 1),
+    },
+    SceneCase {
+        name: "light_point",
+        size: (192, 144),
+        draw: |r| light_case(r, 2),
+    },
+    SceneCase {
+        name: "light_spot",
+        size: (192, 144),
+        draw: |r| light_case(r, 3),
+    },
+    SceneCase {
+        name: "sorted_cube_faces",
+        size: (256, 256),
+        draw: sorted_cube_faces,
+    },
+    SceneCase {
+        name: "billboard_view_a",
+        size: (256, 192),
+        draw: |r| billboards(r, false),
+    },
+    SceneCase {
+        name: "billboard_view_b",
+        size: (256, 192),
+        draw: |r| billboards(r, true),
+    },
+    SceneCase {
+        name: "screen_polygons",
+        size: (256, 192),
+        draw: screen_polygons,
+    },
+    SceneCase {
+        name: "switch_child_0",
+        size: (192, 144),
+        draw: |r| switch(r, 0),
+    },
+    SceneCase {
+        name: "switch_child_1",
+        size: (192, 144),
+        draw: |r| switch(r, 1),
+    },
+];
+
+// ----- helpers shared with the effect cases -----
+
+/// A texture from a texel function, with mipmaps.
+pub fn tex(w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 4]) -> Arc<Texture> {
+    let mut px = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            px.extend_from_slice(&f(x, y));
+        }
+    }
+    Arc::new(
+        Texture::from_rgba8(w, h, px)
+            .expect("valid size")
+            .with_generated_mips(),
+    )
+}
+
+/// A checkerboard of `cells × cells` squares in two colours.
+pub fn checker(n: u32, cells: u32, a: [u8; 4], b: [u8; 4]) -> Arc<Texture> {
+    tex(n, n, |x, y| {
+        if ((x * cells / n) + (y * cells / n)) % 2 == 0 {
+            a
+        } else {
+            b
+        }
+    })
+}
+
+/// A perspective camera at `eye` looking at `target` (vertical fov in degrees).
+pub fn camera(eye: Vec3, target: Vec3, fov_deg: f32, aspect: f32) -> Camera {
+    let mut c = Camera::perspective(fov_deg.to_radians(), aspect, 0.1, 100.0).unwrap();
+    c.look_at(eye, target, Vec3::Y).unwrap();
+    c
+}
+
+/// An orthographic camera looking down −z at the rectangle `[x0, x1] × [y0, y1]`.
+pub fn ortho(x0: f32, x1: f32, y0: f32, y1: f32) -> Camera {
+    let mut c = Camera::orthographic(x0, x1, y0, y1, 0.1, 100.0).unwrap();
+    c.look_at(Vec3::new(0.0, 0.0, 10.0), Vec3::ZERO, Vec3::Y)
+        .unwrap();
+    c
+}
+
+/// An axis-aligned quad in the z = `z` plane from `(x0, y0)` to `(x1, y1)`, CCW seen from +z,
+/// normal +z, uvs 0..1 (v down), one colour per corner (bottom-left, bottom-right, top-right,
+/// top-left).
+pub fn quad(x0: f32, y0: f32, x1: f32, y1: f32, z: f32, colors: [Vec4; 4]) -> Arc<Mesh> {
+    let p = vec![
+        Vec3::new(x0, y0, z),
+        Vec3::new(x1, y0, z),
+        Vec3::new(x1, y1, z),
+        Vec3::new(x0, y1, z),
+    ];
+    let uv = vec![
+        Vec2::new(0.0, 1.0),
+        Vec2::new(1.0, 1.0),
+        Vec2::new(1.0, 0.0),
+        Vec2::new(0.0, 0.0),
+    ];
+    Arc::new(
+        Mesh::triangles(p, vec![0, 1, 2, 0, 2, 3])
+            .unwrap()
+            .with_normals(vec![Vec3::Z; 4])
+            .unwrap()
+            .with_colors(colors.to_vec())
+            .unwrap()
+            .with_uv_set(uv.clone())
+            .unwrap()
+            .with_uv_set(uv)
+            .unwrap(),
+    )
+}
+
+/// `quad` in one colour.
+pub fn flat_quad(x0: f32, y0: f32, x1: f32, y1: f32, z: f32, c: Vec4) -> Arc<Mesh> {
+    quad(x0, y0, x1, y1, z, [c; 4])
+}
+
+/// A scene mesh from a `TriMesh` generator.
+pub fn mesh(m: TriMesh) -> Arc<Mesh> {
+    Arc::new(m.to_scene().unwrap())
+}
+
+/// Draws `scene` from `camera`. Every case ends with a full-screen overlay of colour
+/// (0, 0, 0, 1) blended ADDITIVE (`src + dst`): it leaves RGB unchanged and forces the stored
+/// alpha to 1, so image viewers show the colours as stored (DESIGN §6).
+pub fn draw(r: &mut SoftRenderer, scene: &mut Scene, camera: &Camera) {
+    if !scene
+        .screen_polygons()
+        .iter()
+        .any(|p| p.layer == ScreenLayer::Overlay && p.states.alpha == AlphaState::ADDITIVE)
+    {
+        let corners = [
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(0.0, 1.0),
+        ];
+        let mut fix =
+            ScreenPolygon::convex(&corners, rgba(0.0, 0.0, 0.0, 1.0), ScreenLayer::Overlay)
+                .expect("a valid quad");
+        fix.states.alpha = AlphaState::ADDITIVE;
+        scene.add_screen_polygon(fix);
+    }
+    scene.draw(camera, r).expect("scene draws");
+}
+
+pub fn rgba(r: f32, g: f32, b: f32, a: f32) -> Vec4 {
+    Vec4::new(r, g, b, a)
+}
+
+/// A group at `x` with `state` holding `mesh` (one panel of a state scene).
+fn panel(scene: &mut Scene, x: f32, state: Option<GlobalState>, mesh: Arc<Mesh>) -> NodeId {
+    let g = scene.add_group(scene.root(), "panel").unwrap();
+    scene.set_translation(g, Vec3::new(x, 0.0, 0.0)).unwrap();
+    if let Some(s) = state {
+        scene.set_global_state(g, s).unwrap();
+    }
+    scene.add_geometry(g, "mesh", mesh).unwrap();
+    g
+}
+
+/// A lit world: a white directional light from the upper left front, attached at the root,
+/// plus an ambient light of 0.25.
+pub fn key_light(scene: &mut Scene) -> LightId {
+    let key = scene
+        .add_light(Light::directional(Vec3::new(1.0, -1.0, -1.0)))
+        .unwrap();
+    let amb = scene.add_light(Light::ambient(Vec3::splat(0.25))).unwrap();
+    scene.attach_light(scene.root(), amb).unwrap();
+    scene.attach_light(scene.root(), key).unwrap();
+    key
+}
+
+// ----- chapter 1 -----
+
+/// DrawTriangle: red (1,0,0), green (−1,1,0), blue (−1,−1,0) seen from (0,0,4) through the
+/// frustum (−0.55, 0.55, −0.4125, 0.4125, 1, 100), culling off, Gouraud, grey background.
+fn ch1_triangle(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.5, 0.5, 0.5, 1.0)).unwrap();
+    let m = Mesh::triangles(
+        vec![
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(-1.0, 1.0, 0.0),
+            Vec3::new(-1.0, -1.0, 0.0),
+        ],
+        vec![0, 1, 2],
+    )
+    .unwrap()
+    .with_colors(vec![
+        rgba(1.0, 0.0, 0.0, 1.0),
+        rgba(0.0, 1.0, 0.0, 1.0),
+        rgba(0.0, 0.0, 1.0, 1.0),
+    ])
+    .unwrap();
+    scene
+        .set_global_state(scene.root(), GlobalState::Cull(CullState::NONE))
+        .unwrap();
+    scene
+        .add_geometry(scene.root(), "triangle", Arc::new(m))
+        .unwrap();
+    let mut cam = Camera::default();
+    cam.set_frustum(-0.55, 0.55, -0.4125, 0.4125, 1.0, 100.0)
+        .unwrap();
+    cam.look_at(Vec3::new(0.0, 0.0, 4.0), Vec3::ZERO, Vec3::Y)
+        .unwrap();
+    draw(r, &mut scene, &cam);
+}
+
+/// DrawMesh: a 32×32 grid over [−1,1]² with z = 0.1·rand (seeded LCG), uv = (x, y) mapped to
+/// [0,1]; unit 0 REPLACE (repeat, mag linear, min nearest) with a brick texture, unit 1 the soft
+/// add (COMBINE INTERPOLATE with constant white) of a cloudy "fog" texture; culling off.
+fn ch1_mesh(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.1, 0.1, 0.2, 1.0)).unwrap();
+    let mut seed = 12345u32;
+    let mut rand = || {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    let (mut p, mut uv) = (Vec::new(), Vec::new());
+    for i1 in 0..32 {
+        for i0 in 0..32 {
+            let (x, y) = (-1.0 + 2.0 * i0 as f32 / 31.0, -1.0 + 2.0 * i1 as f32 / 31.0);
+            p.push(Vec3::new(x, y, 0.1 * rand()));
+            uv.push(Vec2::new(0.5 * (x + 1.0), 0.5 * (y + 1.0)));
+        }
+    }
+    let mut idx = Vec::new();
+    for i1 in 0..31u32 {
+        for i0 in 0..31u32 {
+            let v0 = i0 + 32 * i1;
+            let (v1, v3) = (v0 + 1, v0 + 32);
+            let v2 = v1 + 32;
+            idx.extend_from_slice(&[v0, v1, v2, v0, v2, v3]);
+        }
+    }
+    let m = Mesh::triangles(p, idx)
+        .unwrap()
+        .with_uv_set(uv.clone())
+        .unwrap()
+        .with_uv_set(uv)
+        .unwrap();
+    let bricks = tex(64, 64, |x, y| {
+        let row = y / 16;
+        let off = if row % 2 == 0 { 0 } else { 16 };
+        if y % 16 < 2 || (x + off) % 32 < 2 {
+            [200, 200, 190, 255]
+        } else {
+            [150 + ((x * 7 + y * 3) % 40) as u8, 50, 40, 255]
+        }
+    });
+    let fog = tex(64, 64, |x, y| {
+        let (fx, fy) = (x as f32 / 64.0, y as f32 / 64.0);
+        let v = 0.5
+            + 0.25 * plumb::raster::math::sin(fx * 12.6) * plumb::raster::math::cos(fy * 6.3)
+            + 0.2 * plumb::raster::math::sin((fx + fy) * 25.0);
+        let b = (v.clamp(0.0, 1.0) * 160.0) as u8;
+        [b, b, b, 255]
+    });
+    let sampler = Sampler {
+        mag: MagFilter::Linear,
+        min: MinFilter::Nearest,
+        ..Sampler::TRILINEAR
+    }
+    .with_wrap(Wrap::Repeat);
+    scene
+        .set_global_state(scene.root(), GlobalState::Cull(CullState::NONE))
+        .unwrap();
+    let g = scene
+        .add_geometry(scene.root(), "mesh", Arc::new(m))
+        .unwrap();
+    scene
+        .set_effect(g, Some(Effect::light_map(bricks, fog, sampler, false)))
+        .unwrap();
+    let cam = camera(Vec3::new(0.0, -1.6, 2.2), Vec3::ZERO, 60.0, 4.0 / 3.0);
+    draw(r, &mut scene, &cam);
+}
+
+/// The seed-002 CubeRobot (Newcastle tutorial 6): joints carry the tutorial's translations,
+/// leaves carry its per-part model scale (arms and legs mirrored by negative y scale) of a cube
+/// that "sits on the origin" (x, z in [−1, 1], y in [0, 2], so the legs end at y = 0 and the
+/// head sits on the body); the tutorial's colours (red body, green head, blue limbs) as matte
+/// materials, lit by a directional and an ambient light, back-face culling on.
+fn cube_robot(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.2, 0.25, 0.3, 1.0)).unwrap();
+    key_light(&mut scene);
+    let c = TriMesh::cube();
+    let cube = TriMesh {
+        positions: c
+            .positions
+            .iter()
+            .map(|p| Vec3::new(p.x, p.y + 1.0, p.z))
+            .collect(),
+        ..c
+    };
+    let cube = mesh(cube);
+    let robot = scene.add_group(scene.root(), "robot").unwrap();
+    let part = |scene: &mut Scene, parent: NodeId, name: &str, t: Vec3, s: Vec3, color: Vec4| {
+        let joint = scene.add_group(parent, name).unwrap();
+        scene.set_translation(joint, t).unwrap();
+        scene
+            .set_global_state(joint, GlobalState::Material(MaterialState::matte(color)))
+            .unwrap();
+        let leaf = scene
+            .add_geometry(joint, format!("{name}-mesh"), cube.clone())
+            .unwrap();
+        scene.set_scale(leaf, s).unwrap();
+        joint
+    };
+    let body = part(
+        &mut scene,
+        robot,
+        "body",
+        Vec3::new(0.0, 35.0, 0.0),
+        Vec3::new(10.0, 15.0, 5.0),
+        rgba(1.0, 0.0, 0.0, 1.0),
+    );
+    part(
+        &mut scene,
+        body,
+        "head",
+        Vec3::new(0.0, 30.0, 0.0),
+        Vec3::splat(5.0),
+        rgba(0.0, 1.0, 0.0, 1.0),
+    );
+    let arm = rgba(0.0, 0.0, 1.0, 1.0);
+    part(
+        &mut scene,
+        body,
+        "leftArm",
+        Vec3::new(-12.0, 30.0, -1.0),
+        Vec3::new(3.0, -18.0, 3.0),
+        arm,
+    );
+    part(
+        &mut scene,
+        body,
+        "rightArm",
+        Vec3::new(12.0, 30.0, -1.0),
+        Vec3::new(3.0, -18.0, 3.0),
+        arm,
+    );
+    let leg = rgba(0.0, 0.0, 1.0, 1.0);
+    part(
+        &mut scene,
+        body,
+        "leftLeg",
+        Vec3::new(-8.0, 0.0, 0.0),
+        Vec3::new(3.0, -17.5, 3.0),
+        leg,
+    );
+    part(
+        &mut scene,
+        body,
+        "rightLeg",
+        Vec3::new(8.0, 0.0, 0.0),
+        Vec3::new(3.0, -17.5, 3.0),
+        leg,
+    );
+    scene
+        .set_rotation(robot, rotation_axis_angle(Vec3::Y, 0.5).unwrap())
+        .unwrap();
+    let mut cam = camera(
+        Vec3::new(0.0, 45.0, 110.0),
+        Vec3::new(0.0, 38.0, 0.0),
+        45.0,
+        1.0,
+    );
+    cam.set_perspective(45f32.to_radians(), 1.0, 1.0, 300.0)
+        .unwrap();
+    draw(r, &mut scene, &cam);
+}
+
+// ----- one scene per global state -----
+
+/// Horizontal bands behind the state panels: black, grey, white, blue (bottom to top).
+fn bands(scene: &mut Scene, x0: f32, x1: f32) {
+    let g = scene.add_group(scene.root(), "bands").unwrap();
+    for (i, c) in [
+        rgba(0.0, 0.0, 0.0, 1.0),
+        rgba(0.5, 0.5, 0.5, 1.0),
+        rgba(1.0, 1.0, 1.0, 1.0),
+        rgba(0.1, 0.2, 0.8, 1.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let y = -1.0 + 0.5 * i as f32;
+        scene
+            .add_geometry(g, "band", flat_quad(x0, y, x1, y + 0.5, -1.0, c))
+            .unwrap();
+    }
+}
+
+/// Six squares of (0.9, 0.4, 0.1, α 0.5) over four bands, one per blend preset: OPAQUE, BLEND,
+/// ADDITIVE, MULTIPLY, SOFT_ADD, PREMULTIPLIED (left to right).
+fn state_alpha_blend(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    bands(&mut scene, -6.0, 6.0);
+    let presets = [
+        AlphaState::OPAQUE,
+        AlphaState::BLEND,
+        AlphaState::ADDITIVE,
+        AlphaState::MULTIPLY,
+        AlphaState::SOFT_ADD,
+        AlphaState::PREMULTIPLIED,
+    ];
+    for (i, a) in presets.into_iter().enumerate() {
+        let x = -5.0 + 2.0 * i as f32;
+        panel(
+            &mut scene,
+            x,
+            Some(GlobalState::Alpha(a)),
+            flat_quad(-0.8, -0.8, 0.8, 0.8, 0.0, rgba(0.9, 0.4, 0.1, 0.5)),
+        );
+    }
+    draw(r, &mut scene, &ortho(-6.0, 6.0, -2.0, 2.0));
+}
+
+/// Three quads whose alpha ramps 0 → 1 left to right (colour orange) under alpha tests
+/// GREATER 0.25, GREATER 0.75, LEQUAL 0.5, over grey.
+fn state_alpha_test(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.3, 0.3, 0.3, 1.0)).unwrap();
+    let (t, o) = (rgba(1.0, 0.5, 0.0, 0.0), rgba(1.0, 0.5, 0.0, 1.0));
+    let tests = [
+        (CompareFunc::Greater, 0.25),
+        (CompareFunc::Greater, 0.75),
+        (CompareFunc::LessEqual, 0.5),
+    ];
+    for (i, (f, r0)) in tests.into_iter().enumerate() {
+        let x = -3.0 + 3.0 * i as f32;
+        panel(
+            &mut scene,
+            x,
+            Some(GlobalState::Alpha(AlphaState::alpha_test(f, r0))),
+            quad(-1.3, -1.3, 1.3, 1.3, 0.0, [t, o, o, t]),
+        );
+    }
+    draw(r, &mut scene, &ortho(-4.5, 4.5, -1.5, 1.5));
+}
+
+/// Each panel: a green triangle wound CCW and a red one wound CW (as seen). Cull NONE (both),
+/// BACK (green only), FRONT (red only), BACK with CW front faces (red only).
+fn state_cull(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.15, 0.15, 0.15, 1.0)).unwrap();
+    let tris = Mesh::triangles(
+        vec![
+            Vec3::new(-0.9, -0.8, 0.0),
+            Vec3::new(-0.1, -0.8, 0.0),
+            Vec3::new(-0.5, 0.8, 0.0),
+            Vec3::new(0.1, -0.8, 0.0),
+            Vec3::new(0.5, 0.8, 0.0),
+            Vec3::new(0.9, -0.8, 0.0),
+        ],
+        vec![0, 1, 2, 3, 4, 5],
+    )
+    .unwrap()
+    .with_colors(
+        vec![rgba(0.1, 0.9, 0.2, 1.0); 3]
+            .into_iter()
+            .chain(vec![rgba(0.9, 0.1, 0.1, 1.0); 3])
+            .collect(),
+    )
+    .unwrap();
+    let tris = Arc::new(tris);
+    let modes = [
+        CullState::NONE,
+        CullState::BACK,
+        CullState::FRONT,
+        CullState {
+            front_face: plumb::raster::FrontFace::Cw,
+            ..CullState::BACK
+        },
+    ];
+    for (i, c) in modes.into_iter().enumerate() {
+        panel(
+            &mut scene,
+            -3.0 + 2.0 * i as f32,
+            Some(GlobalState::Cull(c)),
+            tris.clone(),
+        );
+    }
+    draw(r, &mut scene, &ortho(-4.0, 4.0, -1.0, 1.0));
+}
+
+/// A black → white ramp with dither off (left) and on (right): identical, dithering is a no-op.
+fn state_dither(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    let (k, w) = (rgba(0.0, 0.0, 0.0, 1.0), rgba(1.0, 1.0, 1.0, 1.0));
+    let ramp = quad(-0.95, -0.95, 0.95, 0.95, 0.0, [k, w, w, k]);
+    panel(&mut scene, -1.0, None, ramp.clone());
+    panel(
+        &mut scene,
+        1.0,
+        Some(GlobalState::Dither(DitherState { enabled: true })),
+        ramp,
+    );
+    draw(r, &mut scene, &ortho(-2.0, 2.0, -1.0, 1.0));
+}
+
+/// Three rows of cubes receding from z = −2 to −20 under fog (blue-grey): linear 2..18 per
+/// vertex (left), exp 0.12 per pixel (middle), exp² 0.09 per pixel (right).
+fn state_fog(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    let fog_color = rgba(0.6, 0.65, 0.75, 1.0);
+    scene.set_background(fog_color).unwrap();
+    key_light(&mut scene);
+    let cube = mesh(TriMesh::cube());
+    let fogs = [
+        FogState::linear(2.0, 18.0, fog_color),
+        FogState {
+            enabled: true,
+            density: 0.12,
+            color: fog_color,
+            density_function: FogDensity::Exp,
+            apply: FogApply::PerPixel,
+            ..FogState::OFF
+        },
+        FogState {
+            enabled: true,
+            density: 0.09,
+            color: fog_color,
+            density_function: FogDensity::ExpSquared,
+            apply: FogApply::PerPixel,
+            ..FogState::OFF
+        },
+    ];
+    for (i, f) in fogs.into_iter().enumerate() {
+        let g = scene.add_group(scene.root(), "row").unwrap();
+        scene.set_global_state(g, GlobalState::Fog(f)).unwrap();
+        scene
+            .set_global_state(
+                g,
+                GlobalState::Material(MaterialState::matte(rgba(0.9, 0.5, 0.2, 1.0))),
+            )
+            .unwrap();
+        for k in 0..7 {
+            let c = scene.add_geometry(g, "cube", cube.clone()).unwrap();
+            scene
+                .set_translation(
+                    c,
+                    Vec3::new(-2.6 + 2.6 * i as f32, -0.6, -2.0 - 3.0 * k as f32),
+                )
+                .unwrap();
+            scene.set_uniform_scale(c, 0.5).unwrap();
+        }
+    }
+    draw(
+        r,
+        &mut scene,
+        &camera(
+            Vec3::new(0.0, 0.6, 2.0),
+            Vec3::new(0.0, 0.0, -10.0),
+            60.0,
+            1.6,
+        ),
+    );
+}
+
+/// Four spheres under one directional + ambient light: default material, matte red, shiny blue
+/// (specular white, shininess 40), emissive green.
+fn state_material(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.1, 0.1, 0.1, 1.0)).unwrap();
+    key_light(&mut scene);
+    let sphere = mesh(TriMesh::sphere(0.9, 24, 32));
+    let mats = [
+        MaterialState::DEFAULT,
+        MaterialState::matte(rgba(0.9, 0.15, 0.1, 1.0)),
+        MaterialState::matte(rgba(0.1, 0.2, 0.9, 1.0)).with_specular(Vec3::ONE, 40.0),
+        MaterialState {
+            emissive: rgba(0.0, 0.5, 0.0, 1.0),
+            ..MaterialState::matte(rgba(0.2, 0.2, 0.2, 1.0))
+        },
+    ];
+    for (i, m) in mats.into_iter().enumerate() {
+        panel(
+            &mut scene,
+            -3.0 + 2.0 * i as f32,
+            Some(GlobalState::Material(m)),
+            sphere.clone(),
+        );
+    }
+    let mut cam = ortho(-4.0, 4.0, -1.1667, 1.1667);
+    cam.look_at(Vec3::new(0.0, 0.0, 10.0), Vec3::ZERO, Vec3::Y)
+        .unwrap();
+    draw(r, &mut scene, &cam);
+}
+
+/// Two low-poly lit spheres: flat (faceted) left, smooth right.
+fn state_shade(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.1, 0.1, 0.15, 1.0)).unwrap();
+    key_light(&mut scene);
+    let sphere = mesh(TriMesh::sphere(0.9, 8, 12));
+    panel(
+        &mut scene,
+        -1.0,
+        Some(GlobalState::Shade(ShadeState::Flat)),
+        sphere.clone(),
+    );
+    panel(
+        &mut scene,
+        1.0,
+        Some(GlobalState::Shade(ShadeState::Smooth)),
+        sphere,
+    );
+    draw(r, &mut scene, &ortho(-2.0, 2.0, -1.0, 1.0));
+}
+
+/// A lit torus filled (left) and in wireframe (right, back faces culled).
+fn state_wireframe(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.1, 0.1, 0.15, 1.0)).unwrap();
+    key_light(&mut scene);
+    let torus = mesh(TriMesh::torus(0.6, 0.3, 24, 12));
+    let a = panel(&mut scene, -1.0, None, torus.clone());
+    let b = panel(
+        &mut scene,
+        1.0,
+        Some(GlobalState::Wireframe(WireframeState { enabled: true })),
+        torus,
+    );
+    for g in [a, b] {
+        scene
+            .set_rotation(g, rotation_axis_angle(Vec3::X, 0.9).unwrap())
+            .unwrap();
+    }
+    draw(r, &mut scene, &ortho(-2.0, 2.0, -1.0, 1.0));
+}
+
+/// Each panel: a small near green square drawn first, a large far red square drawn second.
+/// Default LEQUAL: green in front of red. Z-buffer disabled on the panel: red covers green.
+/// The far red square comparing GREATER: red shows only where green wrote a nearer depth.
+fn state_zbuffer(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.15, 0.15, 0.15, 1.0)).unwrap();
+    let near = flat_quad(-0.5, -0.5, 0.5, 0.5, 0.5, rgba(0.1, 0.9, 0.2, 1.0));
+    let far = flat_quad(-0.9, -0.9, 0.9, 0.9, -0.5, rgba(0.9, 0.1, 0.1, 1.0));
+    for i in 0..3 {
+        let g = scene.add_group(scene.root(), "panel").unwrap();
+        scene
+            .set_translation(g, Vec3::new(-2.0 + 2.0 * i as f32, 0.0, 0.0))
+            .unwrap();
+        if i == 1 {
+            scene
+                .set_global_state(g, GlobalState::ZBuffer(ZBufferState::DISABLED))
+                .unwrap();
+        }
+        scene.add_geometry(g, "near", near.clone()).unwrap();
+        let f = scene.add_geometry(g, "far", far.clone()).unwrap();
+        if i == 2 {
+            let greater = ZBufferState {
+                compare: CompareFunc::Greater,
+                ..ZBufferState::DEFAULT
+            };
+            scene
+                .set_global_state(f, GlobalState::ZBuffer(greater))
+                .unwrap();
+        }
+    }
+    draw(r, &mut scene, &ortho(-3.0, 3.0, -1.0, 1.0));
+}
+
+/// Left: a yellow diamond (depth buffer off, so it writes no depth) writes stencil 1, then a
+/// blue/white checker quad drawn behind it with stencil EQUAL 1 covers exactly the diamond.
+/// Right: the same with NOTEQUAL 1 draws the checker everywhere except the diamond, which stays
+/// yellow.
+fn state_stencil(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.1, 0.1, 0.1, 1.0)).unwrap();
+    let diamond = Arc::new(
+        Mesh::triangles(
+            vec![
+                Vec3::new(0.0, -0.8, 0.5),
+                Vec3::new(0.8, 0.0, 0.5),
+                Vec3::new(0.0, 0.8, 0.5),
+                Vec3::new(-0.8, 0.0, 0.5),
+            ],
+            vec![0, 1, 2, 0, 2, 3],
+        )
+        .unwrap()
+        .with_colors(vec![rgba(1.0, 0.85, 0.1, 1.0); 4])
+        .unwrap(),
+    );
+    let check = checker(32, 8, [40, 60, 200, 255], [240, 240, 240, 255]);
+    let back = flat_quad(-0.95, -0.95, 0.95, 0.95, -0.5, Vec4::ONE);
+    for (i, f) in [CompareFunc::Equal, CompareFunc::NotEqual]
+        .into_iter()
+        .enumerate()
+    {
+        let g = scene.add_group(scene.root(), "panel").unwrap();
+        scene
+            .set_translation(g, Vec3::new(-1.0 + 2.0 * i as f32, 0.0, 0.0))
+            .unwrap();
+        let d = scene.add_geometry(g, "diamond", diamond.clone()).unwrap();
+        scene
+            .set_global_state(
+                d,
+                GlobalState::Stencil(StencilState {
+                    on_z_pass: StencilOp::Replace,
+                    ..StencilState::write(1)
+                }),
+            )
+            .unwrap();
+        scene
+            .set_global_state(d, GlobalState::ZBuffer(ZBufferState::DISABLED))
+            .unwrap();
+        let b = scene.add_geometry(g, "checker", back.clone()).unwrap();
+        scene
+            .set_global_state(b, GlobalState::Stencil(StencilState::test(f, 1)))
+            .unwrap();
+        scene
+            .set_effect(b, Some(Effect::texture(check.clone(), Sampler::NEAREST)))
+            .unwrap();
+    }
+    draw(r, &mut scene, &ortho(-2.0, 2.0, -1.0, 1.0));
+}
+
+/// A grey quad with a yellow decal 0.002 behind it (perspective view): without polygon offset
+/// (left) the decal is hidden; with offset factor −1, units −2000 (right) it shows (0.002 at distance 2.6 is ≈ 3·10⁻⁵ in
+/// depth, ≈ 500 units of 2⁻²⁴ near depth 1).
+fn state_polygon_offset(r: &mut SoftRenderer) {
+    let mut scene = Scene::new();
+    scene.set_background(rgba(0.1, 0.1, 0.15, 1.0)).unwrap();
+    let base = flat_quad(-0.9, -0.9, 0.9, 0.9, 0.0, rgba(0.5, 0.5, 0.5, 1.0));
+    let decal = flat_quad(-0.5, -0.3, 0.5, 0.3, -0.002, rgba(1.0, 0.85, 0.1, 1.0));
+    for i in 0..2 {
+        let g = scene.add_group(scene.root(), "panel").unwrap();
+        scene
+            .set_translation(g, Vec3::new(-1.0 + 2.0 * i as f32, 0.0, 0.0))
+            .unwrap();
+        scene.add_geometry(g, "base", base.clone()).unwrap();
+        let d = scene.add_geometry(g, "decal", decal.clone()).unwrap();
+        if i == 1 {
+            let off = PolygonOffsetState {
+                enabled: true,
+                factor: -1.0,
+                units: -2000.0,
+            };
+            scene
+                .set_global_state(d, GlobalState::PolygonOffset(off))
+                .unwrap();
+        }
+    }
+    draw(
+        r,
+        &mut scene,
+        &camera(Vec3::new(0.0, 0.0, 2.6), Vec3::ZERO, 45.0, 2.0),
+    );
+}
