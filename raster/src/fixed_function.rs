@@ -470,7 +470,7 @@ impl FragmentShader for FixedShader {
                     if !mask[i] {
                         continue;
                     }
-                    let lambda = u.sampler.adjust_lod(0.5 * math::log2(tl[i]));
+                    let lambda = u.sampler.adjust_lod(0.5 * math::log2_lod(tl[i]));
                     let t = sample(tex_k, &u.sampler, Vec2::new(tu[i], tv[i]), lambda);
                     for (ch, x) in t.to_array().into_iter().enumerate() {
                         tex[ch][i] = x;

@@ -72,6 +72,35 @@ pub fn log2(x: f32) -> f32 {
     libm::log2f(x)
 }
 
+/// Base-2 logarithm for level-of-detail selection: a few IEEE operations instead of a libm
+/// call, within 4·10⁻⁷·max(1, |log2 x|) of `log2`, **exact at powers of two** and `0` at `1`.
+///
+/// With `x = m·2^e`, `m ∈ [0.75, 1.5)`: `log2 x = e + (2/ln 2)·atanh(s)`, `s = (m−1)/(m+1)`
+/// (`|s| < 0.2`), the series summed to `s⁷` in a fixed order. Zero, negative, subnormal,
+/// infinite and NaN inputs go to [`log2`] (so `0 → −∞`, `−1 → NaN`, `∞ → ∞`).
+#[inline]
+pub fn log2_lod(x: f32) -> f32 {
+    let bits = x.to_bits();
+    // Normal, positive and finite: biased exponent in 1..=254, sign clear.
+    if !(0x0080_0000..0x7F80_0000).contains(&bits) {
+        return log2(x);
+    }
+    let mut e = ((bits >> 23) as i32) - 127;
+    let mut mb = (bits & 0x007F_FFFF) | 0x3F80_0000; // m in [1, 2)
+    if mb >= 0x3FC0_0000 {
+        // m ≥ 1.5: use m/2 in [0.75, 1) and e + 1.
+        mb -= 0x0080_0000;
+        e += 1;
+    }
+    let m = f32::from_bits(mb);
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    // 2/ln 2 · (s + s³/3 + s⁵/5 + s⁷/7), Horner in s².
+    const K: f32 = 2.0 / core::f32::consts::LN_2;
+    let poly = ((s2 * (1.0 / 7.0) + 1.0 / 5.0) * s2 + 1.0 / 3.0) * s2 + 1.0;
+    e as f32 + K * s * poly
+}
+
 /// `x^y`.
 #[inline]
 pub fn powf(x: f32, y: f32) -> f32 {
@@ -100,12 +129,42 @@ pub fn to_radians(deg: f32) -> f32 {
 mod tests {
     use super::*;
 
+    /// |log2_lod(x) − log2(x)| / max(1, |log2 x|), against the f64 libm value.
+    fn rel_err(x: f32) -> f64 {
+        let exact = libm::log2(f64::from(x));
+        (f64::from(log2_lod(x)) - exact).abs() / exact.abs().max(1.0)
+    }
+
+    #[test]
+    fn log2_lod_is_close_to_log2() {
+        // A dense sweep over [1/4, 4) and a coarse one over the whole normal range.
+        let mut worst = 0.0f64;
+        let mut x = 0.25f32;
+        while x < 4.0 {
+            worst = worst.max(rel_err(x));
+            x = f32::from_bits(x.to_bits() + 97);
+        }
+        let mut x = f32::MIN_POSITIVE;
+        while x < 1e38 {
+            worst = worst.max(rel_err(x));
+            x *= 1.37;
+        }
+        assert!(worst < 4e-7, "max relative error {worst}");
+    }
+
     #[test]
     fn known_values() {
         assert_eq!(sin(0.0), 0.0);
         assert_eq!(cos(0.0), 1.0);
         assert_eq!(exp(0.0), 1.0);
         assert_eq!(log2(1024.0), 10.0);
+        for e in -126..128 {
+            let x = f32::from_bits(((e + 127) as u32) << 23);
+            assert_eq!(log2_lod(x), e as f32, "2^{e}");
+        }
+        assert_eq!(log2_lod(0.0), f32::NEG_INFINITY);
+        assert!(log2_lod(-1.0).is_nan() && log2_lod(f32::NAN).is_nan());
+        assert_eq!(log2_lod(f32::INFINITY), f32::INFINITY);
         assert_eq!(exp2(3.0), 8.0);
         assert_eq!(powf(2.0, 10.0), 1024.0);
         assert!((tan(core::f32::consts::FRAC_PI_4) - 1.0).abs() < 1e-6);

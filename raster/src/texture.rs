@@ -17,7 +17,7 @@
 //! - **Level of detail.** `λ = log2 ρ`, `ρ = max(|∂uv/∂x·size|, |∂uv/∂y·size|)` ([`lod`]),
 //!   then bias and min/max clamps ([`Sampler::adjust_lod`]); `λ ≤ 0` magnifies.
 //! - **Limits.** Each side `1..=`[`MAX_TEXTURE_SIZE`], any size (non-power-of-two included).
-//! - **Determinism.** Only IEEE `f32` arithmetic and [`crate::math::log2`]; no allocation
+//! - **Determinism.** Only IEEE `f32` arithmetic and [`crate::math::log2_lod`]; no allocation
 //!   while sampling.
 //!
 //! ```

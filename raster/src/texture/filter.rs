@@ -10,34 +10,44 @@ use super::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};
 use super::Texture;
 use crate::math;
 
-/// Indices are clamped to this range before any integer arithmetic, so huge or infinite
-/// coordinates never overflow (they are meaningless past 2^24 texels anyway).
-const INDEX_LIMIT: f32 = 1.0e9;
+/// Texel coordinates are clamped to ±2²² before taking their floor: past that an `f32` has at
+/// most one fractional bit left, so filtering there is meaningless anyway, and the clamp
+/// makes the floor exact and branch-free ([`floor_split`]).
+const COORD_LIMIT: f32 = 4_194_304.0;
 
-/// `⌊x⌋`, bit-for-bit equal to `f32::floor` (up to the sign of zero) but without the libm
-/// call that baseline x86-64 (no SSE4.1 `roundss`) makes for `floor`.
+/// `(⌊c⌋ as i32, ⌊c⌋, c)` for `c = clamp(x, ±2²²)` (NaN → −2²²), without a float-to-int
+/// cast (whose saturation checks cost more than the rest of a bilinear tap).
+///
+/// Adding `1.5·2²³` to `c` rounds it to the nearest integer `r`, held in the low mantissa
+/// bits of the sum; then `⌊c⌋ = r − [r > c]`. Every step is exact in `f32`.
 #[inline(always)]
-fn fast_floor(x: f32) -> f32 {
-    // |x| ≥ 2²³ (and ±∞) is already integral; NaN fails the comparison and stays NaN.
-    if x.abs() < 8_388_608.0 {
-        let t = x as i32 as f32;
-        if t > x {
-            t - 1.0
-        } else {
-            t
-        }
-    } else {
-        x
-    }
+#[allow(
+    clippy::manual_clamp,
+    reason = "max/min map NaN to the lower limit; clamp would keep the NaN"
+)]
+fn floor_split(x: f32) -> (i32, f32, f32) {
+    const MAGIC: f32 = 12_582_912.0; // 1.5·2²³
+    let c = x.max(-COORD_LIMIT).min(COORD_LIMIT);
+    let z = c + MAGIC;
+    let r = z.to_bits() as i32 - MAGIC.to_bits() as i32;
+    let rf = z - MAGIC;
+    let above = rf > c;
+    (r - i32::from(above), if above { rf - 1.0 } else { rf }, c)
 }
 
-/// `⌊x⌋` as an `i32`, clamped to ±1e9; NaN maps to −1e9.
+/// `⌊x⌋` as an index, `x` clamped to ±2²²; NaN maps to −2²².
 #[inline(always)]
 fn floor_index(x: f32) -> i32 {
-    // Comparisons, so NaN → −1e9; the result is integral and fits in i32.
-    let f = fast_floor(x);
-    let f = if f > -INDEX_LIMIT { f } else { -INDEX_LIMIT };
-    (if f < INDEX_LIMIT { f } else { INDEX_LIMIT }) as i32
+    floor_split(x).0
+}
+
+/// The integer part (as an index) and fraction of a texel coordinate: `(⌊c⌋, c − ⌊c⌋)` with
+/// `c` clamped as in [`floor_split`]; the fraction is in [0, 1] (1 only by rounding, for tiny
+/// negative `c`).
+#[inline(always)]
+fn index_frac(x: f32) -> (i32, f32) {
+    let (i, f, c) = floor_split(x);
+    (i, c - f)
 }
 
 /// Applies a wrap mode to integer index `i` for an axis of `n` texels; `None` = border.
@@ -93,10 +103,7 @@ fn nearest(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
 #[inline(always)]
 fn bilinear(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
     let p = uv * level.size_f - Vec2::splat(0.5);
-    let (i0, j0) = (floor_index(p.x), floor_index(p.y));
-    // `max(0)` turns NaN (from infinite coordinates) into 0; finite values are in [0, 1).
-    let a = (p.x - fast_floor(p.x)).max(0.0);
-    let b = (p.y - fast_floor(p.y)).max(0.0);
+    let ((i0, a), (j0, b)) = (index_frac(p.x), index_frac(p.y));
     // Each axis is wrapped once for both of its taps.
     let (w, h) = (level.width(), level.height());
     let (x0, x1) = (wrap(s.wrap_u, i0, w), wrap(s.wrap_u, i0 + 1, w));
@@ -151,10 +158,7 @@ const fn wrap_code(w: Wrap) -> Option<u8> {
 #[inline(always)]
 fn bilinear_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2) -> Vec4 {
     let p = uv * level.size_f - Vec2::splat(0.5);
-    let (fx, fy) = (fast_floor(p.x), fast_floor(p.y));
-    let (i0, j0) = (clamp_index(fx), clamp_index(fy));
-    let a = (p.x - fx).max(0.0);
-    let b = (p.y - fy).max(0.0);
+    let ((i0, a), (j0, b)) = (index_frac(p.x), index_frac(p.y));
     let (w, h) = (level.width(), level.height());
     let (pw, ph) = (w.is_power_of_two(), h.is_power_of_two());
     let (x0, x1) = (wrap_nb::<WU>(i0, w, pw), wrap_nb::<WU>(i0 + 1, w, pw));
@@ -182,13 +186,6 @@ fn filter_level_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2, linea
     } else {
         nearest_nb::<WU, WV>(level, uv)
     }
-}
-
-/// `floor_index` of a value that is already `fast_floor`ed.
-#[inline(always)]
-fn clamp_index(f: f32) -> i32 {
-    let f = if f > -INDEX_LIMIT { f } else { -INDEX_LIMIT };
-    (if f < INDEX_LIMIT { f } else { INDEX_LIMIT }) as i32
 }
 
 /// A sampling function for one sampler, chosen once per span ([`Texture::sampler_fn`]).
@@ -250,7 +247,7 @@ impl Texture {
             limit
         };
         let nf = n as f32;
-        let lambda = s.adjust_lod(0.5 * math::log2(major2 / (nf * nf)));
+        let lambda = s.adjust_lod(0.5 * math::log2_lod(major2 / (nf * nf)));
         let minified = lambda > 0.0; // false for NaN
         if n == 1 || !minified {
             return self.sample_adjusted(s, uv, lambda);
@@ -324,9 +321,8 @@ impl Texture {
                 if lambda >= q as f32 {
                     return filter_level_nb::<WU, WV>(&self.levels[q], uv, linear);
                 }
-                let fl = fast_floor(lambda);
-                let d = fl as usize; // 0 ≤ d < q
-                let t = lambda - fl;
+                let (d, t) = index_frac(lambda);
+                let d = d as usize; // 0 ≤ d < q
                 let t1 = filter_level_nb::<WU, WV>(&self.levels[d], uv, linear);
                 let t2 = filter_level_nb::<WU, WV>(&self.levels[d + 1], uv, linear);
                 t1 * (1.0 - t) + t2 * t
@@ -362,9 +358,8 @@ impl Texture {
                 if lambda >= q as f32 {
                     return filter_level(&self.levels[q], s, uv, linear);
                 }
-                let fl = fast_floor(lambda);
-                let d = fl as usize; // 0 ≤ d < q
-                let t = lambda - fl;
+                let (d, t) = index_frac(lambda);
+                let d = d as usize; // 0 ≤ d < q
                 let t1 = filter_level(&self.levels[d], s, uv, linear);
                 let t2 = filter_level(&self.levels[d + 1], s, uv, linear);
                 t1 * (1.0 - t) + t2 * t
@@ -400,9 +395,42 @@ mod tests {
 
     #[test]
     fn floor_index_is_total() {
-        assert_eq!(floor_index(f32::NAN), -1_000_000_000);
-        assert_eq!(floor_index(f32::INFINITY), 1_000_000_000);
+        assert_eq!(floor_index(f32::NAN), -4_194_304);
+        assert_eq!(floor_index(f32::INFINITY), 4_194_304);
+        assert_eq!(floor_index(f32::NEG_INFINITY), -4_194_304);
         assert_eq!(floor_index(-0.5), -1);
+        assert_eq!(floor_index(-1.0), -1);
         assert_eq!(floor_index(2.999), 2);
+        assert_eq!(floor_index(3.0), 3);
+        assert_eq!(index_frac(f32::INFINITY), (4_194_304, 0.0));
+        assert_eq!(index_frac(-2.25), (-3, 0.75));
+    }
+
+    #[test]
+    fn floor_split_is_the_floor() {
+        // Every float in [−2^22, 2^22] at a stride, plus the neighbours of every integer in
+        // [−300, 300] (where ties and exact integers are).
+        let check = |x: f32| {
+            let (i, f, c) = floor_split(x);
+            assert_eq!(c, x);
+            assert_eq!(f, x.floor(), "{x:e}");
+            assert_eq!(i as f32, x.floor(), "{x:e}");
+            // (Rounds up to exactly 1 only for tiny negative x, where ⌊x⌋ + 1 = 0 is right.)
+            assert!((0.0..=1.0).contains(&(c - f)), "{x:e}");
+        };
+        for sign in [0, 0x8000_0000u32] {
+            for bits in (0..=COORD_LIMIT.to_bits()).step_by(997) {
+                check(f32::from_bits(bits | sign));
+            }
+        }
+        for k in -300..=300 {
+            let x = k as f32;
+            check(x);
+            check(f32::from_bits(x.to_bits() + 1));
+            if k != 0 {
+                check(f32::from_bits(x.to_bits() - 1));
+            }
+            check(x + 0.5);
+        }
     }
 }

@@ -217,7 +217,7 @@ impl Sampler {
 /// ```
 ///
 /// This is GL's reference ρ (the upper end of the conformance bracket), computed from squared
-/// lengths so it needs one `log2` and no square root. Zero derivatives give `−∞`
+/// lengths so it needs one logarithm ([`crate::math::log2_lod`]) and no square root. Zero derivatives give `−∞`
 /// (magnification).
 ///
 /// ```
@@ -231,5 +231,5 @@ impl Sampler {
 pub fn lod(size: Vec2, duv_dx: Vec2, duv_dy: Vec2) -> f32 {
     let a = duv_dx * size;
     let b = duv_dy * size;
-    0.5 * math::log2(a.length_squared().max(b.length_squared()))
+    0.5 * math::log2_lod(a.length_squared().max(b.length_squared()))
 }
