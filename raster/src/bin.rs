@@ -8,7 +8,7 @@
 //! index lists, 1M small triangles spent most of their time on cache misses).
 
 use crate::fixed::{half_line_span, Edge, Fixed};
-use crate::fragment::{FragmentPath, Scratch};
+use crate::fragment::{Dst, FragmentPath, Scratch, SPAN};
 use crate::setup::{TriSetup, TriSink};
 use crate::target::{TileMut, TILE_SHIFT, TILE_SIZE};
 
@@ -97,6 +97,19 @@ fn tile_touches(tri: &TriSetup, tx: i32, ty: i32) -> bool {
 /// Bounding boxes up to this wide find their row spans by scanning.
 const NARROW: i64 = 16;
 
+/// Triangles whose box (clipped to the tile) holds at most this many pixels are shaded as one
+/// block of all their covered pixels instead of row by row: small triangles cover two or
+/// three pixels per row, and the per-batch cost of the fragment stage dominated.
+const BLOCK_PIXELS: i64 = SPAN as i64;
+
+/// A block's pixels: tile offsets and the target values gathered from them.
+struct Gather {
+    off: [u16; SPAN],
+    depth: [f32; SPAN],
+    stencil: [u8; SPAN],
+    color: [[u8; 4]; SPAN],
+}
+
 /// Rasterises every triangle of `bins` (in order) that falls in the tile whose top-left
 /// pixel is `(tx, ty)`. Returns the number of fragments written.
 pub(crate) fn raster_tile<'a>(
@@ -109,6 +122,12 @@ pub(crate) fn raster_tile<'a>(
 ) -> u64 {
     let mut written = 0;
     let ts = TILE_SIZE as i32;
+    let mut g = Gather {
+        off: [0; SPAN],
+        depth: [0.0; SPAN],
+        stencil: [0; SPAN],
+        color: [[0; 4]; SPAN],
+    };
     for bin in bins {
         for (draw, tri) in &bin.tris {
             let (path, stride) = &paths[*draw as usize];
@@ -130,6 +149,57 @@ pub(crate) fn raster_tile<'a>(
             ];
             let sx = [e[0].step_x(), e[1].step_x(), e[2].step_x()];
             let sy = [e[0].step_y(), e[1].step_y(), e[2].step_y()];
+            if n * i64::from(y1 - y0) <= BLOCK_PIXELS {
+                // Every covered pixel of the box, row by row (the same edge test as below).
+                let mut k = 0;
+                for y in y0..y1 {
+                    let mut e = c;
+                    for i in 0..n {
+                        if (e[0] | e[1] | e[2]) >= 0 {
+                            let x = x0 + i as i32;
+                            g.off[k] = ((y - ty) * ts + (x - tx)) as u16;
+                            // Exact, like the row walk's `bx + i` (see `run_span`).
+                            scratch.dxp[k] = (x as f32 + 0.5) - tri.ref_x;
+                            scratch.dyp[k] = (y as f32 + 0.5) - tri.ref_y;
+                            k += 1;
+                        }
+                        for j in 0..3 {
+                            e[j] += sx[j];
+                        }
+                    }
+                    for j in 0..3 {
+                        c[j] += sy[j];
+                    }
+                }
+                if k == 0 {
+                    continue;
+                }
+                // Pad to a multiple of 16 with copies of the last pixel (masked off).
+                let padded = k.next_multiple_of(16).min(SPAN);
+                for i in k..padded {
+                    scratch.dxp[i] = scratch.dxp[k - 1];
+                    scratch.dyp[i] = scratch.dyp[k - 1];
+                }
+                for (i, &o) in g.off[..k].iter().enumerate() {
+                    let o = usize::from(o);
+                    g.depth[i] = tile.depth[o];
+                    g.stencil[i] = tile.stencil[o];
+                    g.color[i] = tile.color[o];
+                }
+                let dst = Dst {
+                    depth: &mut g.depth[..padded],
+                    stencil: &mut g.stencil[..padded],
+                    color: &mut g.color[..padded],
+                };
+                written += path.run_pixels(tri, planes, (k, padded), dst, scratch);
+                for (i, &o) in g.off[..k].iter().enumerate() {
+                    let o = usize::from(o);
+                    tile.depth[o] = g.depth[i];
+                    tile.stencil[o] = g.stencil[i];
+                    tile.color[o] = g.color[i];
+                }
+                continue;
+            }
             for y in y0..y1 {
                 // The covered pixels of a row are contiguous. Narrow boxes: scan (three adds
                 // and a sign test per pixel); wide ones: solve each edge's half-line exactly.

@@ -382,6 +382,7 @@ impl FragmentShader for FixedShader {
         };
         let Scratch {
             dxp,
+            dyp,
             var,
             color,
             mask,
@@ -393,7 +394,7 @@ impl FragmentShader for FixedShader {
             sec,
             ..
         } = s;
-        let (dxp, mask) = (&dxp[..n], &mask[..n]);
+        let (dxp, dyp, mask) = (&dxp[..n], &dyp[..n], &mask[..n]);
         // Primary and secondary colours.
         let (primary, secondary): (&[[f32; SPAN]], Option<&[[f32; SPAN]]>) =
             match (&self.lighting, l.phong) {
@@ -425,14 +426,15 @@ impl FragmentShader for FixedShader {
         }
         for (k, u) in self.units.iter().enumerate() {
             // u = S/Q with S, Q the planes of s/w and q/w: exact derivatives
-            // ∂u/∂x = (S_x − u·Q_x)/Q (and likewise for y and for t). Each plane's row value
-            // is `a0 + ∂y·dy`, then `+ ∂x·dx` per pixel.
+            // ∂u/∂x = (S_x − u·Q_x)/Q (and likewise for y and for t). Each plane's value is
+            // `(a0 + ∂y·dy) + ∂x·dx` per pixel.
             let o = 6 + 3 * (l.units + 3 * k);
             let p = &span.planes[o..o + 9];
-            let row = |j: usize| p[3 * j] + p[3 * j + 2] * span.dy;
-            let (sr, sx, sy) = (row(0), p[1], p[2]);
-            let (tr, tx, ty) = (row(1), p[4], p[5]);
-            let (qr, qx, qy) = (row(2), p[7], p[8]);
+            // Row sums per pixel (`dy` may vary within a block), then the x step.
+            let row = |j: usize, i: usize| p[3 * j] + p[3 * j + 2] * dyp[i];
+            let (sx, sy) = (p[1], p[2]);
+            let (tx, ty) = (p[4], p[5]);
+            let (qx, qy) = (p[7], p[8]);
             let tex_k = &u.texture;
             if u.sampler.max_anisotropy > 1 {
                 for i in 0..n {
@@ -440,7 +442,11 @@ impl FragmentShader for FixedShader {
                         continue;
                     }
                     let dx = dxp[i];
-                    let (sv, tv, qv) = (sr + sx * dx, tr + tx * dx, qr + qx * dx);
+                    let (sv, tv, qv) = (
+                        row(0, i) + sx * dx,
+                        row(1, i) + tx * dx,
+                        row(2, i) + qx * dx,
+                    );
                     let inv_q = 1.0 / qv;
                     let uv = Vec2::new(sv * inv_q, tv * inv_q);
                     let ddx = Vec2::new((sx - uv.x * qx) * inv_q, (tx - uv.y * qx) * inv_q);
@@ -456,7 +462,11 @@ impl FragmentShader for FixedShader {
                 let (w, h) = (size.x, size.y);
                 for i in 0..n {
                     let dx = dxp[i];
-                    let (sv, tv_, qv) = (sr + sx * dx, tr + tx * dx, qr + qx * dx);
+                    let (sv, tv_, qv) = (
+                        row(0, i) + sx * dx,
+                        row(1, i) + tx * dx,
+                        row(2, i) + qx * dx,
+                    );
                     let inv_q = 1.0 / qv;
                     let (uu, vv) = (sv * inv_q, tv_ * inv_q);
                     let (ax, ay) = ((sx - uu * qx) * inv_q * w, (tx - vv * qx) * inv_q * h);

@@ -24,7 +24,9 @@ pub(crate) const SPAN: usize = TILE_SIZE as usize;
 
 /// Per-worker scratch arrays (structure of arrays over a span).
 pub(crate) struct Scratch {
+    /// Pixel-centre offsets from the triangle's reference vertex, per pixel.
     pub dxp: [f32; SPAN],
+    pub dyp: [f32; SPAN],
     pub z: [f32; SPAN],
     pub w: [f32; SPAN],
     pub var: [[f32; SPAN]; MAX_VARYINGS],
@@ -52,6 +54,7 @@ impl Scratch {
     pub fn new() -> Box<Scratch> {
         Box::new(Scratch {
             dxp: [0.0; SPAN],
+            dyp: [0.0; SPAN],
             z: [0.0; SPAN],
             w: [0.0; SPAN],
             var: [[0.0; SPAN]; MAX_VARYINGS],
@@ -73,11 +76,11 @@ impl Scratch {
     }
 }
 
-/// Where a span is: its row offset from the triangle's reference vertex, its length, the
-/// triangle and its plane equations (`[z, 1/w, var₀/w, …]`, each `(a₀, ∂x, ∂y)`). Pixel `i`
-/// of the span is at `Scratch::dxp[i]` in x from the reference vertex.
+/// What a batch of pixels belongs to: its length, the triangle and its plane equations
+/// (`[z, 1/w, var₀/w, …]`, each `(a₀, ∂x, ∂y)`). Pixel `i` is at `(Scratch::dxp[i],
+/// Scratch::dyp[i])` from the reference vertex; a plane's value there is always evaluated as
+/// `(a₀ + ∂y·dy) + ∂x·dx` (the row sum first), whether the batch is one row or a block.
 pub(crate) struct SpanCtx<'a> {
-    pub dy: f32,
     pub len: usize,
     pub tri: &'a TriSetup,
     pub planes: &'a [f32],
@@ -281,70 +284,115 @@ impl FragmentPath {
         off: usize,
         s: &mut Scratch,
     ) -> u64 {
-        // Interpolation: the pixel-centre offsets from vertex 0 are exact in f32.
+        // The pixel-centre offsets from vertex 0 are exact in f32 (multiples of 1/256 below
+        // 2^15), so `bx + i` equals `(x + i + ½) − ref_x` exactly.
         let dy = (y as f32 + 0.5) - tri.ref_y;
         let bx = (x as f32 + 0.5) - tri.ref_x;
         for (i, d) in s.dxp[..len].iter_mut().enumerate() {
             *d = bx + i as f32;
         }
-        let zr = planes[0] + planes[2] * dy;
-        let zdx = planes[1];
-        for (z, &d) in s.z[..len].iter_mut().zip(&s.dxp[..len]) {
-            *z = (zr + zdx * d).max(self.zmin).min(self.zmax);
+        s.dyp[..len].fill(dy);
+        let range = off..off + len;
+        let dst = Dst {
+            depth: &mut tile.depth[range.clone()],
+            stencil: &mut tile.stencil[range.clone()],
+            color: &mut tile.color[range],
+        };
+        self.run::<true>(tri, planes, (len, len), dst, s)
+    }
+
+    /// Runs the pipeline on `len` pixels of one triangle whose offsets are already in
+    /// `s.dxp` / `s.dyp` and whose target values are `dst` (gathered by the caller: any
+    /// pixels, each at most once). Only the first `live` are real: the rest pad the batch to
+    /// a length the vectorised loops handle without scalar tails, and are masked off from the
+    /// start (their `dst` entries may change and must not be written back). Same results per
+    /// pixel as [`FragmentPath::run_span`].
+    pub fn run_pixels(
+        &self,
+        tri: &TriSetup,
+        planes: &[f32],
+        (live, len): (usize, usize),
+        dst: Dst<'_>,
+        s: &mut Scratch,
+    ) -> u64 {
+        self.run::<false>(tri, planes, (live, len), dst, s)
+    }
+
+    /// The pipeline; `ROW` says every pixel has the same `dy` (so row sums are hoisted).
+    fn run<const ROW: bool>(
+        &self,
+        tri: &TriSetup,
+        planes: &[f32],
+        (live, len): (usize, usize),
+        dst: Dst<'_>,
+        s: &mut Scratch,
+    ) -> u64 {
+        let Dst {
+            depth,
+            stencil,
+            color,
+        } = dst;
+        {
+            let (zmin, zmax) = (self.zmin, self.zmax);
+            let Scratch { dxp, dyp, z, .. } = &mut *s;
+            let at = (&dxp[..len], &dyp[..len], &dxp[..len]);
+            eval_plane::<ROW>(&planes[0..3], at, &mut z[..len], |v, _| {
+                v.max(zmin).min(zmax)
+            });
         }
-        s.mask[..len].fill(true);
+        s.mask[..live].fill(true);
+        s.mask[live..len].fill(false);
 
         if self.early_z {
-            self.depth_stencil(s, tile, off, len);
+            self.depth_stencil(s, depth, stencil, len);
             if !s.mask[..len].contains(&true) {
                 return 0;
             }
         }
         if self.interpolate {
-            self.interpolate(tri, planes, dy, len, s);
+            self.interpolate::<ROW>(tri, planes, len, s);
         }
-        let span = SpanCtx {
-            dy,
-            len,
-            tri,
-            planes,
-        };
+        let span = SpanCtx { len, tri, planes };
         self.shader.shade(&span, s);
         if let Some((f, r)) = self.alpha {
             f(&mut s.mask[..len], &s.color[3][..len], r);
         }
         if !self.early_z {
-            self.depth_stencil(s, tile, off, len);
+            self.depth_stencil(s, depth, stencil, len);
         }
-        let dst = &mut tile.color[off..off + len];
         match &self.blend {
-            None => self.write(s, dst, len),
-            Some(b) => self.blend(b, s, dst, len),
+            None => self.write(s, color, len),
+            Some(b) => self.blend(b, s, color, len),
         }
         s.mask[..len].iter().filter(|m| **m).count() as u64
     }
 
-    fn interpolate(&self, tri: &TriSetup, planes: &[f32], dy: f32, len: usize, s: &mut Scratch) {
+    fn interpolate<const ROW: bool>(
+        &self,
+        tri: &TriSetup,
+        planes: &[f32],
+        len: usize,
+        s: &mut Scratch,
+    ) {
         let vp = &planes[6..6 + 3 * self.nvar];
         let nflat = usize::from(tri.flat_count);
+        let Scratch {
+            dxp, dyp, w, var, ..
+        } = s;
+        let (dxp, dyp) = (&dxp[..len], &dyp[..len]);
         for k in 0..nflat {
-            s.var[k][..len].fill(vp[3 * k]);
+            var[k][..len].fill(vp[3 * k]);
         }
-        let qr = planes[3] + planes[5] * dy;
-        let qdx = planes[4];
-        for ((w, &d), _) in s.w[..len].iter_mut().zip(&s.dxp[..len]).zip(0..len) {
-            *w = 1.0 / (qr + qdx * d);
-        }
+        eval_plane::<ROW>(&planes[3..6], (dxp, dyp, dxp), &mut w[..len], |v, _| {
+            1.0 / v
+        });
+        let w = &w[..len];
         for k in nflat..self.nvar {
             if self.skip.contains(&k) {
                 continue;
             }
-            let r = vp[3 * k] + vp[3 * k + 2] * dy;
-            let adx = vp[3 * k + 1];
-            let out = &mut s.var[k][..len];
-            for ((o, &d), &w) in out.iter_mut().zip(&s.dxp[..len]).zip(&s.w[..len]) {
-                *o = (r + adx * d) * w;
-            }
+            let plane = &vp[3 * k..3 * k + 3];
+            eval_plane::<ROW>(plane, (dxp, dyp, w), &mut var[k][..len], |v, w| v * w);
         }
     }
 
@@ -352,12 +400,10 @@ impl FragmentPath {
         clippy::needless_range_loop,
         reason = "four parallel arrays indexed together"
     )]
-    fn depth_stencil(&self, s: &mut Scratch, tile: &mut TileMut<'_>, off: usize, len: usize) {
-        let d = &mut tile.depth[off..off + len];
+    fn depth_stencil(&self, s: &mut Scratch, d: &mut [f32], st: &mut [u8], len: usize) {
         match &self.stencil {
             None => (self.depth_fn)(&mut s.mask[..len], &s.z[..len], d),
             Some(t) => {
-                let st = &mut tile.stencil[off..off + len];
                 for i in 0..len {
                     s.spass[i] = s.mask[i] & t.test[usize::from(st[i])];
                 }
@@ -459,6 +505,40 @@ impl FragmentPath {
     }
 }
 
+/// The target values of a batch of pixels: the tile's own slices for a row span, or copies
+/// gathered from the tile for a block.
+pub(crate) struct Dst<'a> {
+    pub depth: &'a mut [f32],
+    pub stencil: &'a mut [u8],
+    pub color: &'a mut [[u8; 4]],
+}
+
+/// `out[i] = f((a₀ + ∂y·dy[i]) + ∂x·dx[i], m[i])` for the plane `a = [a₀, ∂x, ∂y]`: the row
+/// sum first, then the step along x — one expression for every pixel, so a row span and a
+/// block give the same bits. With `ROW` every `dy[i]` equals `dy[0]` and the row sum is
+/// hoisted. `m` is a second per-pixel input (the `1/w` of perspective correction, or a dummy).
+#[inline(always)]
+fn eval_plane<const ROW: bool>(
+    a: &[f32],
+    (dx, dy, m): (&[f32], &[f32], &[f32]),
+    out: &mut [f32],
+    f: impl Fn(f32, f32) -> f32,
+) {
+    let n = out.len();
+    let (dx, dy, m) = (&dx[..n], &dy[..n], &m[..n]);
+    let (a0, ax, ay) = (a[0], a[1], a[2]);
+    if ROW {
+        let r = a0 + ay * dy[0];
+        for ((o, &d), &m) in out.iter_mut().zip(dx).zip(m) {
+            *o = f(r + ax * d, m);
+        }
+    } else {
+        for (((o, &d), &e), &m) in out.iter_mut().zip(dx).zip(dy).zip(m) {
+            *o = f((a0 + ay * e) + ax * d, m);
+        }
+    }
+}
+
 /// Fills the four factor channels for an (RGB factor, alpha factor) pair.
 fn factors(
     f_rgb: BlendFactor,
@@ -517,20 +597,21 @@ pub fn to_unorm8(x: f32) -> u8 {
 /// [`to_unorm8`] as a `u32`, in operations that vectorise (a float-to-int `as` cast does not,
 /// on baseline x86-64: it becomes one scalar conversion per lane).
 ///
-/// `max`/`min` return the non-NaN operand, so NaN becomes 0. Then `y = x·255 + 0.5 ∈ [0.5,
+/// A NaN fails `x > 0` and becomes 0. Then `y = x·255 + 0.5 ∈ [0.5,
 /// 255.5]`; adding 2²³ rounds it to an integer `r = round(y)` held in the mantissa bits, and
 /// `⌊y⌋ = r − [r > y]`. Every step is exact, so this equals `⌊y⌋` bit for bit.
 #[inline(always)]
-#[allow(
-    clippy::manual_clamp,
-    reason = "max/min map NaN to 0; clamp would keep the NaN"
-)]
 fn unorm8_u32(x: f32) -> u32 {
     const MAGIC: f32 = 8_388_608.0; // 2²³
-    let y = x.max(0.0).min(1.0) * 255.0 + 0.5;
+                                    // Selects rather than `max`/`min` (whose NaN rules keep SSE2 from vectorising them).
+    let x = if x > 0.0 { x } else { 0.0 };
+    let x = if x < 1.0 { x } else { 1.0 };
+    let y = x * 255.0 + 0.5;
     let z = y + MAGIC;
     let r = z.to_bits() & 0x007F_FFFF;
-    r - u32::from(z - MAGIC > y)
+    // r ≥ 1 whenever r > y ≥ ½, so this never wraps; `wrapping_sub` only spares the overflow
+    // check, which would keep the loop from vectorising.
+    r.wrapping_sub(u32::from(z - MAGIC > y))
 }
 
 #[cfg(test)]

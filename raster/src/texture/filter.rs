@@ -29,10 +29,15 @@ fn floor_split(x: f32) -> (i32, f32, f32) {
     const MAGIC: f32 = 12_582_912.0; // 1.5·2²³
     let c = x.max(-COORD_LIMIT).min(COORD_LIMIT);
     let z = c + MAGIC;
-    let r = z.to_bits() as i32 - MAGIC.to_bits() as i32;
+    // |r| ≤ 2²², so neither subtraction can overflow (`wrapping_sub` spares the checks).
+    let r = (z.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
     let rf = z - MAGIC;
     let above = rf > c;
-    (r - i32::from(above), if above { rf - 1.0 } else { rf }, c)
+    (
+        r.wrapping_sub(i32::from(above)),
+        if above { rf - 1.0 } else { rf },
+        c,
+    )
 }
 
 /// `⌊x⌋` as an index, `x` clamped to ±2²²; NaN maps to −2²².
