@@ -10,4 +10,5 @@ pub use plumb_scene as scene;
 
 pub mod diff;
 pub mod mesh;
+pub mod orbit;
 pub mod showcase;

@@ -42,6 +42,12 @@ pub fn asin(x: f32) -> f32 {
     libm::asinf(x)
 }
 
+/// Arc tangent, radians in `[−π/2, π/2]`.
+#[inline]
+pub fn atan(x: f32) -> f32 {
+    libm::atanf(x)
+}
+
 /// Four-quadrant arc tangent of `y / x`.
 #[inline]
 pub fn atan2(y: f32, x: f32) -> f32 {
