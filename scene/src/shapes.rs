@@ -254,13 +254,22 @@ mod tests {
         assert_eq!(p.triangle_count(), 18);
         let b = cuboid(Vec3::new(2.0, 4.0, 6.0)).unwrap();
         assert_eq!(b.triangle_count(), 12);
-        assert!(b.positions().iter().all(|q| q.y.abs() == 2.0 || q.y == 2.0 || q.y == -2.0));
+        assert!(b
+            .positions()
+            .iter()
+            .all(|q| q.y.abs() == 2.0 || q.y == 2.0 || q.y == -2.0));
         let s = sphere(1.0, 8, 12).unwrap();
         assert_eq!(s.triangle_count(), 8 * 12 * 2);
         let t = torus(1.0, 0.25, 12, 8).unwrap();
         let c = cylinder(1.0, 2.0, 12, true).unwrap();
         assert_eq!(c.triangle_count(), 12 * 2 + 12 * 2);
-        for (name, m) in [("plane", &p), ("box", &b), ("sphere", &s), ("torus", &t), ("cylinder", &c)] {
+        for (name, m) in [
+            ("plane", &p),
+            ("box", &b),
+            ("sphere", &s),
+            ("torus", &t),
+            ("cylinder", &c),
+        ] {
             assert!(outward(m), "{name} has inward triangles");
         }
     }

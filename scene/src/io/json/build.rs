@@ -24,8 +24,8 @@ use crate::light::{Light, LightId, LightType};
 use crate::mesh::{Mesh, Topology};
 use crate::shapes;
 use crate::state::{
-    AlphaState, CullState, DitherState, FogState, GlobalState, MaterialState,
-    PolygonOffsetState, StencilState, WireframeState, ZBufferState,
+    AlphaState, CullState, DitherState, FogState, GlobalState, MaterialState, PolygonOffsetState,
+    StencilState, WireframeState, ZBufferState,
 };
 use crate::transform::{rotation_axis_angle, Transform};
 
@@ -100,7 +100,9 @@ pub fn build(
     };
     let mut scene = Scene::new();
     if let Some(b) = &doc.background {
-        scene.set_background(v4(b)).map_err(ctx.scene_err("background"))?;
+        scene
+            .set_background(v4(b))
+            .map_err(ctx.scene_err("background"))?;
     }
     if let Some(a) = &doc.global_ambient {
         scene
@@ -131,13 +133,21 @@ pub fn build(
     let root = scene.root();
     match doc.root.kind {
         None | Some(NodeKindDoc::Group) if doc.root.mesh.is_none() => {}
-        _ => return Err(ctx.invalid("root", "the root is a group: no kind other than \"group\", no mesh")),
+        _ => {
+            return Err(ctx.invalid(
+                "root",
+                "the root is a group: no kind other than \"group\", no mesh",
+            ))
+        }
     }
     scene
         .set_name(root, doc.root.name.clone())
         .map_err(ctx.scene_err("root"))?;
     fill(&mut scene, &mut ctx, root, &doc.root, "root")?;
-    ctx.imported.roots = scene.children(root).map_err(ctx.scene_err("root"))?.to_vec();
+    ctx.imported.roots = scene
+        .children(root)
+        .map_err(ctx.scene_err("root"))?
+        .to_vec();
     for (node, context, effect) in std::mem::take(&mut ctx.effects) {
         let e = self::effect(&ctx, &context, effect)?;
         scene
@@ -155,7 +165,9 @@ pub fn build(
         let node = scene
             .add_group(root, c.name.clone())
             .map_err(ctx.scene_err(&context))?;
-        scene.set_local(node, local).map_err(ctx.scene_err(&context))?;
+        scene
+            .set_local(node, local)
+            .map_err(ctx.scene_err(&context))?;
         let projection = match c.projection {
             ProjectionDoc::Perspective => CameraProjection::Perspective {
                 yfov: math::to_radians(c.fov_y_degrees.get()),
@@ -214,9 +226,18 @@ fn light(ctx: &Ctx, context: &str, l: &LightDoc) -> Result<Light, IoError> {
     }
     Ok(Light {
         kind,
-        ambient: l.ambient.as_ref().map_or(if ambient_light { on } else { off }, v4),
-        diffuse: l.diffuse.as_ref().map_or(if ambient_light { off } else { on }, v4),
-        specular: l.specular.as_ref().map_or(if ambient_light { off } else { on }, v4),
+        ambient: l
+            .ambient
+            .as_ref()
+            .map_or(if ambient_light { on } else { off }, v4),
+        diffuse: l
+            .diffuse
+            .as_ref()
+            .map_or(if ambient_light { off } else { on }, v4),
+        specular: l
+            .specular
+            .as_ref()
+            .map_or(if ambient_light { off } else { on }, v4),
         intensity: l.intensity.get(),
         constant: l.constant.get(),
         linear: l.linear.get(),
@@ -291,25 +312,35 @@ fn inline(ctx: &Ctx, context: &str, m: &InlineMeshDoc) -> Result<Mesh, IoError> 
         TopologyDoc::Triangles => Topology::Triangles,
     };
     let positions: Vec<Vec3> = m.positions.iter().map(v3).collect();
-    let n = u32::try_from(positions.len())
-        .map_err(|_| ctx.invalid(context, "too many positions"))?;
+    let n =
+        u32::try_from(positions.len()).map_err(|_| ctx.invalid(context, "too many positions"))?;
     let indices = m.indices.clone().unwrap_or_else(|| (0..n).collect());
     let mut mesh = Mesh::new(topology, positions, indices).map_err(&err)?;
     match (&m.normals, m.generate_normals) {
         (Some(_), true) => {
-            return Err(ctx.invalid(context, "give \"normals\" or \"generate_normals\", not both"))
+            return Err(ctx.invalid(
+                context,
+                "give \"normals\" or \"generate_normals\", not both",
+            ))
         }
         (Some(normals), false) => {
-            mesh = mesh.with_normals(normals.iter().map(v3).collect()).map_err(&err)?;
+            mesh = mesh
+                .with_normals(normals.iter().map(v3).collect())
+                .map_err(&err)?;
         }
         (None, true) => mesh = mesh.with_generated_normals(),
         (None, false) => {}
     }
     if let Some(colors) = &m.colors {
-        mesh = mesh.with_colors(colors.iter().map(v4).collect()).map_err(&err)?;
+        mesh = mesh
+            .with_colors(colors.iter().map(v4).collect())
+            .map_err(&err)?;
     }
     for set in &m.uvs {
-        let uvs = set.iter().map(|p| Vec2::new(p[0].get(), p[1].get())).collect();
+        let uvs = set
+            .iter()
+            .map(|p| Vec2::new(p[0].get(), p[1].get()))
+            .collect();
         mesh = mesh.with_uv_set(uvs).map_err(&err)?;
     }
     Ok(mesh)
@@ -362,7 +393,9 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
         out.push(GlobalState::Shade(sh.into()));
     }
     if let Some(w) = &s.wireframe {
-        out.push(GlobalState::Wireframe(WireframeState { enabled: w.enabled }));
+        out.push(GlobalState::Wireframe(WireframeState {
+            enabled: w.enabled,
+        }));
     }
     if let Some(z) = &s.zbuffer {
         out.push(GlobalState::ZBuffer(ZBufferState {
@@ -420,7 +453,9 @@ fn fill<'a>(
     }
     if let Some(s) = &doc.states {
         for state in states(s) {
-            scene.set_global_state(id, state).map_err(ctx.scene_err(path))?;
+            scene
+                .set_global_state(id, state)
+                .map_err(ctx.scene_err(path))?;
         }
     }
     for name in &doc.lights {
@@ -457,7 +492,9 @@ fn fill<'a>(
                     ));
                 }
                 let mesh = Arc::new(mesh(ctx, &child_path, m)?);
-                scene.add_geometry(id, child.name.clone(), mesh).map_err(err)?
+                scene
+                    .add_geometry(id, child.name.clone(), mesh)
+                    .map_err(err)?
             }
             (NodeKindDoc::Geometry, None) => {
                 return Err(ctx.invalid(&child_path, "a geometry node needs a \"mesh\""))
@@ -466,9 +503,7 @@ fn fill<'a>(
                 return Err(ctx.invalid(&child_path, "only geometry nodes have a \"mesh\""))
             }
             (NodeKindDoc::Group, None) => scene.add_group(id, child.name.clone()).map_err(err)?,
-            (NodeKindDoc::Switch, None) => {
-                scene.add_switch(id, child.name.clone()).map_err(err)?
-            }
+            (NodeKindDoc::Switch, None) => scene.add_switch(id, child.name.clone()).map_err(err)?,
             (NodeKindDoc::Billboard, None) => {
                 scene.add_billboard(id, child.name.clone()).map_err(err)?
             }
@@ -499,7 +534,10 @@ fn import(
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     if !matches!(ext.as_deref(), Some("gltf" | "glb" | "obj")) {
-        return Err(ctx.invalid(path, format!("import '{rel}': only .gltf, .glb and .obj files can be imported")));
+        return Err(ctx.invalid(
+            path,
+            format!("import '{rel}': only .gltf, .glb and .obj files can be imported"),
+        ));
     }
     if !file.is_file() {
         return Err(IoError::MissingResource {
@@ -608,7 +646,10 @@ fn unique_node(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> 
         Some([]) | None => Err(ctx.invalid(context, format!("no node named '{name}'"))),
         Some(many) => Err(ctx.invalid(
             context,
-            format!("{} nodes are named '{name}'; a referenced name must be unique", many.len()),
+            format!(
+                "{} nodes are named '{name}'; a referenced name must be unique",
+                many.len()
+            ),
         )),
     }
 }

@@ -33,12 +33,12 @@ pub use build::build;
 pub use doc::*;
 
 use super::error::{IoError, Location};
+#[allow(unused_imports, reason = "named in the module docs")]
+use super::imported::Imported;
 use super::imported::ImportedScene;
 use super::{uri, ImportOptions};
 #[allow(unused_imports, reason = "named in the module docs")]
 use crate::graph::Scene;
-#[allow(unused_imports, reason = "named in the module docs")]
-use super::imported::Imported;
 
 /// Most nodes a scene file may hold (counted before anything is built).
 pub const MAX_NODES: usize = 1 << 20;
@@ -173,8 +173,8 @@ pub(crate) fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, IoError> {
 /// Writes a document as pretty-printed JSON (deterministic; ends with a newline).
 pub fn save(doc: &SceneDoc) -> String {
     // Serializing plain data into a String cannot fail; keep a message rather than panic.
-    let mut s = serde_json::to_string_pretty(doc)
-        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut s =
+        serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
 }

@@ -73,8 +73,8 @@ pub(super) fn build_texture(
     let texture = if let Some(rel) = &t.file {
         let path = dir.join(rel);
         let max_side = options.max_texture_size.min(MAX_TEXTURE_SIZE);
-        let bytes = read_limited(&path, options.max_file_bytes).map_err(|e| {
-            IoError::MissingResource {
+        let bytes =
+            read_limited(&path, options.max_file_bytes).map_err(|e| IoError::MissingResource {
                 file: file.to_owned(),
                 kind: "image",
                 uri: rel.clone(),
@@ -82,8 +82,7 @@ pub(super) fn build_texture(
                     IoError::Read { reason, .. } => reason,
                     other => other.to_string(),
                 },
-            }
-        })?;
+            })?;
         texture_image::decode(file, rel, &bytes, None, max_side)?
     } else {
         let (w, h, data) = if let Some(c) = &t.checker {
