@@ -204,9 +204,8 @@ fn unknown_field_names_field_line_and_column() {
     assert!(msg.starts_with("test.json:5:"), "{msg}");
     assert!(msg.contains("unknown field `colour`"), "{msg}");
     // Nested deeper: a misspelt sampler field.
-    let (loc, msg) = parse_err(&format!(
-        "{{\"format\": \"plumb-scene\", \"version\": 1,\n\"textures\": [{{\"name\": \"t\", \"solid\": [1,1,1,1]}}],\n\"root\": {{\"effect\": {{\"textures\": [{{\"texture\": \"t\",\n \"sampler\": {{\"wrap\": \"repeat\"}}}}]}}}}}}"
-    ));
+    let text = "{\"format\": \"plumb-scene\", \"version\": 1,\n\"textures\": [{\"name\": \"t\", \"solid\": [1,1,1,1]}],\n\"root\": {\"effect\": {\"textures\": [{\"texture\": \"t\",\n \"sampler\": {\"wrap\": \"repeat\"}}]}}}";
+    let (loc, msg) = parse_err(text);
     assert_eq!(loc.map(|l| l.line), Some(4));
     assert!(msg.contains("unknown field `wrap`"), "{msg}");
 }
@@ -399,6 +398,14 @@ fn misplaced_and_unknown_references_are_errors() {
         r#"{"transform": {"rotation": {"axis": [0,0,0], "degrees": 5}}}"#,
     ));
     assert!(e.contains("rotation"), "{e}");
+    let e = build_err(&wrap(
+        r#"{"controllers": [{"keyframes": {"times": [0, 1], "translations": [[0,0,0],[1,0,0],[2,0,0]]}}]}"#,
+    ));
+    assert!(e.contains("root controller 0"), "{e}");
+    let e = build_err(&wrap(
+        r#"{"controllers": [{"keyframes": {"times": [1, 0], "scales": [[1,1,1],[2,2,2]]}}]}"#,
+    ));
+    assert!(e.contains("increase"), "{e}");
     // A leaf-only effect on a group.
     let e = build_err(&wrap(r#"{"effect": {"vertex_colors": []}}"#));
     assert!(e.contains("cannot be placed"), "{e}");
@@ -439,4 +446,28 @@ fn oversized_file_is_refused_before_reading() {
     assert!(matches!(e, IoError::FileTooLarge { .. }), "{e}");
     assert!(io::load(&p, &ImportOptions::default()).is_ok());
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_format_doc_shows_every_example_verbatim() {
+    let md = std::fs::read_to_string(examples_dir().join("../scene-format.md")).unwrap();
+    let blocks: Vec<&str> = md
+        .split("```json\n")
+        .skip(1)
+        .map(|b| b.split("\n```").next().unwrap())
+        .collect();
+    let files = examples();
+    assert_eq!(blocks.len(), files.len(), "one block per example file");
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            md.contains(&format!("docs/examples/{name}")),
+            "{name} is not named in the doc"
+        );
+        assert!(
+            blocks.contains(&text.trim_end()),
+            "{name}: the doc's block differs from the file"
+        );
+    }
 }

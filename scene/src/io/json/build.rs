@@ -6,14 +6,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
-use plumb_raster::combine::{ApplyMode, CombineState};
 use plumb_raster::math;
-use plumb_raster::texture::{Sampler, Texture};
+use plumb_raster::texture::Texture;
 
 use super::doc::*;
+use super::effects;
 use super::textures::build_texture;
 use crate::camera::Camera;
-use crate::effect::{Effect, TexCoords, TextureStage};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
@@ -29,31 +28,31 @@ use crate::state::{
 };
 use crate::transform::{rotation_axis_angle, Transform};
 
-fn v3(r: &Real3) -> Vec3 {
+pub(super) fn v3(r: &Real3) -> Vec3 {
     Vec3::new(r[0].get(), r[1].get(), r[2].get())
 }
 
-fn v4(r: &Real4) -> Vec4 {
+pub(super) fn v4(r: &Real4) -> Vec4 {
     Vec4::new(r[0].get(), r[1].get(), r[2].get(), r[3].get())
 }
 
 /// Everything the build needs besides the scene.
-struct Ctx<'a> {
-    file: &'a Path,
-    dir: &'a Path,
-    options: &'a ImportOptions,
-    textures: BTreeMap<&'a str, Arc<Texture>>,
-    lights: BTreeMap<&'a str, LightId>,
-    cameras: BTreeMap<&'a str, (&'a CameraDoc, Camera)>,
+pub(super) struct Ctx<'a> {
+    pub(super) file: &'a Path,
+    pub(super) dir: &'a Path,
+    pub(super) options: &'a ImportOptions,
+    pub(super) textures: BTreeMap<&'a str, Arc<Texture>>,
+    pub(super) lights: BTreeMap<&'a str, LightId>,
+    pub(super) cameras: BTreeMap<&'a str, (&'a CameraDoc, Camera)>,
     /// Every node by name (pre-order), for effect references.
-    names: BTreeMap<String, Vec<NodeId>>,
+    pub(super) names: BTreeMap<String, Vec<NodeId>>,
     /// Effects to set once all nodes exist: node, its path, the effect.
-    effects: Vec<(NodeId, String, &'a EffectDoc)>,
-    imported: Imported,
+    pub(super) effects: Vec<(NodeId, String, &'a EffectDoc)>,
+    pub(super) imported: Imported,
 }
 
 impl Ctx<'_> {
-    fn invalid(&self, context: &str, message: impl Into<String>) -> IoError {
+    pub(super) fn invalid(&self, context: &str, message: impl Into<String>) -> IoError {
         IoError::Invalid {
             file: self.file.to_owned(),
             location: None,
@@ -62,7 +61,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn scene_err(&self, context: &str) -> impl Fn(SceneError) -> IoError + '_ {
+    pub(super) fn scene_err(&self, context: &str) -> impl Fn(SceneError) -> IoError + '_ {
         let context = context.to_owned();
         move |source| IoError::Scene {
             file: self.file.to_owned(),
@@ -148,8 +147,8 @@ pub fn build(
         .children(root)
         .map_err(ctx.scene_err("root"))?
         .to_vec();
-    for (node, context, effect) in std::mem::take(&mut ctx.effects) {
-        let e = self::effect(&ctx, &context, effect)?;
+    for (node, context, doc) in std::mem::take(&mut ctx.effects) {
+        let e = effects::effect(&ctx, &context, doc)?;
         scene
             .set_effect(node, Some(e))
             .map_err(ctx.scene_err(&context))?;
@@ -638,136 +637,4 @@ fn controller(
         }
     }
     Ok(())
-}
-
-fn unique_node(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> {
-    match ctx.names.get(name).map(Vec::as_slice) {
-        Some([one]) => Ok(*one),
-        Some([]) | None => Err(ctx.invalid(context, format!("no node named '{name}'"))),
-        Some(many) => Err(ctx.invalid(
-            context,
-            format!(
-                "{} nodes are named '{name}'; a referenced name must be unique",
-                many.len()
-            ),
-        )),
-    }
-}
-
-fn texture(ctx: &Ctx, context: &str, name: &str) -> Result<Arc<Texture>, IoError> {
-    ctx.textures
-        .get(name)
-        .cloned()
-        .ok_or_else(|| ctx.invalid(context, format!("unknown texture '{name}'")))
-}
-
-fn light_id(ctx: &Ctx, context: &str, name: &str) -> Result<LightId, IoError> {
-    ctx.lights
-        .get(name)
-        .copied()
-        .ok_or_else(|| ctx.invalid(context, format!("unknown light '{name}'")))
-}
-
-fn projector<'c>(ctx: &'c Ctx, context: &str, name: &str) -> Result<&'c Camera, IoError> {
-    ctx.cameras
-        .get(name)
-        .map(|(_, c)| c)
-        .ok_or_else(|| ctx.invalid(context, format!("unknown camera '{name}'")))
-}
-
-fn apply(a: ApplyDoc) -> ApplyMode {
-    match a {
-        ApplyDoc::Replace => ApplyMode::Replace,
-        ApplyDoc::Decal => ApplyMode::Decal,
-        ApplyDoc::Modulate => ApplyMode::Modulate,
-        ApplyDoc::Blend => ApplyMode::Blend,
-        ApplyDoc::Add => ApplyMode::Add,
-        ApplyDoc::CombineModulate => ApplyMode::Combine(CombineState::MODULATE),
-        ApplyDoc::CombineReplaceRgb => ApplyMode::Combine(CombineState::REPLACE_RGB),
-        ApplyDoc::CombineSoftAdd => ApplyMode::Combine(CombineState::SOFT_ADD),
-        ApplyDoc::CombineDot3 => ApplyMode::Combine(CombineState::DOT3),
-    }
-}
-
-fn sampler(s: &SamplerDoc) -> Sampler {
-    Sampler {
-        mag: s.mag.into(),
-        min: s.min.into(),
-        wrap_u: s.wrap_u.into(),
-        wrap_v: s.wrap_v.into(),
-        border: v4(&s.border),
-        lod_bias: s.lod_bias.get(),
-        min_lod: s.min_lod.get(),
-        max_lod: s.max_lod.get(),
-        max_anisotropy: s.anisotropy,
-    }
-}
-
-fn stage(ctx: &Ctx, context: &str, s: &StageDoc) -> Result<TextureStage, IoError> {
-    let coords = match &s.coords {
-        CoordsDoc::Uv(i) => TexCoords::Uv(*i),
-        CoordsDoc::SphereMap => TexCoords::SphereMap,
-        CoordsDoc::Projector(name) => TexCoords::projector(projector(ctx, context, name)?),
-    };
-    Ok(TextureStage {
-        texture: texture(ctx, context, &s.texture)?,
-        sampler: sampler(&s.sampler),
-        apply: apply(s.apply),
-        constant: v4(&s.constant),
-        coords,
-    })
-}
-
-fn effect(ctx: &Ctx, context: &str, e: &EffectDoc) -> Result<Effect, IoError> {
-    Ok(match e {
-        EffectDoc::Textures(stages) => Effect::Textures(
-            stages
-                .iter()
-                .map(|s| stage(ctx, context, s))
-                .collect::<Result<_, _>>()?,
-        ),
-        EffectDoc::VertexColors(c) => Effect::VertexColors(c.iter().map(v4).collect()),
-        EffectDoc::GlossMap(s) => Effect::GlossMap(stage(ctx, context, s)?),
-        EffectDoc::BumpMap(b) => Effect::BumpMap {
-            base: stage(ctx, context, &b.base)?,
-            normal_map: stage(ctx, context, &b.normal_map)?,
-            light: light_id(ctx, context, &b.light)?,
-        },
-        EffectDoc::DarkMap(d) => Effect::dark_map(
-            texture(ctx, context, &d.primary)?,
-            texture(ctx, context, &d.secondary)?,
-            sampler(&d.sampler),
-        ),
-        EffectDoc::LightMap(d) => Effect::light_map(
-            texture(ctx, context, &d.primary)?,
-            texture(ctx, context, &d.secondary)?,
-            sampler(&d.sampler),
-            d.hard,
-        ),
-        EffectDoc::EnvironmentMap(m) => {
-            Effect::environment_map(texture(ctx, context, &m.texture)?, apply(m.apply))
-        }
-        EffectDoc::ProjectedTexture(p) => Effect::projected_texture(
-            texture(ctx, context, &p.texture)?,
-            projector(ctx, context, &p.projector)?,
-            apply(p.apply),
-            v4(&p.border),
-        ),
-        EffectDoc::PlanarShadow(s) => Effect::PlanarShadow {
-            planes: s
-                .planes
-                .iter()
-                .map(|n| unique_node(ctx, context, n))
-                .collect::<Result<_, _>>()?,
-            light: light_id(ctx, context, &s.light)?,
-            color: v4(&s.color),
-        },
-        EffectDoc::PlanarReflection(r) => Effect::PlanarReflection {
-            planes: r
-                .planes
-                .iter()
-                .map(|m| Ok((unique_node(ctx, context, &m.node)?, m.reflectance.get())))
-                .collect::<Result<_, IoError>>()?,
-        },
-    })
 }
