@@ -163,10 +163,11 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
     Ok(ImportedScene { scene, imported })
 }
 
-/// Imports a scene file under `parent`, chosen by extension. On error the scene is
+/// Imports a glTF or OBJ file under `parent`, chosen by extension. On error the scene is
 /// unchanged.
 ///
 /// # Errors
+/// [`IoError::Unsupported`] for a `.json` scene file (only [`load`] reads those),
 /// [`IoError::UnsupportedFormat`] for another extension; any error of the importer.
 pub fn import(
     scene: &mut Scene,
@@ -175,6 +176,17 @@ pub fn import(
     options: &ImportOptions,
 ) -> Result<Imported, IoError> {
     let options = options.clamped();
+    let is_json = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        return Err(IoError::Unsupported {
+            file: path.to_owned(),
+            context: "import under a node".to_owned(),
+            feature: "plumb scene files (load them with `load`)",
+        });
+    }
     match Format::from_path(path) {
         Some(Format::Gltf) => gltf::import_gltf(scene, parent, path, &options),
         Some(Format::Obj) => obj::import_obj(scene, parent, path, &options),

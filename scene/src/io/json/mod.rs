@@ -17,8 +17,8 @@
 //! outside the `f32` range and strings where numbers belong are [`IoError::Parse`] with the
 //! file, line and column. Semantic errors found while building (a texture name nobody
 //! defined, a bad index, a missing file) are [`IoError::Invalid`] / [`IoError::MissingResource`]
-//! naming the node path (`root/arm/hand`). Limits: the file is at most
-//! [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes); JSON nests at most
+//! naming the node path (`root/arm/hand`). Limits: the file is at most [`MAX_FILE_BYTES`]
+//! and [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes); JSON nests at most
 //! 128 levels (serde_json's recursion limit, a clean parse error — so node trees nest at most
 //! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]).
 
@@ -41,6 +41,9 @@ use super::{uri, ImportOptions};
 #[allow(unused_imports, reason = "named in the module docs")]
 use crate::graph::Scene;
 
+/// Largest scene file read, in bytes (the smaller of this and
+/// [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes) applies).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
 /// Most nodes a scene file may hold (counted before anything is built).
 pub const MAX_NODES: usize = 1 << 20;
 /// Deepest node nesting a scene file may have (the root is depth 0). Deeper JSON is already
@@ -67,6 +70,7 @@ fn parse_error(file: &Path, e: &serde_json::Error, prefix: &str) -> IoError {
 /// Just the header, read leniently so that a newer version is reported as such rather than
 /// as unknown fields.
 #[derive(serde::Deserialize)]
+#[serde(expecting = "a scene document (a JSON object)")]
 struct Header {
     format: Option<serde_json::Value>,
     version: Option<serde_json::Value>,
@@ -141,7 +145,7 @@ fn check_tree(file: &Path, root: &NodeDoc) -> Result<(), IoError> {
 /// [`IoError::Read`], [`IoError::FileTooLarge`], a non-UTF-8 file as [`IoError::Parse`], and
 /// everything [`parse`] returns.
 pub fn read(path: &Path, options: &ImportOptions) -> Result<SceneDoc, IoError> {
-    let bytes = read_limited(path, options.max_file_bytes)?;
+    let bytes = read_limited(path, options.max_file_bytes.min(MAX_FILE_BYTES))?;
     let text = String::from_utf8(bytes).map_err(|e| IoError::Parse {
         file: path.to_owned(),
         location: None,
