@@ -29,7 +29,7 @@ fn node() -> impl Strategy<Value = NodeDoc> {
     )
         .prop_map(|(name, translation, scale)| NodeDoc {
             name,
-            transform: (translation.is_some() || scale.is_some()).then(|| TransformDoc {
+            transform: (translation.is_some() || scale.is_some()).then_some(TransformDoc {
                 translation,
                 scale,
                 rotation: None,

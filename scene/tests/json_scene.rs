@@ -290,6 +290,23 @@ fn very_deep_nesting_is_a_clean_error() {
     }
 }
 
+#[test]
+fn documents_made_in_code_are_bounded_too() {
+    let mut node = json::NodeDoc::default();
+    for _ in 0..json::MAX_NODE_DEPTH + 5 {
+        node = json::NodeDoc {
+            children: vec![node],
+            ..json::NodeDoc::default()
+        };
+    }
+    let doc = SceneDoc {
+        root: node,
+        ..SceneDoc::default()
+    };
+    let e = json::build(&doc, Path::new("code.json"), &ImportOptions::default()).unwrap_err();
+    assert!(matches!(e, IoError::Limit { .. }), "{e}");
+}
+
 fn build_err(text: &str) -> String {
     let doc = parse(text).unwrap_or_else(|e| panic!("{e}"));
     json::build(&doc, Path::new("dir/s.json"), &ImportOptions::default())

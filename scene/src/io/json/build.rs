@@ -75,6 +75,7 @@ impl Ctx<'_> {
 /// against its directory, and errors name it. The scene is updated at time 0.
 ///
 /// # Errors
+/// [`IoError::Limit`] past [`super::MAX_NODES`] or [`super::MAX_NODE_DEPTH`];
 /// [`IoError::Invalid`] for inconsistent content (duplicate or unknown names, bad indices,
 /// misplaced fields), [`IoError::MissingResource`] for texture or import files that cannot
 /// be read, [`IoError::Scene`] when the scene graph refuses a value, and any error of an
@@ -84,6 +85,8 @@ pub fn build(
     path: &Path,
     options: &ImportOptions,
 ) -> Result<ImportedScene, IoError> {
+    // A document made in code has not been through `parse`: bound the recursion below.
+    super::check_tree(path, &doc.root)?;
     let options = options.clamped();
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut ctx = Ctx {

@@ -5,7 +5,7 @@
 //! * [`parse`] / [`read`] turn text into a [`SceneDoc`] (plain serde data; `save(doc)` and
 //!   `parse` again give an equal document), and [`save`] writes one back (deterministic:
 //!   fields in declaration order, two-space indentation).
-//! * [`build`] turns a document into a [`Scene`](crate::Scene) plus an [`Imported`](crate::io::Imported) record whose
+//! * [`build`] turns a document into a [`Scene`] plus an [`Imported`] record whose
 //!   `cameras` are the file's named cameras (each placed on an empty group node named after
 //!   it, appended under the root) and whose materials, lights and animations come from the
 //!   glTF / OBJ files it imports. [`load`] does both ([`crate::io::load`] calls it for
