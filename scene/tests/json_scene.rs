@@ -488,3 +488,20 @@ fn the_format_doc_shows_every_example_verbatim() {
         );
     }
 }
+
+#[test]
+fn saved_numbers_arrays_stay_on_one_line() {
+    let path = examples_dir().join("inline.json");
+    let doc = json::parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+    let saved = json::save(&doc);
+    if std::env::var_os("PLUMB_SHOW_SAVE").is_some() {
+        eprintln!("{saved}");
+    }
+    assert!(saved.contains("\"indices\": [0, 1, 2]"), "{saved}");
+    assert!(
+        saved.contains("\n              [-1.0, -1.0, 0.0],\n"),
+        "{saved}"
+    );
+    assert!(saved.contains("\"name\": \"triangle\""), "{saved}");
+    assert!(saved.ends_with("}\n"));
+}
