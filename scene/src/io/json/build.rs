@@ -11,12 +11,13 @@ use plumb_raster::texture::Texture;
 
 use super::doc::*;
 use super::effects;
+use super::locate::Locations;
 use super::textures::build_texture;
 use crate::camera::Camera;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
-use crate::io::error::IoError;
+use crate::io::error::{IoError, Location};
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
 use crate::io::{add_animation_controllers, ImportOptions};
 use crate::light::{Light, LightId, LightType};
@@ -49,20 +50,38 @@ pub(super) struct Ctx<'a> {
     /// Effects to set once all nodes exist: node, its path, the effect.
     pub(super) effects: Vec<(NodeId, String, &'a EffectDoc)>,
     pub(super) imported: Imported,
+    /// Where objects start in the file (empty for documents made in code).
+    locations: &'a Locations,
+    /// Error context (node path, `texture 't'`, …) → JSON pointer of its object.
+    pointers: BTreeMap<String, String>,
 }
 
 impl Ctx<'_> {
+    fn location(&self, context: &str) -> Option<Location> {
+        self.pointers
+            .get(context)
+            .and_then(|p| self.locations.get(p))
+    }
+
+    /// Records the JSON pointer of an error context (the first one of a path wins).
+    fn point(&mut self, context: &str, pointer: String) {
+        self.pointers.entry(context.to_owned()).or_insert(pointer);
+    }
+
     pub(super) fn invalid(&self, context: &str, message: impl Into<String>) -> IoError {
         IoError::Invalid {
             file: self.file.to_owned(),
-            location: None,
+            location: self.location(context),
             context: context.to_owned(),
             message: message.into(),
         }
     }
 
     pub(super) fn scene_err(&self, context: &str) -> impl Fn(SceneError) -> IoError + '_ {
-        let context = context.to_owned();
+        let context = match self.location(context) {
+            Some(l) => format!("{context} (at {l})"),
+            None => context.to_owned(),
+        };
         move |source| IoError::Scene {
             file: self.file.to_owned(),
             context: context.clone(),
@@ -85,6 +104,16 @@ pub fn build(
     path: &Path,
     options: &ImportOptions,
 ) -> Result<ImportedScene, IoError> {
+    build_located(doc, path, options, &Locations::default())
+}
+
+/// [`build`] with the positions of the document's objects, for errors with line and column.
+pub(super) fn build_located(
+    doc: &SceneDoc,
+    path: &Path,
+    options: &ImportOptions,
+    locations: &Locations,
+) -> Result<ImportedScene, IoError> {
     // A document made in code has not been through `parse`: bound the recursion below.
     super::check_tree(path, &doc.root)?;
     let options = options.clamped();
@@ -99,7 +128,10 @@ pub fn build(
         names: BTreeMap::new(),
         effects: Vec::new(),
         imported: Imported::default(),
+        locations,
+        pointers: BTreeMap::new(),
     };
+    ctx.point("root", "/root".to_owned());
     let mut scene = Scene::new();
     if let Some(b) = &doc.background {
         scene
@@ -111,22 +143,31 @@ pub fn build(
             .set_global_ambient(v3(a))
             .map_err(ctx.scene_err("global_ambient"))?;
     }
-    for t in &doc.textures {
-        let tex = build_texture(t, path, dir, &options)?;
+    for (i, t) in doc.textures.iter().enumerate() {
+        ctx.point(&format!("texture '{}'", t.name), format!("/textures/{i}"));
+        let tex = build_texture(
+            t,
+            path,
+            dir,
+            &options,
+            ctx.location(&format!("texture '{}'", t.name)),
+        )?;
         if ctx.textures.insert(&t.name, tex).is_some() {
             return Err(ctx.invalid("textures", format!("duplicate name '{}'", t.name)));
         }
     }
-    for l in &doc.lights {
+    for (i, l) in doc.lights.iter().enumerate() {
         let context = format!("light '{}'", l.name);
+        ctx.point(&context, format!("/lights/{i}"));
         let light = light(&ctx, &context, l)?;
         let id = scene.add_light(light).map_err(ctx.scene_err(&context))?;
         if ctx.lights.insert(&l.name, id).is_some() {
             return Err(ctx.invalid("lights", format!("duplicate name '{}'", l.name)));
         }
     }
-    for c in &doc.cameras {
+    for (i, c) in doc.cameras.iter().enumerate() {
         let context = format!("camera '{}'", c.name);
+        ctx.point(&context, format!("/cameras/{i}"));
         let cam = camera(c, c.aspect.map_or(1.0, Real::get)).map_err(ctx.scene_err(&context))?;
         if ctx.cameras.insert(&c.name, (c, cam)).is_some() {
             return Err(ctx.invalid("cameras", format!("duplicate name '{}'", c.name)));
@@ -145,7 +186,7 @@ pub fn build(
     scene
         .set_name(root, doc.root.name.clone())
         .map_err(ctx.scene_err("root"))?;
-    fill(&mut scene, &mut ctx, root, &doc.root, "root")?;
+    fill(&mut scene, &mut ctx, root, &doc.root, "root", "/root")?;
     ctx.imported.roots = scene
         .children(root)
         .map_err(ctx.scene_err("root"))?
@@ -436,6 +477,7 @@ fn fill<'a>(
     id: NodeId,
     doc: &'a NodeDoc,
     path: &str,
+    pointer: &str,
 ) -> Result<(), IoError> {
     ctx.names.entry(doc.name.clone()).or_default().push(id);
     let kind = doc.kind.unwrap_or(if doc.mesh.is_some() {
@@ -471,7 +513,9 @@ fn fill<'a>(
         ctx.effects.push((id, path.to_owned(), e));
     }
     for (i, c) in doc.controllers.iter().enumerate() {
-        controller(scene, ctx, id, &local, c, &format!("{path} controller {i}"))?;
+        let context = format!("{path} controller {i}");
+        ctx.point(&context, format!("{pointer}/controllers/{i}"));
+        controller(scene, ctx, id, &local, c, &context)?;
     }
     for (i, child) in doc.children.iter().enumerate() {
         let child_path = if child.name.is_empty() {
@@ -479,6 +523,8 @@ fn fill<'a>(
         } else {
             format!("{path}/{}", child.name)
         };
+        let child_pointer = format!("{pointer}/children/{i}");
+        ctx.point(&child_path, child_pointer.clone());
         let child_kind = child.kind.unwrap_or(if child.mesh.is_some() {
             NodeKindDoc::Geometry
         } else {
@@ -510,7 +556,7 @@ fn fill<'a>(
                 scene.add_billboard(id, child.name.clone()).map_err(err)?
             }
         };
-        fill(scene, ctx, cid, child, &child_path)?;
+        fill(scene, ctx, cid, child, &child_path, &child_pointer)?;
     }
     if let Some(rel) = &doc.import {
         import(scene, ctx, id, rel, path)?;

@@ -17,7 +17,8 @@
 //! outside the `f32` range and strings where numbers belong are [`IoError::Parse`] with the
 //! file, line and column. Semantic errors found while building (a texture name nobody
 //! defined, a bad index, a missing file) are [`IoError::Invalid`] / [`IoError::MissingResource`]
-//! naming the node path (`root/arm/hand`). Limits: the file is at most [`MAX_FILE_BYTES`]
+//! naming the node path (`root/arm/hand`) and, through [`load`], the line and column where the
+//! object concerned starts. Limits: the file is at most [`MAX_FILE_BYTES`]
 //! and [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes); JSON nests at most
 //! 128 levels (serde_json's recursion limit, a clean parse error — so node trees nest at most
 //! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]).
@@ -26,6 +27,7 @@ mod build;
 pub mod doc;
 mod doc_state;
 mod effects;
+mod locate;
 mod textures;
 
 use std::path::Path;
@@ -145,13 +147,16 @@ fn check_tree(file: &Path, root: &NodeDoc) -> Result<(), IoError> {
 /// [`IoError::Read`], [`IoError::FileTooLarge`], a non-UTF-8 file as [`IoError::Parse`], and
 /// everything [`parse`] returns.
 pub fn read(path: &Path, options: &ImportOptions) -> Result<SceneDoc, IoError> {
+    parse(path, &read_text(path, options)?)
+}
+
+fn read_text(path: &Path, options: &ImportOptions) -> Result<String, IoError> {
     let bytes = read_limited(path, options.max_file_bytes.min(MAX_FILE_BYTES))?;
-    let text = String::from_utf8(bytes).map_err(|e| IoError::Parse {
+    String::from_utf8(bytes).map_err(|e| IoError::Parse {
         file: path.to_owned(),
         location: None,
         message: format!("not UTF-8 text: {e}"),
-    })?;
-    parse(path, &text)
+    })
 }
 
 /// Reads `path` with a size limit.
@@ -221,11 +226,14 @@ fn is_number(t: &str) -> bool {
 }
 
 /// Loads a scene file: [`read`] then [`build`], relative paths resolved against the file's
-/// directory; the scene is updated at time 0.
+/// directory; the scene is updated at time 0. Unlike [`build`] alone, errors found while
+/// building carry the line and column of the object they are about (a node, texture, light,
+/// camera or controller).
 ///
 /// # Errors
 /// Everything [`read`] and [`build`] return.
 pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoError> {
-    let doc = read(path, options)?;
-    build(&doc, path, options)
+    let text = read_text(path, options)?;
+    let doc = parse(path, &text)?;
+    build::build_located(&doc, path, options, &locate::locate(&text))
 }

@@ -8,7 +8,7 @@ use plumb_raster::texture::{Texture, MAX_TEXTURE_SIZE};
 
 use super::doc::{GradientDirection, Real4, TextureDoc};
 use super::read_limited;
-use crate::io::error::IoError;
+use crate::io::error::{IoError, Location};
 use crate::io::{texture_image, ImportOptions};
 
 /// Largest side of a procedural texture, in texels.
@@ -41,11 +41,12 @@ pub(super) fn build_texture(
     file: &Path,
     dir: &Path,
     options: &ImportOptions,
+    location: Option<Location>,
 ) -> Result<Arc<Texture>, IoError> {
     let context = format!("texture '{}'", t.name);
     let invalid = |message: String| IoError::Invalid {
         file: file.to_owned(),
-        location: None,
+        location,
         context: context.clone(),
         message,
     };
