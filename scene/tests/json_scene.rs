@@ -512,14 +512,18 @@ fn build_errors_of_a_loaded_file_carry_line_and_column() {
     let p = dir.join("s.json");
     let text = "{\n  \"format\": \"plumb-scene\",\n  \"version\": 1,\n  \"lights\": [\n    {\"name\": \"l\", \"type\": \"spot\", \"angle_degrees\": 200}\n  ],\n  \"root\": {\n    \"children\": [\n      {\"name\": \"a\"},\n      {\"name\": \"b\", \"effect\": {\"environment_map\": {\"texture\": \"nope\"}}}\n    ]\n  }\n}\n";
     std::fs::write(&p, text).unwrap();
-    let e = io::load(&p, &ImportOptions::default()).unwrap_err().to_string();
+    let e = io::load(&p, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
     let file = p.display().to_string();
     assert!(
         e.starts_with(&format!("{file}:5:5: light 'l': angle_degrees 200")),
         "{e}"
     );
     std::fs::write(&p, text.replace("200", "20")).unwrap();
-    let e = io::load(&p, &ImportOptions::default()).unwrap_err().to_string();
+    let e = io::load(&p, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, format!("{file}:10:7: root/b: unknown texture 'nope'"));
     // A scene-graph refusal names the place too.
     let bad_camera = text.replace(
@@ -527,7 +531,12 @@ fn build_errors_of_a_loaded_file_carry_line_and_column() {
         "\"cameras\": [\n    {\"name\": \"c\", \"eye\": [0, 0, 0], \"target\": [0, 0, 0]}\n  ]",
     );
     std::fs::write(&p, bad_camera).unwrap();
-    let e = io::load(&p, &ImportOptions::default()).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("{file}: camera 'c' (at 5:5): ")), "{e}");
+    let e = io::load(&p, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!("{file}: camera 'c' (at 5:5): ")),
+        "{e}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
