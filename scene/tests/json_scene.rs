@@ -540,3 +540,29 @@ fn build_errors_of_a_loaded_file_carry_line_and_column() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn every_documented_example_draws() {
+    for path in examples() {
+        let loaded = io::load(&path, &ImportOptions::default()).unwrap();
+        let mut scene = loaded.scene;
+        let camera = match loaded.imported.cameras.first() {
+            Some(c) => c.to_camera(&scene, 4.0 / 3.0).unwrap(),
+            None => {
+                let mut c = plumb_scene::Camera::perspective(0.8, 4.0 / 3.0, 0.1, 100.0).unwrap();
+                c.look_at(Vec3::new(3.0, 4.0, 8.0), Vec3::ZERO, Vec3::Y)
+                    .unwrap();
+                c
+            }
+        };
+        let mut r = plumb_scene::SoftRenderer::new(64, 48, Some(1)).unwrap();
+        let stats = scene
+            .draw(&camera, &mut r)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            stats.opaque + stats.transparent > 0,
+            "{}: nothing drawn",
+            path.display()
+        );
+    }
+}
