@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use image::RgbaImage;
 use plumb::raster::{Context, ContextOptions};
+use plumb::scene::io::{self, ImportOptions};
 use plumb::scene::SoftRenderer;
 
 /// A golden case: a name and a function drawing into a context of the given size.
@@ -39,31 +40,86 @@ pub struct SceneCase {
     pub draw: fn(&mut SoftRenderer),
 }
 
+/// A scene file `refimages/<area>/<name>.json` rendered from its first camera.
+struct JsonCase {
+    name: String,
+    path: PathBuf,
+    size: (u32, u32),
+}
+
+/// What one render gives: colour and depth, or why it could not be made.
+type Rendered = Result<(RgbaImage, Vec<f32>), String>;
+
 /// Anything the harness can render at a given thread count.
 trait Golden {
-    fn name(&self) -> &'static str;
-    fn render(&self, threads: usize) -> (RgbaImage, Vec<f32>);
+    fn name(&self) -> &str;
+    fn render(&self, threads: usize) -> Rendered;
 }
 
 impl Golden for Case {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.name
     }
-    fn render(&self, threads: usize) -> (RgbaImage, Vec<f32>) {
-        render(self, threads)
+    fn render(&self, threads: usize) -> Rendered {
+        Ok(render(self, threads))
     }
 }
 
 impl Golden for SceneCase {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.name
     }
-    fn render(&self, threads: usize) -> (RgbaImage, Vec<f32>) {
+    fn render(&self, threads: usize) -> Rendered {
         let mut r =
             SoftRenderer::new(self.size.0, self.size.1, Some(threads)).expect("case size is valid");
         (self.draw)(&mut r);
-        (r.image(), r.depth())
+        Ok((r.image(), r.depth()))
     }
+}
+
+impl Golden for JsonCase {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn render(&self, threads: usize) -> Rendered {
+        let loaded = io::load(&self.path, &ImportOptions::default()).map_err(|e| e.to_string())?;
+        let mut scene = loaded.scene;
+        let cam = loaded
+            .imported
+            .cameras
+            .first()
+            .ok_or_else(|| format!("{}: the scene file has no camera", self.path.display()))?;
+        let aspect = self.size.0 as f32 / self.size.1 as f32;
+        let camera = cam.to_camera(&scene, aspect).map_err(|e| e.to_string())?;
+        let mut r = SoftRenderer::new(self.size.0, self.size.1, Some(threads))
+            .map_err(|e| e.to_string())?;
+        cases::scene::draw(&mut r, &mut scene, &camera);
+        Ok((r.image(), r.depth()))
+    }
+}
+
+/// The scene-file cases of an area, sorted by name.
+fn json_cases(area: &str) -> Vec<JsonCase> {
+    let dir = root().join("refimages").join(area);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let size = image::image_dimensions(path.with_extension("png")).unwrap_or((256, 256));
+            JsonCase { name, path, size }
+        })
+        .collect()
 }
 
 fn root() -> PathBuf {
@@ -129,14 +185,27 @@ fn diff_image(a: &RgbaImage, b: &RgbaImage) -> RgbaImage {
     )
 }
 
-fn check_area<C: Golden>(area: &str, cases: &[C], failures: &mut Vec<String>) {
+fn check_area(area: &str, cases: &[&dyn Golden], failures: &mut Vec<String>) {
     let dir = root().join("refimages").join(area);
     let out = root().join("target").join("refimages").join(area);
     let bless = std::env::var("PLUMB_BLESS").is_ok_and(|v| v == "1");
-    for case in cases {
-        let (img, depth) = case.render(1);
+    for (i, case) in cases.iter().enumerate() {
+        if cases[..i].iter().any(|c| c.name() == case.name()) {
+            failures.push(format!("{area}/{}: two cases of this name", case.name()));
+            continue;
+        }
+        let (img, depth) = match case.render(1) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{area}/{}: {e}", case.name()));
+                continue;
+            }
+        };
         for threads in [2, 7] {
-            let (img_n, depth_n) = case.render(threads);
+            let Ok((img_n, depth_n)) = case.render(threads) else {
+                failures.push(format!("{area}/{}: {threads} threads failed", case.name()));
+                continue;
+            };
             if img_n != img
                 || depth_n
                     .iter()
@@ -203,21 +272,57 @@ fn check_area<C: Golden>(area: &str, cases: &[C], failures: &mut Vec<String>) {
 #[test]
 fn refimages() {
     let mut failures = Vec::new();
-    let areas: [(&str, &[Case]); 2] = [
-        ("raster", cases::raster::CASES),
-        ("fixed", cases::fixed::CASES),
+    let mut areas: Vec<(String, Vec<&dyn Golden>)> = vec![
+        (
+            "raster".into(),
+            cases::raster::CASES
+                .iter()
+                .map(|c| c as &dyn Golden)
+                .collect(),
+        ),
+        (
+            "fixed".into(),
+            cases::fixed::CASES
+                .iter()
+                .map(|c| c as &dyn Golden)
+                .collect(),
+        ),
+        (
+            "scene".into(),
+            cases::scene::CASES
+                .iter()
+                .map(|c| c as &dyn Golden)
+                .collect(),
+        ),
+        (
+            "effects".into(),
+            cases::effects::CASES
+                .iter()
+                .map(|c| c as &dyn Golden)
+                .collect(),
+        ),
     ];
-    let mut count = 0;
-    for (area, cases) in areas {
-        check_area(area, cases, &mut failures);
-        count += cases.len();
+    // Every other folder of refimages/ is an area of scene files only.
+    let mut dirs: Vec<String> = std::fs::read_dir(root().join("refimages"))
+        .expect("refimages/ exists")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        if !areas.iter().any(|(a, _)| *a == d) {
+            areas.push((d, Vec::new()));
+        }
     }
-    let scene_areas: [(&str, &[SceneCase]); 2] = [
-        ("scene", cases::scene::CASES),
-        ("effects", cases::effects::CASES),
-    ];
-    for (area, cases) in scene_areas {
-        check_area(area, cases, &mut failures);
+    let json: Vec<(String, Vec<JsonCase>)> = areas
+        .iter()
+        .map(|(a, _)| (a.clone(), json_cases(a)))
+        .collect();
+    let mut count = 0;
+    for ((area, mut cases), (_, json)) in areas.into_iter().zip(&json) {
+        cases.extend(json.iter().map(|c| c as &dyn Golden));
+        check_area(&area, &cases, &mut failures);
         count += cases.len();
     }
     assert!(

@@ -146,6 +146,15 @@ pub enum SceneError {
         /// What is missing.
         need: &'static str,
     },
+    /// A constructor argument is out of its documented range (shape sizes and tessellation
+    /// counts, see [`crate::shapes`]).
+    #[error("invalid {what}: {message}")]
+    InvalidArgument {
+        /// Which argument.
+        what: &'static str,
+        /// Why it is refused.
+        message: String,
+    },
     /// A rendering backend failed.
     #[error("renderer: {0}")]
     Renderer(String),

@@ -126,6 +126,7 @@ pub mod ray;
 pub mod render_state;
 pub mod renderer;
 pub mod screen;
+pub mod shapes;
 pub mod soft;
 pub mod state;
 pub mod switch;

@@ -50,7 +50,7 @@ pub enum IoError {
         reason: String,
     },
     /// The file extension names no format the importers know.
-    #[error("{}: unsupported scene format (expected .gltf, .glb or .obj)", file.display())]
+    #[error("{}: unsupported scene format (expected .json, .gltf, .glb or .obj)", file.display())]
     UnsupportedFormat {
         /// The file.
         file: PathBuf,
@@ -64,6 +64,16 @@ pub enum IoError {
         size: u64,
         /// The limit in force.
         max: u64,
+    },
+    /// A document limit was exceeded (nodes or nesting of a JSON scene file).
+    #[error("{}: more than {max} {what}", file.display())]
+    Limit {
+        /// The file.
+        file: PathBuf,
+        /// What was counted (`"nodes"`, `"levels of node nesting"`).
+        what: &'static str,
+        /// The limit in force.
+        max: usize,
     },
     /// The file is not well-formed (JSON syntax, GLB container, OBJ statement).
     #[error("{}: {message}", at(file, location))]
@@ -169,6 +179,7 @@ impl IoError {
             IoError::Read { file, .. }
             | IoError::UnsupportedFormat { file }
             | IoError::FileTooLarge { file, .. }
+            | IoError::Limit { file, .. }
             | IoError::Parse { file, .. }
             | IoError::MissingResource { file, .. }
             | IoError::Invalid { file, .. }

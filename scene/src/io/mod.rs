@@ -1,4 +1,5 @@
-//! Scene files in: glTF 2.0 (`.gltf`, `.glb`) and Wavefront OBJ + MTL (`.obj`).
+//! Scene files in: plumb's JSON scene format (`.json`, see [`json`]), glTF 2.0 (`.gltf`,
+//! `.glb`) and Wavefront OBJ + MTL (`.obj`).
 //!
 //! [`load`] reads a file into a new [`Scene`] (updated at time 0); [`import`] adds one under a
 //! node of an existing scene, all or nothing. Both return, besides the nodes, an [`Imported`]
@@ -63,6 +64,7 @@ pub mod animation;
 pub mod error;
 pub mod gltf;
 pub mod imported;
+pub mod json;
 pub mod material;
 pub mod obj;
 mod texture_image;
@@ -110,7 +112,7 @@ impl Default for ImportOptions {
 }
 
 impl ImportOptions {
-    fn clamped(&self) -> ImportOptions {
+    pub(crate) fn clamped(&self) -> ImportOptions {
         ImportOptions {
             max_texture_size: self
                 .max_texture_size
@@ -141,12 +143,19 @@ impl Format {
     }
 }
 
-/// Loads a scene file into a new scene, chosen by extension (see [`Format::from_path`]).
-/// The scene is updated at time 0.
+/// Loads a scene file into a new scene, chosen by extension: `.json` (plumb's scene format,
+/// see [`json`]) or a format of [`Format::from_path`]. The scene is updated at time 0.
 ///
 /// # Errors
 /// [`IoError::UnsupportedFormat`] for another extension; any error of the importer.
 pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoError> {
+    let is_json = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        return json::load(path, &options.clamped());
+    }
     let mut scene = Scene::new();
     let root = scene.root();
     let imported = import(&mut scene, root, path, options)?;
@@ -154,10 +163,11 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
     Ok(ImportedScene { scene, imported })
 }
 
-/// Imports a scene file under `parent`, chosen by extension. On error the scene is
+/// Imports a glTF or OBJ file under `parent`, chosen by extension. On error the scene is
 /// unchanged.
 ///
 /// # Errors
+/// [`IoError::Unsupported`] for a `.json` scene file (only [`load`] reads those),
 /// [`IoError::UnsupportedFormat`] for another extension; any error of the importer.
 pub fn import(
     scene: &mut Scene,
@@ -166,6 +176,17 @@ pub fn import(
     options: &ImportOptions,
 ) -> Result<Imported, IoError> {
     let options = options.clamped();
+    let is_json = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if is_json {
+        return Err(IoError::Unsupported {
+            file: path.to_owned(),
+            context: "import under a node".to_owned(),
+            feature: "plumb scene files (load them with `load`)",
+        });
+    }
     match Format::from_path(path) {
         Some(Format::Gltf) => gltf::import_gltf(scene, parent, path, &options),
         Some(Format::Obj) => obj::import_obj(scene, parent, path, &options),

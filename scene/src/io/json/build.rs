@@ -1,0 +1,689 @@
+//! Document → scene: textures, lights, nodes (pre-order), effects (once every node exists,
+//! so they may name any node), then one empty group per camera, and an update at time 0.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
+use plumb_raster::math;
+use plumb_raster::texture::Texture;
+
+use super::doc::*;
+use super::effects;
+use super::locate::Locations;
+use super::textures::build_texture;
+use crate::camera::Camera;
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
+use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
+use crate::io::error::{IoError, Location};
+use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
+use crate::io::{add_animation_controllers, ImportOptions};
+use crate::light::{Light, LightId, LightType};
+use crate::mesh::{Mesh, Topology};
+use crate::shapes;
+use crate::state::{
+    AlphaState, CullState, DitherState, FogState, GlobalState, MaterialState, PolygonOffsetState,
+    StencilState, WireframeState, ZBufferState,
+};
+use crate::transform::{rotation_axis_angle, Transform};
+
+pub(super) fn v3(r: &Real3) -> Vec3 {
+    Vec3::new(r[0].get(), r[1].get(), r[2].get())
+}
+
+pub(super) fn v4(r: &Real4) -> Vec4 {
+    Vec4::new(r[0].get(), r[1].get(), r[2].get(), r[3].get())
+}
+
+/// Everything the build needs besides the scene.
+pub(super) struct Ctx<'a> {
+    pub(super) file: &'a Path,
+    pub(super) dir: &'a Path,
+    pub(super) options: &'a ImportOptions,
+    pub(super) textures: BTreeMap<&'a str, Arc<Texture>>,
+    pub(super) lights: BTreeMap<&'a str, LightId>,
+    pub(super) cameras: BTreeMap<&'a str, (&'a CameraDoc, Camera)>,
+    /// Every node by name (pre-order), for effect references.
+    pub(super) names: BTreeMap<String, Vec<NodeId>>,
+    /// Effects to set once all nodes exist: node, its path, the effect.
+    pub(super) effects: Vec<(NodeId, String, &'a EffectDoc)>,
+    pub(super) imported: Imported,
+    /// Where objects start in the file (empty for documents made in code).
+    locations: &'a Locations,
+    /// Error context (node path, `texture 't'`, …) → JSON pointer of its object.
+    pointers: BTreeMap<String, String>,
+}
+
+impl Ctx<'_> {
+    fn location(&self, context: &str) -> Option<Location> {
+        self.pointers
+            .get(context)
+            .and_then(|p| self.locations.get(p))
+    }
+
+    /// Records the JSON pointer of an error context (the first one of a path wins).
+    fn point(&mut self, context: &str, pointer: String) {
+        self.pointers.entry(context.to_owned()).or_insert(pointer);
+    }
+
+    pub(super) fn invalid(&self, context: &str, message: impl Into<String>) -> IoError {
+        IoError::Invalid {
+            file: self.file.to_owned(),
+            location: self.location(context),
+            context: context.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    pub(super) fn scene_err(&self, context: &str) -> impl Fn(SceneError) -> IoError + '_ {
+        let context = match self.location(context) {
+            Some(l) => format!("{context} (at {l})"),
+            None => context.to_owned(),
+        };
+        move |source| IoError::Scene {
+            file: self.file.to_owned(),
+            context: context.clone(),
+            source,
+        }
+    }
+}
+
+/// Builds the scene a document describes. `path` is the scene file: relative paths resolve
+/// against its directory, and errors name it. The scene is updated at time 0.
+///
+/// # Errors
+/// [`IoError::Limit`] past [`super::MAX_NODES`] or [`super::MAX_NODE_DEPTH`];
+/// [`IoError::Invalid`] for inconsistent content (duplicate or unknown names, bad indices,
+/// misplaced fields), [`IoError::MissingResource`] for texture or import files that cannot
+/// be read, [`IoError::Scene`] when the scene graph refuses a value, and any error of an
+/// imported glTF / OBJ file or texture decoder.
+pub fn build(
+    doc: &SceneDoc,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<ImportedScene, IoError> {
+    build_located(doc, path, options, &Locations::default())
+}
+
+/// [`build`] with the positions of the document's objects, for errors with line and column.
+pub(super) fn build_located(
+    doc: &SceneDoc,
+    path: &Path,
+    options: &ImportOptions,
+    locations: &Locations,
+) -> Result<ImportedScene, IoError> {
+    // A document made in code has not been through `parse`: bound the recursion below.
+    super::check_tree(path, &doc.root)?;
+    let options = options.clamped();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut ctx = Ctx {
+        file: path,
+        dir,
+        options: &options,
+        textures: BTreeMap::new(),
+        lights: BTreeMap::new(),
+        cameras: BTreeMap::new(),
+        names: BTreeMap::new(),
+        effects: Vec::new(),
+        imported: Imported::default(),
+        locations,
+        pointers: BTreeMap::new(),
+    };
+    ctx.point("root", "/root".to_owned());
+    let mut scene = Scene::new();
+    if let Some(b) = &doc.background {
+        scene
+            .set_background(v4(b))
+            .map_err(ctx.scene_err("background"))?;
+    }
+    if let Some(a) = &doc.global_ambient {
+        scene
+            .set_global_ambient(v3(a))
+            .map_err(ctx.scene_err("global_ambient"))?;
+    }
+    for (i, t) in doc.textures.iter().enumerate() {
+        ctx.point(&format!("texture '{}'", t.name), format!("/textures/{i}"));
+        let tex = build_texture(
+            t,
+            path,
+            dir,
+            &options,
+            ctx.location(&format!("texture '{}'", t.name)),
+        )?;
+        if ctx.textures.insert(&t.name, tex).is_some() {
+            return Err(ctx.invalid("textures", format!("duplicate name '{}'", t.name)));
+        }
+    }
+    for (i, l) in doc.lights.iter().enumerate() {
+        let context = format!("light '{}'", l.name);
+        ctx.point(&context, format!("/lights/{i}"));
+        let light = light(&ctx, &context, l)?;
+        let id = scene.add_light(light).map_err(ctx.scene_err(&context))?;
+        if ctx.lights.insert(&l.name, id).is_some() {
+            return Err(ctx.invalid("lights", format!("duplicate name '{}'", l.name)));
+        }
+    }
+    for (i, c) in doc.cameras.iter().enumerate() {
+        let context = format!("camera '{}'", c.name);
+        ctx.point(&context, format!("/cameras/{i}"));
+        let cam = camera(c, c.aspect.map_or(1.0, Real::get)).map_err(ctx.scene_err(&context))?;
+        if ctx.cameras.insert(&c.name, (c, cam)).is_some() {
+            return Err(ctx.invalid("cameras", format!("duplicate name '{}'", c.name)));
+        }
+    }
+    let root = scene.root();
+    match doc.root.kind {
+        None | Some(NodeKindDoc::Group) if doc.root.mesh.is_none() => {}
+        _ => {
+            return Err(ctx.invalid(
+                "root",
+                "the root is a group: no kind other than \"group\", no mesh",
+            ))
+        }
+    }
+    scene
+        .set_name(root, doc.root.name.clone())
+        .map_err(ctx.scene_err("root"))?;
+    fill(&mut scene, &mut ctx, root, &doc.root, "root", "/root")?;
+    ctx.imported.roots = scene
+        .children(root)
+        .map_err(ctx.scene_err("root"))?
+        .to_vec();
+    for (node, context, doc) in std::mem::take(&mut ctx.effects) {
+        let e = effects::effect(&ctx, &context, doc)?;
+        scene
+            .set_effect(node, Some(e))
+            .map_err(ctx.scene_err(&context))?;
+    }
+    for c in &doc.cameras {
+        let context = format!("camera '{}'", c.name);
+        let (_, cam) = &ctx.cameras[c.name.as_str()];
+        let frame = Mat3::from_cols(cam.right(), cam.up(), -cam.direction());
+        let local = Transform::IDENTITY
+            .with_rotation(frame)
+            .and_then(|t| t.with_translation(cam.location()))
+            .map_err(ctx.scene_err(&context))?;
+        let node = scene
+            .add_group(root, c.name.clone())
+            .map_err(ctx.scene_err(&context))?;
+        scene
+            .set_local(node, local)
+            .map_err(ctx.scene_err(&context))?;
+        let projection = match c.projection {
+            ProjectionDoc::Perspective => CameraProjection::Perspective {
+                yfov: math::to_radians(c.fov_y_degrees.get()),
+                aspect_ratio: c.aspect.map(Real::get),
+                znear: c.near.get(),
+                zfar: Some(c.far.get()),
+            },
+            ProjectionDoc::Orthographic => CameraProjection::Orthographic {
+                xmag: c.half_width.get(),
+                ymag: c.half_height.get(),
+                znear: c.near.get(),
+                zfar: c.far.get(),
+            },
+        };
+        ctx.imported.cameras.push(ImportedCamera {
+            node,
+            name: c.name.clone(),
+            projection,
+        });
+    }
+    scene.update(0.0);
+    Ok(ImportedScene {
+        scene,
+        imported: ctx.imported,
+    })
+}
+
+/// A camera from its document (`aspect` used for perspective cameras).
+fn camera(c: &CameraDoc, aspect: f32) -> Result<Camera, SceneError> {
+    let (near, far) = (c.near.get(), c.far.get());
+    let mut cam = match c.projection {
+        ProjectionDoc::Perspective => {
+            Camera::perspective(math::to_radians(c.fov_y_degrees.get()), aspect, near, far)?
+        }
+        ProjectionDoc::Orthographic => {
+            let (w, h) = (c.half_width.get(), c.half_height.get());
+            Camera::orthographic(-w, w, -h, h, near, far)?
+        }
+    };
+    cam.look_at(v3(&c.eye), v3(&c.target), v3(&c.up))?;
+    Ok(cam)
+}
+
+fn light(ctx: &Ctx, context: &str, l: &LightDoc) -> Result<Light, IoError> {
+    let kind = match l.kind {
+        LightTypeDoc::Ambient => LightType::Ambient,
+        LightTypeDoc::Directional => LightType::Directional,
+        LightTypeDoc::Point => LightType::Point,
+        LightTypeDoc::Spot => LightType::Spot,
+    };
+    let ambient_light = kind == LightType::Ambient;
+    let (on, off) = (Vec4::ONE, Vec4::new(0.0, 0.0, 0.0, 1.0));
+    let angle = l.angle_degrees.get();
+    if !(0.0..=180.0).contains(&angle) {
+        return Err(ctx.invalid(context, format!("angle_degrees {angle} is outside 0..=180")));
+    }
+    Ok(Light {
+        kind,
+        ambient: l
+            .ambient
+            .as_ref()
+            .map_or(if ambient_light { on } else { off }, v4),
+        diffuse: l
+            .diffuse
+            .as_ref()
+            .map_or(if ambient_light { off } else { on }, v4),
+        specular: l
+            .specular
+            .as_ref()
+            .map_or(if ambient_light { off } else { on }, v4),
+        intensity: l.intensity.get(),
+        constant: l.constant.get(),
+        linear: l.linear.get(),
+        quadratic: l.quadratic.get(),
+        attenuate: l.attenuate,
+        on: l.on,
+        exponent: l.exponent.get(),
+        angle: if angle == 180.0 {
+            core::f32::consts::PI
+        } else {
+            math::to_radians(angle)
+        },
+        position: v3(&l.position),
+        direction: v3(&l.direction),
+    })
+}
+
+fn transform(ctx: &Ctx, context: &str, t: &TransformDoc) -> Result<Transform, IoError> {
+    let err = ctx.scene_err(context);
+    let mut out = Transform::IDENTITY;
+    if let Some(s) = &t.scale {
+        out = out.with_scale(v3(s)).map_err(&err)?;
+    }
+    if let Some(r) = &t.rotation {
+        let m = match (&r.axis, &r.degrees, &r.quaternion) {
+            (Some(axis), Some(deg), None) => {
+                rotation_axis_angle(v3(axis), math::to_radians(deg.get())).map_err(&err)?
+            }
+            (None, None, Some(q)) => {
+                let q = Quat::from_xyzw(q[0].get(), q[1].get(), q[2].get(), q[3].get());
+                let len = q.length();
+                if len == 0.0 || !len.is_finite() {
+                    return Err(ctx.invalid(context, "rotation quaternion has no usable length"));
+                }
+                Mat3::from_quat(q / len)
+            }
+            _ => {
+                return Err(ctx.invalid(
+                    context,
+                    "rotation needs \"axis\" and \"degrees\", or \"quaternion\" alone",
+                ))
+            }
+        };
+        out = out.with_rotation(m).map_err(&err)?;
+    }
+    if let Some(tr) = &t.translation {
+        out = out.with_translation(v3(tr)).map_err(&err)?;
+    }
+    Ok(out)
+}
+
+fn mesh(ctx: &Ctx, context: &str, m: &MeshDoc) -> Result<Mesh, IoError> {
+    let err = ctx.scene_err(context);
+    let mesh = match m {
+        MeshDoc::Plane(p) => shapes::plane(p.size.get(), p.divisions),
+        MeshDoc::Box(b) => shapes::cuboid(v3(&b.size)),
+        MeshDoc::Sphere(s) => shapes::sphere(s.radius.get(), s.stacks, s.slices),
+        MeshDoc::Torus(t) => shapes::torus(t.major.get(), t.minor.get(), t.rings, t.sides),
+        MeshDoc::Cylinder(c) => shapes::cylinder(c.radius.get(), c.height.get(), c.slices, c.caps),
+        MeshDoc::Inline(i) => return inline(ctx, context, i),
+    };
+    mesh.map_err(err)
+}
+
+fn inline(ctx: &Ctx, context: &str, m: &InlineMeshDoc) -> Result<Mesh, IoError> {
+    let err = ctx.scene_err(context);
+    let topology = match m.topology {
+        TopologyDoc::Points => Topology::Points,
+        TopologyDoc::Lines => Topology::Lines,
+        TopologyDoc::LineStrip => Topology::LineStrip,
+        TopologyDoc::LineLoop => Topology::LineLoop,
+        TopologyDoc::Triangles => Topology::Triangles,
+    };
+    let positions: Vec<Vec3> = m.positions.iter().map(v3).collect();
+    let n =
+        u32::try_from(positions.len()).map_err(|_| ctx.invalid(context, "too many positions"))?;
+    let indices = m.indices.clone().unwrap_or_else(|| (0..n).collect());
+    let mut mesh = Mesh::new(topology, positions, indices).map_err(&err)?;
+    match (&m.normals, m.generate_normals) {
+        (Some(_), true) => {
+            return Err(ctx.invalid(
+                context,
+                "give \"normals\" or \"generate_normals\", not both",
+            ))
+        }
+        (Some(normals), false) => {
+            mesh = mesh
+                .with_normals(normals.iter().map(v3).collect())
+                .map_err(&err)?;
+        }
+        (None, true) => mesh = mesh.with_generated_normals(),
+        (None, false) => {}
+    }
+    if let Some(colors) = &m.colors {
+        mesh = mesh
+            .with_colors(colors.iter().map(v4).collect())
+            .map_err(&err)?;
+    }
+    for set in &m.uvs {
+        let uvs = set
+            .iter()
+            .map(|p| Vec2::new(p[0].get(), p[1].get()))
+            .collect();
+        mesh = mesh.with_uv_set(uvs).map_err(&err)?;
+    }
+    Ok(mesh)
+}
+
+fn states(s: &StatesDoc) -> Vec<GlobalState> {
+    let mut out = Vec::new();
+    if let Some(a) = &s.alpha {
+        out.push(GlobalState::Alpha(AlphaState {
+            blend_enabled: a.blend,
+            src_blend: a.src.into(),
+            dst_blend: a.dst.into(),
+            test_enabled: a.test,
+            test: a.compare.into(),
+            reference: a.reference.get(),
+            constant_color: v4(&a.constant_color),
+        }));
+    }
+    if let Some(c) = &s.cull {
+        out.push(GlobalState::Cull(CullState {
+            enabled: c.enabled,
+            front_face: c.front_face.into(),
+            cull_face: c.cull_face.into(),
+        }));
+    }
+    if let Some(d) = &s.dither {
+        out.push(GlobalState::Dither(DitherState { enabled: d.enabled }));
+    }
+    if let Some(f) = &s.fog {
+        out.push(GlobalState::Fog(FogState {
+            enabled: f.enabled,
+            start: f.start.get(),
+            end: f.end.get(),
+            density: f.density.get(),
+            color: v4(&f.color),
+            density_function: f.function.into(),
+            apply: f.apply.into(),
+        }));
+    }
+    if let Some(m) = &s.material {
+        out.push(GlobalState::Material(MaterialState {
+            emissive: v4(&m.emissive),
+            ambient: v4(&m.ambient),
+            diffuse: v4(&m.diffuse),
+            specular: v4(&m.specular),
+            shininess: m.shininess.get(),
+        }));
+    }
+    if let Some(sh) = s.shade {
+        out.push(GlobalState::Shade(sh.into()));
+    }
+    if let Some(w) = &s.wireframe {
+        out.push(GlobalState::Wireframe(WireframeState {
+            enabled: w.enabled,
+        }));
+    }
+    if let Some(z) = &s.zbuffer {
+        out.push(GlobalState::ZBuffer(ZBufferState {
+            enabled: z.enabled,
+            writable: z.writable,
+            compare: z.compare.into(),
+        }));
+    }
+    if let Some(st) = &s.stencil {
+        out.push(GlobalState::Stencil(StencilState {
+            enabled: st.enabled,
+            compare: st.compare.into(),
+            reference: st.reference,
+            mask: st.mask,
+            write_mask: st.write_mask,
+            on_fail: st.on_fail.into(),
+            on_z_fail: st.on_z_fail.into(),
+            on_z_pass: st.on_z_pass.into(),
+        }));
+    }
+    if let Some(p) = &s.polygon_offset {
+        out.push(GlobalState::PolygonOffset(PolygonOffsetState {
+            enabled: p.enabled,
+            factor: p.factor.get(),
+            units: p.units.get(),
+        }));
+    }
+    out
+}
+
+/// Applies `doc` (everything but its kind, name and mesh) to the existing node `id`, then
+/// creates its children. Recursion depth is bounded by [`super::MAX_NODE_DEPTH`].
+fn fill<'a>(
+    scene: &mut Scene,
+    ctx: &mut Ctx<'a>,
+    id: NodeId,
+    doc: &'a NodeDoc,
+    path: &str,
+    pointer: &str,
+) -> Result<(), IoError> {
+    ctx.names.entry(doc.name.clone()).or_default().push(id);
+    let kind = doc.kind.unwrap_or(if doc.mesh.is_some() {
+        NodeKindDoc::Geometry
+    } else {
+        NodeKindDoc::Group
+    });
+    if doc.active.is_some() && kind != NodeKindDoc::Switch {
+        return Err(ctx.invalid(path, "\"active\" is only for switch nodes"));
+    }
+    let local = match &doc.transform {
+        Some(t) => transform(ctx, path, t)?,
+        None => Transform::IDENTITY,
+    };
+    if doc.transform.is_some() {
+        scene.set_local(id, local).map_err(ctx.scene_err(path))?;
+    }
+    if let Some(s) = &doc.states {
+        for state in states(s) {
+            scene
+                .set_global_state(id, state)
+                .map_err(ctx.scene_err(path))?;
+        }
+    }
+    for name in &doc.lights {
+        let light = *ctx
+            .lights
+            .get(name.as_str())
+            .ok_or_else(|| ctx.invalid(path, format!("unknown light '{name}'")))?;
+        scene.attach_light(id, light).map_err(ctx.scene_err(path))?;
+    }
+    if let Some(e) = &doc.effect {
+        ctx.effects.push((id, path.to_owned(), e));
+    }
+    for (i, c) in doc.controllers.iter().enumerate() {
+        let context = format!("{path} controller {i}");
+        ctx.point(&context, format!("{pointer}/controllers/{i}"));
+        controller(scene, ctx, id, &local, c, &context)?;
+    }
+    for (i, child) in doc.children.iter().enumerate() {
+        let child_path = if child.name.is_empty() {
+            format!("{path}/#{i}")
+        } else {
+            format!("{path}/{}", child.name)
+        };
+        let child_pointer = format!("{pointer}/children/{i}");
+        ctx.point(&child_path, child_pointer.clone());
+        let child_kind = child.kind.unwrap_or(if child.mesh.is_some() {
+            NodeKindDoc::Geometry
+        } else {
+            NodeKindDoc::Group
+        });
+        let err = ctx.scene_err(&child_path);
+        let cid = match (child_kind, &child.mesh) {
+            (NodeKindDoc::Geometry, Some(m)) => {
+                if !child.children.is_empty() || child.import.is_some() {
+                    return Err(ctx.invalid(
+                        &child_path,
+                        "a geometry node has no \"children\" or \"import\"",
+                    ));
+                }
+                let mesh = Arc::new(mesh(ctx, &child_path, m)?);
+                scene
+                    .add_geometry(id, child.name.clone(), mesh)
+                    .map_err(err)?
+            }
+            (NodeKindDoc::Geometry, None) => {
+                return Err(ctx.invalid(&child_path, "a geometry node needs a \"mesh\""))
+            }
+            (_, Some(_)) => {
+                return Err(ctx.invalid(&child_path, "only geometry nodes have a \"mesh\""))
+            }
+            (NodeKindDoc::Group, None) => scene.add_group(id, child.name.clone()).map_err(err)?,
+            (NodeKindDoc::Switch, None) => scene.add_switch(id, child.name.clone()).map_err(err)?,
+            (NodeKindDoc::Billboard, None) => {
+                scene.add_billboard(id, child.name.clone()).map_err(err)?
+            }
+        };
+        fill(scene, ctx, cid, child, &child_path, &child_pointer)?;
+    }
+    if let Some(rel) = &doc.import {
+        import(scene, ctx, id, rel, path)?;
+    }
+    if let Some(i) = doc.active {
+        scene
+            .set_active_index(id, Some(i))
+            .map_err(ctx.scene_err(path))?;
+    }
+    Ok(())
+}
+
+fn import(
+    scene: &mut Scene,
+    ctx: &mut Ctx,
+    parent: NodeId,
+    rel: &str,
+    path: &str,
+) -> Result<(), IoError> {
+    let file = ctx.dir.join(rel);
+    let ext = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if !matches!(ext.as_deref(), Some("gltf" | "glb" | "obj")) {
+        return Err(ctx.invalid(
+            path,
+            format!("import '{rel}': only .gltf, .glb and .obj files can be imported"),
+        ));
+    }
+    if !file.is_file() {
+        return Err(IoError::MissingResource {
+            file: ctx.file.to_owned(),
+            kind: "imported scene",
+            uri: rel.to_owned(),
+            reason: "no such file".to_owned(),
+        });
+    }
+    let imported = crate::io::import(scene, parent, &file, ctx.options)?;
+    let Imported {
+        roots: _,
+        materials,
+        cameras,
+        lights,
+        animations,
+    } = imported;
+    ctx.imported.materials.extend(materials);
+    ctx.imported.cameras.extend(cameras);
+    ctx.imported.lights.extend(lights);
+    ctx.imported.animations.extend(animations);
+    Ok(())
+}
+
+fn controller(
+    scene: &mut Scene,
+    ctx: &mut Ctx,
+    node: NodeId,
+    base: &Transform,
+    c: &ControllerDoc,
+    context: &str,
+) -> Result<(), IoError> {
+    let base = *base;
+    let base_rotation = base.rotation().unwrap_or(Mat3::IDENTITY);
+    match c {
+        ControllerDoc::Spin(s) => {
+            let axis = v3(&s.axis);
+            rotation_axis_angle(axis, 0.0).map_err(ctx.scene_err(context))?;
+            let speed = f64::from(s.degrees_per_second.get());
+            scene
+                .add_controller(
+                    node,
+                    Box::new(move |time: f64, _: &Transform| {
+                        let degrees = (speed * time).rem_euclid(360.0) as f32;
+                        let r = rotation_axis_angle(axis, math::to_radians(degrees)).ok()?;
+                        base.with_rotation(r * base_rotation).ok()
+                    }),
+                )
+                .map_err(ctx.scene_err(context))?;
+        }
+        ControllerDoc::Keyframes(k) => {
+            let interpolation = match k.interpolation {
+                InterpolationDoc::Step => Interpolation::Step,
+                InterpolationDoc::Linear => Interpolation::Linear,
+                InterpolationDoc::CubicSpline => Interpolation::CubicSpline,
+            };
+            let times: Vec<f32> = k.times.iter().map(|t| t.get()).collect();
+            let bad = |m: String| ctx.invalid(context, m);
+            let translation = match &k.translations {
+                Some(v) => Some(
+                    Track::new(interpolation, times.clone(), v.iter().map(v3).collect())
+                        .map_err(bad)?,
+                ),
+                None => None,
+            };
+            let rotation = match &k.rotations {
+                Some(v) => {
+                    let quats = v
+                        .iter()
+                        .map(|q| Quat::from_xyzw(q[0].get(), q[1].get(), q[2].get(), q[3].get()))
+                        .collect();
+                    Some(Track::new(interpolation, times.clone(), quats).map_err(bad)?)
+                }
+                None => None,
+            };
+            let scale = match &k.scales {
+                Some(v) => Some(
+                    Track::new(interpolation, times.clone(), v.iter().map(v3).collect())
+                        .map_err(bad)?,
+                ),
+                None => None,
+            };
+            let animation = Animation {
+                name: context.to_owned(),
+                nodes: vec![NodeAnimation {
+                    node,
+                    rest_translation: base.translation(),
+                    rest_rotation: Quat::from_mat3(&base_rotation),
+                    rest_scale: base.scale().unwrap_or(Vec3::ONE),
+                    translation,
+                    rotation,
+                    scale,
+                }],
+            };
+            add_animation_controllers(scene, std::slice::from_ref(&animation))
+                .map_err(ctx.scene_err(context))?;
+            ctx.imported.animations.push(animation);
+        }
+    }
+    Ok(())
+}

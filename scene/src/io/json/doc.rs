@@ -1,0 +1,489 @@
+//! The document model of a JSON scene file: plain serde data that round-trips exactly
+//! (`parse → save → parse` gives an equal [`SceneDoc`]). Building a [`crate::Scene`] from it
+//! is a separate step ([`super::build`]). Field names, defaults and examples are in
+//! `docs/scene-format.md`.
+
+use serde::de::{Error as _, Unexpected};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub use super::doc_state::*;
+
+/// The value of [`SceneDoc::format`].
+pub const FORMAT: &str = "plumb-scene";
+/// The format version this plumb reads and writes.
+pub const VERSION: u32 = 1;
+
+/// A finite `f32`. JSON numbers outside the `f32` range (or strings such as `"NaN"`) are
+/// rejected while parsing, with the line and column of the number.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
+pub struct Real(f32);
+
+impl Real {
+    /// `Some` for a finite value.
+    pub fn new(x: f32) -> Option<Real> {
+        x.is_finite().then_some(Real(x))
+    }
+
+    /// For literal constants of this module (always finite).
+    pub(crate) const fn lit(x: f32) -> Real {
+        Real(x)
+    }
+
+    /// The value.
+    pub fn get(self) -> f32 {
+        self.0
+    }
+}
+
+impl Serialize for Real {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f32(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Real {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Real, D::Error> {
+        let v = f64::deserialize(d)?;
+        let f = v as f32;
+        if !v.is_finite() || !f.is_finite() {
+            return Err(D::Error::invalid_value(
+                Unexpected::Float(v),
+                &"a finite number within the range of f32 (about ±3.4e38)",
+            ));
+        }
+        Ok(Real(f))
+    }
+}
+
+/// Three reals (a point, vector or RGB colour).
+pub type Real3 = [Real; 3];
+/// Four reals (an RGBA colour or a quaternion `x, y, z, w`).
+pub type Real4 = [Real; 4];
+
+pub(crate) const fn r3(x: f32, y: f32, z: f32) -> Real3 {
+    [Real(x), Real(y), Real(z)]
+}
+
+pub(crate) const fn r4(x: f32, y: f32, z: f32, w: f32) -> Real4 {
+    [Real(x), Real(y), Real(z), Real(w)]
+}
+
+fn is_default<T: Default + PartialEq>(t: &T) -> bool {
+    *t == T::default()
+}
+
+/// A whole scene file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneDoc {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// Clear colour (default opaque black).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<Real4>,
+    /// Global ambient light (default black).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_ambient: Option<Real3>,
+    /// Named textures, referenced by effects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub textures: Vec<TextureDoc>,
+    /// Named lights, attached to nodes by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lights: Vec<LightDoc>,
+    /// Named cameras (also projectors of projected textures).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cameras: Vec<CameraDoc>,
+    /// The scene's root node (a group).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub root: NodeDoc,
+}
+
+impl Default for SceneDoc {
+    fn default() -> Self {
+        SceneDoc {
+            format: FORMAT.to_owned(),
+            version: VERSION,
+            background: None,
+            global_ambient: None,
+            textures: Vec::new(),
+            lights: Vec::new(),
+            cameras: Vec::new(),
+            root: NodeDoc::default(),
+        }
+    }
+}
+
+/// What a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKindDoc {
+    /// A group (children, no geometry).
+    Group,
+    /// A geometry leaf (needs `mesh`).
+    Geometry,
+    /// A switch: draws only its `active` child.
+    Switch,
+    /// A billboard group: turns about its y axis to face the camera.
+    Billboard,
+}
+
+/// One node of the tree.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeDoc {
+    /// Name (default empty; names referenced by effects must be unique).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Kind; default `geometry` when `mesh` is given, otherwise `group`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<NodeKindDoc>,
+    /// Local transform (default identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform: Option<TransformDoc>,
+    /// Geometry of a geometry leaf.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<MeshDoc>,
+    /// A glTF / OBJ file (relative to the scene file) imported under this group, after its
+    /// `children`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<String>,
+    /// A switch's active child (index into its children; default none drawn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<usize>,
+    /// Global render states set on this node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub states: Option<StatesDoc>,
+    /// Names of lights attached here (they light this subtree).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lights: Vec<String>,
+    /// An effect on this node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<EffectDoc>,
+    /// Controllers animating this node's local transform.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controllers: Vec<ControllerDoc>,
+    /// Child nodes, in draw order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<NodeDoc>,
+}
+
+/// A local transform: scale, then rotation, then translation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransformDoc {
+    /// Translation (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translation: Option<Real3>,
+    /// Rotation (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<RotationDoc>,
+    /// Per-axis scale; may be non-uniform or negative (mirroring). Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<Real3>,
+}
+
+/// A rotation: `axis` + `degrees`, or a `quaternion` `[x, y, z, w]` (normalized on load).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RotationDoc {
+    /// Rotation axis (any non-zero length).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis: Option<Real3>,
+    /// Angle about `axis`, degrees, right-hand rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degrees: Option<Real>,
+    /// Quaternion `x, y, z, w`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quaternion: Option<Real4>,
+}
+
+/// Geometry of a leaf: a built-in generator or inline data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum MeshDoc {
+    /// Square in the xz plane, normal +y.
+    Plane(PlaneDoc),
+    /// Axis-aligned box (`"cube"` is accepted as another name).
+    #[serde(alias = "cube")]
+    Box(BoxDoc),
+    /// Uv sphere.
+    Sphere(SphereDoc),
+    /// Torus around y.
+    Torus(TorusDoc),
+    /// Cylinder along y.
+    Cylinder(CylinderDoc),
+    /// Vertex and index arrays.
+    Inline(InlineMeshDoc),
+}
+
+/// `plane` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlaneDoc {
+    /// Side length (default 2).
+    pub size: Real,
+    /// Quads per side (default 1).
+    pub divisions: u32,
+}
+
+impl Default for PlaneDoc {
+    fn default() -> Self {
+        PlaneDoc {
+            size: Real(2.0),
+            divisions: 1,
+        }
+    }
+}
+
+/// `box` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BoxDoc {
+    /// Full extents (default `[2, 2, 2]`: the cube `[−1, 1]³`).
+    pub size: Real3,
+}
+
+impl Default for BoxDoc {
+    fn default() -> Self {
+        BoxDoc {
+            size: r3(2.0, 2.0, 2.0),
+        }
+    }
+}
+
+/// `sphere` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SphereDoc {
+    /// Radius (default 1).
+    pub radius: Real,
+    /// Rings pole to pole (default 16).
+    pub stacks: u32,
+    /// Segments around (default 32).
+    pub slices: u32,
+}
+
+impl Default for SphereDoc {
+    fn default() -> Self {
+        SphereDoc {
+            radius: Real(1.0),
+            stacks: 16,
+            slices: 32,
+        }
+    }
+}
+
+/// `torus` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TorusDoc {
+    /// Ring radius (default 1).
+    pub major: Real,
+    /// Tube radius (default 0.25).
+    pub minor: Real,
+    /// Segments around the axis (default 32).
+    pub rings: u32,
+    /// Segments around the tube (default 16).
+    pub sides: u32,
+}
+
+impl Default for TorusDoc {
+    fn default() -> Self {
+        TorusDoc {
+            major: Real(1.0),
+            minor: Real(0.25),
+            rings: 32,
+            sides: 16,
+        }
+    }
+}
+
+/// `cylinder` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CylinderDoc {
+    /// Radius (default 1).
+    pub radius: Real,
+    /// Height (default 2).
+    pub height: Real,
+    /// Segments around (default 32).
+    pub slices: u32,
+    /// Closed ends (default true).
+    pub caps: bool,
+}
+
+impl Default for CylinderDoc {
+    fn default() -> Self {
+        CylinderDoc {
+            radius: Real(1.0),
+            height: Real(2.0),
+            slices: 32,
+            caps: true,
+        }
+    }
+}
+
+/// Primitive kind of inline geometry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyDoc {
+    /// Points.
+    Points,
+    /// Line segments (index pairs).
+    Lines,
+    /// Connected polyline.
+    LineStrip,
+    /// Closed polyline.
+    LineLoop,
+    /// Triangles (index triples).
+    #[default]
+    Triangles,
+}
+
+/// Inline vertex and index arrays.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InlineMeshDoc {
+    /// Primitive kind (default `triangles`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub topology: TopologyDoc,
+    /// Positions.
+    pub positions: Vec<Real3>,
+    /// Normals, one per position (default none; `generate_normals` computes them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normals: Option<Vec<Real3>>,
+    /// Compute area-weighted vertex normals (triangles only; default false).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub generate_normals: bool,
+    /// RGBA colours, one per position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colors: Option<Vec<Real4>>,
+    /// Uv sets (set 0 first), each one uv per position.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uvs: Vec<Vec<[Real; 2]>>,
+    /// Indices (default `0, 1, …, n−1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indices: Option<Vec<u32>>,
+}
+
+/// Camera projection kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProjectionDoc {
+    /// Perspective (`fov_y_degrees`, `aspect`).
+    #[default]
+    Perspective,
+    /// Orthographic (`half_width`, `half_height`).
+    Orthographic,
+}
+
+/// A named camera placed by `eye`, `target` and `up`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CameraDoc {
+    /// Name (unique; `plumb render --camera NAME`).
+    pub name: String,
+    /// Projection kind (default perspective).
+    pub projection: ProjectionDoc,
+    /// Vertical field of view, degrees (perspective; default 45).
+    pub fov_y_degrees: Real,
+    /// Width / height (perspective; default: the image's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aspect: Option<Real>,
+    /// Half the view volume's width (orthographic; default 1).
+    pub half_width: Real,
+    /// Half the view volume's height (orthographic; default 1).
+    pub half_height: Real,
+    /// Near plane distance (default 0.1).
+    pub near: Real,
+    /// Far plane distance (default 100).
+    pub far: Real,
+    /// Eye position (default `[0, 0, 5]`).
+    pub eye: Real3,
+    /// Point looked at (default origin).
+    pub target: Real3,
+    /// Up direction (default +y).
+    pub up: Real3,
+}
+
+impl Default for CameraDoc {
+    fn default() -> Self {
+        CameraDoc {
+            name: String::new(),
+            projection: ProjectionDoc::Perspective,
+            fov_y_degrees: Real(45.0),
+            aspect: None,
+            half_width: Real(1.0),
+            half_height: Real(1.0),
+            near: Real(0.1),
+            far: Real(100.0),
+            eye: r3(0.0, 0.0, 5.0),
+            target: r3(0.0, 0.0, 0.0),
+            up: r3(0.0, 1.0, 0.0),
+        }
+    }
+}
+
+/// A data-driven controller of a node's local transform.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ControllerDoc {
+    /// Constant rotation about an axis, applied after the node's own rotation.
+    Spin(SpinDoc),
+    /// Keyframed translation / rotation / scale.
+    Keyframes(KeyframesDoc),
+}
+
+/// `spin` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpinDoc {
+    /// Axis (default +y).
+    pub axis: Real3,
+    /// Angular speed, degrees per second (default 90).
+    pub degrees_per_second: Real,
+}
+
+impl Default for SpinDoc {
+    fn default() -> Self {
+        SpinDoc {
+            axis: r3(0.0, 1.0, 0.0),
+            degrees_per_second: Real(90.0),
+        }
+    }
+}
+
+/// Keyframe interpolation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterpolationDoc {
+    /// Hold the previous key.
+    Step,
+    /// Linear (slerp for rotations).
+    #[default]
+    Linear,
+    /// Cubic Hermite with (in-tangent, value, out-tangent) triples per key.
+    CubicSpline,
+}
+
+/// `keyframes` parameters; tracks left out keep the node's own transform.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyframesDoc {
+    /// Interpolation (default linear).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub interpolation: InterpolationDoc,
+    /// Key times, seconds, strictly increasing, ≥ 0.
+    pub times: Vec<Real>,
+    /// Translations, one per key (three for cubic splines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translations: Option<Vec<Real3>>,
+    /// Quaternions `x, y, z, w`, one per key (three for cubic splines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotations: Option<Vec<Real4>>,
+    /// Scales, one per key (three for cubic splines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scales: Option<Vec<Real3>>,
+}

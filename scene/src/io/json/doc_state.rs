@@ -1,0 +1,734 @@
+//! Document model, part two: render states, lights, textures, samplers and effects, with
+//! the vocabularies (blend factors, compare functions, …) as snake_case names.
+
+use serde::{Deserialize, Serialize};
+
+use super::doc::{r3, r4, Real, Real3, Real4};
+use crate::state::{
+    AlphaState, BlendFactor, CompareFunc, CullFace, FogApply, FogDensity, FogState, FrontFace,
+    MaterialState, ShadeState, StencilOp, StencilState, ZBufferState,
+};
+use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Wrap};
+
+/// A snake_case mirror of an engine enum, converting both ways.
+macro_rules! mirror {
+    ($(#[$m:meta])* $doc:ident => $eng:ident { $($v:ident),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $doc {
+            $(#[doc = concat!("`", stringify!($eng), "::", stringify!($v), "`")] $v),*
+        }
+        impl From<$doc> for $eng {
+            fn from(d: $doc) -> $eng {
+                match d { $($doc::$v => $eng::$v),* }
+            }
+        }
+        impl From<$eng> for $doc {
+            fn from(e: $eng) -> $doc {
+                match e { $($eng::$v => $doc::$v),* }
+            }
+        }
+    };
+}
+
+mirror!(
+    /// Blend factor names (`src_alpha`, `one_minus_src_alpha`, …).
+    BlendDoc => BlendFactor { Zero, One, SrcColor, OneMinusSrcColor, DstColor, OneMinusDstColor,
+    SrcAlpha, OneMinusSrcAlpha, DstAlpha, OneMinusDstAlpha, ConstantColor, OneMinusConstantColor,
+    ConstantAlpha, OneMinusConstantAlpha, SrcAlphaSaturate }
+);
+mirror!(
+    /// Comparison names (`never`, `less`, `equal`, `less_equal`, …, `always`).
+    CompareDoc => CompareFunc { Never, Less, Equal, LessEqual, Greater, NotEqual, GreaterEqual,
+    Always }
+);
+mirror!(
+    /// Stencil operation names.
+    StencilOpDoc => StencilOp { Keep, Zero, Replace, Incr, Decr, Invert, IncrWrap, DecrWrap }
+);
+mirror!(
+    /// Front-face winding.
+    FrontFaceDoc => FrontFace { Ccw, Cw }
+);
+mirror!(
+    /// Which faces a cull state removes.
+    CullFaceDoc => CullFace { Front, Back }
+);
+mirror!(
+    /// Fog density function.
+    FogFunctionDoc => FogDensity { Linear, Exp, ExpSquared }
+);
+mirror!(
+    /// Where fog is evaluated.
+    FogApplyDoc => FogApply { PerVertex, PerPixel }
+);
+mirror!(
+    /// Shading model.
+    ShadeDoc => ShadeState { Flat, Smooth }
+);
+mirror!(
+    /// Magnification filter.
+    MagDoc => MagFilter { Nearest, Linear }
+);
+mirror!(
+    /// Minification filter.
+    MinDoc => MinFilter { Nearest, Linear, NearestMipmapNearest, LinearMipmapNearest,
+    NearestMipmapLinear, LinearMipmapLinear }
+);
+mirror!(
+    /// Texture wrap mode.
+    WrapDoc => Wrap { Repeat, MirroredRepeat, ClampToEdge, ClampToBorder }
+);
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+/// The global render states of a node; each one left out is not set there (it inherits).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatesDoc {
+    /// Alpha blending and alpha test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<AlphaDoc>,
+    /// Face culling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cull: Option<CullDoc>,
+    /// Dithering (a documented no-op in plumb).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dither: Option<EnableDoc>,
+    /// Fog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fog: Option<FogDoc>,
+    /// Material colours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<MaterialDoc>,
+    /// Flat or smooth shading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shade: Option<ShadeDoc>,
+    /// Wireframe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wireframe: Option<EnableDoc>,
+    /// Depth buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zbuffer: Option<ZBufferDoc>,
+    /// Stencil buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stencil: Option<StencilDoc>,
+    /// Polygon offset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub polygon_offset: Option<PolygonOffsetDoc>,
+}
+
+/// Alpha state (defaults: the engine's opaque state).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlphaDoc {
+    /// Blending on (default false).
+    pub blend: bool,
+    /// Source factor (default `src_alpha`).
+    pub src: BlendDoc,
+    /// Destination factor (default `one_minus_src_alpha`).
+    pub dst: BlendDoc,
+    /// Alpha test on (default false).
+    pub test: bool,
+    /// Alpha test function (default `always`).
+    pub compare: CompareDoc,
+    /// Alpha test reference (default 0).
+    pub reference: Real,
+    /// Blend constant colour (default `[0, 0, 0, 0]`).
+    pub constant_color: Real4,
+}
+
+impl Default for AlphaDoc {
+    fn default() -> Self {
+        let a = AlphaState::OPAQUE;
+        AlphaDoc {
+            blend: a.blend_enabled,
+            src: a.src_blend.into(),
+            dst: a.dst_blend.into(),
+            test: a.test_enabled,
+            compare: a.test.into(),
+            reference: Real::lit(a.reference),
+            constant_color: r4(0.0, 0.0, 0.0, 0.0),
+        }
+    }
+}
+
+/// Cull state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CullDoc {
+    /// Culling on (default true).
+    pub enabled: bool,
+    /// Front-face winding (default `ccw`).
+    pub front_face: FrontFaceDoc,
+    /// Faces removed (default `back`).
+    pub cull_face: CullFaceDoc,
+}
+
+impl Default for CullDoc {
+    fn default() -> Self {
+        CullDoc {
+            enabled: true,
+            front_face: FrontFaceDoc::Ccw,
+            cull_face: CullFaceDoc::Back,
+        }
+    }
+}
+
+/// A state that is only on or off (dither, wireframe).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnableDoc {
+    /// On (default true).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+impl Default for EnableDoc {
+    fn default() -> Self {
+        EnableDoc { enabled: true }
+    }
+}
+
+/// Fog state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FogDoc {
+    /// Fog on (default true).
+    pub enabled: bool,
+    /// Linear fog start distance (default 0).
+    pub start: Real,
+    /// Linear fog end distance (default 1).
+    pub end: Real,
+    /// Exponential density (default 1).
+    pub density: Real,
+    /// Fog colour (default `[0, 0, 0, 1]`).
+    pub color: Real4,
+    /// `linear`, `exp` or `exp_squared` (default `linear`).
+    pub function: FogFunctionDoc,
+    /// `per_vertex` or `per_pixel` (default `per_vertex`).
+    pub apply: FogApplyDoc,
+}
+
+impl Default for FogDoc {
+    fn default() -> Self {
+        let f = FogState::OFF;
+        FogDoc {
+            enabled: true,
+            start: Real::lit(f.start),
+            end: Real::lit(f.end),
+            density: Real::lit(f.density),
+            color: r4(0.0, 0.0, 0.0, 1.0),
+            function: f.density_function.into(),
+            apply: f.apply.into(),
+        }
+    }
+}
+
+/// Material state (defaults: the book's material).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MaterialDoc {
+    /// Emissive (default `[0, 0, 0, 1]`).
+    pub emissive: Real4,
+    /// Ambient (default `[0.2, 0.2, 0.2, 1]`).
+    pub ambient: Real4,
+    /// Diffuse (default `[0.8, 0.8, 0.8, 1]`; its alpha is the surface's alpha).
+    pub diffuse: Real4,
+    /// Specular (default `[0, 0, 0, 1]`).
+    pub specular: Real4,
+    /// Specular exponent (default 1).
+    pub shininess: Real,
+}
+
+impl Default for MaterialDoc {
+    fn default() -> Self {
+        let m = MaterialState::DEFAULT;
+        MaterialDoc {
+            emissive: r4(m.emissive.x, m.emissive.y, m.emissive.z, m.emissive.w),
+            ambient: r4(m.ambient.x, m.ambient.y, m.ambient.z, m.ambient.w),
+            diffuse: r4(m.diffuse.x, m.diffuse.y, m.diffuse.z, m.diffuse.w),
+            specular: r4(m.specular.x, m.specular.y, m.specular.z, m.specular.w),
+            shininess: Real::lit(m.shininess),
+        }
+    }
+}
+
+/// Depth-buffer state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ZBufferDoc {
+    /// Depth test on (default true).
+    pub enabled: bool,
+    /// Depth writes on (default true).
+    pub writable: bool,
+    /// Depth test (default `less_equal`).
+    pub compare: CompareDoc,
+}
+
+impl Default for ZBufferDoc {
+    fn default() -> Self {
+        let z = ZBufferState::DEFAULT;
+        ZBufferDoc {
+            enabled: z.enabled,
+            writable: z.writable,
+            compare: z.compare.into(),
+        }
+    }
+}
+
+/// Stencil state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StencilDoc {
+    /// Stencil test on (default true).
+    pub enabled: bool,
+    /// Test (default `always`).
+    pub compare: CompareDoc,
+    /// Reference value 0–255 (default 0).
+    pub reference: u8,
+    /// Test mask (default 255).
+    pub mask: u8,
+    /// Write mask (default 255).
+    pub write_mask: u8,
+    /// On stencil fail (default `keep`).
+    pub on_fail: StencilOpDoc,
+    /// On depth fail (default `keep`).
+    pub on_z_fail: StencilOpDoc,
+    /// On pass (default `keep`).
+    pub on_z_pass: StencilOpDoc,
+}
+
+impl Default for StencilDoc {
+    fn default() -> Self {
+        let s = StencilState::OFF;
+        StencilDoc {
+            enabled: true,
+            compare: s.compare.into(),
+            reference: s.reference,
+            mask: s.mask,
+            write_mask: s.write_mask,
+            on_fail: s.on_fail.into(),
+            on_z_fail: s.on_z_fail.into(),
+            on_z_pass: s.on_z_pass.into(),
+        }
+    }
+}
+
+/// Polygon offset state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolygonOffsetDoc {
+    /// Offset on (default true).
+    pub enabled: bool,
+    /// Slope factor (default 0).
+    pub factor: Real,
+    /// Constant units (default 0).
+    pub units: Real,
+}
+
+impl Default for PolygonOffsetDoc {
+    fn default() -> Self {
+        PolygonOffsetDoc {
+            enabled: true,
+            factor: Real::lit(0.0),
+            units: Real::lit(0.0),
+        }
+    }
+}
+
+/// Light type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LightTypeDoc {
+    /// Ambient only.
+    Ambient,
+    /// Parallel light along `direction`.
+    Directional,
+    /// From `position` in every direction.
+    Point,
+    /// A cone from `position` along `direction`.
+    Spot,
+}
+
+/// A named light. Position and direction are in world space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LightDoc {
+    /// Name (unique).
+    pub name: String,
+    /// Type.
+    #[serde(rename = "type")]
+    pub kind: LightTypeDoc,
+    /// Ambient colour (default white for ambient lights, black otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ambient: Option<Real4>,
+    /// Diffuse colour (default black for ambient lights, white otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diffuse: Option<Real4>,
+    /// Specular colour (default black for ambient lights, white otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specular: Option<Real4>,
+    /// Colour multiplier (default 1).
+    #[serde(default = "one")]
+    pub intensity: Real,
+    /// Constant attenuation (default 1).
+    #[serde(default = "one")]
+    pub constant: Real,
+    /// Linear attenuation (default 0).
+    #[serde(default)]
+    pub linear: Real,
+    /// Quadratic attenuation (default 0).
+    #[serde(default)]
+    pub quadratic: Real,
+    /// Attenuation on (default false).
+    #[serde(default)]
+    pub attenuate: bool,
+    /// Light on (default true).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub on: bool,
+    /// Spot exponent (default 0).
+    #[serde(default)]
+    pub exponent: Real,
+    /// Spot cone half-angle, degrees, 0–180 (default 180: no cone).
+    #[serde(default = "half_turn")]
+    pub angle_degrees: Real,
+    /// World position (point and spot; default origin).
+    #[serde(default = "origin")]
+    pub position: Real3,
+    /// World direction of travel (directional and spot; default `[0, 0, −1]`).
+    #[serde(default = "down_z")]
+    pub direction: Real3,
+}
+
+fn one() -> Real {
+    Real::lit(1.0)
+}
+fn half_turn() -> Real {
+    Real::lit(180.0)
+}
+fn origin() -> Real3 {
+    r3(0.0, 0.0, 0.0)
+}
+fn down_z() -> Real3 {
+    r3(0.0, 0.0, -1.0)
+}
+
+/// A named texture: exactly one of `file`, `checker`, `gradient`, `solid`. Every texture
+/// gets a full mip chain; the sampler's `min` filter decides whether it is used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextureDoc {
+    /// Name (unique).
+    pub name: String,
+    /// PNG or JPEG file, relative to the scene file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Procedural checkerboard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checker: Option<CheckerDoc>,
+    /// Procedural two-colour gradient.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gradient: Option<GradientDoc>,
+    /// A single colour (1×1 texel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solid: Option<Real4>,
+}
+
+/// Checkerboard parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckerDoc {
+    /// Width and height in texels (default `[64, 64]`).
+    pub size: [u32; 2],
+    /// Squares across and down (default `[8, 8]`).
+    pub cells: [u32; 2],
+    /// The two colours; the top-left square has the first (default black, white).
+    pub colors: [Real4; 2],
+}
+
+impl Default for CheckerDoc {
+    fn default() -> Self {
+        CheckerDoc {
+            size: [64, 64],
+            cells: [8, 8],
+            colors: [r4(0.0, 0.0, 0.0, 1.0), r4(1.0, 1.0, 1.0, 1.0)],
+        }
+    }
+}
+
+/// Gradient direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GradientDirection {
+    /// `from` on the left, `to` on the right.
+    #[default]
+    Horizontal,
+    /// `from` on the top row, `to` on the bottom row.
+    Vertical,
+}
+
+/// Gradient parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GradientDoc {
+    /// Width and height in texels (default `[64, 64]`).
+    pub size: [u32; 2],
+    /// First colour (default black).
+    pub from: Real4,
+    /// Last colour (default white).
+    pub to: Real4,
+    /// Direction (default `horizontal`).
+    pub direction: GradientDirection,
+}
+
+impl Default for GradientDoc {
+    fn default() -> Self {
+        GradientDoc {
+            size: [64, 64],
+            from: r4(0.0, 0.0, 0.0, 1.0),
+            to: r4(1.0, 1.0, 1.0, 1.0),
+            direction: GradientDirection::Horizontal,
+        }
+    }
+}
+
+/// Sampler (defaults: trilinear, repeat).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SamplerDoc {
+    /// Magnification filter (default `linear`).
+    pub mag: MagDoc,
+    /// Minification filter (default `linear_mipmap_linear`).
+    pub min: MinDoc,
+    /// Wrap along u (default `repeat`).
+    pub wrap_u: WrapDoc,
+    /// Wrap along v (default `repeat`).
+    pub wrap_v: WrapDoc,
+    /// Border colour for `clamp_to_border` (default `[0, 0, 0, 0]`).
+    pub border: Real4,
+    /// Level-of-detail bias (default 0).
+    pub lod_bias: Real,
+    /// Smallest level of detail (default −1000).
+    pub min_lod: Real,
+    /// Largest level of detail (default 1000).
+    pub max_lod: Real,
+    /// Maximum anisotropy 1–16 (default 1: off).
+    pub anisotropy: u8,
+}
+
+impl Default for SamplerDoc {
+    fn default() -> Self {
+        SamplerDoc::from(Sampler::TRILINEAR)
+    }
+}
+
+impl From<Sampler> for SamplerDoc {
+    fn from(s: Sampler) -> Self {
+        SamplerDoc {
+            mag: s.mag.into(),
+            min: s.min.into(),
+            wrap_u: s.wrap_u.into(),
+            wrap_v: s.wrap_v.into(),
+            border: r4(s.border.x, s.border.y, s.border.z, s.border.w),
+            lod_bias: Real::lit(s.lod_bias),
+            min_lod: Real::lit(s.min_lod),
+            max_lod: Real::lit(s.max_lod),
+            anisotropy: s.max_anisotropy,
+        }
+    }
+}
+
+/// Texture apply mode: the fixed modes, or a named combiner preset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplyDoc {
+    /// `C = Ct`, `A = At`.
+    Replace,
+    /// `C = (1 − At)·Cf + At·Ct`.
+    Decal,
+    /// `C = Ct·Cf`, `A = At·Af`.
+    #[default]
+    Modulate,
+    /// `C = (1 − Ct)·Cf + Ct·Cc` (`Cc`: the stage's `constant`).
+    Blend,
+    /// `C = Ct + Cf`.
+    Add,
+    /// Combiner preset: modulate.
+    CombineModulate,
+    /// Combiner preset: replace RGB, keep the previous alpha.
+    CombineReplaceRgb,
+    /// Combiner preset: soft add `Cs + Cd·(1 − Cs)` (needs a white `constant`).
+    CombineSoftAdd,
+    /// Combiner preset: dot3 (bump maps).
+    CombineDot3,
+}
+
+/// Where a stage's texture coordinates come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum CoordsDoc {
+    /// The mesh's uv set with this index (`{"uv": 1}`).
+    Uv(usize),
+    /// Sphere map from the eye-space reflection vector (`"sphere_map"`).
+    SphereMap,
+    /// Projected from the named camera (`{"projector": "slide"}`).
+    Projector(String),
+}
+
+impl Default for CoordsDoc {
+    fn default() -> Self {
+        CoordsDoc::Uv(0)
+    }
+}
+
+/// One texture stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageDoc {
+    /// Texture name.
+    pub texture: String,
+    /// Sampler (default trilinear, repeat).
+    #[serde(default)]
+    pub sampler: SamplerDoc,
+    /// Apply mode (default `modulate`).
+    #[serde(default)]
+    pub apply: ApplyDoc,
+    /// Constant colour (default `[0, 0, 0, 1]`).
+    #[serde(default = "black")]
+    pub constant: Real4,
+    /// Coordinates (default `{"uv": 0}`).
+    #[serde(default)]
+    pub coords: CoordsDoc,
+}
+
+fn black() -> Real4 {
+    r4(0.0, 0.0, 0.0, 1.0)
+}
+
+/// An effect (see `docs/scene-format.md` for where each may sit).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum EffectDoc {
+    /// Texture stages (leaf: local; group: appended to its leaves' stages).
+    Textures(Vec<StageDoc>),
+    /// Per-vertex colours replacing the mesh's (leaf).
+    VertexColors(Vec<Real4>),
+    /// Gloss map: the stage's alpha masks the specular highlight (leaf).
+    GlossMap(StageDoc),
+    /// Dot3 bump map (leaf).
+    BumpMap(BumpMapDoc),
+    /// Dark map: `primary` replace on uv 0, `secondary` modulate on uv 1 (leaf or group).
+    DarkMap(TwoTexturesDoc),
+    /// Light map: `primary` replace on uv 0, `secondary` added on uv 1 (leaf or group).
+    LightMap(TwoTexturesDoc),
+    /// Sphere environment map (leaf or group).
+    EnvironmentMap(EnvironmentMapDoc),
+    /// Projected texture from a named camera (leaf or group).
+    ProjectedTexture(ProjectedTextureDoc),
+    /// Planar shadows of the group's subtree on named geometry leaves (group).
+    PlanarShadow(PlanarShadowDoc),
+    /// Planar reflections of the group's subtree in named geometry leaves (group).
+    PlanarReflection(PlanarReflectionDoc),
+}
+
+/// `bump_map` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BumpMapDoc {
+    /// Base stage (modulated onto the bump shading).
+    pub base: StageDoc,
+    /// Normal map stage (apply `combine_dot3`).
+    pub normal_map: StageDoc,
+    /// Name of the light whose direction is encoded.
+    pub light: String,
+}
+
+/// `dark_map` / `light_map` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TwoTexturesDoc {
+    /// Base texture (uv set 0).
+    pub primary: String,
+    /// Dark or light texture (uv set 1).
+    pub secondary: String,
+    /// Sampler of both (default trilinear, repeat).
+    #[serde(default)]
+    pub sampler: SamplerDoc,
+    /// Light map only: hard add instead of soft add (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hard: bool,
+}
+
+/// `environment_map` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvironmentMapDoc {
+    /// Sphere-map texture.
+    pub texture: String,
+    /// Apply mode (default `modulate`).
+    #[serde(default)]
+    pub apply: ApplyDoc,
+}
+
+/// `projected_texture` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectedTextureDoc {
+    /// The slide.
+    pub texture: String,
+    /// Name of the projector camera.
+    pub projector: String,
+    /// Apply mode (default `modulate`).
+    #[serde(default)]
+    pub apply: ApplyDoc,
+    /// Colour outside the slide (default `[1, 1, 1, 1]`: no change under modulate).
+    #[serde(default = "white")]
+    pub border: Real4,
+}
+
+fn white() -> Real4 {
+    r4(1.0, 1.0, 1.0, 1.0)
+}
+
+/// `planar_shadow` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanarShadowDoc {
+    /// Names of the receiving geometry leaves.
+    pub planes: Vec<String>,
+    /// Name of the light casting the shadows.
+    pub light: String,
+    /// Shadow colour; alpha is the opacity (default `[0, 0, 0, 0.5]`).
+    #[serde(default = "shadow")]
+    pub color: Real4,
+}
+
+fn shadow() -> Real4 {
+    r4(0.0, 0.0, 0.0, 0.5)
+}
+
+/// `planar_reflection` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanarReflectionDoc {
+    /// Mirrors.
+    pub planes: Vec<MirrorDoc>,
+}
+
+/// One mirror of a planar reflection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorDoc {
+    /// Name of the geometry leaf.
+    pub node: String,
+    /// Reflectance 0–1.
+    pub reflectance: Real,
+}

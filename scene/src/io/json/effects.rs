@@ -1,0 +1,147 @@
+//! Effects of a scene file: texture stages, samplers and the effect kinds, with names of
+//! textures, lights, cameras and nodes resolved.
+
+use std::sync::Arc;
+
+use plumb_raster::combine::{ApplyMode, CombineState};
+use plumb_raster::texture::{Sampler, Texture};
+
+use super::build::{v4, Ctx};
+use super::doc::*;
+use crate::camera::Camera;
+use crate::effect::{Effect, TexCoords, TextureStage};
+use crate::graph::NodeId;
+use crate::io::error::IoError;
+use crate::light::LightId;
+
+fn unique_node(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> {
+    match ctx.names.get(name).map(Vec::as_slice) {
+        Some([one]) => Ok(*one),
+        Some([]) | None => Err(ctx.invalid(context, format!("no node named '{name}'"))),
+        Some(many) => Err(ctx.invalid(
+            context,
+            format!(
+                "{} nodes are named '{name}'; a referenced name must be unique",
+                many.len()
+            ),
+        )),
+    }
+}
+
+fn texture(ctx: &Ctx, context: &str, name: &str) -> Result<Arc<Texture>, IoError> {
+    ctx.textures
+        .get(name)
+        .cloned()
+        .ok_or_else(|| ctx.invalid(context, format!("unknown texture '{name}'")))
+}
+
+fn light_id(ctx: &Ctx, context: &str, name: &str) -> Result<LightId, IoError> {
+    ctx.lights
+        .get(name)
+        .copied()
+        .ok_or_else(|| ctx.invalid(context, format!("unknown light '{name}'")))
+}
+
+fn projector<'c>(ctx: &'c Ctx, context: &str, name: &str) -> Result<&'c Camera, IoError> {
+    ctx.cameras
+        .get(name)
+        .map(|(_, c)| c)
+        .ok_or_else(|| ctx.invalid(context, format!("unknown camera '{name}'")))
+}
+
+fn apply(a: ApplyDoc) -> ApplyMode {
+    match a {
+        ApplyDoc::Replace => ApplyMode::Replace,
+        ApplyDoc::Decal => ApplyMode::Decal,
+        ApplyDoc::Modulate => ApplyMode::Modulate,
+        ApplyDoc::Blend => ApplyMode::Blend,
+        ApplyDoc::Add => ApplyMode::Add,
+        ApplyDoc::CombineModulate => ApplyMode::Combine(CombineState::MODULATE),
+        ApplyDoc::CombineReplaceRgb => ApplyMode::Combine(CombineState::REPLACE_RGB),
+        ApplyDoc::CombineSoftAdd => ApplyMode::Combine(CombineState::SOFT_ADD),
+        ApplyDoc::CombineDot3 => ApplyMode::Combine(CombineState::DOT3),
+    }
+}
+
+fn sampler(s: &SamplerDoc) -> Sampler {
+    Sampler {
+        mag: s.mag.into(),
+        min: s.min.into(),
+        wrap_u: s.wrap_u.into(),
+        wrap_v: s.wrap_v.into(),
+        border: v4(&s.border),
+        lod_bias: s.lod_bias.get(),
+        min_lod: s.min_lod.get(),
+        max_lod: s.max_lod.get(),
+        max_anisotropy: s.anisotropy,
+    }
+}
+
+fn stage(ctx: &Ctx, context: &str, s: &StageDoc) -> Result<TextureStage, IoError> {
+    let coords = match &s.coords {
+        CoordsDoc::Uv(i) => TexCoords::Uv(*i),
+        CoordsDoc::SphereMap => TexCoords::SphereMap,
+        CoordsDoc::Projector(name) => TexCoords::projector(projector(ctx, context, name)?),
+    };
+    Ok(TextureStage {
+        texture: texture(ctx, context, &s.texture)?,
+        sampler: sampler(&s.sampler),
+        apply: apply(s.apply),
+        constant: v4(&s.constant),
+        coords,
+    })
+}
+
+pub(super) fn effect(ctx: &Ctx, context: &str, e: &EffectDoc) -> Result<Effect, IoError> {
+    Ok(match e {
+        EffectDoc::Textures(stages) => Effect::Textures(
+            stages
+                .iter()
+                .map(|s| stage(ctx, context, s))
+                .collect::<Result<_, _>>()?,
+        ),
+        EffectDoc::VertexColors(c) => Effect::VertexColors(c.iter().map(v4).collect()),
+        EffectDoc::GlossMap(s) => Effect::GlossMap(stage(ctx, context, s)?),
+        EffectDoc::BumpMap(b) => Effect::BumpMap {
+            base: stage(ctx, context, &b.base)?,
+            normal_map: stage(ctx, context, &b.normal_map)?,
+            light: light_id(ctx, context, &b.light)?,
+        },
+        EffectDoc::DarkMap(d) => Effect::dark_map(
+            texture(ctx, context, &d.primary)?,
+            texture(ctx, context, &d.secondary)?,
+            sampler(&d.sampler),
+        ),
+        EffectDoc::LightMap(d) => Effect::light_map(
+            texture(ctx, context, &d.primary)?,
+            texture(ctx, context, &d.secondary)?,
+            sampler(&d.sampler),
+            d.hard,
+        ),
+        EffectDoc::EnvironmentMap(m) => {
+            Effect::environment_map(texture(ctx, context, &m.texture)?, apply(m.apply))
+        }
+        EffectDoc::ProjectedTexture(p) => Effect::projected_texture(
+            texture(ctx, context, &p.texture)?,
+            projector(ctx, context, &p.projector)?,
+            apply(p.apply),
+            v4(&p.border),
+        ),
+        EffectDoc::PlanarShadow(s) => Effect::PlanarShadow {
+            planes: s
+                .planes
+                .iter()
+                .map(|n| unique_node(ctx, context, n))
+                .collect::<Result<_, _>>()?,
+            light: light_id(ctx, context, &s.light)?,
+            color: v4(&s.color),
+        },
+        EffectDoc::PlanarReflection(r) => Effect::PlanarReflection {
+            planes: r
+                .planes
+                .iter()
+                .map(|m| Ok((unique_node(ctx, context, &m.node)?, m.reflectance.get())))
+                .collect::<Result<_, IoError>>()?,
+        },
+    })
+}

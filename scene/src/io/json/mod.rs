@@ -1,0 +1,239 @@
+//! plumb's JSON scene format (`.json`, `"format": "plumb-scene"`, version 1), documented
+//! field by field in `docs/scene-format.md`.
+//!
+//! Two steps, so that files round-trip exactly:
+//! * [`parse`] / [`read`] turn text into a [`SceneDoc`] (plain serde data; `save(doc)` and
+//!   `parse` again give an equal document), and [`save`] writes one back (deterministic:
+//!   fields in declaration order, two-space indentation).
+//! * [`build`] turns a document into a [`Scene`] plus an [`Imported`] record whose
+//!   `cameras` are the file's named cameras (each placed on an empty group node named after
+//!   it, appended under the root) and whose materials, lights and animations come from the
+//!   glTF / OBJ files it imports. [`load`] does both ([`crate::io::load`] calls it for
+//!   `.json`).
+//!
+//! # Errors and limits
+//!
+//! Syntax errors, unknown fields (`deny_unknown_fields` everywhere), wrong types, numbers
+//! outside the `f32` range and strings where numbers belong are [`IoError::Parse`] with the
+//! file, line and column. Semantic errors found while building (a texture name nobody
+//! defined, a bad index, a missing file) are [`IoError::Invalid`] / [`IoError::MissingResource`]
+//! naming the node path (`root/arm/hand`) and, through [`load`], the line and column where the
+//! object concerned starts. Limits: the file is at most [`MAX_FILE_BYTES`]
+//! and [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes); JSON nests at most
+//! 128 levels (serde_json's recursion limit, a clean parse error — so node trees nest at most
+//! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]).
+
+mod build;
+pub mod doc;
+mod doc_state;
+mod effects;
+mod locate;
+mod textures;
+
+use std::path::Path;
+
+pub use build::build;
+pub use doc::*;
+
+use super::error::{IoError, Location};
+#[allow(unused_imports, reason = "named in the module docs")]
+use super::imported::Imported;
+use super::imported::ImportedScene;
+use super::{uri, ImportOptions};
+#[allow(unused_imports, reason = "named in the module docs")]
+use crate::graph::Scene;
+
+/// Largest scene file read, in bytes (the smaller of this and
+/// [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes) applies).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+/// Most nodes a scene file may hold (counted before anything is built).
+pub const MAX_NODES: usize = 1 << 20;
+/// Deepest node nesting a scene file may have (the root is depth 0). Deeper JSON is already
+/// refused by the parser's recursion limit of 128 nested arrays and objects (each node level
+/// takes two: the node object and its `children` array).
+pub const MAX_NODE_DEPTH: usize = 60;
+
+fn parse_error(file: &Path, e: &serde_json::Error, prefix: &str) -> IoError {
+    let text = e.to_string();
+    let message = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(m, _)| m)
+        .to_owned();
+    IoError::Parse {
+        file: file.to_owned(),
+        location: (e.line() > 0).then_some(Location {
+            line: e.line(),
+            column: Some(e.column()),
+        }),
+        message: format!("{prefix}{message}"),
+    }
+}
+
+/// Just the header, read leniently so that a newer version is reported as such rather than
+/// as unknown fields.
+#[derive(serde::Deserialize)]
+#[serde(expecting = "a scene document (a JSON object)")]
+struct Header {
+    format: Option<serde_json::Value>,
+    version: Option<serde_json::Value>,
+}
+
+/// Parses scene-file text. `file` names the file in errors.
+///
+/// # Errors
+/// [`IoError::Parse`] (with line and column) for bad JSON, unknown fields, wrong types and
+/// non-finite or out-of-range numbers; [`IoError::Invalid`] for another format or version;
+/// [`IoError::Limit`] past [`MAX_NODES`] or [`MAX_NODE_DEPTH`].
+pub fn parse(file: &Path, text: &str) -> Result<SceneDoc, IoError> {
+    let header: Header =
+        serde_json::from_str(text).map_err(|e| parse_error(file, &e, "invalid scene file: "))?;
+    let invalid = |message: String| IoError::Invalid {
+        file: file.to_owned(),
+        location: None,
+        context: "header".to_owned(),
+        message,
+    };
+    match &header.format {
+        Some(serde_json::Value::String(s)) if s == FORMAT => {}
+        Some(other) => {
+            return Err(invalid(format!(
+                "\"format\" is {other}, expected \"{FORMAT}\""
+            )))
+        }
+        None => return Err(invalid(format!("missing \"format\": \"{FORMAT}\""))),
+    }
+    match &header.version {
+        Some(v) if v.as_u64() == Some(u64::from(VERSION)) => {}
+        Some(v) => {
+            return Err(invalid(format!(
+                "unsupported version {v} (this plumb reads version {VERSION})"
+            )))
+        }
+        None => return Err(invalid(format!("missing \"version\": {VERSION}"))),
+    }
+    let doc: SceneDoc = serde_json::from_str(text).map_err(|e| parse_error(file, &e, ""))?;
+    check_tree(file, &doc.root)?;
+    Ok(doc)
+}
+
+/// Counts nodes and depth without recursion.
+fn check_tree(file: &Path, root: &NodeDoc) -> Result<(), IoError> {
+    let mut stack = vec![(root, 0usize)];
+    let mut count = 0usize;
+    while let Some((node, depth)) = stack.pop() {
+        count += 1;
+        if count > MAX_NODES {
+            return Err(IoError::Limit {
+                file: file.to_owned(),
+                what: "nodes",
+                max: MAX_NODES,
+            });
+        }
+        if depth > MAX_NODE_DEPTH {
+            return Err(IoError::Limit {
+                file: file.to_owned(),
+                what: "levels of node nesting",
+                max: MAX_NODE_DEPTH,
+            });
+        }
+        stack.extend(node.children.iter().map(|c| (c, depth + 1)));
+    }
+    Ok(())
+}
+
+/// Reads and parses a scene file.
+///
+/// # Errors
+/// [`IoError::Read`], [`IoError::FileTooLarge`], a non-UTF-8 file as [`IoError::Parse`], and
+/// everything [`parse`] returns.
+pub fn read(path: &Path, options: &ImportOptions) -> Result<SceneDoc, IoError> {
+    parse(path, &read_text(path, options)?)
+}
+
+fn read_text(path: &Path, options: &ImportOptions) -> Result<String, IoError> {
+    let bytes = read_limited(path, options.max_file_bytes.min(MAX_FILE_BYTES))?;
+    String::from_utf8(bytes).map_err(|e| IoError::Parse {
+        file: path.to_owned(),
+        location: None,
+        message: format!("not UTF-8 text: {e}"),
+    })
+}
+
+/// Reads `path` with a size limit.
+pub(crate) fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, IoError> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| IoError::Read {
+            file: path.to_owned(),
+            reason: e.to_string(),
+        })?
+        .len();
+    if size > max {
+        return Err(IoError::FileTooLarge {
+            file: path.to_owned(),
+            size,
+            max,
+        });
+    }
+    uri::read_file(path, max).map_err(|reason| IoError::Read {
+        file: path.to_owned(),
+        reason,
+    })
+}
+
+/// Writes a document as pretty-printed JSON (deterministic; ends with a newline). Arrays of
+/// numbers stay on one line (`"translation": [0.0, 1.0, 0.0]`), one vertex per line.
+pub fn save(doc: &SceneDoc) -> String {
+    // Serializing plain data into a String cannot fail; keep a message rather than panic.
+    let pretty =
+        serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut out = String::with_capacity(pretty.len());
+    let lines: Vec<&str> = pretty.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        // A line ending in '[' opens an array (strings cannot hold raw newlines). Collapse it
+        // when every element is a number.
+        if line.ends_with('[') {
+            let mut j = i + 1;
+            let mut items = Vec::new();
+            while j < lines.len() && is_number(lines[j].trim().trim_end_matches(',')) {
+                items.push(lines[j].trim().trim_end_matches(','));
+                j += 1;
+            }
+            if let Some(close) = lines.get(j).map(|l| l.trim()) {
+                if !items.is_empty() && (close == "]" || close == "],") {
+                    out.push_str(line);
+                    out.push_str(&items.join(", "));
+                    out.push_str(close);
+                    out.push('\n');
+                    i = j + 1;
+                    continue;
+                }
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+        i += 1;
+    }
+    out
+}
+
+/// Whether a token is a JSON number as serde_json writes them.
+fn is_number(t: &str) -> bool {
+    !t.is_empty()
+        && t.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+}
+
+/// Loads a scene file: [`read`] then [`build`], relative paths resolved against the file's
+/// directory; the scene is updated at time 0. Unlike [`build`] alone, errors found while
+/// building carry the line and column of the object they are about (a node, texture, light,
+/// camera or controller).
+///
+/// # Errors
+/// Everything [`read`] and [`build`] return.
+pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoError> {
+    let text = read_text(path, options)?;
+    let doc = parse(path, &text)?;
+    build::build_located(&doc, path, options, &locate::locate(&text))
+}
