@@ -9,7 +9,7 @@
 //!    transformed by the unit's texture matrix into `(s, t, q)`; the fog factor (per vertex)
 //!    or the fog distance (per pixel).
 //! 2. The core rasteriser (clip, set-up, tiles).
-//! 3. **Fragment shader** ([`FixedShader`]): primary colour (interpolated, or lit per pixel
+//! 3. **Fragment shader** (`FixedShader`): primary colour (interpolated, or lit per pixel
 //!    for Phong shading), then each texture unit in order — `(s/q, t/q)` with its exact
 //!    analytic screen-space derivatives for the LOD — through the unit's apply/combine mode,
 //!    then the separate specular colour, then fog `c = f·c + (1 − f)·fog`.
