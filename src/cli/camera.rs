@@ -41,13 +41,13 @@ pub struct CameraArgs {
     #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
     pub up: Option<Vec3>,
     /// Vertical field of view in degrees, in (0, 180).
-    #[arg(long, value_name = "DEG", value_parser = parse_fov)]
+    #[arg(long, value_name = "DEG", value_parser = parse_fov, allow_hyphen_values = true)]
     pub fov: Option<f32>,
     /// Near plane distance (> 0).
-    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    #[arg(long, value_name = "N", value_parser = parse_positive, allow_hyphen_values = true)]
     pub near: Option<f32>,
     /// Far plane distance (> near).
-    #[arg(long, value_name = "F", value_parser = parse_positive)]
+    #[arg(long, value_name = "F", value_parser = parse_positive, allow_hyphen_values = true)]
     pub far: Option<f32>,
 }
 

@@ -56,7 +56,13 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub view: CameraArgs,
     /// Animation time in seconds (of the first frame).
-    #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = parse_finite)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value = "0",
+        value_parser = parse_finite,
+        allow_hyphen_values = true
+    )]
     pub time: f32,
     /// Draw without lighting: base colour × vertex colour × texture.
     #[arg(long)]
