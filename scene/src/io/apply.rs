@@ -366,3 +366,255 @@ fn apply_material(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use glam::{Mat3, Vec2};
+    use plumb_raster::texture::{Sampler, Texture};
+
+    use super::*;
+    use crate::effect::TexCoords;
+    use crate::io::material::uv_transform_matrix;
+    use crate::state::BlendFactor;
+
+    fn quad(colors: Option<Vec4>) -> Mesh {
+        let m = Mesh::triangles(
+            vec![
+                Vec3::new(-1.0, -1.0, 0.0),
+                Vec3::new(1.0, -1.0, 0.0),
+                Vec3::new(1.0, 1.0, 0.0),
+            ],
+            vec![0, 1, 2],
+        )
+        .unwrap()
+        .with_normals(vec![Vec3::Z; 3])
+        .unwrap()
+        .with_uv_set(vec![Vec2::ZERO, Vec2::X, Vec2::ONE])
+        .unwrap();
+        match colors {
+            Some(c) => m.with_colors(vec![c; 3]).unwrap(),
+            None => m,
+        }
+    }
+
+    fn binding(tex_coord: u32) -> TextureBinding {
+        TextureBinding {
+            texture: Arc::new(Texture::from_rgba8(1, 1, vec![255; 4]).unwrap()),
+            sampler: Sampler::NEAREST,
+            tex_coord,
+            uv_transform: uv_transform_matrix(Vec2::new(0.5, 0.0), 0.0, Vec2::splat(2.0)),
+            source: "t.png".into(),
+        }
+    }
+
+    /// A scene with one leaf per material, and the matching import record.
+    fn setup(materials: Vec<(ImportedMaterial, Option<Vec4>)>) -> (Scene, Imported, Vec<NodeId>) {
+        let mut scene = Scene::new();
+        let root = scene.root();
+        let mut imported = Imported::default();
+        let mut ids = Vec::new();
+        for (i, (m, colors)) in materials.into_iter().enumerate() {
+            let id = scene
+                .add_geometry(root, format!("leaf{i}"), Arc::new(quad(colors)))
+                .unwrap();
+            imported.materials.insert(id, Arc::new(m));
+            ids.push(id);
+        }
+        (scene, imported, ids)
+    }
+
+    #[test]
+    fn alpha_modes_culling_and_lighting_states() {
+        let (mut scene, imported, ids) = setup(vec![
+            (ImportedMaterial::default(), None),
+            (
+                ImportedMaterial {
+                    alpha_mode: AlphaMode::Mask { cutoff: 0.3 },
+                    double_sided: true,
+                    ..ImportedMaterial::default()
+                },
+                None,
+            ),
+            (
+                ImportedMaterial {
+                    alpha_mode: AlphaMode::Blend,
+                    unlit: true,
+                    ..ImportedMaterial::default()
+                },
+                None,
+            ),
+        ]);
+        let applied = apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        scene.update(0.0);
+        assert_eq!(applied.lit, vec![ids[0], ids[1]]);
+        assert_eq!(applied.unlit, vec![ids[2]]);
+        let key_fill: Vec<LightId> = applied.lights.iter().map(|l| l.0).collect();
+        assert_eq!(
+            applied.lights.iter().map(|l| l.1).collect::<Vec<_>>(),
+            vec![LightSource::Key, LightSource::Fill]
+        );
+
+        let opaque = scene.resolved(ids[0]).unwrap();
+        assert_eq!(opaque.states.alpha, AlphaState::OPAQUE);
+        assert_eq!(opaque.states.cull, CullState::BACK);
+        assert_eq!(opaque.lights, key_fill);
+        assert!(!opaque.states.material.two_sided);
+        // Default material (metallic 1): diffuse = half the white base colour, alpha 1.
+        assert_eq!(
+            opaque.states.material.diffuse,
+            Vec4::new(0.5, 0.5, 0.5, 1.0)
+        );
+
+        let mask = scene.resolved(ids[1]).unwrap();
+        assert!(mask.states.alpha.test_enabled && !mask.states.alpha.blend_enabled);
+        assert_eq!(mask.states.alpha.test, CompareFunc::GreaterEqual);
+        assert_eq!(mask.states.alpha.reference, 0.3);
+        assert_eq!(mask.states.cull, CullState::NONE);
+        assert!(mask.states.material.two_sided);
+        assert!(mask.states.zbuffer.writable);
+
+        let blend = scene.resolved(ids[2]).unwrap();
+        assert!(blend.states.alpha.blend_enabled);
+        assert_eq!(blend.states.alpha.src_blend, BlendFactor::SrcAlpha);
+        assert_eq!(blend.states.alpha.dst_blend, BlendFactor::OneMinusSrcAlpha);
+        assert_eq!(blend.states.zbuffer, ZBufferState::READ_ONLY);
+        assert!(blend.lights.is_empty(), "unlit leaves get no lights");
+    }
+
+    #[test]
+    fn vertex_colours_carry_the_material_colour() {
+        let base = Vec4::new(1.0, 0.5, 0.25, 0.5);
+        let vc = Vec4::new(0.5, 1.0, 1.0, 0.5);
+        let lit = ImportedMaterial {
+            base_color: base,
+            metallic: 0.0,
+            alpha_mode: AlphaMode::Blend,
+            ..ImportedMaterial::default()
+        };
+        let unlit = ImportedMaterial {
+            unlit: true,
+            alpha_mode: AlphaMode::Opaque,
+            ..lit.clone()
+        };
+        let (mut scene, imported, ids) = setup(vec![(lit, Some(vc)), (unlit, Some(vc))]);
+        apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        scene.update(0.0);
+        // Lit, dielectric: Kd = base; colours = vc × Kd with alpha vc.a × base.a; colour
+        // material on.
+        let c = scene.mesh(ids[0]).unwrap().colors().unwrap()[0];
+        assert_eq!(c, Vec4::new(0.5, 0.5, 0.25, 0.25));
+        assert!(
+            scene
+                .resolved(ids[0])
+                .unwrap()
+                .states
+                .material
+                .color_material
+        );
+        // Unlit, opaque: colours = vc × base with alpha forced to 1.
+        let c = scene.mesh(ids[1]).unwrap().colors().unwrap()[0];
+        assert_eq!(c, Vec4::new(0.5, 0.5, 0.25, 1.0));
+    }
+
+    #[test]
+    fn texture_stage_sampler_uv_set_and_matrix() {
+        let with_tex = |tex_coord, alpha_mode| ImportedMaterial {
+            base_color_texture: Some(binding(tex_coord)),
+            alpha_mode,
+            ..ImportedMaterial::default()
+        };
+        let (mut scene, imported, ids) = setup(vec![
+            (with_tex(0, AlphaMode::Blend), None),
+            (with_tex(0, AlphaMode::Opaque), None),
+            (with_tex(3, AlphaMode::Blend), None),
+        ]);
+        apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        let Some(Effect::Textures(stages)) = scene.effect(ids[0]).unwrap() else {
+            panic!("no texture effect");
+        };
+        assert_eq!(stages.len(), 1);
+        let s = &stages[0];
+        assert_eq!(s.apply, ApplyMode::Modulate);
+        assert_eq!(s.coords, TexCoords::Uv(0));
+        assert_eq!(s.sampler, Sampler::NEAREST);
+        // scale 2 then offset (0.5, 0): u' = 2u + 0.5.
+        assert_eq!(
+            s.matrix * Vec3::new(0.25, 0.5, 1.0),
+            Vec3::new(1.0, 1.0, 1.0)
+        );
+        assert_ne!(s.matrix, Mat3::IDENTITY);
+        let Some(Effect::Textures(stages)) = scene.effect(ids[1]).unwrap() else {
+            panic!("no texture effect");
+        };
+        assert_eq!(stages[0].apply, ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA));
+        // uv set 3 does not exist: no stage.
+        assert!(scene.effect(ids[2]).unwrap().is_none());
+    }
+
+    #[test]
+    fn unlit_option_attaches_no_lights() {
+        let (mut scene, imported, ids) = setup(vec![(ImportedMaterial::default(), None)]);
+        let applied = apply(
+            &mut scene,
+            &imported,
+            &ApplyOptions {
+                unlit: true,
+                default_lights: true,
+            },
+        )
+        .unwrap();
+        scene.update(0.0);
+        assert!(applied.lights.is_empty());
+        assert!(scene.resolved(ids[0]).unwrap().lights.is_empty());
+        // Unlit white with no vertex colours: the mesh is left as it was.
+        assert!(scene.mesh(ids[0]).unwrap().colors().is_none());
+    }
+
+    #[test]
+    fn punctual_light_rule() {
+        let c = Vec3::new(1.0, 0.5, 0.25);
+        let d = scene_light(LightKind::Directional, c, 3.0);
+        assert_eq!(d.kind, LightType::Directional);
+        assert_eq!(d.intensity, 3.0);
+        assert_eq!(d.diffuse, c.extend(1.0));
+        assert_eq!(d.specular, c.extend(1.0));
+        assert_eq!(d.ambient.truncate(), Vec3::ZERO);
+        let p = scene_light(LightKind::Point, c, 4.0);
+        assert_eq!(p.kind, LightType::Point);
+        assert!(p.attenuate && p.on);
+        assert_eq!((p.constant, p.linear, p.quadratic), (0.0, 0.0, 0.25));
+        // At distance 2 the factor 1/(0.25·4) = 1 = I/d².
+        assert_eq!(1.0 / (p.quadratic * 4.0), 4.0 / 4.0);
+        let s = scene_light(
+            LightKind::Spot {
+                inner_cone_angle: 0.2,
+                outer_cone_angle: 0.6,
+            },
+            c,
+            1.0,
+        );
+        assert_eq!(s.kind, LightType::Spot);
+        assert!((s.angle - 0.4).abs() < 1e-6);
+        assert_eq!(s.exponent, 0.0);
+        assert!(!scene_light(LightKind::Point, c, 0.0).on);
+    }
+
+    #[test]
+    fn key_light_follows_the_camera() {
+        let (mut scene, imported, _) = setup(vec![(ImportedMaterial::default(), None)]);
+        let applied = apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        let mut camera = Camera::default();
+        camera
+            .look_at(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, Vec3::Y)
+            .unwrap();
+        applied
+            .place_lights(&mut scene, &imported, &camera)
+            .unwrap();
+        let key = scene.light(applied.lights[0].0).unwrap();
+        let want = Vec3::new(0.0, -DEFAULT_KEY_TILT, -1.0).normalize();
+        assert!((key.direction - want).length() < 1e-6, "{}", key.direction);
+        let fill = scene.light(applied.lights[1].0).unwrap();
+        assert_eq!(fill.kind, LightType::Ambient);
+        assert_eq!(fill.ambient.truncate(), Vec3::splat(DEFAULT_FILL_AMBIENT));
+    }
+}
