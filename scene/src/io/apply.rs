@@ -10,7 +10,7 @@
 //! |---|---|
 //! | lit (default) | [`MaterialState`] from [`ImportedMaterial::fixed_function_approximation`]: ambient, diffuse, specular, shininess, emissive |
 //! | `baseColorTexture` | texture unit 0 with the binding's sampler, uv set (`texCoord`) and `KHR_texture_transform` as the stage's texture matrix; apply *modulate* (for `OPAQUE`, a combiner that modulates RGB and keeps the incoming alpha) |
-//! | `COLOR_0` | lit: the vertex colours × the diffuse colour (RGB and alpha) become the mesh colours and [`MaterialState::color_material`] is on, so they replace ambient and diffuse; unlit: vertex colours × base colour become the primary colour |
+//! | `COLOR_0` | lit: the vertex colours × the diffuse colour (RGB and alpha) become the mesh colours and [`MaterialState::color_material`] is on, so they replace ambient and diffuse; the material is then approximated with metallic 0 (a metal's highlight would need the vertex colour, and the specular colour is one per material); unlit: vertex colours × base colour become the primary colour |
 //! | `alphaMode` `OPAQUE` | no blending, no test; the alpha that reaches the framebuffer is forced to 1 (diffuse / vertex alpha 1, texture alpha ignored) |
 //! | `alphaMode` `MASK` | alpha test `α ≥ alphaCutoff`, blending off, depth writes on |
 //! | `alphaMode` `BLEND` | source-over blending ([`AlphaState::BLEND`]) and depth writes off ([`ZBufferState::READ_ONLY`]), so [`Scene::draw`] sorts the leaf back to front with the other transparent leaves |
@@ -288,7 +288,18 @@ fn apply_material(
 ) -> Result<(), SceneError> {
     let mesh = Arc::clone(scene.mesh(node)?);
     let opaque = m.alpha_mode == AlphaMode::Opaque;
-    let ff = m.fixed_function_approximation();
+    // A metal's highlight carries its colour (F0 = base colour), which per-vertex colours
+    // would have to tint vertex by vertex; the fixed-function specular colour is one per
+    // material, so vertex-coloured surfaces are approximated as dielectrics.
+    let ff = if mesh.colors().is_some() {
+        ImportedMaterial {
+            metallic: 0.0,
+            ..m.clone()
+        }
+        .fixed_function_approximation()
+    } else {
+        m.fixed_function_approximation()
+    };
     let alpha_of = |a: f32| if opaque { 1.0 } else { a };
 
     // The colour that multiplies each vertex colour: the base colour unlit, the diffuse
@@ -485,9 +496,10 @@ mod tests {
     fn vertex_colours_carry_the_material_colour() {
         let base = Vec4::new(1.0, 0.5, 0.25, 0.5);
         let vc = Vec4::new(0.5, 1.0, 1.0, 0.5);
+        // Metallic 0.8, but vertex colours make it a dielectric (Kd = base, Ks = 0.04).
         let lit = ImportedMaterial {
             base_color: base,
-            metallic: 0.0,
+            metallic: 0.8,
             alpha_mode: AlphaMode::Blend,
             ..ImportedMaterial::default()
         };
