@@ -10,7 +10,7 @@
 //! renderer uses the first [`MAX_LIGHTS`] of them; lights that are off are skipped but still use
 //! up their slot (book `EnableLighting`), so a ninth light is always ignored.
 //!
-//! Because lights are referenced by id, editing a light ([`Scene::light_mut`]) shows up at the
+//! Because lights are referenced by id, editing a light ([`Scene::set_light`]) shows up at the
 //! next draw without any update (the book's shared-pointer rule); attaching or detaching needs
 //! the update that `Scene::draw` runs.
 //!
