@@ -150,6 +150,8 @@ struct Quad {
     cameras: Vec<(Value, Value)>,
     /// A translation animation of the quad node: x at t = 0 and t = 1.
     animate_x: Option<(f32, f32)>,
+    /// Extra top-level nodes carrying `KHR_lights_punctual` lights, and the light objects.
+    lights: Vec<(Value, Value)>,
 }
 
 impl Quad {
@@ -160,6 +162,7 @@ impl Quad {
             texture: None,
             cameras: Vec::new(),
             animate_x: None,
+            lights: Vec::new(),
         }
     }
 }
@@ -191,7 +194,7 @@ fn write_quad(dir: &Path, name: &str, q: &Quad) -> PathBuf {
     }
     let mut material = q.material.clone();
     let mut doc = json!({
-        "extensionsUsed": ["KHR_materials_unlit", "KHR_texture_transform"],
+        "extensionsUsed": ["KHR_materials_unlit", "KHR_texture_transform", "KHR_lights_punctual"],
         "scene": 0,
         "nodes": [{"name": "quad", "mesh": 0}],
         "meshes": [{"name": "quad", "primitives": [{"attributes": attributes, "indices": idx, "material": 0}]}],
@@ -214,6 +217,17 @@ fn write_quad(dir: &Path, name: &str, q: &Quad) -> PathBuf {
     }
     if !cameras.is_empty() {
         doc["cameras"] = json!(cameras);
+    }
+    let mut lights = Vec::new();
+    for (node, light) in &q.lights {
+        let mut node = node.clone();
+        node["extensions"] = json!({"KHR_lights_punctual": {"light": lights.len()}});
+        lights.push(light.clone());
+        doc["nodes"].as_array_mut().unwrap().push(node);
+        roots.push(roots.len());
+    }
+    if !lights.is_empty() {
+        doc["extensions"] = json!({"KHR_lights_punctual": {"lights": lights}});
     }
     doc["scenes"] = json!([{"nodes": roots}]);
     if let Some((x0, x1)) = q.animate_x {
@@ -301,6 +315,79 @@ fn unlit_flag_differs_from_lit_and_matches_base_colour() {
     // red is below full and a little specular green/blue is added.
     let c = center(&lit);
     assert!(c[0] > 100 && c[0] < 255, "{c:?}");
+}
+
+#[test]
+fn punctual_lights_follow_the_documented_rule() {
+    let dir = temp_dir("lights");
+    // A red dielectric (Kd = (1, 0, 0), Ks = 0.04, roughness 1 → shininess 1), seen head-on
+    // by a camera at (0, 0, 3); no default rig is added when the file has lights.
+    let red = json!({"pbrMetallicRoughness": {"baseColorFactor": [1.0, 0.0, 0.0, 1.0],
+                     "metallicFactor": 0.0, "roughnessFactor": 1.0}});
+    let lit_by = |name: &str, node: Value, light: Value| {
+        let q = Quad {
+            cameras: vec![camera_node("front", 3.0, false)],
+            lights: vec![(node, light)],
+            ..Quad::new(red.clone())
+        };
+        write_quad(&dir, name, &q);
+    };
+    // Directional, intensity 0.5, shining down −z onto the quad: diffuse 0.5·1 on red, the
+    // specular 0.04·0.5 (N·H = 1 with the infinite viewer) on every channel.
+    lit_by(
+        "sun",
+        json!({"name": "sun"}),
+        json!({"type": "directional", "intensity": 0.5}),
+    );
+    let sun = render(
+        &dir,
+        &["render", "sun.gltf", "-o", "sun.png", "--size", "32x32"],
+    );
+    assert!(
+        near(center(&sun), [133, 5, 5, 255], 1),
+        "{:?}",
+        center(&sun)
+    );
+    // Point light of 4 cd at (0, 0, 2). Lighting is per vertex (Gouraud) and all four
+    // corners (±1, ±1, 0) see it alike: d² = 6, N·L = 2/√6, so diffuse = 4/6 · 2/√6 = 0.544;
+    // H = normalize(L + (0, 0, 1)) gives N·H = 0.953, specular = 0.04 · 0.953 · 4/6 = 0.025.
+    // Red = 0.570 → 145, green = blue = 0.025 → 6.
+    lit_by(
+        "bulb",
+        json!({"name": "bulb", "translation": [0.0, 0.0, 2.0]}),
+        json!({"type": "point", "intensity": 4.0}),
+    );
+    let bulb = render(
+        &dir,
+        &["render", "bulb.gltf", "-o", "bulb.png", "--size", "32x32"],
+    );
+    assert!(
+        near(center(&bulb), [145, 6, 6, 255], 1),
+        "{:?}",
+        center(&bulb)
+    );
+    // Twice the intensity doubles the attenuated terms: red 1.139 → 255, specular 0.051 → 13.
+    lit_by(
+        "bright",
+        json!({"name": "bright", "translation": [0.0, 0.0, 2.0]}),
+        json!({"type": "point", "intensity": 8.0}),
+    );
+    let bright = render(
+        &dir,
+        &[
+            "render",
+            "bright.gltf",
+            "-o",
+            "bright.png",
+            "--size",
+            "32x32",
+        ],
+    );
+    assert!(
+        near(center(&bright), [255, 13, 13, 255], 1),
+        "{:?}",
+        center(&bright)
+    );
 }
 
 #[test]
