@@ -22,6 +22,12 @@
 //! The glTF alpha of a lit surface is the diffuse alpha (base colour alpha) or, with vertex
 //! colours, the vertex alpha × base alpha; the texture's alpha multiplies it (modulate).
 //!
+//! **Framebuffer alpha** (what a PNG's alpha channel shows): blending uses one pair of
+//! factors for colour and alpha, as `glBlendFunc` does, so a `BLEND` surface of alpha `a`
+//! over an opaque background leaves alpha `a² + (1 − a)` (below 1), and a `MASK` surface
+//! writes its own alpha (at least the cutoff). The RGB is as specified; an image meant to be
+//! opaque should be read as RGB.
+//!
 //! # Lights
 //!
 //! Every `KHR_lights_punctual` light becomes a scene [`Light`] (file order, at most
