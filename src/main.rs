@@ -29,7 +29,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Render the built-in showcase scene to a PNG (the default subcommand).
+    /// Render a scene file (.gltf, .glb, .obj) or the built-in showcase to a PNG (the default
+    /// subcommand).
     Render(RenderArgs),
     /// Compare two images; exit 1 past the tolerance.
     ///

@@ -76,6 +76,10 @@ pub struct TextureStage {
     pub constant: Vec4,
     /// Coordinate source.
     pub coords: TexCoords,
+    /// Texture matrix on `(s, t, 1)` (column vectors) applied to the coordinates before
+    /// sampling (GL's texture matrix, restricted to 2D affine maps; e.g. glTF
+    /// `KHR_texture_transform`). Identity by default.
+    pub matrix: Mat3,
 }
 
 impl TextureStage {
@@ -87,7 +91,15 @@ impl TextureStage {
             apply,
             constant: Vec4::new(0.0, 0.0, 0.0, 1.0),
             coords: TexCoords::Uv(uv_set),
+            matrix: Mat3::IDENTITY,
         }
+    }
+
+    /// The same stage with texture matrix `matrix` (see [`TextureStage::matrix`]).
+    #[must_use]
+    pub fn with_matrix(mut self, matrix: Mat3) -> Self {
+        self.matrix = matrix;
+        self
     }
 
     /// The same stage with another apply mode.
@@ -100,6 +112,10 @@ impl TextureStage {
 
 /// An effect (see the [module docs](self) for where each may sit and what it draws).
 #[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "an effect is stored once per node behind an Arc; boxing the bump map would only add an indirection"
+)]
 pub enum Effect {
     /// Texture stages (local on a leaf, appended on a group).
     Textures(Vec<TextureStage>),
@@ -184,6 +200,7 @@ impl Effect {
             apply,
             constant: Vec4::new(0.0, 0.0, 0.0, 1.0),
             coords: TexCoords::SphereMap,
+            matrix: Mat3::IDENTITY,
         }])
     }
 
@@ -208,6 +225,7 @@ impl Effect {
             apply,
             constant: Vec4::new(0.0, 0.0, 0.0, 1.0),
             coords: TexCoords::projector(projector),
+            matrix: Mat3::IDENTITY,
         }])
     }
 

@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use plumb_raster::fog::{FogDistance, FogMode};
 use plumb_raster::light::{Light as RLight, LightKind, LightingState, Material};
@@ -41,6 +41,21 @@ use crate::light::{Light, LightType};
 use crate::mesh::Topology;
 use crate::renderer::{BackendStats, ColorSource, Draw, Frame, Pass, Renderer, Space};
 use crate::state::{CullFace, FogApply, FogDensity, RenderStates, ShadeState};
+
+/// A stage's 2D texture matrix on `(s, t, 1)` as plumb-raster's 4×4 on `(s, t, r, q)`: `s`
+/// and `t` are mapped affinely (the third column is the translation, read from `q`), `r` and
+/// `q` pass through.
+fn texture_matrix(m: Mat3) -> Mat4 {
+    if m == Mat3::IDENTITY {
+        return Mat4::IDENTITY;
+    }
+    Mat4::from_cols(
+        Vec4::new(m.x_axis.x, m.x_axis.y, 0.0, 0.0),
+        Vec4::new(m.y_axis.x, m.y_axis.y, 0.0, 0.0),
+        Vec4::new(0.0, 0.0, 1.0, 0.0),
+        Vec4::new(m.z_axis.x, m.z_axis.y, 0.0, 1.0),
+    )
+}
 
 fn raster_err(e: plumb_raster::Error) -> SceneError {
     SceneError::Renderer(e.to_string())
@@ -233,6 +248,8 @@ impl SoftRenderer {
             // GL's separate specular colour (the book's renderer turns it on); skipped when no
             // specular light can reach the surface, which changes no pixel (it adds zero) and
             // saves the secondary colour's interpolation.
+            two_sided: m.two_sided,
+            color_material: m.color_material,
             separate_specular: t.specular
                 && m.specular.truncate() != Vec3::ZERO
                 && draw
@@ -325,7 +342,7 @@ impl SoftRenderer {
                         }
                     }
                 },
-                matrix: Mat4::IDENTITY,
+                matrix: texture_matrix(st.matrix),
             })
             .collect();
         let f = &pass.states.fog;

@@ -281,8 +281,14 @@ impl Default for FogState {
 }
 
 /// Surface material (book `MaterialState`). `Default`: emissive (0,0,0,1), ambient
-/// (0.2,0.2,0.2,1), diffuse (0.8,0.8,0.8,1), specular (0,0,0,1), shininess 1. Used only when
-/// the geometry has at least one light; the lit alpha is the diffuse alpha.
+/// (0.2,0.2,0.2,1), diffuse (0.8,0.8,0.8,1), specular (0,0,0,1), shininess 1, no colour
+/// material, one-sided lighting. Used only when the geometry has at least one light; the lit
+/// alpha is the diffuse alpha (the vertex alpha with `color_material`).
+///
+/// Two extensions over the book, both GL 1.x lighting-model switches that imported materials
+/// need: `color_material` (GL `COLOR_MATERIAL` with `AMBIENT_AND_DIFFUSE`: the vertex colour
+/// replaces the ambient and diffuse reflectance and the alpha) and `two_sided` (GL
+/// `LIGHT_MODEL_TWO_SIDE`: back faces are lit with the negated normal).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MaterialState {
     /// Emissive colour.
@@ -295,6 +301,10 @@ pub struct MaterialState {
     pub specular: Vec4,
     /// Specular exponent.
     pub shininess: f32,
+    /// Vertex colours replace ambient and diffuse (and the alpha) when lit (extension).
+    pub color_material: bool,
+    /// Back faces are lit with the negated normal (extension).
+    pub two_sided: bool,
 }
 
 impl MaterialState {
@@ -305,6 +315,8 @@ impl MaterialState {
         diffuse: Vec4::new(0.8, 0.8, 0.8, 1.0),
         specular: Vec4::new(0.0, 0.0, 0.0, 1.0),
         shininess: 1.0,
+        color_material: false,
+        two_sided: false,
     };
 
     /// A matte material: ambient = diffuse = `color` (alpha from `color`), no specular.

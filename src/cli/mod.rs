@@ -1,5 +1,6 @@
 //! Subcommands of the `plumb` binary, one module each, plus the shared exit-code rules.
 
+pub mod camera;
 pub mod diff;
 pub mod info;
 pub mod render;

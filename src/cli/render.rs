@@ -1,22 +1,43 @@
-//! `plumb render`: draw the built-in showcase into a PNG.
+//! `plumb render`: draw a scene file (.gltf, .glb, .obj, and whatever else `io::load`
+//! reads) or, without one, the built-in showcase, into a PNG.
+//!
+//! The scene path: load → [`io::apply`](plumb::scene::io::apply()) (materials, lights,
+//! default light rig; `--unlit` draws base colour × vertex colour × texture) → per frame:
+//! sample animations at the frame's time, choose the camera, place the lights, draw with the
+//! soft renderer, write the PNG (and the depth PNG). See [`camera`](super::camera) for how the
+//! camera is chosen and [`plumb::scene::io::framing`] for the framing rule.
+//!
+//! `--frames N --fps F` writes `OUT_0000.png` … at `t = time + i/F` (F defaults to 24), with a
+//! progress bar on stderr only when stderr is a terminal.
 
-use std::path::PathBuf;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use glam::{Vec3, Vec4};
 use plumb::raster::target::MAX_TARGET_SIZE;
 use plumb::raster::{Context, ContextOptions};
+use plumb::scene::io::{self, ApplyOptions, ImportOptions};
+use plumb::scene::SoftRenderer;
 
+use super::camera::{choose_camera, CameraArgs};
 use super::{say, CliResult};
 
 /// Largest accepted `--threads` (0 = all cores).
 pub const MAX_THREADS: usize = 1024;
+/// Largest accepted `--frames`.
+pub const MAX_FRAMES: u32 = 100_000;
+/// Frames per second when `--frames` is given without `--fps`.
+pub const DEFAULT_FPS: f32 = 24.0;
 
 /// Arguments of `plumb render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    // Future: a positional `scene: Option<PathBuf>` (SCENE: .json, .gltf, .glb or .obj) goes
-    // here; without it, the built-in showcase is rendered. Scene loading is not implemented yet.
+    /// Scene file (.gltf, .glb, .obj; any format the loader knows). Without it the built-in
+    /// showcase is rendered.
+    #[arg(value_name = "SCENE")]
+    pub scene: Option<PathBuf>,
     /// Output PNG file.
     #[arg(
         short = 'o',
@@ -31,6 +52,33 @@ pub struct RenderArgs {
     /// Worker threads (0 or absent: all cores). The image is identical for every count.
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
+    /// Camera choice and overrides.
+    #[command(flatten)]
+    pub view: CameraArgs,
+    /// Animation time in seconds (of the first frame).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value = "0",
+        value_parser = parse_finite,
+        allow_hyphen_values = true
+    )]
+    pub time: f32,
+    /// Draw without lighting: base colour × vertex colour × texture.
+    #[arg(long)]
+    pub unlit: bool,
+    /// Clear colour, four numbers in 0..=1 (three: alpha 1).
+    #[arg(long, value_name = "R,G,B,A", value_parser = parse_color)]
+    pub background: Option<Vec4>,
+    /// Also write the depth buffer as a 16-bit greyscale PNG (0 = near, 65535 = far).
+    #[arg(long, value_name = "DEPTH.png")]
+    pub depth_out: Option<PathBuf>,
+    /// Render a sequence of N frames: OUT_0000.png, OUT_0001.png, ...
+    #[arg(long, value_name = "N", value_parser = parse_frames)]
+    pub frames: Option<u32>,
+    /// Frames per second of the sequence (default 24).
+    #[arg(long, value_name = "F", value_parser = parse_positive, requires = "frames")]
+    pub fps: Option<f32>,
 }
 
 /// A render size in pixels.
@@ -75,8 +123,117 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-/// Renders the showcase and writes the PNG.
+/// Parses a finite number.
+pub(crate) fn parse_finite(s: &str) -> Result<f32, String> {
+    let v: f32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() {
+        return Err(format!("'{s}' is not a finite number"));
+    }
+    Ok(v)
+}
+
+/// Parses a finite number > 0.
+pub(crate) fn parse_positive(s: &str) -> Result<f32, String> {
+    let v = parse_finite(s)?;
+    if v <= 0.0 {
+        return Err(format!("'{s}' must be greater than 0"));
+    }
+    Ok(v)
+}
+
+/// Parses `n` comma-separated finite numbers.
+pub(crate) fn parse_numbers(s: &str, n: usize) -> Result<Vec<f32>, String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() != n {
+        return Err(format!("expected {n} comma-separated numbers, got '{s}'"));
+    }
+    parts.iter().map(|p| parse_finite(p)).collect()
+}
+
+/// Parses `X,Y,Z`.
+pub(crate) fn parse_vec3(s: &str) -> Result<Vec3, String> {
+    let v = parse_numbers(s, 3)?;
+    Ok(Vec3::new(v[0], v[1], v[2]))
+}
+
+/// Parses `R,G,B,A` (or `R,G,B` with alpha 1), each in 0..=1.
+fn parse_color(s: &str) -> Result<Vec4, String> {
+    let n = s.split(',').count();
+    let v = parse_numbers(s, if n == 3 { 3 } else { 4 })?;
+    if v.iter().any(|c| !(0.0..=1.0).contains(c)) {
+        return Err(format!("colour components must be in 0..=1, got '{s}'"));
+    }
+    Ok(Vec4::new(
+        v[0],
+        v[1],
+        v[2],
+        v.get(3).copied().unwrap_or(1.0),
+    ))
+}
+
+/// Parses a frame count in `1..=MAX_FRAMES`.
+fn parse_frames(s: &str) -> Result<u32, String> {
+    let n: u32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a whole number"))?;
+    if n == 0 || n > MAX_FRAMES {
+        return Err(format!("frames must be 1..={MAX_FRAMES}, got {n}"));
+    }
+    Ok(n)
+}
+
+/// `OUT.png` → `OUT_0007.png` (the index before the extension, four digits at least).
+pub fn frame_path(out: &Path, index: u32) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match out.extension() {
+        Some(ext) => format!("{stem}_{index:04}.{}", ext.to_string_lossy()),
+        None => format!("{stem}_{index:04}"),
+    };
+    out.with_file_name(name)
+}
+
+/// Renders the scene file or the showcase and writes the PNG(s).
 pub fn run(args: &RenderArgs) -> CliResult {
+    match &args.scene {
+        Some(path) => run_scene(args, path),
+        None => run_showcase(args),
+    }
+}
+
+/// Options that only make sense with a scene file.
+fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
+    let v = &args.view;
+    [
+        (v.camera.is_some(), "--camera"),
+        (v.eye.is_some(), "--eye"),
+        (v.target.is_some(), "--target"),
+        (v.up.is_some(), "--up"),
+        (v.fov.is_some(), "--fov"),
+        (v.near.is_some(), "--near"),
+        (v.far.is_some(), "--far"),
+        (args.time != 0.0, "--time"),
+        (args.unlit, "--unlit"),
+        (args.background.is_some(), "--background"),
+        (args.frames.is_some(), "--frames"),
+    ]
+    .into_iter()
+    .find_map(|(given, name)| given.then_some(name))
+}
+
+/// Renders the showcase and writes the PNG.
+fn run_showcase(args: &RenderArgs) -> CliResult {
+    if let Some(name) = scene_only_options(args) {
+        return Err(format!(
+            "{name} needs a SCENE file (the built-in showcase is fixed)"
+        ));
+    }
     let Size { width, height } = args.size;
     let mut ctx = Context::new(
         width,
@@ -87,10 +244,99 @@ pub fn run(args: &RenderArgs) -> CliResult {
     )
     .map_err(|e| e.to_string())?;
     plumb::showcase::draw(&mut ctx).map_err(|e| e.to_string())?;
-    ctx.color_image()
-        .save(&args.out)
-        .map_err(|e| format!("{}: {e}", args.out.display()))?;
+    save_png(&ctx.color_image(), &args.out)?;
+    if let Some(depth) = &args.depth_out {
+        save_png(&ctx.target().depth_image16(), depth)?;
+    }
     say!("wrote {} ({width}x{height})", args.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Saves an image, with the path in the message on failure.
+fn save_png<P, C>(image: &image::ImageBuffer<P, C>, path: &Path) -> Result<(), String>
+where
+    P: image::PixelWithColorType,
+    [P::Subpixel]: image::EncodableLayout,
+    C: std::ops::Deref<Target = [P::Subpixel]>,
+{
+    image
+        .save(path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Loads, maps and renders a scene file (one frame or a sequence).
+fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
+    let Size { width, height } = args.size;
+    let io::ImportedScene {
+        mut scene,
+        imported,
+    } = io::load(path, &ImportOptions::default()).map_err(|e| e.to_string())?;
+    let applied = io::apply(
+        &mut scene,
+        &imported,
+        &ApplyOptions {
+            unlit: args.unlit,
+            default_lights: true,
+        },
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(bg) = args.background {
+        scene.set_background(bg).map_err(|e| e.to_string())?;
+    }
+    // Framing uses the scene as stored in the file, before any animation, so a sequence is
+    // seen from one fixed viewpoint.
+    let rest_bound = *scene.world_bound(scene.root()).map_err(|e| e.to_string())?;
+    let mut renderer = SoftRenderer::new(width, height, args.threads).map_err(|e| e.to_string())?;
+    let frames = args.frames.unwrap_or(1);
+    let fps = args.fps.unwrap_or(DEFAULT_FPS);
+    let progress = (args.frames.is_some() && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(u64::from(frames));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, eta {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    for i in 0..frames {
+        let t = args.time + i as f32 / fps;
+        if !t.is_finite() {
+            return Err(format!("frame {i}: time is not finite"));
+        }
+        io::apply_animations(&mut scene, &imported.animations, t).map_err(|e| e.to_string())?;
+        scene.update(f64::from(t));
+        let camera = choose_camera(&scene, &imported, &args.view, &rest_bound, width, height)?;
+        applied
+            .place_lights(&mut scene, &imported, &camera)
+            .map_err(|e| e.to_string())?;
+        scene
+            .draw(&camera, &mut renderer)
+            .map_err(|e| e.to_string())?;
+        let (out, depth) = match args.frames {
+            Some(_) => (
+                frame_path(&args.out, i),
+                args.depth_out.as_deref().map(|d| frame_path(d, i)),
+            ),
+            None => (args.out.clone(), args.depth_out.clone()),
+        };
+        save_png(&renderer.image(), &out)?;
+        if let Some(depth) = depth {
+            save_png(&renderer.context().target().depth_image16(), &depth)?;
+        }
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    match args.frames {
+        Some(n) => say!(
+            "wrote {n} frames {} .. {} ({width}x{height})",
+            frame_path(&args.out, 0).display(),
+            frame_path(&args.out, n - 1).display()
+        ),
+        None => say!("wrote {} ({width}x{height})", args.out.display()),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -120,6 +366,28 @@ mod tests {
         assert!(parse_size("64").is_err());
         assert!(parse_size("-1x5").is_err());
         assert!(parse_size("99999999999999999999x5").is_err());
+    }
+
+    #[test]
+    fn vectors_colors_frames() {
+        assert_eq!(parse_vec3("1,2.5,-3"), Ok(Vec3::new(1.0, 2.5, -3.0)));
+        assert!(parse_vec3("1,2").is_err());
+        assert!(parse_vec3("1,2,NaN").is_err());
+        assert!(parse_vec3("1,2,inf").is_err());
+        assert!(parse_vec3("1,x,3").is_err());
+        assert_eq!(parse_color("0,0.5,1"), Ok(Vec4::new(0.0, 0.5, 1.0, 1.0)));
+        assert_eq!(parse_color("0,0,0,0"), Ok(Vec4::ZERO));
+        assert!(parse_color("0,0,2,1").is_err());
+        assert!(parse_color("0,0").is_err());
+        assert!(parse_frames("0").is_err());
+        assert_eq!(parse_frames("3"), Ok(3));
+        assert!(parse_positive("0").is_err());
+        assert!(parse_finite("nan").is_err());
+        assert_eq!(
+            frame_path(Path::new("dir/out.png"), 7),
+            Path::new("dir/out_0007.png")
+        );
+        assert_eq!(frame_path(Path::new("x"), 12345), Path::new("x_12345"));
     }
 
     #[test]

@@ -22,10 +22,12 @@
 //!
 //! # Materials
 //!
-//! Materials are not render state yet. Each geometry node gets an [`ImportedMaterial`]: plain
-//! data shaped like glTF's metallic-roughness material ([`material`] describes how each field
-//! is meant to map onto fixed-function state). The metallic-roughness → Blinn–Phong rule is
-//! [`ImportedMaterial::fixed_function_approximation`].
+//! The importers do not set render state. Each geometry node gets an [`ImportedMaterial`]:
+//! plain data shaped like glTF's metallic-roughness material. [`apply()`] turns them into
+//! render states, texture effects and lights (its module, [`apply`](mod@apply), lists every
+//! rule); the metallic-roughness → Blinn–Phong rule is
+//! [`ImportedMaterial::fixed_function_approximation`]. A scene without a camera is framed by
+//! [`frame_bound`] (rule in [`framing`]).
 //!
 //! # Determinism
 //!
@@ -61,7 +63,9 @@
 //! ```
 
 pub mod animation;
+pub mod apply;
 pub mod error;
+pub mod framing;
 pub mod gltf;
 pub mod imported;
 pub mod json;
@@ -75,7 +79,9 @@ use std::path::Path;
 pub use animation::{
     add_animation_controllers, apply_animations, Animation, Interpolation, NodeAnimation, Track,
 };
+pub use apply::{apply, Applied, ApplyOptions, LightSource};
 pub use error::{IoError, Location};
+pub use framing::frame_bound;
 pub use imported::{
     CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedScene, LightKind,
 };

@@ -1,0 +1,638 @@
+//! From an import to a drawable scene: imported materials become render states and texture
+//! effects, imported punctual lights become scene lights, and a scene without lights gets a
+//! default light rig.
+//!
+//! [`apply`] is the one entry point; it changes only the geometry leaves that have an
+//! [`ImportedMaterial`] (their global states, effect and, where vertex colours must carry the
+//! base colour, their mesh) and adds lights. The rules, per geometry leaf with material `M`:
+//!
+//! | glTF | render state |
+//! |---|---|
+//! | lit (default) | [`MaterialState`] from [`ImportedMaterial::fixed_function_approximation`]: ambient, diffuse, specular, shininess, emissive |
+//! | `baseColorTexture` | texture unit 0 with the binding's sampler, uv set (`texCoord`) and `KHR_texture_transform` as the stage's texture matrix; apply *modulate* (for `OPAQUE`, a combiner that modulates RGB and keeps the incoming alpha) |
+//! | `COLOR_0` | lit: the vertex colours × the diffuse colour (RGB and alpha) become the mesh colours and [`MaterialState::color_material`] is on, so they replace ambient and diffuse; the material is then approximated with metallic 0 (a metal's highlight would need the vertex colour, and the specular colour is one per material); unlit: vertex colours × base colour become the primary colour |
+//! | `alphaMode` `OPAQUE` | no blending, no test; the alpha that reaches the framebuffer is forced to 1 (diffuse / vertex alpha 1, texture alpha ignored) |
+//! | `alphaMode` `MASK` | alpha test `α ≥ alphaCutoff`, blending off, depth writes on |
+//! | `alphaMode` `BLEND` | source-over blending ([`AlphaState::BLEND`]) and depth writes off ([`ZBufferState::READ_ONLY`]), so [`Scene::draw`] sorts the leaf back to front with the other transparent leaves |
+//! | `doubleSided` | culling off ([`CullState::NONE`]) and two-sided lighting ([`MaterialState::two_sided`]) |
+//! | `emissiveFactor` | the material's emissive colour (lit only) |
+//! | `emissiveTexture` | (lit only, when the factor is not black) an *add* stage after the base colour texture; the texture is added as it is, the factor only switches it on (multiplying by the factor would need a second combiner stage), and the material's emissive colour is then black |
+//! | `KHR_materials_unlit`, or [`ApplyOptions::unlit`] | no lights attached to the leaf: the colour is base colour × vertex colour × texture, with no lighting and no emission |
+//!
+//! The glTF alpha of a lit surface is the diffuse alpha (base colour alpha) or, with vertex
+//! colours, the vertex alpha × base alpha; the texture's alpha multiplies it (modulate).
+//!
+//! **Framebuffer alpha** (what a PNG's alpha channel shows): blending uses one pair of
+//! factors for colour and alpha, as `glBlendFunc` does, so a `BLEND` surface of alpha `a`
+//! over an opaque background leaves alpha `a² + (1 − a)` (below 1), and a `MASK` surface
+//! writes its own alpha (at least the cutoff). The RGB is as specified; an image meant to be
+//! opaque should be read as RGB.
+//!
+//! # Lights
+//!
+//! Every `KHR_lights_punctual` light becomes a scene [`Light`] (file order, at most
+//! [`MAX_LIGHTS`]; the rest are ignored), placed by its node's world transform when
+//! [`Applied::place_lights`] runs (position: the node's origin; direction: its local −z):
+//!
+//! * **colour**: diffuse and specular = the light's colour; ambient black.
+//! * **directional**: `intensity` (lux) is the scene light's intensity, so colour × intensity
+//!   is clamped to 1 per channel (1 lux of white light lights a white surface facing it fully).
+//! * **point / spot**: glTF's inverse-square falloff `I/d²` (candela) becomes the attenuation
+//!   `(constant, linear, quadratic) = (0, 0, 1/I)` with intensity 1; an intensity of 0 turns
+//!   the light off. `range` is not applied: fixed-function lights have no cut-off distance.
+//! * **spot**: a hard cone (exponent 0) with half-angle `(inner + outer)/2`, the middle of
+//!   glTF's smooth falloff band.
+//!
+//! The lights are attached to every **lit** geometry leaf (not to the root), which is how an
+//! unlit material is drawn without lighting while the rest of the scene is lit.
+//!
+//! When the import has no lights (and [`ApplyOptions::default_lights`] is on) a
+//! **default rig** is used instead, placed relative to the camera by
+//! [`Applied::place_lights`]: a white *key* directional light (diffuse
+//! [`DEFAULT_KEY_DIFFUSE`], specular [`DEFAULT_KEY_SPECULAR`]) travelling along
+//! `normalize(D − 0.35·U)` — the view direction `D`, tilted so the light comes from slightly
+//! above the eye (camera up `U`), a headlight — and an ambient *fill* light of
+//! [`DEFAULT_FILL_AMBIENT`] grey, which shows every surface's ambient (= diffuse) colour at
+//! that fraction even where the key does not reach.
+
+use std::sync::Arc;
+
+use glam::{Vec3, Vec4};
+use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Operand, Source};
+
+use super::imported::{Imported, LightKind};
+use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
+use crate::camera::Camera;
+use crate::effect::{Effect, TextureStage};
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
+use crate::light::{Light, LightId, LightType, MAX_LIGHTS};
+use crate::mesh::Mesh;
+use crate::state::{AlphaState, CompareFunc, CullState, GlobalState, MaterialState, ZBufferState};
+
+/// Diffuse (grey level) of the default rig's key light.
+pub const DEFAULT_KEY_DIFFUSE: f32 = 0.85;
+/// Specular (grey level) of the default rig's key light.
+pub const DEFAULT_KEY_SPECULAR: f32 = 0.4;
+/// Ambient (grey level) of the default rig's fill light.
+pub const DEFAULT_FILL_AMBIENT: f32 = 0.3;
+/// How far the default key light is tilted down from the view direction (times camera up).
+pub const DEFAULT_KEY_TILT: f32 = 0.35;
+
+/// How [`apply`] maps an import.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApplyOptions {
+    /// Draw every material unlit: base colour × vertex colour × texture, no lights at all
+    /// (for comparing against other renderers' base colour output).
+    pub unlit: bool,
+    /// Add the default light rig when the import has no lights.
+    pub default_lights: bool,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions {
+            unlit: false,
+            default_lights: true,
+        }
+    }
+}
+
+/// Where a scene light added by [`apply`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LightSource {
+    /// `Imported::lights[i]`.
+    Imported(usize),
+    /// The default rig's key light (follows the camera).
+    Key,
+    /// The default rig's ambient fill light.
+    Fill,
+}
+
+/// What [`apply`] added: the scene lights and where each comes from, and the lit leaves.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Applied {
+    /// Scene lights in attachment order (file order, or key then fill).
+    pub lights: Vec<(LightId, LightSource)>,
+    /// Geometry leaves drawn with lighting (the lights are attached to each).
+    pub lit: Vec<NodeId>,
+    /// Geometry leaves drawn without lighting.
+    pub unlit: Vec<NodeId>,
+}
+
+impl Applied {
+    /// Places the lights for a frame: imported lights from their nodes' current world
+    /// transforms (computed fresh, so after animations no update is needed), the default rig
+    /// from `camera` (see the [module docs](self)).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`] for a removed light node, [`SceneError::UnknownLight`],
+    /// [`SceneError::NonFinite`] for a non-finite transform.
+    pub fn place_lights(
+        &self,
+        scene: &mut Scene,
+        imported: &Imported,
+        camera: &Camera,
+    ) -> Result<(), SceneError> {
+        for &(id, source) in &self.lights {
+            let mut light = *scene.light(id)?;
+            match source {
+                LightSource::Imported(i) => {
+                    let Some(l) = imported.lights.get(i) else {
+                        continue;
+                    };
+                    let world = scene.compute_world(l.node)?;
+                    light.position = world.translation();
+                    light.direction = world.apply_vector(Vec3::NEG_Z).normalize_or_zero();
+                    if light.direction == Vec3::ZERO {
+                        light.direction = Vec3::NEG_Z;
+                    }
+                }
+                LightSource::Key => {
+                    light.direction =
+                        (camera.direction() - DEFAULT_KEY_TILT * camera.up()).normalize_or_zero();
+                }
+                LightSource::Fill => {}
+            }
+            scene.set_light(id, light)?;
+        }
+        Ok(())
+    }
+}
+
+/// The scene light for an imported punctual light (see the [module docs](self) for the
+/// rule), not yet placed.
+fn scene_light(kind: LightKind, color: Vec3, intensity: f32) -> Light {
+    let color4 = color.extend(1.0);
+    let base = Light {
+        diffuse: color4,
+        specular: color4,
+        ..Light::default()
+    };
+    let positional = Light {
+        intensity: 1.0,
+        constant: 0.0,
+        linear: 0.0,
+        quadratic: if intensity > 0.0 {
+            1.0 / intensity
+        } else {
+            0.0
+        },
+        attenuate: true,
+        on: intensity > 0.0 && intensity.is_finite(),
+        ..base
+    };
+    match kind {
+        LightKind::Directional => Light {
+            kind: LightType::Directional,
+            intensity: intensity.max(0.0),
+            ..base
+        },
+        LightKind::Point => Light {
+            kind: LightType::Point,
+            ..positional
+        },
+        LightKind::Spot {
+            inner_cone_angle,
+            outer_cone_angle,
+        } => Light {
+            kind: LightType::Spot,
+            angle: 0.5 * (inner_cone_angle + outer_cone_angle),
+            exponent: 0.0,
+            ..positional
+        },
+    }
+}
+
+/// Combiner for an `OPAQUE` base colour texture: RGB modulated, alpha kept from the previous
+/// stage (the texture's alpha is ignored).
+const MODULATE_RGB_KEEP_ALPHA: CombineState = CombineState {
+    rgb: CombineFn::Modulate,
+    alpha: CombineFn::Replace,
+    src_rgb: [Source::Texture, Source::Previous, Source::Constant],
+    op_rgb: [Operand::Color, Operand::Color, Operand::Alpha],
+    src_alpha: [Source::Previous, Source::Previous, Source::Constant],
+    op_alpha: [Operand::Alpha, Operand::Alpha, Operand::Alpha],
+    rgb_scale: 1.0,
+    alpha_scale: 1.0,
+};
+
+/// A texture stage for a binding, or `None` when the mesh lacks the binding's uv set (the
+/// texture cannot be placed; the surface keeps its untextured colour).
+fn stage(binding: &TextureBinding, mesh: &Mesh, apply: ApplyMode) -> Option<TextureStage> {
+    let set = usize::try_from(binding.tex_coord).ok()?;
+    if set >= mesh.uv_sets().len() {
+        return None;
+    }
+    Some(
+        TextureStage::new(Arc::clone(&binding.texture), binding.sampler, apply, set)
+            .with_matrix(binding.uv_transform),
+    )
+}
+
+/// Turns an import into a drawable scene (see the [module docs](self) for every rule).
+/// Call once, after [`load`](super::load) / [`import`](super::import); then, per frame,
+/// [`Applied::place_lights`] with the camera before [`Scene::draw`].
+///
+/// # Errors
+/// [`SceneError::StaleId`] if a material's node is not in `scene`, [`SceneError::NonFinite`]
+/// for non-finite material or light values.
+pub fn apply(
+    scene: &mut Scene,
+    imported: &Imported,
+    options: &ApplyOptions,
+) -> Result<Applied, SceneError> {
+    let mut applied = Applied::default();
+    for (&node, material) in &imported.materials {
+        let unlit = options.unlit || material.unlit;
+        apply_material(scene, node, material, unlit)?;
+        if unlit {
+            applied.unlit.push(node);
+        } else {
+            applied.lit.push(node);
+        }
+    }
+    if !applied.lit.is_empty() {
+        if imported.lights.is_empty() {
+            if options.default_lights {
+                let key = Light {
+                    diffuse: Vec3::splat(DEFAULT_KEY_DIFFUSE).extend(1.0),
+                    specular: Vec3::splat(DEFAULT_KEY_SPECULAR).extend(1.0),
+                    ..Light::directional(Vec3::NEG_Z)
+                };
+                let fill = Light::ambient(Vec3::splat(DEFAULT_FILL_AMBIENT));
+                applied
+                    .lights
+                    .push((scene.add_light(key)?, LightSource::Key));
+                applied
+                    .lights
+                    .push((scene.add_light(fill)?, LightSource::Fill));
+            }
+        } else {
+            for (i, l) in imported.lights.iter().take(MAX_LIGHTS).enumerate() {
+                let id = scene.add_light(scene_light(l.kind, l.color, l.intensity))?;
+                applied.lights.push((id, LightSource::Imported(i)));
+            }
+        }
+        // `attach_light` puts a light at the front of the node's list: attach in reverse
+        // so each leaf's list is in file order.
+        for &node in &applied.lit {
+            for &(id, _) in applied.lights.iter().rev() {
+                scene.attach_light(node, id)?;
+            }
+        }
+    }
+    Ok(applied)
+}
+
+/// Sets one geometry leaf's states, effect and (when colours carry the material) mesh.
+fn apply_material(
+    scene: &mut Scene,
+    node: NodeId,
+    m: &ImportedMaterial,
+    unlit: bool,
+) -> Result<(), SceneError> {
+    let mesh = Arc::clone(scene.mesh(node)?);
+    let opaque = m.alpha_mode == AlphaMode::Opaque;
+    // A metal's highlight carries its colour (F0 = base colour), which per-vertex colours
+    // would have to tint vertex by vertex; the fixed-function specular colour is one per
+    // material, so vertex-coloured surfaces are approximated as dielectrics.
+    let ff = if mesh.colors().is_some() {
+        ImportedMaterial {
+            metallic: 0.0,
+            ..m.clone()
+        }
+        .fixed_function_approximation()
+    } else {
+        m.fixed_function_approximation()
+    };
+    let alpha_of = |a: f32| if opaque { 1.0 } else { a };
+
+    // The colour that multiplies each vertex colour: the base colour unlit, the diffuse
+    // colour lit (colour material).
+    let tint = if unlit {
+        m.base_color.truncate().extend(alpha_of(m.base_color.w))
+    } else {
+        ff.diffuse.truncate().extend(alpha_of(ff.diffuse.w))
+    };
+    let needs_colors = mesh.colors().is_some() || (unlit && tint != Vec4::ONE);
+    if needs_colors {
+        let colors: Vec<Vec4> = match mesh.colors() {
+            Some(c) => c
+                .iter()
+                .map(|&c| {
+                    let c = c * tint;
+                    c.truncate().extend(alpha_of(c.w))
+                })
+                .collect(),
+            None => vec![tint; mesh.positions().len()],
+        };
+        let recolored = Mesh::clone(&mesh).with_colors(colors)?;
+        scene.set_mesh(node, Arc::new(recolored))?;
+    }
+
+    let emissive_texture = m
+        .emissive_texture
+        .as_ref()
+        .filter(|_| !unlit && m.emissive != Vec3::ZERO);
+    if !unlit {
+        let material = MaterialState {
+            emissive: if emissive_texture.is_some() {
+                Vec4::new(0.0, 0.0, 0.0, 1.0)
+            } else {
+                ff.emissive.extend(1.0)
+            },
+            ambient: ff.ambient.extend(1.0),
+            diffuse: ff.diffuse.truncate().extend(alpha_of(ff.diffuse.w)),
+            specular: ff.specular.extend(1.0),
+            shininess: ff.shininess,
+            color_material: mesh.colors().is_some(),
+            two_sided: m.double_sided,
+        };
+        scene.set_global_state(node, GlobalState::Material(material))?;
+    }
+    match m.alpha_mode {
+        AlphaMode::Opaque => {}
+        AlphaMode::Mask { cutoff } => scene.set_global_state(
+            node,
+            GlobalState::Alpha(AlphaState::alpha_test(CompareFunc::GreaterEqual, cutoff)),
+        )?,
+        AlphaMode::Blend => {
+            scene.set_global_state(node, GlobalState::Alpha(AlphaState::BLEND))?;
+            scene.set_global_state(node, GlobalState::ZBuffer(ZBufferState::READ_ONLY))?;
+        }
+    }
+    if m.double_sided {
+        scene.set_global_state(node, GlobalState::Cull(CullState::NONE))?;
+    }
+
+    let mut stages = Vec::new();
+    if let Some(b) = &m.base_color_texture {
+        let apply = if opaque {
+            ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA)
+        } else {
+            ApplyMode::Modulate
+        };
+        stages.extend(stage(b, &mesh, apply));
+    }
+    if let Some(b) = emissive_texture {
+        stages.extend(stage(b, &mesh, ApplyMode::Add));
+    }
+    if !stages.is_empty() {
+        scene.set_effect(node, Some(Effect::Textures(stages)))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Mat3, Vec2};
+    use plumb_raster::texture::{Sampler, Texture};
+
+    use super::*;
+    use crate::effect::TexCoords;
+    use crate::io::material::uv_transform_matrix;
+    use crate::state::BlendFactor;
+
+    fn quad(colors: Option<Vec4>) -> Mesh {
+        let m = Mesh::triangles(
+            vec![
+                Vec3::new(-1.0, -1.0, 0.0),
+                Vec3::new(1.0, -1.0, 0.0),
+                Vec3::new(1.0, 1.0, 0.0),
+            ],
+            vec![0, 1, 2],
+        )
+        .unwrap()
+        .with_normals(vec![Vec3::Z; 3])
+        .unwrap()
+        .with_uv_set(vec![Vec2::ZERO, Vec2::X, Vec2::ONE])
+        .unwrap();
+        match colors {
+            Some(c) => m.with_colors(vec![c; 3]).unwrap(),
+            None => m,
+        }
+    }
+
+    fn binding(tex_coord: u32) -> TextureBinding {
+        TextureBinding {
+            texture: Arc::new(Texture::from_rgba8(1, 1, vec![255; 4]).unwrap()),
+            sampler: Sampler::NEAREST,
+            tex_coord,
+            uv_transform: uv_transform_matrix(Vec2::new(0.5, 0.0), 0.0, Vec2::splat(2.0)),
+            source: "t.png".into(),
+        }
+    }
+
+    /// A scene with one leaf per material, and the matching import record.
+    fn setup(materials: Vec<(ImportedMaterial, Option<Vec4>)>) -> (Scene, Imported, Vec<NodeId>) {
+        let mut scene = Scene::new();
+        let root = scene.root();
+        let mut imported = Imported::default();
+        let mut ids = Vec::new();
+        for (i, (m, colors)) in materials.into_iter().enumerate() {
+            let id = scene
+                .add_geometry(root, format!("leaf{i}"), Arc::new(quad(colors)))
+                .unwrap();
+            imported.materials.insert(id, Arc::new(m));
+            ids.push(id);
+        }
+        (scene, imported, ids)
+    }
+
+    #[test]
+    fn alpha_modes_culling_and_lighting_states() {
+        let (mut scene, imported, ids) = setup(vec![
+            (ImportedMaterial::default(), None),
+            (
+                ImportedMaterial {
+                    alpha_mode: AlphaMode::Mask { cutoff: 0.3 },
+                    double_sided: true,
+                    ..ImportedMaterial::default()
+                },
+                None,
+            ),
+            (
+                ImportedMaterial {
+                    alpha_mode: AlphaMode::Blend,
+                    unlit: true,
+                    ..ImportedMaterial::default()
+                },
+                None,
+            ),
+        ]);
+        let applied = apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        scene.update(0.0);
+        assert_eq!(applied.lit, vec![ids[0], ids[1]]);
+        assert_eq!(applied.unlit, vec![ids[2]]);
+        let key_fill: Vec<LightId> = applied.lights.iter().map(|l| l.0).collect();
+        assert_eq!(
+            applied.lights.iter().map(|l| l.1).collect::<Vec<_>>(),
+            vec![LightSource::Key, LightSource::Fill]
+        );
+
+        let opaque = scene.resolved(ids[0]).unwrap();
+        assert_eq!(opaque.states.alpha, AlphaState::OPAQUE);
+        assert_eq!(opaque.states.cull, CullState::BACK);
+        assert_eq!(opaque.lights, key_fill);
+        assert!(!opaque.states.material.two_sided);
+        // Default material (metallic 1): diffuse = half the white base colour, alpha 1.
+        assert_eq!(
+            opaque.states.material.diffuse,
+            Vec4::new(0.5, 0.5, 0.5, 1.0)
+        );
+
+        let mask = scene.resolved(ids[1]).unwrap();
+        assert!(mask.states.alpha.test_enabled && !mask.states.alpha.blend_enabled);
+        assert_eq!(mask.states.alpha.test, CompareFunc::GreaterEqual);
+        assert_eq!(mask.states.alpha.reference, 0.3);
+        assert_eq!(mask.states.cull, CullState::NONE);
+        assert!(mask.states.material.two_sided);
+        assert!(mask.states.zbuffer.writable);
+
+        let blend = scene.resolved(ids[2]).unwrap();
+        assert!(blend.states.alpha.blend_enabled);
+        assert_eq!(blend.states.alpha.src_blend, BlendFactor::SrcAlpha);
+        assert_eq!(blend.states.alpha.dst_blend, BlendFactor::OneMinusSrcAlpha);
+        assert_eq!(blend.states.zbuffer, ZBufferState::READ_ONLY);
+        assert!(blend.lights.is_empty(), "unlit leaves get no lights");
+    }
+
+    #[test]
+    fn vertex_colours_carry_the_material_colour() {
+        let base = Vec4::new(1.0, 0.5, 0.25, 0.5);
+        let vc = Vec4::new(0.5, 1.0, 1.0, 0.5);
+        // Metallic 0.8, but vertex colours make it a dielectric (Kd = base, Ks = 0.04).
+        let lit = ImportedMaterial {
+            base_color: base,
+            metallic: 0.8,
+            alpha_mode: AlphaMode::Blend,
+            ..ImportedMaterial::default()
+        };
+        let unlit = ImportedMaterial {
+            unlit: true,
+            alpha_mode: AlphaMode::Opaque,
+            ..lit.clone()
+        };
+        let (mut scene, imported, ids) = setup(vec![(lit, Some(vc)), (unlit, Some(vc))]);
+        apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        scene.update(0.0);
+        // Lit, dielectric: Kd = base; colours = vc × Kd with alpha vc.a × base.a; colour
+        // material on.
+        let c = scene.mesh(ids[0]).unwrap().colors().unwrap()[0];
+        assert_eq!(c, Vec4::new(0.5, 0.5, 0.25, 0.25));
+        assert!(
+            scene
+                .resolved(ids[0])
+                .unwrap()
+                .states
+                .material
+                .color_material
+        );
+        // Unlit, opaque: colours = vc × base with alpha forced to 1.
+        let c = scene.mesh(ids[1]).unwrap().colors().unwrap()[0];
+        assert_eq!(c, Vec4::new(0.5, 0.5, 0.25, 1.0));
+    }
+
+    #[test]
+    fn texture_stage_sampler_uv_set_and_matrix() {
+        let with_tex = |tex_coord, alpha_mode| ImportedMaterial {
+            base_color_texture: Some(binding(tex_coord)),
+            alpha_mode,
+            ..ImportedMaterial::default()
+        };
+        let (mut scene, imported, ids) = setup(vec![
+            (with_tex(0, AlphaMode::Blend), None),
+            (with_tex(0, AlphaMode::Opaque), None),
+            (with_tex(3, AlphaMode::Blend), None),
+        ]);
+        apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        let Some(Effect::Textures(stages)) = scene.effect(ids[0]).unwrap() else {
+            panic!("no texture effect");
+        };
+        assert_eq!(stages.len(), 1);
+        let s = &stages[0];
+        assert_eq!(s.apply, ApplyMode::Modulate);
+        assert_eq!(s.coords, TexCoords::Uv(0));
+        assert_eq!(s.sampler, Sampler::NEAREST);
+        // scale 2 then offset (0.5, 0): u' = 2u + 0.5.
+        assert_eq!(
+            s.matrix * Vec3::new(0.25, 0.5, 1.0),
+            Vec3::new(1.0, 1.0, 1.0)
+        );
+        assert_ne!(s.matrix, Mat3::IDENTITY);
+        let Some(Effect::Textures(stages)) = scene.effect(ids[1]).unwrap() else {
+            panic!("no texture effect");
+        };
+        assert_eq!(stages[0].apply, ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA));
+        // uv set 3 does not exist: no stage.
+        assert!(scene.effect(ids[2]).unwrap().is_none());
+    }
+
+    #[test]
+    fn unlit_option_attaches_no_lights() {
+        let (mut scene, imported, ids) = setup(vec![(ImportedMaterial::default(), None)]);
+        let applied = apply(
+            &mut scene,
+            &imported,
+            &ApplyOptions {
+                unlit: true,
+                default_lights: true,
+            },
+        )
+        .unwrap();
+        scene.update(0.0);
+        assert!(applied.lights.is_empty());
+        assert!(scene.resolved(ids[0]).unwrap().lights.is_empty());
+        // Unlit white with no vertex colours: the mesh is left as it was.
+        assert!(scene.mesh(ids[0]).unwrap().colors().is_none());
+    }
+
+    #[test]
+    fn punctual_light_rule() {
+        let c = Vec3::new(1.0, 0.5, 0.25);
+        let d = scene_light(LightKind::Directional, c, 3.0);
+        assert_eq!(d.kind, LightType::Directional);
+        assert_eq!(d.intensity, 3.0);
+        assert_eq!(d.diffuse, c.extend(1.0));
+        assert_eq!(d.specular, c.extend(1.0));
+        assert_eq!(d.ambient.truncate(), Vec3::ZERO);
+        let p = scene_light(LightKind::Point, c, 4.0);
+        assert_eq!(p.kind, LightType::Point);
+        assert!(p.attenuate && p.on);
+        assert_eq!((p.constant, p.linear, p.quadratic), (0.0, 0.0, 0.25));
+        // At distance 2 the factor 1/(0.25·4) = 1 = I/d².
+        assert_eq!(1.0 / (p.quadratic * 4.0), 4.0 / 4.0);
+        let s = scene_light(
+            LightKind::Spot {
+                inner_cone_angle: 0.2,
+                outer_cone_angle: 0.6,
+            },
+            c,
+            1.0,
+        );
+        assert_eq!(s.kind, LightType::Spot);
+        assert!((s.angle - 0.4).abs() < 1e-6);
+        assert_eq!(s.exponent, 0.0);
+        assert!(!scene_light(LightKind::Point, c, 0.0).on);
+    }
+
+    #[test]
+    fn key_light_follows_the_camera() {
+        let (mut scene, imported, _) = setup(vec![(ImportedMaterial::default(), None)]);
+        let applied = apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        let mut camera = Camera::default();
+        camera
+            .look_at(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, Vec3::Y)
+            .unwrap();
+        applied
+            .place_lights(&mut scene, &imported, &camera)
+            .unwrap();
+        let key = scene.light(applied.lights[0].0).unwrap();
+        let want = Vec3::new(0.0, -DEFAULT_KEY_TILT, -1.0).normalize();
+        assert!((key.direction - want).length() < 1e-6, "{}", key.direction);
+        let fill = scene.light(applied.lights[1].0).unwrap();
+        assert_eq!(fill.kind, LightType::Ambient);
+        assert_eq!(fill.ambient.truncate(), Vec3::splat(DEFAULT_FILL_AMBIENT));
+    }
+}

@@ -1,0 +1,166 @@
+//! How `plumb render` chooses its camera for a scene file.
+//!
+//! 1. **Base camera**: `--camera NAME|INDEX` picks an imported camera — by exact name first,
+//!    else by 0-based index in node order; otherwise the first imported camera; otherwise the
+//!    world bound **as stored in the file** (before animation) is framed by the rule of
+//!    [`plumb::scene::io::framing`] with `--fov` (default 45°) and the image's aspect.
+//!    Imported cameras follow their (animated) nodes; a fixed aspect ratio in the file is
+//!    kept.
+//! 2. **Frame overrides**: if any of `--eye`, `--target`, `--up` is given, the camera looks
+//!    from `--eye` (default: the base camera's eye) at `--target` (default: the centre of the
+//!    world bound) with up `--up` (default +y).
+//! 3. **Projection overrides**: if any of `--fov`, `--near`, `--far` is given (or the framed
+//!    camera's eye was moved), the projection is rebuilt as a symmetric perspective with the
+//!    image's aspect: the field of view is `--fov` or the base camera's vertical one; near and
+//!    far are `--near` / `--far`, else — for a framed camera — the framing rule's range for
+//!    the eye's distance to the bound centre, else the base camera's. An orthographic base
+//!    camera stays orthographic (only near / far change) unless `--fov` is given.
+
+use clap::Args;
+use glam::Vec3;
+use plumb::raster::math::{atan2, to_radians};
+use plumb::scene::io::framing::{clip_range, frame_bound, DEFAULT_FOV_Y};
+use plumb::scene::io::{Imported, ImportedCamera};
+use plumb::scene::{Bound, Camera, Projection, Scene};
+
+use super::render::{parse_positive, parse_vec3};
+
+/// Camera choice and overrides of `plumb render`.
+#[derive(Debug, Default, Args)]
+pub struct CameraArgs {
+    /// Imported camera by name, or by 0-based index when no camera has that name.
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub camera: Option<String>,
+    /// Eye position.
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
+    pub eye: Option<Vec3>,
+    /// Point looked at.
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
+    pub target: Option<Vec3>,
+    /// Up vector.
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
+    pub up: Option<Vec3>,
+    /// Vertical field of view in degrees, in (0, 180).
+    #[arg(long, value_name = "DEG", value_parser = parse_fov, allow_hyphen_values = true)]
+    pub fov: Option<f32>,
+    /// Near plane distance (> 0).
+    #[arg(long, value_name = "N", value_parser = parse_positive, allow_hyphen_values = true)]
+    pub near: Option<f32>,
+    /// Far plane distance (> near).
+    #[arg(long, value_name = "F", value_parser = parse_positive, allow_hyphen_values = true)]
+    pub far: Option<f32>,
+}
+
+/// Parses a field of view in degrees in (0, 180).
+fn parse_fov(s: &str) -> Result<f32, String> {
+    let v = parse_positive(s)?;
+    if v >= 180.0 {
+        return Err(format!("field of view must be below 180 degrees, got {v}"));
+    }
+    Ok(v)
+}
+
+/// The imported camera `selection` names (see the [module docs](self)), or the first one.
+fn pick<'a>(
+    imported: &'a Imported,
+    selection: Option<&str>,
+) -> Result<Option<&'a ImportedCamera>, String> {
+    let cameras = &imported.cameras;
+    let Some(sel) = selection else {
+        return Ok(cameras.first());
+    };
+    if let Some(c) = cameras.iter().find(|c| c.name == sel) {
+        return Ok(Some(c));
+    }
+    if let Ok(i) = sel.trim().parse::<usize>() {
+        return cameras.get(i).map(Some).ok_or_else(|| {
+            format!(
+                "camera index {i} is out of range: the scene has {} camera(s)",
+                cameras.len()
+            )
+        });
+    }
+    if cameras.is_empty() {
+        return Err(format!("no camera named '{sel}': the scene has no cameras"));
+    }
+    let names: Vec<String> = cameras.iter().map(|c| format!("'{}'", c.name)).collect();
+    Err(format!(
+        "no camera named '{sel}' (cameras: {})",
+        names.join(", ")
+    ))
+}
+
+/// The camera for one frame (see the [module docs](self)). `rest_bound` is the world bound
+/// of the scene as loaded.
+///
+/// # Errors
+/// A one-line message for an unknown camera, an out-of-range index, or overrides that give
+/// no valid view (eye at the target, up along the view direction, near ≥ far).
+pub fn choose_camera(
+    scene: &Scene,
+    imported: &Imported,
+    view: &CameraArgs,
+    rest_bound: &Bound,
+    width: u32,
+    height: u32,
+) -> Result<Camera, String> {
+    let aspect = width as f32 / height as f32;
+    let fov = view.fov.map(to_radians);
+    let (mut camera, framed) = match pick(imported, view.camera.as_deref())? {
+        Some(c) => {
+            let camera = c.to_camera(scene, aspect).map_err(|e| {
+                let name = if c.name.is_empty() {
+                    "<unnamed>"
+                } else {
+                    &c.name
+                };
+                format!("camera '{name}': {e}")
+            })?;
+            (camera, false)
+        }
+        None => (
+            frame_bound(rest_bound, fov.unwrap_or(DEFAULT_FOV_Y), aspect)
+                .map_err(|e| format!("framing the scene: {e}"))?,
+            true,
+        ),
+    };
+    let (center, radius) = if rest_bound.is_empty() {
+        (Vec3::ZERO, 1.0)
+    } else {
+        let s = rest_bound.to_sphere();
+        (s.center(), s.radius())
+    };
+    let moved = view.eye.is_some() || view.target.is_some() || view.up.is_some();
+    if moved {
+        let eye = view.eye.unwrap_or(camera.location());
+        let target = view.target.unwrap_or(center);
+        let up = view.up.unwrap_or(Vec3::Y);
+        camera
+            .look_at(eye, target, up)
+            .map_err(|e| format!("--eye/--target/--up: {e}"))?;
+    }
+    let reproject =
+        view.fov.is_some() || view.near.is_some() || view.far.is_some() || (framed && moved);
+    if reproject {
+        let f = camera.frustum();
+        let (near, far) = if framed {
+            clip_range(camera.location().distance(center), radius)
+        } else {
+            (f.near, f.far)
+        };
+        let near = view.near.unwrap_or(near);
+        let far = view.far.unwrap_or(far);
+        let result = match (camera.projection(), fov) {
+            (Projection::Orthographic, None) => {
+                camera.set_orthographic(f.left, f.right, f.bottom, f.top, near, far)
+            }
+            (Projection::Perspective, None) => {
+                let fov_y = 2.0 * atan2(0.5 * (f.top - f.bottom), f.near);
+                camera.set_perspective(fov_y, aspect, near, far)
+            }
+            (_, Some(fov_y)) => camera.set_perspective(fov_y, aspect, near, far),
+        };
+        result.map_err(|e| format!("--fov/--near/--far: {e}"))?;
+    }
+    Ok(camera)
+}
