@@ -430,6 +430,8 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
             diffuse: v4(&m.diffuse),
             specular: v4(&m.specular),
             shininess: m.shininess.get(),
+            color_material: m.color_material,
+            two_sided: m.two_sided,
         }));
     }
     if let Some(sh) = s.shade {

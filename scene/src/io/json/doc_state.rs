@@ -246,6 +246,10 @@ pub struct MaterialDoc {
     pub specular: Real4,
     /// Specular exponent (default 1).
     pub shininess: Real,
+    /// Vertex colours replace ambient, diffuse and alpha (GL colour material; default false).
+    pub color_material: bool,
+    /// Light back faces with the flipped normal (GL two-sided lighting; default false).
+    pub two_sided: bool,
 }
 
 impl Default for MaterialDoc {
@@ -257,6 +261,8 @@ impl Default for MaterialDoc {
             diffuse: r4(m.diffuse.x, m.diffuse.y, m.diffuse.z, m.diffuse.w),
             specular: r4(m.specular.x, m.specular.y, m.specular.z, m.specular.w),
             shininess: Real::lit(m.shininess),
+            color_material: m.color_material,
+            two_sided: m.two_sided,
         }
     }
 }
@@ -607,6 +613,9 @@ pub struct StageDoc {
     /// Coordinates (default `{"uv": 0}`).
     #[serde(default)]
     pub coords: CoordsDoc,
+    /// Texture matrix on `(s, t, 1)`, 9 numbers column-major (default identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<[Real; 9]>,
 }
 
 fn black() -> Real4 {

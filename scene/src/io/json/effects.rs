@@ -89,6 +89,9 @@ fn stage(ctx: &Ctx, context: &str, s: &StageDoc) -> Result<TextureStage, IoError
         apply: apply(s.apply),
         constant: v4(&s.constant),
         coords,
+        matrix: s.matrix.map_or(glam::Mat3::IDENTITY, |m| {
+            glam::Mat3::from_cols_array(&m.map(|r| r.get()))
+        }),
     })
 }
 
