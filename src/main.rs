@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 use cli::diff::DiffArgs;
 use cli::info::InfoArgs;
 use cli::render::RenderArgs;
+use cli::view::ViewArgs;
 
 /// plumb — a deterministic CPU reference renderer.
 ///
@@ -40,6 +41,10 @@ enum Command {
     /// Print a scene file's tree (.gltf, .glb, .obj): names, transforms, bounds, materials,
     /// cameras, lights, animations; `--json` for one object per node in tree order.
     Info(InfoArgs),
+    /// Open a scene file in a window: drag to orbit, right-drag to pan, wheel to zoom; keys W
+    /// (wireframe), L (lighting), B (bounds), A (animation), R (reset), S (screenshot), Esc.
+    /// Only in builds with `--features viewer`.
+    View(ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +56,7 @@ fn main() -> ExitCode {
         Some(Command::Render(args)) => cli::render::run(&args),
         Some(Command::Diff(args)) => cli::diff::run(&args),
         Some(Command::Info(args)) => cli::info::run(&args),
+        Some(Command::View(args)) => cli::view::run(&args),
         None => cli::render::run(&parsed.render),
     };
     match result {

@@ -577,3 +577,16 @@ fn info_oversized_texture() {
         "image 'wide.png' is 8193x1; the limit is 8192 texels per side",
     );
 }
+
+/// Default builds have no window: `plumb view` says how to get one, exit 2, one line. (With
+/// `--features viewer` the subcommand opens a window instead.)
+#[test]
+#[cfg(not(feature = "viewer"))]
+fn view_without_the_feature_explains_itself() {
+    let dir = temp_dir("view");
+    assert_bad_input(
+        &plumb(&dir, &["view", "scene.gltf"]),
+        "built without the viewer; rebuild with `cargo build --release --features viewer`",
+    );
+    assert_bad_input(&plumb(&dir, &["view"]), "SCENE");
+}

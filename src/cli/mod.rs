@@ -4,6 +4,7 @@ pub mod camera;
 pub mod diff;
 pub mod info;
 pub mod render;
+pub mod view;
 
 use std::process::ExitCode;
 

@@ -91,7 +91,7 @@ pub struct Size {
 }
 
 /// Parses `WxH` with both sides in `1..=MAX_TARGET_SIZE`.
-fn parse_size(s: &str) -> Result<Size, String> {
+pub(crate) fn parse_size(s: &str) -> Result<Size, String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| "expected WxH, e.g. 800x600".to_owned())?;
@@ -112,7 +112,7 @@ fn parse_size(s: &str) -> Result<Size, String> {
 }
 
 /// Parses a thread count in `0..=MAX_THREADS`.
-fn parse_threads(s: &str) -> Result<usize, String> {
+pub(crate) fn parse_threads(s: &str) -> Result<usize, String> {
     let n: usize = s
         .trim()
         .parse()
