@@ -58,7 +58,7 @@
 use std::sync::Arc;
 
 use glam::{Vec3, Vec4};
-use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Operand, Source};
+use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Source};
 
 use super::imported::{Imported, LightKind};
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
@@ -207,14 +207,9 @@ fn scene_light(kind: LightKind, color: Vec3, intensity: f32) -> Light {
 /// Combiner for an `OPAQUE` base colour texture: RGB modulated, alpha kept from the previous
 /// stage (the texture's alpha is ignored).
 const MODULATE_RGB_KEEP_ALPHA: CombineState = CombineState {
-    rgb: CombineFn::Modulate,
     alpha: CombineFn::Replace,
-    src_rgb: [Source::Texture, Source::Previous, Source::Constant],
-    op_rgb: [Operand::Color, Operand::Color, Operand::Alpha],
     src_alpha: [Source::Previous, Source::Previous, Source::Constant],
-    op_alpha: [Operand::Alpha, Operand::Alpha, Operand::Alpha],
-    rgb_scale: 1.0,
-    alpha_scale: 1.0,
+    ..CombineState::MODULATE
 };
 
 /// A texture stage for a binding, or `None` when the mesh lacks the binding's uv set (the
