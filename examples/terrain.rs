@@ -225,7 +225,11 @@ fn build_scene_graph(s: &Scene, threads: Option<usize>) -> SceneGraph {
     light.specular = Vec4::new(0.0, 0.0, 0.0, 1.0);
     let light = scene.add_light(light).expect("finite");
     scene.attach_light(root, light).expect("live root");
-    let fog = FogState::linear(15.0, 45.0, FOG);
+    // Per-pixel factor, like the direct path (and GL/Mesa).
+    let fog = FogState {
+        apply: plumb::scene::FogApply::PerPixel,
+        ..FogState::linear(15.0, 45.0, FOG)
+    };
     scene
         .set_global_state(root, GlobalState::Fog(fog))
         .expect("finite");
