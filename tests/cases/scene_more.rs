@@ -10,64 +10,6 @@ use plumb::scene::*;
 
 use super::scene::{camera, checker, draw, flat_quad, key_light, mesh, quad, rgba, tex};
 
-// ----- one scene per light type -----
-
-/// An orange sphere (its own material state overrides the white one set at the root) on a
-/// white floor, lit by one light of each type (attached at the root):
-/// 0 ambient (0.6), 1 directional (down and to the right), 2 point at (1, 1.5, 1) attenuated
-/// (1, 0, 0.15), 3 spot at (0, 3, 0) straight down, half-angle 25°, exponent 2.
-pub fn light_case(r: &mut SoftRenderer, kind: usize) {
-    let mut scene = Scene::new();
-    scene.set_background(rgba(0.05, 0.05, 0.08, 1.0)).unwrap();
-    let light = match kind {
-        0 => Light::ambient(Vec3::splat(0.6)),
-        1 => Light::directional(Vec3::new(1.0, -1.5, -0.5)),
-        2 => Light {
-            attenuate: true,
-            quadratic: 0.15,
-            ..Light::point(Vec3::new(1.0, 1.5, 1.0))
-        },
-        _ => Light::spot(
-            Vec3::new(0.0, 3.0, 0.0),
-            Vec3::NEG_Y,
-            25f32.to_radians(),
-            2.0,
-        ),
-    };
-    let l = scene.add_light(light).unwrap();
-    scene.attach_light(scene.root(), l).unwrap();
-    scene
-        .set_global_state(
-            scene.root(),
-            GlobalState::Material(
-                MaterialState::matte(Vec4::ONE).with_specular(Vec3::splat(0.5), 20.0),
-            ),
-        )
-        .unwrap();
-    scene
-        .add_geometry(scene.root(), "floor", mesh(TriMesh::plane(3.0, 24)))
-        .unwrap();
-    let s = scene
-        .add_geometry(scene.root(), "sphere", mesh(TriMesh::sphere(0.6, 24, 32)))
-        .unwrap();
-    scene.set_translation(s, Vec3::new(0.0, 0.6, 0.0)).unwrap();
-    let orange =
-        MaterialState::matte(rgba(1.0, 0.6, 0.3, 1.0)).with_specular(Vec3::splat(0.5), 20.0);
-    scene
-        .set_global_state(s, GlobalState::Material(orange))
-        .unwrap();
-    draw(
-        r,
-        &mut scene,
-        &camera(
-            Vec3::new(0.0, 2.5, 4.5),
-            Vec3::new(0.0, 0.3, 0.0),
-            45.0,
-            4.0 / 3.0,
-        ),
-    );
-}
-
 // ----- sorting, billboards, screen polygons, switch -----
 
 /// The SortFaces sample: a cube of 6 separate faces, each with an RGBA texture of α 0.5 "water"
@@ -286,43 +228,5 @@ pub fn screen_polygons(r: &mut SoftRenderer) {
         r,
         &mut scene,
         &camera(Vec3::new(0.0, 0.0, 3.5), Vec3::ZERO, 45.0, 4.0 / 3.0),
-    );
-}
-
-/// A switch node holding a red cube (child 0) and a blue sphere (child 1), lit.
-pub fn switch(r: &mut SoftRenderer, active: usize) {
-    let mut scene = Scene::new();
-    scene.set_background(rgba(0.1, 0.1, 0.1, 1.0)).unwrap();
-    key_light(&mut scene);
-    let sw = scene.add_switch(scene.root(), "switch").unwrap();
-    let c = scene
-        .add_geometry(sw, "cube", mesh(TriMesh::cube()))
-        .unwrap();
-    scene
-        .set_global_state(
-            c,
-            GlobalState::Material(MaterialState::matte(rgba(0.9, 0.2, 0.2, 1.0))),
-        )
-        .unwrap();
-    scene
-        .set_rotation(
-            c,
-            rotation_axis_angle(Vec3::new(1.0, 1.0, 0.0), 0.7).unwrap(),
-        )
-        .unwrap();
-    let s = scene
-        .add_geometry(sw, "sphere", mesh(TriMesh::sphere(1.2, 24, 32)))
-        .unwrap();
-    scene
-        .set_global_state(
-            s,
-            GlobalState::Material(MaterialState::matte(rgba(0.2, 0.3, 0.9, 1.0))),
-        )
-        .unwrap();
-    scene.set_active_index(sw, Some(active)).unwrap();
-    draw(
-        r,
-        &mut scene,
-        &camera(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, 45.0, 4.0 / 3.0),
     );
 }
