@@ -26,24 +26,9 @@ pub const CASES: &[SceneCase] = &[
         draw: ch1_mesh,
     },
     SceneCase {
-        name: "cube_robot",
-        size: (256, 256),
-        draw: cube_robot,
-    },
-    SceneCase {
         name: "sorted_cube_faces",
         size: (256, 256),
         draw: sorted_cube_faces,
-    },
-    SceneCase {
-        name: "billboard_view_a",
-        size: (256, 192),
-        draw: |r| billboards(r, false),
-    },
-    SceneCase {
-        name: "billboard_view_b",
-        size: (256, 192),
-        draw: |r| billboards(r, true),
     },
     SceneCase {
         name: "screen_polygons",
@@ -270,101 +255,5 @@ fn ch1_mesh(r: &mut SoftRenderer) {
         .set_effect(g, Some(Effect::light_map(bricks, fog, sampler, false)))
         .unwrap();
     let cam = camera(Vec3::new(0.0, -1.6, 2.2), Vec3::ZERO, 60.0, 4.0 / 3.0);
-    draw(r, &mut scene, &cam);
-}
-
-/// The seed-002 CubeRobot (Newcastle tutorial 6): joints carry the tutorial's translations,
-/// leaves carry its per-part model scale (arms and legs mirrored by negative y scale) of a cube
-/// that "sits on the origin" (x, z in [−1, 1], y in [0, 2], so the legs end at y = 0 and the
-/// head sits on the body); the tutorial's colours (red body, green head, blue limbs) as matte
-/// materials, lit by a directional and an ambient light, back-face culling on.
-fn cube_robot(r: &mut SoftRenderer) {
-    let mut scene = Scene::new();
-    scene.set_background(rgba(0.2, 0.25, 0.3, 1.0)).unwrap();
-    key_light(&mut scene);
-    let c = TriMesh::cube();
-    let cube = TriMesh {
-        positions: c
-            .positions
-            .iter()
-            .map(|p| Vec3::new(p.x, p.y + 1.0, p.z))
-            .collect(),
-        ..c
-    };
-    let cube = mesh(cube);
-    let robot = scene.add_group(scene.root(), "robot").unwrap();
-    let part = |scene: &mut Scene, parent: NodeId, name: &str, t: Vec3, s: Vec3, color: Vec4| {
-        let joint = scene.add_group(parent, name).unwrap();
-        scene.set_translation(joint, t).unwrap();
-        scene
-            .set_global_state(joint, GlobalState::Material(MaterialState::matte(color)))
-            .unwrap();
-        let leaf = scene
-            .add_geometry(joint, format!("{name}-mesh"), cube.clone())
-            .unwrap();
-        scene.set_scale(leaf, s).unwrap();
-        joint
-    };
-    let body = part(
-        &mut scene,
-        robot,
-        "body",
-        Vec3::new(0.0, 35.0, 0.0),
-        Vec3::new(10.0, 15.0, 5.0),
-        rgba(1.0, 0.0, 0.0, 1.0),
-    );
-    part(
-        &mut scene,
-        body,
-        "head",
-        Vec3::new(0.0, 30.0, 0.0),
-        Vec3::splat(5.0),
-        rgba(0.0, 1.0, 0.0, 1.0),
-    );
-    let arm = rgba(0.0, 0.0, 1.0, 1.0);
-    part(
-        &mut scene,
-        body,
-        "leftArm",
-        Vec3::new(-12.0, 30.0, -1.0),
-        Vec3::new(3.0, -18.0, 3.0),
-        arm,
-    );
-    part(
-        &mut scene,
-        body,
-        "rightArm",
-        Vec3::new(12.0, 30.0, -1.0),
-        Vec3::new(3.0, -18.0, 3.0),
-        arm,
-    );
-    let leg = rgba(0.0, 0.0, 1.0, 1.0);
-    part(
-        &mut scene,
-        body,
-        "leftLeg",
-        Vec3::new(-8.0, 0.0, 0.0),
-        Vec3::new(3.0, -17.5, 3.0),
-        leg,
-    );
-    part(
-        &mut scene,
-        body,
-        "rightLeg",
-        Vec3::new(8.0, 0.0, 0.0),
-        Vec3::new(3.0, -17.5, 3.0),
-        leg,
-    );
-    scene
-        .set_rotation(robot, rotation_axis_angle(Vec3::Y, 0.5).unwrap())
-        .unwrap();
-    let mut cam = camera(
-        Vec3::new(0.0, 45.0, 110.0),
-        Vec3::new(0.0, 38.0, 0.0),
-        45.0,
-        1.0,
-    );
-    cam.set_perspective(45f32.to_radians(), 1.0, 1.0, 300.0)
-        .unwrap();
     draw(r, &mut scene, &cam);
 }

@@ -8,7 +8,7 @@ use plumb::mesh::TriMesh;
 use plumb::raster::texture::Sampler;
 use plumb::scene::*;
 
-use super::scene::{camera, checker, draw, flat_quad, key_light, mesh, quad, rgba, tex};
+use super::scene::{camera, checker, draw, flat_quad, key_light, mesh, rgba, tex};
 
 // ----- sorting, billboards, screen polygons, switch -----
 
@@ -89,80 +89,6 @@ pub fn sorted_cube_faces(r: &mut SoftRenderer) {
     // Two frames: the sort is recomputed per frame and stable, so the second equals the first.
     draw(r, &mut scene, &cam);
     draw(r, &mut scene, &cam);
-}
-
-/// The BillboardNode sample: a textured rectangle billboard and a torus billboard over a
-/// checkered ground, seen from two camera positions; each billboard's model +z turns towards
-/// the camera about the up axis (the rectangle always faces the viewer, upright).
-pub fn billboards(r: &mut SoftRenderer, second_view: bool) {
-    let mut scene = Scene::new();
-    scene.set_background(rgba(0.55, 0.7, 0.9, 1.0)).unwrap();
-    key_light(&mut scene);
-    let ground = scene
-        .add_geometry(scene.root(), "ground", mesh(TriMesh::plane(4.0, 8)))
-        .unwrap();
-    scene
-        .set_effect(
-            ground,
-            Some(Effect::Textures(vec![TextureStage::new(
-                checker(64, 8, [90, 150, 70, 255], [60, 110, 50, 255]),
-                Sampler::TRILINEAR,
-                plumb::raster::combine::ApplyMode::Modulate,
-                0,
-            )])),
-        )
-        .unwrap();
-    let b1 = scene.add_billboard(scene.root(), "rect billboard").unwrap();
-    scene
-        .set_translation(b1, Vec3::new(-1.2, 0.0, 0.0))
-        .unwrap();
-    let arrow = tex(32, 32, |x, y| {
-        let up = y < 16 && (x as i32 - 16).abs() < y as i32;
-        let stem = y >= 16 && (12..20).contains(&x);
-        if up || stem {
-            [220, 40, 40, 255]
-        } else {
-            [250, 240, 200, 255]
-        }
-    });
-    let rect = scene
-        .add_geometry(b1, "rect", quad(-0.6, 0.0, 0.6, 1.6, 0.0, [Vec4::ONE; 4]))
-        .unwrap();
-    scene
-        .set_effect(rect, Some(Effect::texture(arrow, Sampler::BILINEAR)))
-        .unwrap();
-    scene
-        .set_global_state(b1, GlobalState::Cull(CullState::NONE))
-        .unwrap();
-    let b2 = scene
-        .add_billboard(scene.root(), "torus billboard")
-        .unwrap();
-    scene.set_translation(b2, Vec3::new(1.2, 0.8, 0.0)).unwrap();
-    let t = scene
-        .add_geometry(b2, "torus", mesh(TriMesh::torus(0.5, 0.18, 24, 12)))
-        .unwrap();
-    scene
-        .set_rotation(
-            t,
-            rotation_axis_angle(Vec3::X, std::f32::consts::FRAC_PI_2).unwrap(),
-        )
-        .unwrap();
-    scene
-        .set_global_state(
-            b2,
-            GlobalState::Material(MaterialState::matte(rgba(0.9, 0.6, 0.2, 1.0))),
-        )
-        .unwrap();
-    let eye = if second_view {
-        Vec3::new(4.5, 2.0, 1.5)
-    } else {
-        Vec3::new(-1.0, 1.8, 4.5)
-    };
-    draw(
-        r,
-        &mut scene,
-        &camera(eye, Vec3::new(0.0, 0.6, 0.0), 50.0, 4.0 / 3.0),
-    );
 }
 
 /// The ScreenPolygon sample: a full-screen background polygon with a vertical gradient and a
