@@ -1,4 +1,5 @@
-//! Golden cases for the chapter 5 effects, built through the scene graph and drawn with
+//! The chapter 5 effect case that stays in Rust (planar reflection; the other effect cases are
+//! scene files, `refimages/effects/*.json`), built through the scene graph and drawn with
 //! `Scene::draw` + `SoftRenderer`. Described in `refimages/README.md`.
 
 use glam::Vec3;

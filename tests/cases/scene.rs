@@ -1,7 +1,7 @@
 //! Golden cases built through the scene graph (`plumb-scene`) and drawn with `Scene::draw` +
-//! `SoftRenderer`: Eberly's chapter 1 scenes, the CubeRobot, one scene per global state, one per
-//! light type, sorted transparent faces, billboards, screen polygons and a switch node.
-//! Described in `refimages/README.md`.
+//! `SoftRenderer` that stay in Rust (the other scene cases are scene files,
+//! `refimages/scene/*.json`): Eberly's chapter 1 mesh, sorted transparent faces and screen
+//! polygons. Described in `refimages/README.md`.
 
 use std::sync::Arc;
 
@@ -15,11 +15,6 @@ use crate::SceneCase;
 
 /// Every scene case, in README order.
 pub const CASES: &[SceneCase] = &[
-    SceneCase {
-        name: "ch1_triangle",
-        size: (320, 240),
-        draw: ch1_triangle,
-    },
     SceneCase {
         name: "ch1_mesh",
         size: (320, 240),
@@ -153,40 +148,6 @@ pub fn key_light(scene: &mut Scene) -> LightId {
 }
 
 // ----- chapter 1 -----
-
-/// DrawTriangle: red (1,0,0), green (−1,1,0), blue (−1,−1,0) seen from (0,0,4) through the
-/// frustum (−0.55, 0.55, −0.4125, 0.4125, 1, 100), culling off, Gouraud, grey background.
-fn ch1_triangle(r: &mut SoftRenderer) {
-    let mut scene = Scene::new();
-    scene.set_background(rgba(0.5, 0.5, 0.5, 1.0)).unwrap();
-    let m = Mesh::triangles(
-        vec![
-            Vec3::new(1.0, 0.0, 0.0),
-            Vec3::new(-1.0, 1.0, 0.0),
-            Vec3::new(-1.0, -1.0, 0.0),
-        ],
-        vec![0, 1, 2],
-    )
-    .unwrap()
-    .with_colors(vec![
-        rgba(1.0, 0.0, 0.0, 1.0),
-        rgba(0.0, 1.0, 0.0, 1.0),
-        rgba(0.0, 0.0, 1.0, 1.0),
-    ])
-    .unwrap();
-    scene
-        .set_global_state(scene.root(), GlobalState::Cull(CullState::NONE))
-        .unwrap();
-    scene
-        .add_geometry(scene.root(), "triangle", Arc::new(m))
-        .unwrap();
-    let mut cam = Camera::default();
-    cam.set_frustum(-0.55, 0.55, -0.4125, 0.4125, 1.0, 100.0)
-        .unwrap();
-    cam.look_at(Vec3::new(0.0, 0.0, 4.0), Vec3::ZERO, Vec3::Y)
-        .unwrap();
-    draw(r, &mut scene, &cam);
-}
 
 /// DrawMesh: a 32×32 grid over [−1,1]² with z = 0.1·rand (seeded LCG), uv = (x, y) mapped to
 /// [0,1]; unit 0 REPLACE (repeat, mag linear, min nearest) with a brick texture, unit 1 the soft

@@ -1,5 +1,5 @@
-//! More scene-graph golden cases (lights, sorting, billboards, screen polygons, switch);
-//! listed in `scene::CASES`.
+//! More scene-graph golden cases kept in Rust (sorting, screen polygons); listed in
+//! `scene::CASES`.
 
 use std::sync::Arc;
 
