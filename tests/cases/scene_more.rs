@@ -1,5 +1,5 @@
-//! More scene-graph golden cases (lights, sorting, billboards, screen polygons, switch);
-//! listed in `scene::CASES`.
+//! More scene-graph golden cases kept in Rust (sorting, screen polygons); listed in
+//! `scene::CASES`.
 
 use std::sync::Arc;
 
@@ -8,65 +8,7 @@ use plumb::mesh::TriMesh;
 use plumb::raster::texture::Sampler;
 use plumb::scene::*;
 
-use super::scene::{camera, checker, draw, flat_quad, key_light, mesh, quad, rgba, tex};
-
-// ----- one scene per light type -----
-
-/// An orange sphere (its own material state overrides the white one set at the root) on a
-/// white floor, lit by one light of each type (attached at the root):
-/// 0 ambient (0.6), 1 directional (down and to the right), 2 point at (1, 1.5, 1) attenuated
-/// (1, 0, 0.15), 3 spot at (0, 3, 0) straight down, half-angle 25°, exponent 2.
-pub fn light_case(r: &mut SoftRenderer, kind: usize) {
-    let mut scene = Scene::new();
-    scene.set_background(rgba(0.05, 0.05, 0.08, 1.0)).unwrap();
-    let light = match kind {
-        0 => Light::ambient(Vec3::splat(0.6)),
-        1 => Light::directional(Vec3::new(1.0, -1.5, -0.5)),
-        2 => Light {
-            attenuate: true,
-            quadratic: 0.15,
-            ..Light::point(Vec3::new(1.0, 1.5, 1.0))
-        },
-        _ => Light::spot(
-            Vec3::new(0.0, 3.0, 0.0),
-            Vec3::NEG_Y,
-            25f32.to_radians(),
-            2.0,
-        ),
-    };
-    let l = scene.add_light(light).unwrap();
-    scene.attach_light(scene.root(), l).unwrap();
-    scene
-        .set_global_state(
-            scene.root(),
-            GlobalState::Material(
-                MaterialState::matte(Vec4::ONE).with_specular(Vec3::splat(0.5), 20.0),
-            ),
-        )
-        .unwrap();
-    scene
-        .add_geometry(scene.root(), "floor", mesh(TriMesh::plane(3.0, 24)))
-        .unwrap();
-    let s = scene
-        .add_geometry(scene.root(), "sphere", mesh(TriMesh::sphere(0.6, 24, 32)))
-        .unwrap();
-    scene.set_translation(s, Vec3::new(0.0, 0.6, 0.0)).unwrap();
-    let orange =
-        MaterialState::matte(rgba(1.0, 0.6, 0.3, 1.0)).with_specular(Vec3::splat(0.5), 20.0);
-    scene
-        .set_global_state(s, GlobalState::Material(orange))
-        .unwrap();
-    draw(
-        r,
-        &mut scene,
-        &camera(
-            Vec3::new(0.0, 2.5, 4.5),
-            Vec3::new(0.0, 0.3, 0.0),
-            45.0,
-            4.0 / 3.0,
-        ),
-    );
-}
+use super::scene::{camera, checker, draw, flat_quad, key_light, mesh, rgba, tex};
 
 // ----- sorting, billboards, screen polygons, switch -----
 
@@ -149,80 +91,6 @@ pub fn sorted_cube_faces(r: &mut SoftRenderer) {
     draw(r, &mut scene, &cam);
 }
 
-/// The BillboardNode sample: a textured rectangle billboard and a torus billboard over a
-/// checkered ground, seen from two camera positions; each billboard's model +z turns towards
-/// the camera about the up axis (the rectangle always faces the viewer, upright).
-pub fn billboards(r: &mut SoftRenderer, second_view: bool) {
-    let mut scene = Scene::new();
-    scene.set_background(rgba(0.55, 0.7, 0.9, 1.0)).unwrap();
-    key_light(&mut scene);
-    let ground = scene
-        .add_geometry(scene.root(), "ground", mesh(TriMesh::plane(4.0, 8)))
-        .unwrap();
-    scene
-        .set_effect(
-            ground,
-            Some(Effect::Textures(vec![TextureStage::new(
-                checker(64, 8, [90, 150, 70, 255], [60, 110, 50, 255]),
-                Sampler::TRILINEAR,
-                plumb::raster::combine::ApplyMode::Modulate,
-                0,
-            )])),
-        )
-        .unwrap();
-    let b1 = scene.add_billboard(scene.root(), "rect billboard").unwrap();
-    scene
-        .set_translation(b1, Vec3::new(-1.2, 0.0, 0.0))
-        .unwrap();
-    let arrow = tex(32, 32, |x, y| {
-        let up = y < 16 && (x as i32 - 16).abs() < y as i32;
-        let stem = y >= 16 && (12..20).contains(&x);
-        if up || stem {
-            [220, 40, 40, 255]
-        } else {
-            [250, 240, 200, 255]
-        }
-    });
-    let rect = scene
-        .add_geometry(b1, "rect", quad(-0.6, 0.0, 0.6, 1.6, 0.0, [Vec4::ONE; 4]))
-        .unwrap();
-    scene
-        .set_effect(rect, Some(Effect::texture(arrow, Sampler::BILINEAR)))
-        .unwrap();
-    scene
-        .set_global_state(b1, GlobalState::Cull(CullState::NONE))
-        .unwrap();
-    let b2 = scene
-        .add_billboard(scene.root(), "torus billboard")
-        .unwrap();
-    scene.set_translation(b2, Vec3::new(1.2, 0.8, 0.0)).unwrap();
-    let t = scene
-        .add_geometry(b2, "torus", mesh(TriMesh::torus(0.5, 0.18, 24, 12)))
-        .unwrap();
-    scene
-        .set_rotation(
-            t,
-            rotation_axis_angle(Vec3::X, std::f32::consts::FRAC_PI_2).unwrap(),
-        )
-        .unwrap();
-    scene
-        .set_global_state(
-            b2,
-            GlobalState::Material(MaterialState::matte(rgba(0.9, 0.6, 0.2, 1.0))),
-        )
-        .unwrap();
-    let eye = if second_view {
-        Vec3::new(4.5, 2.0, 1.5)
-    } else {
-        Vec3::new(-1.0, 1.8, 4.5)
-    };
-    draw(
-        r,
-        &mut scene,
-        &camera(eye, Vec3::new(0.0, 0.6, 0.0), 50.0, 4.0 / 3.0),
-    );
-}
-
 /// The ScreenPolygon sample: a full-screen background polygon with a vertical gradient and a
 /// checker texture, a lit torus in the scene, and an overlay pentagon blended at α 0.5; only
 /// depth is cleared between them implicitly (the background never writes depth).
@@ -286,43 +154,5 @@ pub fn screen_polygons(r: &mut SoftRenderer) {
         r,
         &mut scene,
         &camera(Vec3::new(0.0, 0.0, 3.5), Vec3::ZERO, 45.0, 4.0 / 3.0),
-    );
-}
-
-/// A switch node holding a red cube (child 0) and a blue sphere (child 1), lit.
-pub fn switch(r: &mut SoftRenderer, active: usize) {
-    let mut scene = Scene::new();
-    scene.set_background(rgba(0.1, 0.1, 0.1, 1.0)).unwrap();
-    key_light(&mut scene);
-    let sw = scene.add_switch(scene.root(), "switch").unwrap();
-    let c = scene
-        .add_geometry(sw, "cube", mesh(TriMesh::cube()))
-        .unwrap();
-    scene
-        .set_global_state(
-            c,
-            GlobalState::Material(MaterialState::matte(rgba(0.9, 0.2, 0.2, 1.0))),
-        )
-        .unwrap();
-    scene
-        .set_rotation(
-            c,
-            rotation_axis_angle(Vec3::new(1.0, 1.0, 0.0), 0.7).unwrap(),
-        )
-        .unwrap();
-    let s = scene
-        .add_geometry(sw, "sphere", mesh(TriMesh::sphere(1.2, 24, 32)))
-        .unwrap();
-    scene
-        .set_global_state(
-            s,
-            GlobalState::Material(MaterialState::matte(rgba(0.2, 0.3, 0.9, 1.0))),
-        )
-        .unwrap();
-    scene.set_active_index(sw, Some(active)).unwrap();
-    draw(
-        r,
-        &mut scene,
-        &camera(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, 45.0, 4.0 / 3.0),
     );
 }
