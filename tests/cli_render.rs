@@ -94,7 +94,7 @@ struct Bin {
 
 impl Bin {
     fn push(&mut self, data: &[u8], accessor: Value) -> usize {
-        while self.bytes.len() % 4 != 0 {
+        while !self.bytes.len().is_multiple_of(4) {
             self.bytes.push(0);
         }
         self.views
@@ -636,11 +636,11 @@ fn glb_renders_like_gltf() {
     let bin = std::fs::read(dir.join("q.bin")).unwrap();
     doc["buffers"] = json!([{"byteLength": bin.len()}]);
     let mut j = serde_json::to_vec(&doc).unwrap();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut b = bin.clone();
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     let mut glb = Vec::new();

@@ -61,7 +61,7 @@ impl Topology {
         match self {
             Topology::TriangleList => [3 * p, 3 * p + 1, 3 * p + 2],
             Topology::TriangleStrip => {
-                if p % 2 == 0 {
+                if p.is_multiple_of(2) {
                     [p, p + 1, p + 2]
                 } else {
                     [p, p + 2, p + 1]

@@ -43,7 +43,7 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
     for draw in 0..60 {
         let mut st = ctx.default_state();
         st.blend = BlendState {
-            enabled: r.u() % 2 == 0,
+            enabled: r.u().is_multiple_of(2),
             src_rgb: r.pick(&BlendFactor::ALL),
             dst_rgb: r.pick(&BlendFactor::ALL),
             src_alpha: r.pick(&BlendFactor::ALL),
@@ -54,10 +54,10 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
         };
         st.depth = DepthState {
             func: r.pick(&CompareFunc::ALL),
-            write: r.u() % 2 == 0,
+            write: r.u().is_multiple_of(2),
         };
         st.stencil = StencilState {
-            enabled: r.u() % 3 == 0,
+            enabled: r.u().is_multiple_of(3),
             func: r.pick(&CompareFunc::ALL),
             reference: r.u() as u8,
             read_mask: r.u() as u8,
@@ -80,7 +80,7 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
         };
         st.point_size = 1.0 + 4.0 * r.f();
         st.line_width = 1.0 + 3.0 * r.f();
-        if r.u() % 4 == 0 {
+        if r.u().is_multiple_of(4) {
             st.clip_planes[0] = Some(Vec4::new(r.f() - 0.5, r.f() - 0.5, 0.0, 0.2));
         }
         let topo = r.pick(&[

@@ -37,7 +37,7 @@ impl Rng {
     }
     /// A coordinate in pixels·256: half the time exactly on a pixel centre.
     fn coord(&mut self, lo_px: i64, hi_px: i64) -> i64 {
-        if self.next() % 2 == 0 {
+        if self.next().is_multiple_of(2) {
             self.range(lo_px, hi_px) * 256 + 128
         } else {
             self.range(lo_px * 256, hi_px * 256)
@@ -53,7 +53,7 @@ fn orient(a: P, b: P, p: P) -> i64 {
 fn fan(r: &mut Rng) -> Vec<[P; 3]> {
     let c = (r.coord(20, W - 20), r.coord(20, H - 20));
     let k = r.range(3, 13) as usize;
-    let closed = r.next() % 2 == 0;
+    let closed = r.next().is_multiple_of(2);
     let span = if closed {
         360.0
     } else {
@@ -69,7 +69,7 @@ fn fan(r: &mut Rng) -> Vec<[P; 3]> {
         let rad = (start + a).to_radians();
         let len = r.range(3 * 256, 19 * 256) as f64;
         let mut jitter = |v: f64| {
-            if r.next() % 2 == 0 {
+            if r.next().is_multiple_of(2) {
                 ((v / 256.0).floor() * 256.0 + 128.0) as i64
             } else {
                 v as i64
@@ -125,7 +125,7 @@ fn grid(r: &mut Rng) -> Vec<[P; 3]> {
     let y0 = r.coord(1, 30);
     let cw = r.range(3 * 256, 9 * 256);
     let ch = r.range(3 * 256, 9 * 256);
-    let on_centre = r.next() % 3 == 0;
+    let on_centre = r.next().is_multiple_of(3);
     let mut v = vec![vec![(0, 0); nx + 1]; ny + 1];
     for (j, row) in v.iter_mut().enumerate() {
         for (i, p) in row.iter_mut().enumerate() {
@@ -146,7 +146,7 @@ fn grid(r: &mut Rng) -> Vec<[P; 3]> {
     for j in 0..ny {
         for i in 0..nx {
             let (a, b, c, d) = (v[j][i], v[j][i + 1], v[j + 1][i + 1], v[j + 1][i]);
-            if r.next() % 2 == 0 {
+            if r.next().is_multiple_of(2) {
                 tris.push([a, b, c]);
                 tris.push([a, c, d]);
             } else {

@@ -86,8 +86,8 @@ impl Mesh {
             return Err(SceneError::TooManyVertices(positions.len()));
         }
         let whole = match topology {
-            Topology::Triangles => indices.len() % 3 == 0,
-            Topology::Lines => indices.len() % 2 == 0,
+            Topology::Triangles => indices.len().is_multiple_of(3),
+            Topology::Lines => indices.len().is_multiple_of(2),
             _ => true,
         };
         if !whole {

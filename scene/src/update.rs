@@ -186,7 +186,7 @@ impl Scene {
 
     fn walk(&mut self, stats: &mut UpdateStats) {
         let root = self.root().index();
-        if self.at(root).map_or(true, |n| n.flags == 0) {
+        if self.at(root).is_none_or(|n| n.flags == 0) {
             return;
         }
         let kind = self.bound_kind;

@@ -52,7 +52,7 @@ pub fn tex(w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 4]) -> Arc<Texture> {
 /// A checkerboard of `cells × cells` squares in two colours.
 pub fn checker(n: u32, cells: u32, a: [u8; 4], b: [u8; 4]) -> Arc<Texture> {
     tex(n, n, |x, y| {
-        if ((x * cells / n) + (y * cells / n)) % 2 == 0 {
+        if ((x * cells / n) + (y * cells / n)).is_multiple_of(2) {
             a
         } else {
             b

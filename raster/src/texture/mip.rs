@@ -59,7 +59,7 @@ fn axis_taps(n: u32) -> (Vec<Taps>, u32) {
         );
     }
     let m = n / 2;
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         let taps = (0..m)
             .map(|i| Taps {
                 start: 2 * i,

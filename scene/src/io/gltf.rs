@@ -331,8 +331,8 @@ fn camera_of(
         } => {
             yfov.is_finite()
                 && znear.is_finite()
-                && aspect_ratio.map_or(true, f32::is_finite)
-                && zfar.map_or(true, f32::is_finite)
+                && aspect_ratio.is_none_or(f32::is_finite)
+                && zfar.is_none_or(f32::is_finite)
         }
         CameraProjection::Orthographic {
             xmag,
@@ -373,7 +373,7 @@ fn light_of(
     let color = Vec3::from_array(light.color());
     let finite = color.is_finite()
         && light.intensity().is_finite()
-        && light.range().map_or(true, f32::is_finite)
+        && light.range().is_none_or(f32::is_finite)
         && match kind {
             LightKind::Spot {
                 inner_cone_angle,

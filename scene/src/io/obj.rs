@@ -278,7 +278,7 @@ pub fn import_obj(
             Ok(m) => {
                 let dir = full.parent().map(Path::to_owned).unwrap_or_default();
                 let mut dirs = mtl_dirs.borrow_mut();
-                dirs.extend(std::iter::repeat(dir).take(m.0.len()));
+                dirs.extend(std::iter::repeat_n(dir, m.0.len()));
                 Ok(m)
             }
             Err(e) => fail(IoError::Parse {

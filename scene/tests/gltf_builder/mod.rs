@@ -33,7 +33,7 @@ fn comps(ty: &str) -> usize {
 impl Builder {
     /// Appends `bytes` (4-byte aligned) as a buffer view; returns its index.
     pub fn view(&mut self, bytes: &[u8], stride: Option<usize>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let off = self.bin.len();
@@ -118,7 +118,7 @@ impl Builder {
 /// A GLB container from JSON text and an optional BIN chunk.
 pub fn glb_bytes(json: &str, bin: Option<&[u8]>) -> Vec<u8> {
     let mut j = json.as_bytes().to_vec();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut out = Vec::new();

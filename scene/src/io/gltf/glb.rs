@@ -106,7 +106,7 @@ pub(crate) mod tests {
     /// A GLB file from a JSON text and an optional binary chunk (both padded to 4 bytes).
     pub(crate) fn make_glb(json: &str, bin: Option<&[u8]>) -> Vec<u8> {
         let mut j = json.as_bytes().to_vec();
-        while j.len() % 4 != 0 {
+        while !j.len().is_multiple_of(4) {
             j.push(b' ');
         }
         let mut out = Vec::new();
