@@ -1,5 +1,9 @@
 //! The fragment stage: interpolation, shading, alpha test, stencil, depth, blending and
-//! colour write, over horizontal spans of at most one tile row.
+//! colour write, over batches of at most one tile row's worth of pixels: a horizontal span
+//! ([`FragmentPath::run_span`]) or, for small triangles, every covered pixel of the
+//! triangle at once ([`FragmentPath::run_pixels`], target values gathered by the caller).
+//! Each pixel's values come from the same expressions either way, so the two give the same
+//! bits.
 //!
 //! A [`FragmentPath`] is built **once per draw** from the pipeline state: the depth compare
 //! and alpha compare become monomorphised functions picked from tables, the stencil test and
