@@ -51,7 +51,7 @@ use super::imported::{
 use super::material::ImportedMaterial;
 use super::{uri, ImportOptions};
 use crate::error::SceneError;
-use crate::graph::{NodeId, Reparent, Scene};
+use crate::graph::{NodeId, Scene};
 use crate::mesh::Mesh;
 use crate::transform::Transform;
 
@@ -170,34 +170,20 @@ pub fn import_gltf_bytes(
         images: BTreeMap::new(),
     };
     ctx.buffers = load_buffers(&ctx, &doc, bin)?;
-    // Build detached, attach at the end: all or nothing.
-    let staging = scene
-        .create_group("gltf import")
-        .map_err(|e| ctx.scene_err("scene", e))?;
-    let result = build(&mut ctx, &doc, scene, staging);
-    let mut imported = match result {
-        Ok(imported) => imported,
-        Err(e) => {
-            let _ = scene.remove(staging);
-            return Err(e);
-        }
+    // Build detached, attach at the end: all or nothing. (Errors about the staging and the
+    // final attach need only the file, so they get a context without the loaded data.)
+    let err_ctx = Ctx {
+        buffers: Vec::new(),
+        images: BTreeMap::new(),
+        ..ctx
     };
-    let top: Vec<NodeId> = scene
-        .children(staging)
-        .map(<[_]>::to_vec)
-        .unwrap_or_default();
-    for &n in &top {
-        if let Err(e) = scene.reparent(n, parent, Reparent::KeepLocal) {
-            for &m in &top {
-                let _ = scene.remove(m);
-            }
-            let _ = scene.remove(staging);
-            return Err(ctx.scene_err("attaching the imported nodes", e));
-        }
-    }
-    let _ = scene.remove(staging);
-    imported.roots = top;
-    Ok(imported)
+    super::build_staged(
+        scene,
+        parent,
+        "gltf import",
+        |context, e| err_ctx.scene_err(context, e),
+        |scene, staging| build(&mut ctx, &doc, scene, staging),
+    )
 }
 
 fn load_buffers(

@@ -35,7 +35,7 @@ use super::error::{IoError, Location};
 use super::imported::Imported;
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
 use super::{texture_image, uri, ImportOptions};
-use crate::graph::{NodeId, Reparent, Scene};
+use crate::graph::{NodeId, Scene};
 use crate::mesh::{Mesh, Topology};
 
 /// An in-memory reader that remembers how far the parser has read, so an error can be
@@ -342,11 +342,8 @@ pub fn import_obj(
         context: context.to_owned(),
         source,
     };
-    let staging = scene
-        .create_group("obj import")
-        .map_err(|e| scene_err("scene", e))?;
-    let mut imported = Imported::default();
-    let built = (|| -> Result<(), IoError> {
+    super::build_staged(scene, parent, "obj import", scene_err, |scene, staging| {
+        let mut imported = Imported::default();
         let stem = path
             .file_stem()
             .map_or_else(|| "obj".to_owned(), |s| s.to_string_lossy().into_owned());
@@ -380,28 +377,8 @@ pub fn import_obj(
             let mat = m.material_id.and_then(|i| table.get(i)).unwrap_or(&default);
             imported.materials.insert(geom, mat.clone());
         }
-        Ok(())
-    })();
-    if let Err(e) = built {
-        let _ = scene.remove(staging);
-        return Err(e);
-    }
-    let top: Vec<NodeId> = scene
-        .children(staging)
-        .map(<[_]>::to_vec)
-        .unwrap_or_default();
-    for &n in &top {
-        if let Err(e) = scene.reparent(n, parent, Reparent::KeepLocal) {
-            for &m in &top {
-                let _ = scene.remove(m);
-            }
-            let _ = scene.remove(staging);
-            return Err(scene_err("attaching the imported nodes", e));
-        }
-    }
-    let _ = scene.remove(staging);
-    imported.roots = top;
-    Ok(imported)
+        Ok(imported)
+    })
 }
 
 fn convert_mesh(file: &Path, name: &str, m: &tobj::Mesh) -> Result<Mesh, IoError> {
