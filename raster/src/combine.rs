@@ -229,9 +229,9 @@ impl ApplyMode {
     }
 }
 
-/// `x` clamped to [0, 1]; NaN becomes 0 (`f32::max` drops NaN).
-#[inline]
-fn sat(x: f32) -> f32 {
+/// `x` clamped to [0, 1]; NaN becomes 0.
+#[inline(always)]
+pub(crate) fn sat(x: f32) -> f32 {
     // Written with comparisons so NaN falls through to 0 (`clamp` would keep NaN).
     if x > 0.0 {
         if x < 1.0 {

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::combine::{apply, ApplyMode};
+use crate::combine::{apply, sat, ApplyMode};
 use crate::fog::{fog_factor, FogState};
 use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::light::{LightingState, PreparedLighting};
@@ -532,20 +532,6 @@ impl FragmentShader for FixedShader {
                 }
             }
         }
-    }
-}
-
-/// `x` clamped to [0, 1], NaN to 0 — exactly `combine`'s saturation.
-#[inline(always)]
-fn sat(x: f32) -> f32 {
-    if x > 0.0 {
-        if x < 1.0 {
-            x
-        } else {
-            1.0
-        }
-    } else {
-        0.0
     }
 }
 

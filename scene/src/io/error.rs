@@ -173,6 +173,24 @@ pub enum IoError {
 }
 
 impl IoError {
+    /// A JSON syntax or type error (glTF or scene file) as [`IoError::Parse`]: serde's
+    /// message without its trailing "at line L column C", which goes to the location instead.
+    pub(crate) fn from_json(file: &Path, e: &serde_json::Error, prefix: &str) -> IoError {
+        let text = e.to_string();
+        let message = text
+            .rsplit_once(" at line ")
+            .map_or(text.as_str(), |(m, _)| m)
+            .to_owned();
+        IoError::Parse {
+            file: file.to_owned(),
+            location: (e.line() > 0).then_some(Location {
+                line: e.line(),
+                column: Some(e.column()),
+            }),
+            message: format!("{prefix}{message}"),
+        }
+    }
+
     /// The file the error is about.
     pub fn file(&self) -> &Path {
         match self {

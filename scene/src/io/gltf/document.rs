@@ -13,7 +13,7 @@ use std::path::Path;
 use ::gltf::json::validation::Checked;
 use ::gltf::Document;
 
-use crate::io::error::{IoError, Location};
+use crate::io::error::IoError;
 
 fn invalid(file: &Path, context: String, message: &str) -> IoError {
     IoError::Invalid {
@@ -73,21 +73,8 @@ fn check_shapes(file: &Path, root: &::gltf::json::Root) -> Result<(), IoError> {
 
 /// JSON → validated document, with line/column for syntax errors.
 pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
-    let root = ::gltf::json::Root::from_slice(json).map_err(|e| {
-        let text = e.to_string();
-        let message = text
-            .rsplit_once(" at line ")
-            .map_or(text.as_str(), |(m, _)| m)
-            .to_owned();
-        IoError::Parse {
-            file: file.to_owned(),
-            location: (e.line() > 0).then_some(Location {
-                line: e.line(),
-                column: Some(e.column()),
-            }),
-            message: format!("invalid glTF JSON: {message}"),
-        }
-    })?;
+    let root = ::gltf::json::Root::from_slice(json)
+        .map_err(|e| IoError::from_json(file, &e, "invalid glTF JSON: "))?;
     check_shapes(file, &root)?;
     // Validation as the `gltf` crate does it, except that a missing POSITION `min`/`max`
     // is tolerated (plumb computes its own bounds; many exporters omit them).

@@ -35,7 +35,7 @@ use std::path::Path;
 pub use build::build;
 pub use doc::*;
 
-use super::error::{IoError, Location};
+use super::error::IoError;
 #[allow(unused_imports, reason = "named in the module docs")]
 use super::imported::Imported;
 use super::imported::ImportedScene;
@@ -53,22 +53,6 @@ pub const MAX_NODES: usize = 1 << 20;
 /// takes two: the node object and its `children` array).
 pub const MAX_NODE_DEPTH: usize = 60;
 
-fn parse_error(file: &Path, e: &serde_json::Error, prefix: &str) -> IoError {
-    let text = e.to_string();
-    let message = text
-        .rsplit_once(" at line ")
-        .map_or(text.as_str(), |(m, _)| m)
-        .to_owned();
-    IoError::Parse {
-        file: file.to_owned(),
-        location: (e.line() > 0).then_some(Location {
-            line: e.line(),
-            column: Some(e.column()),
-        }),
-        message: format!("{prefix}{message}"),
-    }
-}
-
 /// Just the header, read leniently so that a newer version is reported as such rather than
 /// as unknown fields.
 #[derive(serde::Deserialize)]
@@ -85,8 +69,8 @@ struct Header {
 /// non-finite or out-of-range numbers; [`IoError::Invalid`] for another format or version;
 /// [`IoError::Limit`] past [`MAX_NODES`] or [`MAX_NODE_DEPTH`].
 pub fn parse(file: &Path, text: &str) -> Result<SceneDoc, IoError> {
-    let header: Header =
-        serde_json::from_str(text).map_err(|e| parse_error(file, &e, "invalid scene file: "))?;
+    let header: Header = serde_json::from_str(text)
+        .map_err(|e| IoError::from_json(file, &e, "invalid scene file: "))?;
     let invalid = |message: String| IoError::Invalid {
         file: file.to_owned(),
         location: None,
@@ -111,7 +95,7 @@ pub fn parse(file: &Path, text: &str) -> Result<SceneDoc, IoError> {
         }
         None => return Err(invalid(format!("missing \"version\": {VERSION}"))),
     }
-    let doc: SceneDoc = serde_json::from_str(text).map_err(|e| parse_error(file, &e, ""))?;
+    let doc: SceneDoc = serde_json::from_str(text).map_err(|e| IoError::from_json(file, &e, ""))?;
     check_tree(file, &doc.root)?;
     Ok(doc)
 }
