@@ -264,9 +264,12 @@ where
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Loads, maps and renders a scene file (one frame or a sequence).
-fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
-    let Size { width, height } = args.size;
+/// Loads a scene file and maps its imported materials and lights onto render state
+/// ([`io::apply`], with the default light rig when the file has none).
+pub(crate) fn load_mapped(
+    path: &Path,
+    unlit: bool,
+) -> Result<(plumb::scene::Scene, io::Imported, io::Applied), String> {
     let io::ImportedScene {
         mut scene,
         imported,
@@ -275,11 +278,18 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         &mut scene,
         &imported,
         &ApplyOptions {
-            unlit: args.unlit,
+            unlit,
             default_lights: true,
         },
     )
     .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((scene, imported, applied))
+}
+
+/// Loads, maps and renders a scene file (one frame or a sequence).
+fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
+    let Size { width, height } = args.size;
+    let (mut scene, imported, applied) = load_mapped(path, args.unlit)?;
     if let Some(bg) = args.background {
         scene.set_background(bg).map_err(|e| e.to_string())?;
     }

@@ -84,10 +84,11 @@ mod window {
     use minifb::{Key, KeyRepeat, MouseButton, MouseMode, Window, WindowOptions};
     use plumb::orbit::Orbit;
     use plumb::raster::math;
-    use plumb::scene::io::{self, Applied, ApplyOptions, ImportOptions, Imported};
+    use plumb::scene::io::{self, Applied, Imported};
     use plumb::scene::{CullMode, GlobalState, NodeKind, Scene, SoftRenderer, WireframeState};
 
     use super::{sphere_lines, ViewArgs};
+    use crate::cli::render::load_mapped;
     use crate::cli::CliResult;
 
     /// One mapping of the scene file (lit or unlit) with what drawing it needs.
@@ -99,20 +100,7 @@ mod window {
     }
 
     fn load(args: &ViewArgs, unlit: bool) -> Result<Variant, String> {
-        let path = &args.scene;
-        let io::ImportedScene {
-            mut scene,
-            imported,
-        } = io::load(path, &ImportOptions::default()).map_err(|e| e.to_string())?;
-        let applied = io::apply(
-            &mut scene,
-            &imported,
-            &ApplyOptions {
-                unlit,
-                default_lights: true,
-            },
-        )
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        let (mut scene, imported, applied) = load_mapped(&args.scene, unlit)?;
         scene.update(0.0);
         // World bounding spheres of every geometry leaf, as a hidden line overlay.
         let mut spheres = Vec::new();
