@@ -3,67 +3,11 @@
 //! `error: ...` on stderr, never a panic).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use image::{Rgba, RgbaImage};
 
-const BIN: &str = env!("CARGO_BIN_EXE_plumb");
-
-/// A fresh, empty directory for one test under cargo's integration-test temp dir.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("plumb-cli")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs `plumb args...` with `dir` as the working directory.
-fn plumb(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("plumb binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn assert_success(o: &Output) {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        stdout(o),
-        stderr(o)
-    );
-}
-
-/// Exit 2, exactly one stderr line, starting with `error: `, no panic.
-fn assert_bad_input(o: &Output, expect_in_message: &str) {
-    let err = stderr(o);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "stdout:\n{}\nstderr:\n{err}",
-        stdout(o)
-    );
-    assert!(!err.contains("panicked"), "{err}");
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 1, "want one stderr line, got:\n{err}");
-    assert!(lines[0].starts_with("error: "), "{err}");
-    assert!(
-        lines[0].contains(expect_in_message),
-        "'{expect_in_message}' not in: {err}"
-    );
-}
+mod cli_common;
+use cli_common::*;
 
 fn solid(w: u32, h: u32, c: [u8; 4]) -> RgbaImage {
     RgbaImage::from_pixel(w, h, Rgba(c))

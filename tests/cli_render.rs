@@ -5,56 +5,12 @@
 //! from a previous run.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use image::{Rgba, RgbaImage};
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_plumb");
-
-/// A fresh, empty directory for one test under cargo's integration-test temp dir.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("plumb-cli-render")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs `plumb args...` with `dir` as the working directory.
-fn plumb(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("plumb binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn assert_success(o: &Output) {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
-}
-
-/// Exit 2, exactly one stderr line starting with `error: ` and containing `expect`, no panic.
-fn assert_bad_input(o: &Output, expect: &str) {
-    let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "stderr:\n{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 1, "want one stderr line, got:\n{err}");
-    assert!(lines[0].starts_with("error: "), "{err}");
-    assert!(lines[0].contains(expect), "'{expect}' not in: {err}");
-}
+mod cli_common;
+use cli_common::*;
 
 /// Renders and returns the image (panics with the output on failure).
 fn render(dir: &Path, args: &[&str]) -> RgbaImage {
@@ -278,7 +234,7 @@ fn unlit_quad_is_framed_with_background_in_the_corners() {
         ],
     );
     assert_success(&o);
-    assert!(text(&o.stdout).contains("wrote q.png (64x48)"));
+    assert!(stdout(&o).contains("wrote q.png (64x48)"));
     let img = image::open(dir.join("q.png")).unwrap().to_rgba8();
     assert_eq!((img.width(), img.height()), (64, 48));
     // The framed view is centred on the quad's centre; unlit red is exactly red.
