@@ -1,7 +1,9 @@
 //! The golden-image test (DESIGN §6): one binary, every case under `refimages/<area>/`.
 //!
-//! - A case is a name in an area's table (raster cases are defined in Rust, in
-//!   `tests/cases/`) paired with `refimages/<area>/<case>.png`.
+//! - A case is a scene file `refimages/<area>/<case>.json` (rendered from its first camera at
+//!   the size of its PNG) or, for the `raster` and `fixed` areas, which draw straight through
+//!   `plumb-raster` without a scene graph, a function in `tests/cases/`; either is paired with
+//!   `refimages/<area>/<case>.png`.
 //! - Each case is rendered with 1, 2 and 7 worker threads; the three results must be
 //!   identical (colour and depth) — the determinism contract — and must equal the golden
 //!   exactly. CI runs this binary in release *and* debug, so both profiles match the goldens.
@@ -15,10 +17,11 @@ mod cases;
 
 use std::path::{Path, PathBuf};
 
+use glam::{Vec2, Vec4};
 use image::RgbaImage;
 use plumb::raster::{Context, ContextOptions};
 use plumb::scene::io::{self, ImportOptions};
-use plumb::scene::SoftRenderer;
+use plumb::scene::{AlphaState, Camera, Scene, ScreenLayer, ScreenPolygon, SoftRenderer};
 
 /// A golden case: a name and a function drawing into a context of the given size.
 pub struct Case {
@@ -28,16 +31,6 @@ pub struct Case {
     pub size: (u32, u32),
     /// Draws the scene (the harness clears nothing itself).
     pub draw: fn(&mut Context),
-}
-
-/// A golden case built through the scene graph and drawn with [`SoftRenderer`].
-pub struct SceneCase {
-    /// File stem of the golden.
-    pub name: &'static str,
-    /// Target size.
-    pub size: (u32, u32),
-    /// Builds the scene and draws it (one or more frames; the last one is compared).
-    pub draw: fn(&mut SoftRenderer),
 }
 
 /// A scene file `refimages/<area>/<name>.json` rendered from its first camera.
@@ -65,18 +58,6 @@ impl Golden for Case {
     }
 }
 
-impl Golden for SceneCase {
-    fn name(&self) -> &str {
-        self.name
-    }
-    fn render(&self, threads: usize) -> Rendered {
-        let mut r =
-            SoftRenderer::new(self.size.0, self.size.1, Some(threads)).expect("case size is valid");
-        (self.draw)(&mut r);
-        Ok((r.image(), r.depth()))
-    }
-}
-
 impl Golden for JsonCase {
     fn name(&self) -> &str {
         &self.name
@@ -93,9 +74,37 @@ impl Golden for JsonCase {
         let camera = cam.to_camera(&scene, aspect).map_err(|e| e.to_string())?;
         let mut r = SoftRenderer::new(self.size.0, self.size.1, Some(threads))
             .map_err(|e| e.to_string())?;
-        cases::scene::draw(&mut r, &mut scene, &camera);
+        draw_scene(&mut r, &mut scene, &camera)?;
         Ok((r.image(), r.depth()))
     }
+}
+
+/// Draws `scene` from `camera`, ending with a full-screen overlay of colour (0, 0, 0, 1)
+/// blended ADDITIVE (`src + dst`) unless the scene has one: it leaves RGB unchanged and forces
+/// the stored alpha to 1, so image viewers show the colours as stored (DESIGN §6).
+fn draw_scene(r: &mut SoftRenderer, scene: &mut Scene, camera: &Camera) -> Result<(), String> {
+    if !scene
+        .screen_polygons()
+        .iter()
+        .any(|p| p.layer == ScreenLayer::Overlay && p.states.alpha == AlphaState::ADDITIVE)
+    {
+        let corners = [
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(0.0, 1.0),
+        ];
+        let mut fix = ScreenPolygon::convex(
+            &corners,
+            Vec4::new(0.0, 0.0, 0.0, 1.0),
+            ScreenLayer::Overlay,
+        )
+        .map_err(|e| e.to_string())?;
+        fix.states.alpha = AlphaState::ADDITIVE;
+        scene.add_screen_polygon(fix);
+    }
+    scene.draw(camera, r).map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// The scene-file cases of an area, sorted by name.
@@ -283,20 +292,6 @@ fn refimages() {
         (
             "fixed".into(),
             cases::fixed::CASES
-                .iter()
-                .map(|c| c as &dyn Golden)
-                .collect(),
-        ),
-        (
-            "scene".into(),
-            cases::scene::CASES
-                .iter()
-                .map(|c| c as &dyn Golden)
-                .collect(),
-        ),
-        (
-            "effects".into(),
-            cases::effects::CASES
                 .iter()
                 .map(|c| c as &dyn Golden)
                 .collect(),

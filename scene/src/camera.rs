@@ -15,7 +15,7 @@
 //! * Culling planes point **into** the frustum, in Eberly's order: left, right, bottom, top,
 //!   near, far; up to [`MAX_USER_PLANES`] user planes follow.
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 
 use crate::error::SceneError;
 use crate::plane::Plane;
@@ -346,6 +346,33 @@ impl Camera {
         self.direction = d;
         self.right = r;
         self.up = r.cross(d);
+        Ok(())
+    }
+
+    /// Sets the frame from a rotation whose columns are the camera's right, up and backward
+    /// axes (`[R U −D]`, the rotation of a camera node that looks down its local −z), taken
+    /// **as is**: no re-normalisation, so a frame that came from [`Camera::look_at`] or
+    /// [`Camera::set_frame`] is reproduced bit for bit. A scene file stores its camera as such
+    /// a node; rebuilding it with `set_frame` would move the axes by an ulp or two.
+    ///
+    /// # Errors
+    /// [`SceneError::NonFinite`], or [`SceneError::DegenerateFrame`] unless `rotation` is a
+    /// proper rotation within [`crate::transform::ROTATION_TOLERANCE`].
+    pub fn set_axes(&mut self, location: Vec3, rotation: Mat3) -> Result<(), SceneError> {
+        if !(location.is_finite() && rotation.is_finite()) {
+            return Err(SceneError::NonFinite {
+                what: "camera frame",
+            });
+        }
+        if !crate::transform::is_rotation(&rotation) {
+            return Err(SceneError::DegenerateFrame(
+                "the axes are not an orthonormal, right-handed frame",
+            ));
+        }
+        self.location = location;
+        self.right = rotation.x_axis;
+        self.up = rotation.y_axis;
+        self.direction = -rotation.z_axis;
         Ok(())
     }
 

@@ -589,7 +589,16 @@ fn draw_screen(
             ColorSource::Mesh,
             st.iter().take(limits.units).cloned().collect(),
         ),
-        Some(Effect::VertexColors(c)) => (ColorSource::Vertex(Arc::clone(c)), Vec::new()),
+        Some(Effect::VertexColors(c)) => {
+            if c.len() != poly.mesh.positions().len() {
+                return Err(SceneError::AttributeLength {
+                    attribute: "effect colors",
+                    expected: poly.mesh.positions().len(),
+                    actual: c.len(),
+                });
+            }
+            (ColorSource::Vertex(Arc::clone(c)), Vec::new())
+        }
         _ => (ColorSource::Mesh, Vec::new()),
     };
     let pass = Pass {

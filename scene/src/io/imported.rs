@@ -57,7 +57,8 @@ pub struct ImportedCamera {
 
 impl ImportedCamera {
     /// A plumb [`Camera`] for this camera, placed by the node's world transform (computed
-    /// fresh from the local transforms) and with `viewport_aspect` (width / height) used
+    /// fresh from the local transforms; a rotation–scale world transform gives the frame
+    /// exactly by its rotation's columns, see [`Camera::set_axes`]) and with `viewport_aspect` (width / height) used
     /// when the file fixes none. An infinite far plane becomes
     /// [`INFINITE_FAR_FACTOR`]` × znear`. Scale in the node's transform moves the eye but
     /// does not change the frustum.
@@ -86,11 +87,16 @@ impl ImportedCamera {
                 zfar,
             } => Camera::orthographic(-xmag, xmag, -ymag, ymag, znear, zfar)?,
         };
-        camera.set_frame(
-            world.translation(),
-            world.apply_vector(Vec3::NEG_Z),
-            world.apply_vector(Vec3::Y),
-        )?;
+        match world.rotation() {
+            // Rotation (and scale) form: the rotation's columns are the frame, used as they
+            // are so a camera written from a `look_at` frame comes back bit for bit.
+            Some(r) => camera.set_axes(world.translation(), r)?,
+            None => camera.set_frame(
+                world.translation(),
+                world.apply_vector(Vec3::NEG_Z),
+                world.apply_vector(Vec3::Y),
+            )?,
+        }
         Ok(camera)
     }
 }

@@ -22,6 +22,7 @@ use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedSc
 use crate::io::{add_animation_controllers, ImportOptions};
 use crate::light::{Light, LightId, LightType};
 use crate::mesh::{Mesh, Topology};
+use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
 use crate::state::{
     AlphaState, CullState, DitherState, FogState, GlobalState, MaterialState, PolygonOffsetState,
@@ -197,6 +198,12 @@ pub(super) fn build_located(
             .set_effect(node, Some(e))
             .map_err(ctx.scene_err(&context))?;
     }
+    for (i, p) in doc.screen_polygons.iter().enumerate() {
+        let context = format!("screen polygon {i}");
+        ctx.point(&context, format!("/screen_polygons/{i}"));
+        let polygon = screen_polygon(&ctx, &context, p)?;
+        scene.add_screen_polygon(polygon);
+    }
     for c in &doc.cameras {
         let context = format!("camera '{}'", c.name);
         let (_, cam) = &ctx.cameras[c.name.as_str()];
@@ -236,6 +243,77 @@ pub(super) fn build_located(
         scene,
         imported: ctx.imported,
     })
+}
+
+/// A screen polygon from its document: `points` (a convex fan in one colour) or `mesh`,
+/// the screen defaults with the document's states on top, and a texture or vertex-colour
+/// effect.
+fn screen_polygon(
+    ctx: &Ctx,
+    context: &str,
+    p: &ScreenPolygonDoc,
+) -> Result<ScreenPolygon, IoError> {
+    let layer = match p.layer {
+        ScreenLayerDoc::Background => ScreenLayer::Background,
+        ScreenLayerDoc::Overlay => ScreenLayer::Overlay,
+    };
+    let mut polygon = match (&p.points, &p.mesh) {
+        (Some(points), None) => {
+            if points.len() < 3 {
+                return Err(ctx.invalid(context, "\"points\" needs at least 3 corners"));
+            }
+            let points: Vec<Vec2> = points
+                .iter()
+                .map(|q| Vec2::new(q[0].get(), q[1].get()))
+                .collect();
+            let color = p.color.as_ref().map_or(Vec4::ONE, v4);
+            ScreenPolygon::convex(&points, color, layer).map_err(ctx.scene_err(context))?
+        }
+        (None, Some(m)) => {
+            if p.color.is_some() {
+                return Err(ctx.invalid(
+                    context,
+                    "\"color\" is for \"points\"; a \"mesh\" has its own colours",
+                ));
+            }
+            ScreenPolygon::new(Arc::new(mesh(ctx, context, m)?), layer)
+        }
+        _ => {
+            return Err(ctx.invalid(
+                context,
+                "a screen polygon needs exactly one of \"points\" and \"mesh\"",
+            ))
+        }
+    };
+    if let Some(s) = &p.states {
+        for state in states(s) {
+            polygon.states.set(state);
+        }
+    }
+    polygon.effect = match &p.effect {
+        None => None,
+        Some(e @ EffectDoc::Textures(_)) => Some(effects::effect(ctx, context, e)?),
+        Some(e @ EffectDoc::VertexColors(colors)) => {
+            let n = polygon.mesh.positions().len();
+            if colors.len() != n {
+                return Err(ctx.invalid(
+                    context,
+                    format!(
+                        "\"vertex_colors\" has {} colours for {n} vertices",
+                        colors.len()
+                    ),
+                ));
+            }
+            Some(effects::effect(ctx, context, e)?)
+        }
+        Some(_) => {
+            return Err(ctx.invalid(
+                context,
+                "a screen polygon's effect is \"textures\" or \"vertex_colors\"",
+            ))
+        }
+    };
+    Ok(polygon)
 }
 
 /// A camera from its document (`aspect` used for perspective cameras).
@@ -305,11 +383,14 @@ fn transform(ctx: &Ctx, context: &str, t: &TransformDoc) -> Result<Transform, Io
         out = out.with_scale(v3(s)).map_err(&err)?;
     }
     if let Some(r) = &t.rotation {
-        let m = match (&r.axis, &r.degrees, &r.quaternion) {
-            (Some(axis), Some(deg), None) => {
+        let m = match (&r.axis, &r.degrees, &r.radians, &r.quaternion) {
+            (Some(axis), Some(deg), None, None) => {
                 rotation_axis_angle(v3(axis), math::to_radians(deg.get())).map_err(&err)?
             }
-            (None, None, Some(q)) => {
+            (Some(axis), None, Some(rad), None) => {
+                rotation_axis_angle(v3(axis), rad.get()).map_err(&err)?
+            }
+            (None, None, None, Some(q)) => {
                 let q = Quat::from_xyzw(q[0].get(), q[1].get(), q[2].get(), q[3].get());
                 let len = q.length();
                 if len == 0.0 || !len.is_finite() {
@@ -317,12 +398,10 @@ fn transform(ctx: &Ctx, context: &str, t: &TransformDoc) -> Result<Transform, Io
                 }
                 Mat3::from_quat(q / len)
             }
-            _ => {
-                return Err(ctx.invalid(
-                    context,
-                    "rotation needs \"axis\" and \"degrees\", or \"quaternion\" alone",
-                ))
-            }
+            _ => return Err(ctx.invalid(
+                context,
+                "rotation needs \"axis\" and \"degrees\" (or \"radians\"), or \"quaternion\" alone",
+            )),
         };
         out = out.with_rotation(m).map_err(&err)?;
     }
@@ -503,6 +582,11 @@ fn fill<'a>(
                 .set_global_state(id, state)
                 .map_err(ctx.scene_err(path))?;
         }
+    }
+    if let Some(m) = doc.cull_mode {
+        scene
+            .set_cull_mode(id, m.into())
+            .map_err(ctx.scene_err(path))?;
     }
     for name in &doc.lights {
         let light = *ctx

@@ -95,6 +95,9 @@ pub struct SceneDoc {
     /// Named cameras (also projectors of projected textures).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cameras: Vec<CameraDoc>,
+    /// Screen-space polygons: backgrounds drawn before the scene, overlays after it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub screen_polygons: Vec<ScreenPolygonDoc>,
     /// The scene's root node (a group).
     #[serde(default, skip_serializing_if = "is_default")]
     pub root: NodeDoc,
@@ -110,6 +113,7 @@ impl Default for SceneDoc {
             textures: Vec::new(),
             lights: Vec::new(),
             cameras: Vec::new(),
+            screen_polygons: Vec::new(),
             root: NodeDoc::default(),
         }
     }
@@ -152,6 +156,9 @@ pub struct NodeDoc {
     /// A switch's active child (index into its children; default none drawn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<usize>,
+    /// How frustum culling treats this node and its subtree (default `dynamic`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cull_mode: Option<CullModeDoc>,
     /// Global render states set on this node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<StatesDoc>,
@@ -169,6 +176,65 @@ pub struct NodeDoc {
     pub children: Vec<NodeDoc>,
 }
 
+/// Per-node frustum culling (`crate::CullMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CullModeDoc {
+    /// Test the node's world bound against the camera's planes (the default).
+    Dynamic,
+    /// Never drawn, with its subtree.
+    Always,
+    /// Always drawn: the subtree skips the plane tests.
+    Never,
+}
+
+impl From<CullModeDoc> for crate::cull::CullMode {
+    fn from(d: CullModeDoc) -> Self {
+        match d {
+            CullModeDoc::Dynamic => crate::cull::CullMode::Dynamic,
+            CullModeDoc::Always => crate::cull::CullMode::Always,
+            CullModeDoc::Never => crate::cull::CullMode::Never,
+        }
+    }
+}
+
+/// Which screen layer a screen polygon is drawn in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScreenLayerDoc {
+    /// Before the scene, at the far depth (never writes depth).
+    Background,
+    /// After the scene, on top of it (the default).
+    #[default]
+    Overlay,
+}
+
+/// A polygon in screen space: `(x, y)` in `[0, 1]`, origin at the top-left of the viewport.
+/// Exactly one of `points` (a convex polygon in one `color`, uvs equal to the points) and
+/// `mesh` (any geometry; its positions' `x, y` are screen coordinates, `z` is ignored).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenPolygonDoc {
+    /// `background` or `overlay` (default).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub layer: ScreenLayerDoc,
+    /// Corners of a convex polygon, in order (drawn as a fan from the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Vec<[Real; 2]>>,
+    /// The colour of a `points` polygon (default opaque white).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<Real4>,
+    /// Geometry in screen coordinates (instead of `points`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<MeshDoc>,
+    /// States on top of the screen defaults (depth test and culling off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub states: Option<StatesDoc>,
+    /// `textures` or `vertex_colors` (the other effects need a node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<EffectDoc>,
+}
+
 /// A local transform: scale, then rotation, then translation.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -184,7 +250,7 @@ pub struct TransformDoc {
     pub scale: Option<Real3>,
 }
 
-/// A rotation: `axis` + `degrees`, or a `quaternion` `[x, y, z, w]` (normalized on load).
+/// A rotation: `axis` + `degrees` (or `radians`), or a `quaternion` `[x, y, z, w]` (normalized on load).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RotationDoc {
@@ -194,6 +260,10 @@ pub struct RotationDoc {
     /// Angle about `axis`, degrees, right-hand rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degrees: Option<Real>,
+    /// Angle about `axis` in radians (instead of `degrees`; exact for values that code
+    /// computes in radians, such as `π/2` or `0.6`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radians: Option<Real>,
     /// Quaternion `x, y, z, w`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quaternion: Option<Real4>,
