@@ -1,0 +1,174 @@
+//! Goldens of real glTF sample models (Khronos glTF Sample Assets), rendered the way a user
+//! renders them: by the built `plumb render` binary, with the command lines in [`CASES`].
+//! Each render is made with `--threads 1` and `--threads 2` (the files must be identical) and
+//! compared with `refimages/models/<case>.png` by `plumb diff` at threshold 0 (bit for bit).
+//!
+//! The models are third-party files that may not be committed (`shared/assets/LICENSES.md`:
+//! fetched data stays in `shared/`), so a fresh clone cannot run this test and it is ignored
+//! by default. The goldens are plumb's own renders, committed with the models' attribution
+//! (`refimages/models/ATTRIBUTION.md`). Run it with a copy of the assets:
+//!
+//! ```text
+//! PLUMB_ASSETS=../shared/assets cargo test --release --test model_goldens -- --ignored
+//! ```
+//!
+//! `PLUMB_BLESS=1` writes the goldens instead of comparing: open each one beside the model's
+//! `screenshot/` image before committing it. A missing model fails with the paths tried.
+
+mod cli_common;
+
+use std::path::{Path, PathBuf};
+
+use cli_common::*;
+
+/// A golden: the model (a folder of `gltf/khronos/`) and the `plumb render` options.
+struct ModelCase {
+    model: &'static str,
+    args: &'static [&'static str],
+}
+
+/// Every model case; described in `refimages/README.md` (section `models/`).
+const CASES: &[ModelCase] = &[
+    // The file's own camera (yfov 0.66, aspect 1.5).
+    ModelCase {
+        model: "Duck",
+        args: &["--size", "320x240"],
+    },
+    // No camera in the file: the framing rule.
+    ModelCase {
+        model: "BoxTextured",
+        args: &["--size", "256x256"],
+    },
+    ModelCase {
+        model: "CesiumMilkTruck",
+        args: &["--size", "320x240"],
+    },
+    ModelCase {
+        model: "AlphaBlendModeTest",
+        args: &[
+            "--size",
+            "480x240",
+            "--eye",
+            "0,1.5,6.5",
+            "--target",
+            "0,0.9,0",
+            "--fov",
+            "40",
+            "--background",
+            "0.2,0.2,0.3,1",
+        ],
+    },
+    ModelCase {
+        model: "TextureSettingsTest",
+        args: &[
+            "--size", "320x320", "--eye", "0,0,15.5", "--target", "0,0,0", "--fov", "40",
+        ],
+    },
+    ModelCase {
+        model: "OrientationTest",
+        args: &["--size", "320x320"],
+    },
+];
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `gltf/khronos/<model>/glTF/<model>.gltf` under `$PLUMB_ASSETS`, else under
+/// `../shared/assets` beside the repository.
+fn model_path(model: &str) -> Result<PathBuf, String> {
+    let rel = Path::new("gltf/khronos")
+        .join(model)
+        .join("glTF")
+        .join(format!("{model}.gltf"));
+    let mut tried = Vec::new();
+    if let Ok(dir) = std::env::var("PLUMB_ASSETS") {
+        tried.push(Path::new(&dir).join(&rel));
+    }
+    tried.push(repo().join("../shared/assets").join(&rel));
+    // Absolute, because `plumb` runs in a scratch directory.
+    tried.iter().find_map(|p| p.canonicalize().ok()).ok_or_else(|| {
+        format!("{model}: model not found; tried {tried:?} (set PLUMB_ASSETS to a copy of shared/assets)")
+    })
+}
+
+/// Renders one case and checks it; `Err` describes the failure.
+fn check(case: &ModelCase, dir: &Path, bless: bool) -> Result<(), String> {
+    let model = model_path(case.model)?;
+    let model = model.to_string_lossy().into_owned();
+    let mut outs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.join(format!("{}-{threads}.png", case.model));
+        let out_s = out.to_string_lossy().into_owned();
+        let mut args = vec!["render", model.as_str(), "-o", &out_s, "--threads", threads];
+        args.extend_from_slice(case.args);
+        let o = plumb(dir, &args);
+        if o.status.code() != Some(0) {
+            return Err(format!(
+                "{}: plumb render failed: {}",
+                case.model,
+                stderr(&o)
+            ));
+        }
+        outs.push(std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?);
+    }
+    if outs[0] != outs[1] {
+        return Err(format!("{}: --threads 1 and 2 differ", case.model));
+    }
+    let golden = repo()
+        .join("refimages/models")
+        .join(format!("{}.png", case.model));
+    let actual = dir.join(format!("{}-1.png", case.model));
+    if bless {
+        std::fs::copy(&actual, &golden).map_err(|e| format!("{}: {e}", golden.display()))?;
+        eprintln!("blessed {}", golden.display());
+        return Ok(());
+    }
+    let heat = dir.join(format!("{}.heat.png", case.model));
+    let (g, a, h) = (
+        golden.to_string_lossy().into_owned(),
+        actual.to_string_lossy().into_owned(),
+        heat.to_string_lossy().into_owned(),
+    );
+    let o = plumb(dir, &["diff", &g, &a, "--out", &h]);
+    match o.status.code() {
+        Some(0) => Ok(()),
+        _ => Err(format!(
+            "{}: differs from {g}; actual {a}, heat map {h}\n{}{}",
+            case.model,
+            stdout(&o),
+            stderr(&o)
+        )),
+    }
+}
+
+#[test]
+#[ignore = "needs the Khronos sample models: PLUMB_ASSETS=../shared/assets cargo test --release --test model_goldens -- --ignored"]
+fn model_goldens() {
+    let dir = temp_dir("models");
+    let bless = std::env::var("PLUMB_BLESS").is_ok_and(|v| v == "1");
+    let mut failures: Vec<String> = CASES
+        .iter()
+        .filter_map(|c| check(c, &dir, bless).err())
+        .collect();
+    // A golden no case renders is stale.
+    let mut names: Vec<String> = std::fs::read_dir(repo().join("refimages/models"))
+        .expect("refimages/models exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".png"))
+        .collect();
+    names.sort();
+    for n in names {
+        if !CASES.iter().any(|c| format!("{}.png", c.model) == n) {
+            failures.push(format!("refimages/models/{n}: golden without a case"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} model goldens failed:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
