@@ -87,6 +87,10 @@ pub struct AlphaState {
     pub reference: f32,
     /// The blend constant colour (`CONSTANT_COLOR` / `CONSTANT_ALPHA` factors).
     pub constant_color: Vec4,
+    /// Separate source and destination factors for the **alpha channel**
+    /// (`glBlendFuncSeparate`, an extension of the book's state); `None` blends alpha with
+    /// [`src_blend`](Self::src_blend) and [`dst_blend`](Self::dst_blend) like RGB.
+    pub alpha_factors: Option<(BlendFactor, BlendFactor)>,
 }
 
 impl AlphaState {
@@ -99,6 +103,7 @@ impl AlphaState {
         test: CompareFunc::Always,
         reference: 0.0,
         constant_color: Vec4::ZERO,
+        alpha_factors: None,
     };
     /// Classic transparency `as·src + (1 − as)·dst` (the enum semantics; the book's printed
     /// eq. 3.5 swaps the roles).
@@ -114,6 +119,13 @@ impl AlphaState {
     /// Premultiplied alpha `src + (1 − as)·dst`.
     pub const PREMULTIPLIED: AlphaState =
         AlphaState::blend(BlendFactor::One, BlendFactor::OneMinusSrcAlpha);
+    /// [`AlphaState::BLEND`] for colour, with the alpha channel composited "over"
+    /// (`as + (1 − as)·ad`): a translucent surface over an opaque background leaves the
+    /// stored alpha at 1 instead of `as² + (1 − as)·ad`. Used for glTF `BLEND` materials.
+    pub const BLEND_OVER: AlphaState = AlphaState {
+        alpha_factors: Some((BlendFactor::One, BlendFactor::OneMinusSrcAlpha)),
+        ..AlphaState::BLEND
+    };
 
     /// Blending on with the given factors; no alpha test.
     pub const fn blend(src: BlendFactor, dst: BlendFactor) -> AlphaState {
@@ -136,9 +148,11 @@ impl AlphaState {
     }
 
     /// Whether geometry under this state is drawn in the transparent (sorted) group: blending
-    /// is on.
+    /// is on and the colour factors are not `(ONE, ZERO)` (a blend that replaces the colour,
+    /// used to give the alpha channel its own factors, hides what is behind).
     pub fn is_transparent(&self) -> bool {
         self.blend_enabled
+            && !(self.src_blend == BlendFactor::One && self.dst_blend == BlendFactor::Zero)
     }
 }
 

@@ -701,3 +701,32 @@ fn scene_file_cameras_reproduce_look_at_exactly() {
         }
     }
 }
+
+/// `alpha_src` / `alpha_dst` blend the alpha channel with their own factors: α 0.5 red over
+/// opaque blue gives purple either way, but stored alpha 1 only when alpha composites "over".
+#[test]
+fn separate_alpha_factors_reach_the_pixels() {
+    let pixel = |alpha: &str| {
+        let text = format!(
+            r#"{{"format": "plumb-scene", "version": 1, "background": [0, 0, 1, 1],
+                "screen_polygons": [{{"points": [[0, 0], [1, 0], [1, 1], [0, 1]], "color": [1, 0, 0, 0.5],
+                "states": {{"alpha": {alpha}}}}}]}}"#
+        );
+        let doc = parse(&text).unwrap();
+        let s = json::build(&doc, Path::new("a.json"), &ImportOptions::default()).unwrap();
+        let mut scene = s.scene;
+        let camera = plumb_scene::Camera::perspective(1.0, 1.0, 0.1, 10.0).unwrap();
+        let mut r = plumb_scene::SoftRenderer::new(4, 4, Some(1)).unwrap();
+        scene.draw(&camera, &mut r).unwrap();
+        r.image().get_pixel(2, 2).0
+    };
+    assert_eq!(pixel(r#"{"blend": true}"#), [128, 0, 128, 191]);
+    assert_eq!(
+        pixel(r#"{"blend": true, "alpha_src": "one"}"#),
+        [128, 0, 128, 255]
+    );
+    assert_eq!(
+        pixel(r#"{"blend": true, "alpha_src": "zero", "alpha_dst": "zero"}"#),
+        [128, 0, 128, 0]
+    );
+}

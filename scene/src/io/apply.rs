@@ -12,21 +12,20 @@
 //! | `baseColorTexture` | texture unit 0 with the binding's sampler, uv set (`texCoord`) and `KHR_texture_transform` as the stage's texture matrix; apply *modulate* (for `OPAQUE`, a combiner that modulates RGB and keeps the incoming alpha) |
 //! | `COLOR_0` | lit: the vertex colours × the diffuse colour (RGB and alpha) become the mesh colours and [`MaterialState::color_material`] is on, so they replace ambient and diffuse; the material is then approximated with metallic 0 (a metal's highlight would need the vertex colour, and the specular colour is one per material); unlit: vertex colours × base colour become the primary colour |
 //! | `alphaMode` `OPAQUE` | no blending, no test; the alpha that reaches the framebuffer is forced to 1 (diffuse / vertex alpha 1, texture alpha ignored) |
-//! | `alphaMode` `MASK` | alpha test `α ≥ alphaCutoff`, blending off, depth writes on |
-//! | `alphaMode` `BLEND` | source-over blending ([`AlphaState::BLEND`]) and depth writes off ([`ZBufferState::READ_ONLY`]), so [`Scene::draw`] sorts the leaf back to front with the other transparent leaves |
+//! | `alphaMode` `MASK` | alpha test `α ≥ alphaCutoff`; colour written as is (blend factors `ONE, ZERO`, so the leaf stays in the opaque group), alpha composited "over"; depth writes on |
+//! | `alphaMode` `BLEND` | source-over blending ([`AlphaState::BLEND_OVER`]: colour `as·src + (1 − as)·dst`, alpha `as + (1 − as)·ad`) and depth writes off ([`ZBufferState::READ_ONLY`]), so [`Scene::draw`] sorts the leaf back to front with the other transparent leaves |
 //! | `doubleSided` | culling off ([`CullState::NONE`]) and two-sided lighting ([`MaterialState::two_sided`]) |
 //! | `emissiveFactor` | the material's emissive colour (lit only) |
-//! | `emissiveTexture` | (lit only, when the factor is not black) an *add* stage after the base colour texture; the texture is added as it is, the factor only switches it on (multiplying by the factor would need a second combiner stage), and the material's emissive colour is then black |
+//! | `emissiveTexture` | (lit only, when the factor is not black) an *add* stage after the base colour texture, with a copy of the texture whose RGB texels are multiplied by the factor (`⌊t·f + ½⌋` per 8-bit channel, mips rebuilt; one copy per image and factor, and none when the factor is white); the material's emissive colour is then black |
 //! | `KHR_materials_unlit`, or [`ApplyOptions::unlit`] | no lights attached to the leaf: the colour is base colour × vertex colour × texture, with no lighting and no emission |
 //!
 //! The glTF alpha of a lit surface is the diffuse alpha (base colour alpha) or, with vertex
 //! colours, the vertex alpha × base alpha; the texture's alpha multiplies it (modulate).
 //!
-//! **Framebuffer alpha** (what a PNG's alpha channel shows): blending uses one pair of
-//! factors for colour and alpha, as `glBlendFunc` does, so a `BLEND` surface of alpha `a`
-//! over an opaque background leaves alpha `a² + (1 − a)` (below 1), and a `MASK` surface
-//! writes its own alpha (at least the cutoff). The RGB is as specified; an image meant to be
-//! opaque should be read as RGB.
+//! **Framebuffer alpha** (what a PNG's alpha channel shows): `OPAQUE` writes 1; a `BLEND`
+//! surface composites its alpha "over" the stored one (separate alpha factors, as
+//! `glBlendFuncSeparate(…, ONE, ONE_MINUS_SRC_ALPHA)`), so over an opaque background the
+//! alpha stays 1; so does a `MASK` surface's (its kept fragments composite alpha the same way).
 //!
 //! # Lights
 //!
@@ -59,6 +58,7 @@ use std::sync::Arc;
 
 use glam::{Vec3, Vec4};
 use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Source};
+use plumb_raster::texture::Texture;
 
 use super::imported::{Imported, LightKind};
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
@@ -68,7 +68,9 @@ use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::light::{Light, LightId, LightType, MAX_LIGHTS};
 use crate::mesh::Mesh;
-use crate::state::{AlphaState, CompareFunc, CullState, GlobalState, MaterialState, ZBufferState};
+use crate::state::{
+    AlphaState, BlendFactor, CompareFunc, CullState, GlobalState, MaterialState, ZBufferState,
+};
 
 /// Diffuse (grey level) of the default rig's key light.
 pub const DEFAULT_KEY_DIFFUSE: f32 = 0.85;
@@ -238,9 +240,10 @@ pub fn apply(
     options: &ApplyOptions,
 ) -> Result<Applied, SceneError> {
     let mut applied = Applied::default();
+    let mut emissive = EmissiveTextures::default();
     for (&node, material) in &imported.materials {
         let unlit = options.unlit || material.unlit;
-        apply_material(scene, node, material, unlit)?;
+        apply_material(scene, node, material, unlit, &mut emissive)?;
         if unlit {
             applied.unlit.push(node);
         } else {
@@ -280,12 +283,54 @@ pub fn apply(
     Ok(applied)
 }
 
+/// Emissive textures multiplied by their factor, one per (image, factor), so leaves that share
+/// a material share the copy.
+#[derive(Default)]
+struct EmissiveTextures(Vec<(Arc<Texture>, [u32; 3], Arc<Texture>)>);
+
+impl EmissiveTextures {
+    /// `texture` with its RGB multiplied by `factor` (clamped to [0, 1]); the texture itself
+    /// for a white factor.
+    fn scaled(&mut self, texture: &Arc<Texture>, factor: Vec3) -> Arc<Texture> {
+        let f = factor.clamp(Vec3::ZERO, Vec3::ONE);
+        if f == Vec3::ONE {
+            return Arc::clone(texture);
+        }
+        let key = f.to_array().map(f32::to_bits);
+        if let Some((_, _, t)) = self
+            .0
+            .iter()
+            .find(|(src, k, _)| Arc::ptr_eq(src, texture) && *k == key)
+        {
+            return Arc::clone(t);
+        }
+        let Some(level) = texture.level(0) else {
+            return Arc::clone(texture);
+        };
+        let scale = |c: u8, f: f32| (f32::from(c) * f + 0.5).floor() as u8;
+        let bytes: Vec<u8> = level
+            .texels()
+            .iter()
+            .flat_map(|&[r, g, b, a]| [scale(r, f.x), scale(g, f.y), scale(b, f.z), a])
+            .collect();
+        let scaled = match Texture::from_rgba8(level.width(), level.height(), bytes) {
+            Ok(t) if texture.level_count() > 1 => Arc::new(t.with_generated_mips()),
+            Ok(t) => Arc::new(t),
+            // Same size as a texture that exists: cannot fail; keep the unscaled one if it does.
+            Err(_) => Arc::clone(texture),
+        };
+        self.0.push((Arc::clone(texture), key, Arc::clone(&scaled)));
+        scaled
+    }
+}
+
 /// Sets one geometry leaf's states, effect and (when colours carry the material) mesh.
 fn apply_material(
     scene: &mut Scene,
     node: NodeId,
     m: &ImportedMaterial,
     unlit: bool,
+    emissive: &mut EmissiveTextures,
 ) -> Result<(), SceneError> {
     let mesh = Arc::clone(scene.mesh(node)?);
     let opaque = m.alpha_mode == AlphaMode::Opaque;
@@ -348,12 +393,20 @@ fn apply_material(
     }
     match m.alpha_mode {
         AlphaMode::Opaque => {}
+        // The test, then the colour replaces (`ONE, ZERO`: still drawn as opaque) while the
+        // alpha composites "over", so a kept fragment leaves an opaque background opaque.
         AlphaMode::Mask { cutoff } => scene.set_global_state(
             node,
-            GlobalState::Alpha(AlphaState::alpha_test(CompareFunc::GreaterEqual, cutoff)),
+            GlobalState::Alpha(AlphaState {
+                blend_enabled: true,
+                src_blend: BlendFactor::One,
+                dst_blend: BlendFactor::Zero,
+                alpha_factors: AlphaState::BLEND_OVER.alpha_factors,
+                ..AlphaState::alpha_test(CompareFunc::GreaterEqual, cutoff)
+            }),
         )?,
         AlphaMode::Blend => {
-            scene.set_global_state(node, GlobalState::Alpha(AlphaState::BLEND))?;
+            scene.set_global_state(node, GlobalState::Alpha(AlphaState::BLEND_OVER))?;
             scene.set_global_state(node, GlobalState::ZBuffer(ZBufferState::READ_ONLY))?;
         }
     }
@@ -371,7 +424,11 @@ fn apply_material(
         stages.extend(stage(b, &mesh, apply));
     }
     if let Some(b) = emissive_texture {
-        stages.extend(stage(b, &mesh, ApplyMode::Add));
+        let scaled = TextureBinding {
+            texture: emissive.scaled(&b.texture, m.emissive),
+            ..b.clone()
+        };
+        stages.extend(stage(&scaled, &mesh, ApplyMode::Add));
     }
     if !stages.is_empty() {
         scene.set_effect(node, Some(Effect::Textures(stages)))?;
@@ -478,7 +535,11 @@ mod tests {
         );
 
         let mask = scene.resolved(ids[1]).unwrap();
-        assert!(mask.states.alpha.test_enabled && !mask.states.alpha.blend_enabled);
+        assert!(mask.states.alpha.test_enabled && !mask.states.alpha.is_transparent());
+        assert_eq!(
+            mask.states.alpha.alpha_factors,
+            Some((BlendFactor::One, BlendFactor::OneMinusSrcAlpha))
+        );
         assert_eq!(mask.states.alpha.test, CompareFunc::GreaterEqual);
         assert_eq!(mask.states.alpha.reference, 0.3);
         assert_eq!(mask.states.cull, CullState::NONE);
@@ -489,6 +550,11 @@ mod tests {
         assert!(blend.states.alpha.blend_enabled);
         assert_eq!(blend.states.alpha.src_blend, BlendFactor::SrcAlpha);
         assert_eq!(blend.states.alpha.dst_blend, BlendFactor::OneMinusSrcAlpha);
+        // Alpha composites "over": 0.5 over an opaque 1 stays 1 (0.5·1 + 0.5·1).
+        assert_eq!(
+            blend.states.alpha.alpha_factors,
+            Some((BlendFactor::One, BlendFactor::OneMinusSrcAlpha))
+        );
         assert_eq!(blend.states.zbuffer, ZBufferState::READ_ONLY);
         assert!(blend.lights.is_empty(), "unlit leaves get no lights");
     }
@@ -562,6 +628,53 @@ mod tests {
         assert_eq!(stages[0].apply, ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA));
         // uv set 3 does not exist: no stage.
         assert!(scene.effect(ids[2]).unwrap().is_none());
+    }
+
+    #[test]
+    fn emissive_texture_is_scaled_by_the_factor_once_per_image_and_factor() {
+        let texture = Arc::new(
+            Texture::from_rgba8(2, 1, vec![200, 100, 50, 255, 10, 20, 30, 128])
+                .unwrap()
+                .with_generated_mips(),
+        );
+        let with_emission = |emissive| ImportedMaterial {
+            emissive,
+            emissive_texture: Some(TextureBinding {
+                texture: Arc::clone(&texture),
+                ..binding(0)
+            }),
+            ..ImportedMaterial::default()
+        };
+        let half = Vec3::new(0.5, 1.0, 0.0);
+        let (mut scene, imported, ids) = setup(vec![
+            (with_emission(half), None),
+            (with_emission(half), None),
+            (with_emission(Vec3::ONE), None),
+        ]);
+        apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        let emission = |id| match scene.effect(id).unwrap() {
+            Some(Effect::Textures(stages)) => {
+                assert_eq!(stages.len(), 1);
+                assert_eq!(stages[0].apply, ApplyMode::Add);
+                Arc::clone(&stages[0].texture)
+            }
+            other => panic!("{other:?}"),
+        };
+        let (a, b, white) = (emission(ids[0]), emission(ids[1]), emission(ids[2]));
+        // ⌊t·f + ½⌋ on RGB, alpha kept: 200·0.5 = 100, 100·1, 50·0; 10·0.5 + ½ = 5.5 → 5.
+        assert_eq!(
+            a.level(0).unwrap().texels(),
+            &[[100, 100, 0, 255], [5, 20, 0, 128]]
+        );
+        assert_eq!(a.level_count(), texture.level_count(), "mips rebuilt");
+        assert!(Arc::ptr_eq(&a, &b), "one copy per image and factor");
+        assert!(
+            Arc::ptr_eq(&white, &texture),
+            "a white factor uses the image"
+        );
+        // The emission comes from the texture, not from the material colour as well.
+        let m = scene.resolved(ids[0]).unwrap().states.material;
+        assert_eq!(m.emissive, Vec4::new(0.0, 0.0, 0.0, 1.0));
     }
 
     #[test]

@@ -479,6 +479,12 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
             test: a.compare.into(),
             reference: a.reference.get(),
             constant_color: v4(&a.constant_color),
+            alpha_factors: (a.alpha_src.is_some() || a.alpha_dst.is_some()).then(|| {
+                (
+                    a.alpha_src.unwrap_or(a.src).into(),
+                    a.alpha_dst.unwrap_or(a.dst).into(),
+                )
+            }),
         }));
     }
     if let Some(c) = &s.cull {

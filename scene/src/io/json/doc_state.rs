@@ -143,6 +143,12 @@ pub struct AlphaDoc {
     pub reference: Real,
     /// Blend constant colour (default `[0, 0, 0, 0]`).
     pub constant_color: Real4,
+    /// Source factor for the alpha channel alone (default: `src`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha_src: Option<BlendDoc>,
+    /// Destination factor for the alpha channel alone (default: `dst`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha_dst: Option<BlendDoc>,
 }
 
 impl Default for AlphaDoc {
@@ -156,6 +162,8 @@ impl Default for AlphaDoc {
             compare: a.test.into(),
             reference: Real::lit(a.reference),
             constant_color: r4(0.0, 0.0, 0.0, 0.0),
+            alpha_src: None,
+            alpha_dst: None,
         }
     }
 }
