@@ -381,6 +381,17 @@ fn info_text_for_obj_and_gltf() {
     assert!(out.contains("  p [group]\n    local: T=(1, 2, 3)"), "{out}");
     assert!(out.contains("m[0] [geometry triangles"), "{out}");
     assert!(out.contains("materials:"), "{out}");
+    // A scene file's root without a name is shown as such, not as an empty string.
+    std::fs::write(
+        dir.join("s.json"),
+        r#"{"format": "plumb-scene", "version": 1, "root": {"children": [{"mesh": {"box": {}}}]}}"#,
+    )
+    .unwrap();
+    let o = plumb(&dir, &["info", "s.json"]);
+    assert_success(&o);
+    let out = stdout(&o);
+    assert!(out.starts_with("(unnamed) [group]\n"), "{out}");
+    assert!(out.contains("\n  (unnamed) [geometry triangles"), "{out}");
 }
 
 #[test]

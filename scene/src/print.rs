@@ -1,5 +1,6 @@
 //! A deterministic text dump of the tree (Eberly's `ScenePrinter`): the second oracle beside
-//! images. One block per node in pre-order from the given node: name and kind, then local
+//! images. One block per node in pre-order from the given node: name (`(unnamed)` for an
+//! empty one) and kind, then local
 //! transform, world transform and world bound, indented two spaces per level.
 //!
 //! Floats are printed with Rust's shortest round-trip formatting, so the dump is exact and the
@@ -125,7 +126,12 @@ impl Scene {
                 CullMode::Always => " cull=always",
                 CullMode::Never => " cull=never",
             };
-            let _ = writeln!(out, "{pad}{deep}{} [{kind}{cull}]", node.name);
+            let name = if node.name.is_empty() {
+                "(unnamed)"
+            } else {
+                node.name.as_str()
+            };
+            let _ = writeln!(out, "{pad}{deep}{name} [{kind}{cull}]");
             let _ = writeln!(out, "{pad}  local: {}", format_transform(&node.local));
             let _ = writeln!(out, "{pad}  world: {}", format_transform(&node.world));
             let _ = writeln!(out, "{pad}  bound: {}", format_bound(&node.world_bound));
