@@ -2,13 +2,14 @@
 //!
 //! 1. **Base camera**: `--camera NAME|INDEX` picks an imported camera — by exact name first,
 //!    else by 0-based index in node order; otherwise the first imported camera; otherwise the
-//!    world bound **as stored in the file** (before animation) is framed by the rule of
+//!    box of the scene's vertices **as stored in the file** (before animation,
+//!    `framing::geometry_box`) is framed by the rule of
 //!    [`plumb::scene::io::framing`] with `--fov` (default 45°) and the image's aspect.
 //!    Imported cameras follow their (animated) nodes; a fixed aspect ratio in the file is
 //!    kept.
 //! 2. **Frame overrides**: if any of `--eye`, `--target`, `--up` is given, the camera looks
-//!    from `--eye` (default: the base camera's eye) at `--target` (default: the centre of the
-//!    world bound) with up `--up` (default +y).
+//!    from `--eye` (default: the base camera's eye) at `--target` (default: the centre of that
+//!    box) with up `--up` (default +y).
 //! 3. **Projection overrides**: if any of `--fov`, `--near`, `--far` is given (or the framed
 //!    camera's eye was moved), the projection is rebuilt as a symmetric perspective with the
 //!    image's aspect: the field of view is `--fov` or the base camera's vertical one; near and
@@ -90,7 +91,7 @@ fn pick<'a>(
     ))
 }
 
-/// The camera for one frame (see the [module docs](self)). `rest_bound` is the world bound
+/// The camera for one frame (see the [module docs](self)). `rest_bound` is the vertex box
 /// of the scene as loaded.
 ///
 /// # Errors
@@ -127,8 +128,7 @@ pub fn choose_camera(
     let (center, radius) = if rest_bound.is_empty() {
         (Vec3::ZERO, 1.0)
     } else {
-        let s = rest_bound.to_sphere();
-        (s.center(), s.radius())
+        (rest_bound.center(), rest_bound.radius())
     };
     let moved = view.eye.is_some() || view.target.is_some() || view.up.is_some();
     if moved {

@@ -18,7 +18,7 @@ use clap::Args;
 use glam::{Vec3, Vec4};
 use plumb::raster::target::MAX_TARGET_SIZE;
 use plumb::raster::{Context, ContextOptions};
-use plumb::scene::io::{self, ApplyOptions, ImportOptions};
+use plumb::scene::io::{self, framing, ApplyOptions, ImportOptions};
 use plumb::scene::SoftRenderer;
 
 use super::camera::{choose_camera, CameraArgs};
@@ -294,8 +294,8 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         scene.set_background(bg).map_err(|e| e.to_string())?;
     }
     // Framing uses the scene as stored in the file, before any animation, so a sequence is
-    // seen from one fixed viewpoint.
-    let rest_bound = *scene.world_bound(scene.root()).map_err(|e| e.to_string())?;
+    // seen from one fixed viewpoint: the box of its vertices.
+    let rest_bound = framing::geometry_box(&scene).map_err(|e| e.to_string())?;
     let mut renderer = SoftRenderer::new(width, height, args.threads).map_err(|e| e.to_string())?;
     let frames = args.frames.unwrap_or(1);
     let fps = args.fps.unwrap_or(DEFAULT_FPS);

@@ -136,8 +136,8 @@ mod window {
         let aspect = w as f32 / h as f32;
         let mut variants = [load(args, false)?, load(args, true)?];
         let (center, radius) = {
-            let s = &variants[0].scene;
-            let b = s.world_bound(s.root()).map_err(|e| e.to_string())?;
+            let b = plumb::scene::io::framing::geometry_box(&variants[0].scene)
+                .map_err(|e| e.to_string())?;
             if b.is_empty() {
                 (glam::Vec3::ZERO, 1.0)
             } else {

@@ -1,19 +1,28 @@
-//! A default camera for a scene that brings none: [`frame_bound`] frames a bounding sphere.
+//! A default camera for a scene that brings none: [`frame_bound`] frames a bound — best the
+//! tight box of the scene's vertices, [`geometry_box`].
 //!
 //! # The framing rule
 //!
-//! With the world bound's sphere (centre `c`, radius `r`; an empty bound is the unit sphere
-//! at the origin, and a radius below [`MIN_FRAMING_RADIUS`] is raised to it), vertical field
-//! of view `fov_y` and aspect `a = width / height`:
-//!
-//! * **direction**: the eye looks at `c` from [`FRAMING_DIRECTION`] = `(1, 0.6, 1.4)`
-//!   normalised — front-right and a little above, so a model authored +y up, facing +z (glTF's
-//!   convention) is seen three-quarter from the front. Up is +y.
-//! * **distance**: `d = FRAMING_MARGIN · r / sin(h)` where `h = min(fov_y/2, fov_x/2)` and
-//!   `tan(fov_x/2) = a · tan(fov_y/2)`: the sphere, grown by the margin (1.1), fits both the
-//!   vertical and the horizontal field of view.
-//! * **near / far**: `near = max(d − 2r, d/1000)`, `far = d + 2r` — the sphere lies well
-//!   inside the depth range whatever the direction.
+//! * **what is framed**: [`geometry_box`], the world-space axis-aligned box of every vertex of
+//!   every geometry leaf in the tree (as of the last update); a scene without geometry frames
+//!   the unit sphere at the origin.
+//! * **direction**: the eye looks at the box's centre `c` from [`FRAMING_DIRECTION`] =
+//!   `(1, 0.6, 1.4)` normalised — front-right and a little above, so a model authored +y up,
+//!   facing +z (glTF's convention) is seen three-quarter from the front. Up is +y.
+//! * **distance**: the smallest `d` at which all eight corners of the box, grown about `c` by
+//!   [`FRAMING_MARGIN`] (1.1), lie inside both the vertical field of view `fov_y` and the
+//!   horizontal one (`tan(fov_x/2) = a · tan(fov_y/2)`, `a = width / height`): with the
+//!   camera's right `R`, up `U` and the unit vector `B` from `c` towards the eye, corner
+//!   offset `q` needs `d ≥ q·B + max(|q·R| / tan(fov_x/2), |q·U| / tan(fov_y/2))`. So the box
+//!   itself — not a sphere around it — fills the narrower direction of the image (up to the
+//!   margin), and flat or long models are not shown small.
+//! * **a sphere bound** (given to [`frame_bound`] directly; an empty bound is the unit sphere
+//!   at the origin, and a radius below [`MIN_FRAMING_RADIUS`] is raised to it): `d =
+//!   FRAMING_MARGIN · r / sin(h)` with `h = min(fov_y/2, fov_x/2)`, so the grown sphere fits
+//!   both fields of view.
+//! * **near / far**: with `r` the bound's radius (half the box's diagonal), `near = max(d − 2r,
+//!   d/1000)`, `far = d + 2r` — the bound lies well inside the depth range whatever the
+//!   direction.
 //!
 //! All trigonometry goes through `plumb_raster::math`.
 
@@ -23,6 +32,7 @@ use plumb_raster::math;
 use crate::bound::Bound;
 use crate::camera::Camera;
 use crate::error::SceneError;
+use crate::graph::{NodeKind, Scene};
 
 /// The direction the framing eye sits in, from the bound's centre (normalised before use).
 pub const FRAMING_DIRECTION: Vec3 = Vec3::new(1.0, 0.6, 1.4);
@@ -33,7 +43,35 @@ pub const MIN_FRAMING_RADIUS: f32 = 1e-3;
 /// The vertical field of view used when none is given: 45°.
 pub const DEFAULT_FOV_Y: f32 = core::f32::consts::FRAC_PI_4;
 
-/// A perspective camera framing `bound` by the rule in the [module docs](self).
+/// The world-space axis-aligned box of every vertex of every geometry leaf reachable from the
+/// root (switch children included, whether active or not), with the world transforms of the
+/// last update; [`Bound::Empty`] without geometry.
+///
+/// # Errors
+/// None in practice: every id walked comes from the tree itself.
+pub fn geometry_box(scene: &Scene) -> Result<Bound, SceneError> {
+    let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    let mut stack = vec![scene.root()];
+    while let Some(id) = stack.pop() {
+        if scene.kind(id)? == NodeKind::Geometry {
+            let world = scene.world(id)?;
+            for &p in scene.mesh(id)?.positions() {
+                let w = world.apply_point(p);
+                lo = lo.min(w);
+                hi = hi.max(w);
+            }
+        }
+        stack.extend_from_slice(scene.children(id)?);
+    }
+    Ok(if lo.cmple(hi).all() && lo.is_finite() && hi.is_finite() {
+        Bound::aabb(lo, hi)
+    } else {
+        Bound::Empty
+    })
+}
+
+/// A perspective camera framing `bound` by the rule in the [module docs](self): a box by its
+/// corners, a sphere (or nothing) by its sphere.
 ///
 /// # Errors
 /// [`SceneError::NonFinite`] for a non-finite bound, [`SceneError::InvalidFrustum`] for a
@@ -42,8 +80,7 @@ pub fn frame_bound(bound: &Bound, fov_y: f32, aspect: f32) -> Result<Camera, Sce
     let (center, radius) = if bound.is_empty() {
         (Vec3::ZERO, 1.0)
     } else {
-        let s = bound.to_sphere();
-        (s.center(), s.radius())
+        (bound.center(), bound.radius())
     };
     if !(center.is_finite() && radius.is_finite()) {
         return Err(SceneError::NonFinite {
@@ -57,12 +94,35 @@ pub fn frame_bound(bound: &Bound, fov_y: f32, aspect: f32) -> Result<Camera, Sce
     }
     let r = radius.max(MIN_FRAMING_RADIUS);
     let half_y = 0.5 * fov_y;
-    let half_x = math::atan2(aspect * math::tan(half_y), 1.0);
-    let half = half_y.min(half_x);
-    let d = FRAMING_MARGIN * r / math::sin(half);
+    let (tan_y, tan_x) = (math::tan(half_y), aspect * math::tan(half_y));
+    let back = FRAMING_DIRECTION.normalize();
+    // The view frame `look_at` will build: right R = D × up, up U = R × D, with D = −back.
+    let right = (-back).cross(Vec3::Y).normalize();
+    let up = right.cross(-back);
+    let d = match *bound {
+        Bound::Aabb { min, max } => {
+            let mut d: f32 = 0.0;
+            for k in 0..8u8 {
+                let corner = Vec3::new(
+                    if k & 1 == 0 { min.x } else { max.x },
+                    if k & 2 == 0 { min.y } else { max.y },
+                    if k & 4 == 0 { min.z } else { max.z },
+                );
+                let q = (corner - center) * FRAMING_MARGIN;
+                let need = q.dot(back) + (q.dot(right).abs() / tan_x).max(q.dot(up).abs() / tan_y);
+                d = d.max(need);
+            }
+            // A point-like box still gets a usable distance.
+            d.max(MIN_FRAMING_RADIUS / math::sin(half_y.min(math::atan2(tan_x, 1.0))))
+        }
+        _ => {
+            let half = half_y.min(math::atan2(tan_x, 1.0));
+            FRAMING_MARGIN * r / math::sin(half)
+        }
+    };
     let (near, far) = clip_range(d, r);
     let mut camera = Camera::perspective(fov_y, aspect, near, far)?;
-    let eye = center + FRAMING_DIRECTION.normalize() * d;
+    let eye = center + back * d;
     camera.look_at(eye, center, Vec3::Y)?;
     Ok(camera)
 }
@@ -95,10 +155,71 @@ mod tests {
         }
     }
 
+    /// Every corner of a framed box is inside the view, and the box fills the narrower
+    /// direction: the corners of the box grown by the margin reach the edge (|ndc| = 1).
+    #[test]
+    fn box_corners_fit_tightly() {
+        let boxes = [
+            Bound::aabb(Vec3::new(-1.0, 0.0, -1.0), Vec3::new(1.0, 2.0, 1.0)),
+            // A flat, wide panel (like a test board) and a long rod.
+            Bound::aabb(Vec3::new(-4.0, 0.0, -0.1), Vec3::new(4.0, 1.5, 0.1)),
+            Bound::aabb(Vec3::new(2.0, 3.0, -10.0), Vec3::new(2.5, 3.5, 10.0)),
+        ];
+        for bound in boxes {
+            for aspect in [0.5, 1.0, 2.0] {
+                let cam = frame_bound(&bound, DEFAULT_FOV_Y, aspect).unwrap();
+                let Bound::Aabb { min, max } = bound else {
+                    unreachable!()
+                };
+                let c = bound.center();
+                let mut widest: f32 = 0.0;
+                for k in 0..8u8 {
+                    let p = Vec3::new(
+                        if k & 1 == 0 { min.x } else { max.x },
+                        if k & 2 == 0 { min.y } else { max.y },
+                        if k & 4 == 0 { min.z } else { max.z },
+                    );
+                    let ndc = |p: Vec3| {
+                        let h = cam.clip_from_world() * p.extend(1.0);
+                        assert!(h.w > 0.0);
+                        h.truncate() / h.w
+                    };
+                    let real = ndc(p);
+                    assert!((-1.0..=1.0).contains(&real.z), "{bound:?} {p}");
+                    assert!(real.x.abs() < 1.0 && real.y.abs() < 1.0, "{bound:?} {p}");
+                    let grown = ndc(c + (p - c) * FRAMING_MARGIN);
+                    widest = widest.max(grown.x.abs()).max(grown.y.abs());
+                }
+                assert!((widest - 1.0).abs() < 1e-4, "{bound:?} {aspect}: {widest}");
+            }
+        }
+    }
+
+    #[test]
+    fn geometry_box_is_the_world_vertex_box() {
+        let mut scene = Scene::new();
+        let root = scene.root();
+        let m = crate::mesh::Mesh::triangles(
+            vec![Vec3::ZERO, Vec3::X, Vec3::new(0.0, 2.0, 0.0)],
+            vec![0, 1, 2],
+        )
+        .unwrap();
+        let g = scene
+            .add_geometry(root, "tri", std::sync::Arc::new(m))
+            .unwrap();
+        scene.set_translation(g, Vec3::new(0.0, 0.0, 5.0)).unwrap();
+        scene.update(0.0);
+        assert_eq!(
+            geometry_box(&scene).unwrap(),
+            Bound::aabb(Vec3::new(0.0, 0.0, 5.0), Vec3::new(1.0, 2.0, 5.0))
+        );
+    }
+
     #[test]
     fn empty_and_point_bounds_still_frame() {
         assert!(frame_bound(&Bound::default(), DEFAULT_FOV_Y, 1.0).is_ok());
         assert!(frame_bound(&Bound::sphere(Vec3::ZERO, 0.0), DEFAULT_FOV_Y, 1.0).is_ok());
         assert!(frame_bound(&Bound::sphere(Vec3::ZERO, 1.0), 0.0, 1.0).is_err());
+        assert!(frame_bound(&Bound::aabb(Vec3::ONE, Vec3::ONE), DEFAULT_FOV_Y, 1.0).is_ok());
     }
 }
