@@ -730,3 +730,33 @@ fn separate_alpha_factors_reach_the_pixels() {
         [128, 0, 128, 0]
     );
 }
+
+#[test]
+fn a_full_combiner_setup_reaches_the_stage() {
+    use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Operand, Source};
+    let s = load_example("effects_textures.json");
+    let leaf = find(&s.scene, "combined");
+    let Some(plumb_scene::Effect::Textures(stages)) = s.scene.effect(leaf).unwrap() else {
+        panic!("no texture effect");
+    };
+    let want = CombineState {
+        rgb: CombineFn::Interpolate,
+        src_rgb: [Source::Texture, Source::Constant, Source::Constant],
+        op_rgb: [Operand::Color, Operand::Color, Operand::OneMinusAlpha],
+        alpha: CombineFn::Replace,
+        src_alpha: [Source::Previous, Source::Previous, Source::Constant],
+        ..CombineState::MODULATE
+    };
+    assert_eq!(stages[0].apply, ApplyMode::Combine(want));
+    assert_eq!(stages[0].constant, glam::Vec4::new(0.2, 0.4, 1.0, 0.25));
+    // "combine" and a non-default "apply" together are refused.
+    let e = build_err(&format!(
+        r#"{{"format": "plumb-scene", "version": 1, "textures": [{{"name": "t", "solid": [1, 1, 1, 1]}}], "root": {}}}"#,
+        r#"{"children": [{"name": "q", "mesh": {"box": {}}, "effect": {"textures": [{"texture": "t", "apply": "add", "combine": {}}]}}]}"#
+    ));
+    assert!(e.contains("\"combine\" replaces \"apply\""), "{e}");
+    let (_, e) = parse_err(
+        r#"{"format": "plumb-scene", "version": 1, "root": {"effect": {"textures": [{"texture": "t", "combine": {"rgb": "blend"}}]}}}"#,
+    );
+    assert!(e.contains("unknown variant `blend`"), "{e}");
+}

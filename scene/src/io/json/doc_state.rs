@@ -8,6 +8,7 @@ use crate::state::{
     AlphaState, BlendFactor, CompareFunc, CullFace, FogApply, FogDensity, FogState, FrontFace,
     MaterialState, ShadeState, StencilOp, StencilState, ZBufferState,
 };
+use plumb_raster::combine::{CombineFn, CombineState, Operand, Source};
 use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Wrap};
 
 /// A snake_case mirror of an engine enum, converting both ways.
@@ -585,6 +586,75 @@ pub enum ApplyDoc {
     CombineDot3,
 }
 
+mirror!(
+    /// Combiner function names (`replace`, `modulate`, `add`, `add_signed`, `interpolate`,
+    /// `subtract`, `dot3_rgb`, `dot3_rgba`).
+    CombineFnDoc => CombineFn { Replace, Modulate, Add, AddSigned, Interpolate, Subtract,
+    Dot3Rgb, Dot3Rgba }
+);
+mirror!(
+    /// Combiner argument sources.
+    SourceDoc => Source { Texture, Constant, Primary, Previous }
+);
+mirror!(
+    /// Combiner argument operands.
+    OperandDoc => Operand { Color, OneMinusColor, Alpha, OneMinusAlpha }
+);
+
+/// A full `COMBINE` setup (`GL_ARB_texture_env_combine`): separate RGB and alpha functions on
+/// arguments `V0, V1, V2`. Defaults: GL's initial combiner state (modulate texture × previous).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CombineDoc {
+    /// RGB function.
+    pub rgb: CombineFnDoc,
+    /// Alpha function.
+    pub alpha: CombineFnDoc,
+    /// Sources of the RGB arguments.
+    pub src_rgb: [SourceDoc; 3],
+    /// Operands of the RGB arguments.
+    pub op_rgb: [OperandDoc; 3],
+    /// Sources of the alpha arguments.
+    pub src_alpha: [SourceDoc; 3],
+    /// Operands of the alpha arguments (`color` reads as `alpha`).
+    pub op_alpha: [OperandDoc; 3],
+    /// RGB scale (1, 2 or 4 in GL).
+    pub rgb_scale: Real,
+    /// Alpha scale.
+    pub alpha_scale: Real,
+}
+
+impl Default for CombineDoc {
+    fn default() -> Self {
+        let c = CombineState::MODULATE;
+        CombineDoc {
+            rgb: c.rgb.into(),
+            alpha: c.alpha.into(),
+            src_rgb: c.src_rgb.map(Into::into),
+            op_rgb: c.op_rgb.map(Into::into),
+            src_alpha: c.src_alpha.map(Into::into),
+            op_alpha: c.op_alpha.map(Into::into),
+            rgb_scale: Real::lit(c.rgb_scale),
+            alpha_scale: Real::lit(c.alpha_scale),
+        }
+    }
+}
+
+impl From<&CombineDoc> for CombineState {
+    fn from(d: &CombineDoc) -> CombineState {
+        CombineState {
+            rgb: d.rgb.into(),
+            alpha: d.alpha.into(),
+            src_rgb: d.src_rgb.map(Into::into),
+            op_rgb: d.op_rgb.map(Into::into),
+            src_alpha: d.src_alpha.map(Into::into),
+            op_alpha: d.op_alpha.map(Into::into),
+            rgb_scale: d.rgb_scale.get(),
+            alpha_scale: d.alpha_scale.get(),
+        }
+    }
+}
+
 /// Where a stage's texture coordinates come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -615,6 +685,9 @@ pub struct StageDoc {
     /// Apply mode (default `modulate`).
     #[serde(default)]
     pub apply: ApplyDoc,
+    /// A full combiner setup instead of `apply` (which must then be left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combine: Option<CombineDoc>,
     /// Constant colour (default `[0, 0, 0, 1]`).
     #[serde(default = "black")]
     pub constant: Real4,

@@ -83,10 +83,23 @@ fn stage(ctx: &Ctx, context: &str, s: &StageDoc) -> Result<TextureStage, IoError
         CoordsDoc::SphereMap => TexCoords::SphereMap,
         CoordsDoc::Projector(name) => TexCoords::projector(projector(ctx, context, name)?),
     };
+    let apply = match (&s.combine, s.apply) {
+        (None, a) => apply(a),
+        (Some(c), ApplyDoc::Modulate) => ApplyMode::Combine(c.into()),
+        (Some(_), _) => {
+            return Err(ctx.invalid(
+                context,
+                format!(
+                    "stage '{}': \"combine\" replaces \"apply\"; give one of them",
+                    s.texture
+                ),
+            ))
+        }
+    };
     Ok(TextureStage {
         texture: texture(ctx, context, &s.texture)?,
         sampler: sampler(&s.sampler),
-        apply: apply(s.apply),
+        apply,
         constant: v4(&s.constant),
         coords,
         matrix: s.matrix.map_or(glam::Mat3::IDENTITY, |m| {
