@@ -35,6 +35,14 @@
 //! primary.a   = Md.a (the material alpha)
 //! ```
 //!
+//! Two extensions carry glTF's `KHR_lights_punctual` (both off by default, giving GL):
+//!
+//! ```text
+//! smooth cone (Light::spot_inner_deg = inner):  spot_i ·= t²,
+//!     t = clamp(((−L)·S − cos(cutoff)) / max(cos(inner) − cos(cutoff), 10⁻³), 0, 1)
+//! range (Light::range = R, point and spot):     att_i ·= clamp(1 − (d/R)⁴, 0, 1)²
+//! ```
+//!
 //! `Ma`, `Md` are the material's ambient and diffuse, or the vertex colour with
 //! `color_material` (GL `AMBIENT_AND_DIFFUSE`; then the alpha is the vertex alpha too). With
 //! `separate_specular` the `spec_i` terms go to [`LitColor::secondary`] (added after
@@ -99,6 +107,15 @@ pub struct Light {
     pub attenuation: [f32; 3],
     /// Lights that are off are skipped (they still occupy their slot).
     pub on: bool,
+    /// Spot lights only, an extension for glTF's `KHR_lights_punctual`: the half-angle in
+    /// degrees inside which the cone is at full strength. With `Some(inner)` the cone factor
+    /// ramps smoothly from 0 at `cutoff_deg` to 1 at `inner` (see the [module docs](self));
+    /// `None` is GL's hard cone.
+    pub spot_inner_deg: Option<f32>,
+    /// Point and spot lights only, an extension for glTF's `range`: beyond this eye-space
+    /// distance the light contributes nothing, with a smooth window before it (see the
+    /// [module docs](self)). `None`: unlimited, as in GL.
+    pub range: Option<f32>,
 }
 
 impl Light {
@@ -112,6 +129,8 @@ impl Light {
             intensity: 1.0,
             attenuation: [1.0, 0.0, 0.0],
             on: true,
+            spot_inner_deg: None,
+            range: None,
         }
     }
 
@@ -272,6 +291,10 @@ struct PreparedLight {
     /// Spot: cosine of the cutoff; `None` = no cone.
     spot_cos: Option<f32>,
     spot_exponent: f32,
+    /// Spot: the smooth edge as `t = cos·scale + offset` (glTF), if any.
+    spot_smooth: Option<(f32, f32)>,
+    /// Point / spot: `1 / range`, if any.
+    inv_range: Option<f32>,
     ambient: Vec3,
     diffuse: Vec3,
     specular: Vec3,
@@ -289,6 +312,8 @@ const UNUSED: PreparedLight = PreparedLight {
     spot_dir: Vec3::ZERO,
     spot_cos: None,
     spot_exponent: 0.0,
+    spot_smooth: None,
+    inv_range: None,
     ambient: Vec3::ZERO,
     diffuse: Vec3::ZERO,
     specular: Vec3::ZERO,
@@ -359,6 +384,14 @@ impl PreparedLighting {
                     p.spot_cos =
                         (cutoff_deg < 180.0).then(|| math::cos(math::to_radians(cutoff_deg)));
                     p.spot_exponent = exponent;
+                    p.spot_smooth = match (p.spot_cos, l.spot_inner_deg) {
+                        (Some(cos_outer), Some(inner)) if inner.is_finite() => {
+                            let cos_inner = math::cos(math::to_radians(inner.min(cutoff_deg)));
+                            let scale = 1.0 / (cos_inner - cos_outer).max(1e-3);
+                            Some((scale, -cos_outer * scale))
+                        }
+                        _ => None,
+                    };
                 }
             }
             if p.kind != KIND_AMBIENT {
@@ -367,6 +400,10 @@ impl PreparedLighting {
             }
             if p.kind == KIND_POINT || p.kind == KIND_SPOT {
                 p.attenuation = l.attenuation;
+                p.inv_range = l
+                    .range
+                    .filter(|r| *r > 0.0 && r.is_finite())
+                    .map(|r| 1.0 / r);
             }
             lights[count] = p;
             count += 1;
@@ -435,6 +472,15 @@ impl PreparedLighting {
                     } else {
                         math::powf(cos_a.max(0.0), l.spot_exponent)
                     };
+                    if let Some((scale, offset)) = l.spot_smooth {
+                        let t = (cos_a * scale + offset).clamp(0.0, 1.0);
+                        factor *= t * t;
+                    }
+                }
+                if let Some(inv) = l.inv_range {
+                    let r = dist * inv;
+                    let w = (1.0 - (r * r) * (r * r)).clamp(0.0, 1.0);
+                    factor *= w * w;
                 }
                 (to_light, factor)
             };

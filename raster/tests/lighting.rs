@@ -404,3 +404,71 @@ fn prepared_equals_one_shot_and_defaults() {
     let c = shade(&s, Vec3::ZERO, Vec3::ZERO, Vec4::ONE, true);
     assert!(!c.primary.is_nan());
 }
+
+/// glTF's smooth cone: full strength inside the inner angle, `t²` between inner and outer
+/// (`t` linear in the cosine), nothing outside.
+#[test]
+fn smooth_spot_edge() {
+    // Spot at (0, 2, 0) pointing down: outer 45°, inner 30°, exponent 0; N = +y, so
+    // N·L = cos a = 2/√(4 + x²) at vertex (x, 0, 0).
+    let l = Light {
+        spot_inner_deg: Some(30.0),
+        ..Light::new(LightKind::Spot {
+            position: Vec3::new(0.0, 2.0, 0.0),
+            direction: Vec3::NEG_Y,
+            cutoff_deg: 45.0,
+            exponent: 0.0,
+        })
+        .with_diffuse(Vec3::ONE)
+    };
+    let s = with(diffuse_only(), l);
+    let (cos_out, cos_in) = (45f64.to_radians().cos(), 30f64.to_radians().cos());
+    for x in [0.0f32, 1.0, 1.3, 1.5, 1.8, 1.99, 2.5, 3.0] {
+        let cos_a = 2.0 / (4.0 + f64::from(x * x)).sqrt();
+        let t = ((cos_a - cos_out) / (cos_in - cos_out)).clamp(0.0, 1.0);
+        let factor = if cos_a < cos_out { 0.0 } else { t * t * cos_a } as f32;
+        let got = rgb(&s, Vec3::new(x, 0.0, 0.0), Vec3::Y);
+        assert!(close3(got, MD * factor), "x={x}: {got} vs {}", MD * factor);
+    }
+    // x = 1.5: cos a = 0.8, t = (0.8 − 0.707107)/(0.866025 − 0.707107) = 0.584534,
+    // t²·0.8 = 0.273344.
+    let got = rgb(&s, Vec3::new(1.5, 0.0, 0.0), Vec3::Y);
+    assert!(close3(got, MD * 0.273_344), "{got}");
+}
+
+/// glTF's range window `clamp(1 − (d/R)⁴, 0, 1)²` on top of the attenuation.
+#[test]
+fn range_window() {
+    let l = Light {
+        range: Some(4.0),
+        ..Light::new(LightKind::Point {
+            position: Vec3::new(0.0, 2.0, 0.0),
+        })
+        .with_diffuse(Vec3::ONE)
+    };
+    let s = with(diffuse_only(), l);
+    // d = 2: (1 − 0.5⁴)² = 0.9375² = 0.87890625; N·L = 1.
+    assert!(close3(rgb(&s, Vec3::ZERO, Vec3::Y), MD * 0.878_906_25));
+    // d = 5 > R: nothing (without a range the full MD).
+    assert!(close3(
+        rgb(&s, Vec3::new(0.0, -3.0, 0.0), Vec3::Y),
+        Vec3::ZERO
+    ));
+    let unlimited = with(diffuse_only(), Light { range: None, ..l });
+    assert!(close3(
+        rgb(&unlimited, Vec3::new(0.0, -3.0, 0.0), Vec3::Y),
+        MD
+    ));
+    // Directional lights ignore it.
+    let sun = Light {
+        range: Some(1e-3),
+        ..Light::new(LightKind::Directional {
+            direction: Vec3::NEG_Y,
+        })
+        .with_diffuse(Vec3::ONE)
+    };
+    assert!(close3(
+        rgb(&with(diffuse_only(), sun), Vec3::ZERO, Vec3::Y),
+        MD
+    ));
+}

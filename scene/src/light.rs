@@ -78,6 +78,13 @@ pub struct Light {
     pub exponent: f32,
     /// Spot cone half-angle from the axis, radians; π means no cone.
     pub angle: f32,
+    /// Spot only (an extension for glTF): the half-angle in radians inside which the cone is
+    /// at full strength; the cone fades smoothly from `angle` to it
+    /// (`plumb_raster::light` docs). `None`: the book's hard cone.
+    pub inner_angle: Option<f32>,
+    /// Point and spot only (an extension for glTF): no light beyond this distance, with a
+    /// smooth window before it (`plumb_raster::light` docs). `None`: unlimited.
+    pub range: Option<f32>,
     /// World position (point and spot).
     pub position: Vec3,
     /// World direction of travel (directional and spot); need not be unit length.
@@ -106,6 +113,8 @@ impl Light {
             on: true,
             exponent: 0.0,
             angle: core::f32::consts::PI,
+            inner_angle: None,
+            range: None,
             position: Vec3::ZERO,
             direction: Vec3::NEG_Z,
         }
@@ -170,6 +179,8 @@ impl Light {
             .all(|v| v.is_finite())
             && self.position.is_finite()
             && self.direction.is_finite()
+            && self.inner_angle.is_none_or(f32::is_finite)
+            && self.range.is_none_or(f32::is_finite)
     }
 }
 

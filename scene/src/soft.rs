@@ -294,6 +294,11 @@ impl SoftRenderer {
                 [1.0, 0.0, 0.0]
             },
             on: l.on,
+            spot_inner_deg: l
+                .inner_angle
+                .filter(|_| l.kind == LightType::Spot)
+                .map(|a| a * (180.0 / core::f32::consts::PI)),
+            range: l.range,
         }
     }
 

@@ -760,3 +760,26 @@ fn a_full_combiner_setup_reaches_the_stage() {
     );
     assert!(e.contains("unknown variant `blend`"), "{e}");
 }
+
+#[test]
+fn smooth_spot_and_range_are_read_and_checked() {
+    let light = |fields: &str| {
+        format!(
+            r#"{{"format": "plumb-scene", "version": 1, "lights": [{{"name": "s", "type": "spot", "angle_degrees": 40{fields}}}], "root": {{"lights": ["s"]}}}}"#
+        )
+    };
+    let doc = parse(&light(r#", "inner_angle_degrees": 20, "range": 7.5"#)).unwrap();
+    let s = json::build(&doc, Path::new("l.json"), &ImportOptions::default()).unwrap();
+    let id = s.scene.attached_lights(s.scene.root()).unwrap()[0];
+    let l = *s.scene.light(id).unwrap();
+    assert_eq!(l.range, Some(7.5));
+    let inner = l.inner_angle.unwrap();
+    assert!((inner - 20f32.to_radians()).abs() < 1e-6, "{inner}");
+    let e = build_err(&light(r#", "inner_angle_degrees": 41"#));
+    assert!(
+        e.contains("inner_angle_degrees 41 is outside 0..=angle_degrees (40)"),
+        "{e}"
+    );
+    let e = build_err(&light(r#", "range": 0"#));
+    assert!(e.contains("range 0 is not positive"), "{e}");
+}

@@ -38,9 +38,11 @@
 //!   is clamped to 1 per channel (1 lux of white light lights a white surface facing it fully).
 //! * **point / spot**: glTF's inverse-square falloff `I/d²` (candela) becomes the attenuation
 //!   `(constant, linear, quadratic) = (0, 0, 1/I)` with intensity 1; an intensity of 0 turns
-//!   the light off. `range` is not applied: fixed-function lights have no cut-off distance.
-//! * **spot**: a hard cone (exponent 0) with half-angle `(inner + outer)/2`, the middle of
-//!   glTF's smooth falloff band.
+//!   the light off. `range` becomes the light's range: glTF's recommended window
+//!   `clamp(1 − (d/range)⁴, 0, 1)²` multiplies the attenuation (an extension of the
+//!   fixed-function model, `plumb_raster::light`).
+//! * **spot**: the cone is `outer_cone_angle` with exponent 0, fading smoothly from the outer
+//!   to the inner angle as glTF specifies (`t²`, `t` linear in the cosine between them).
 //!
 //! The lights are attached to every **lit** geometry leaf (not to the root), which is how an
 //! unlit material is drawn without lighting while the rest of the scene is lit.
@@ -164,7 +166,7 @@ impl Applied {
 
 /// The scene light for an imported punctual light (see the [module docs](self) for the
 /// rule), not yet placed.
-fn scene_light(kind: LightKind, color: Vec3, intensity: f32) -> Light {
+fn scene_light(kind: LightKind, color: Vec3, intensity: f32, range: Option<f32>) -> Light {
     let color4 = color.extend(1.0);
     let base = Light {
         diffuse: color4,
@@ -182,6 +184,7 @@ fn scene_light(kind: LightKind, color: Vec3, intensity: f32) -> Light {
         },
         attenuate: true,
         on: intensity > 0.0 && intensity.is_finite(),
+        range: range.filter(|r| *r > 0.0 && r.is_finite()),
         ..base
     };
     match kind {
@@ -199,7 +202,8 @@ fn scene_light(kind: LightKind, color: Vec3, intensity: f32) -> Light {
             outer_cone_angle,
         } => Light {
             kind: LightType::Spot,
-            angle: 0.5 * (inner_cone_angle + outer_cone_angle),
+            angle: outer_cone_angle,
+            inner_angle: Some(inner_cone_angle.min(outer_cone_angle)),
             exponent: 0.0,
             ..positional
         },
@@ -268,7 +272,7 @@ pub fn apply(
             }
         } else {
             for (i, l) in imported.lights.iter().take(MAX_LIGHTS).enumerate() {
-                let id = scene.add_light(scene_light(l.kind, l.color, l.intensity))?;
+                let id = scene.add_light(scene_light(l.kind, l.color, l.intensity, l.range))?;
                 applied.lights.push((id, LightSource::Imported(i)));
             }
         }
@@ -699,13 +703,14 @@ mod tests {
     #[test]
     fn punctual_light_rule() {
         let c = Vec3::new(1.0, 0.5, 0.25);
-        let d = scene_light(LightKind::Directional, c, 3.0);
+        let d = scene_light(LightKind::Directional, c, 3.0, Some(5.0));
         assert_eq!(d.kind, LightType::Directional);
         assert_eq!(d.intensity, 3.0);
         assert_eq!(d.diffuse, c.extend(1.0));
         assert_eq!(d.specular, c.extend(1.0));
         assert_eq!(d.ambient.truncate(), Vec3::ZERO);
-        let p = scene_light(LightKind::Point, c, 4.0);
+        assert_eq!(d.range, None, "a directional light has no range");
+        let p = scene_light(LightKind::Point, c, 4.0, Some(10.0));
         assert_eq!(p.kind, LightType::Point);
         assert!(p.attenuate && p.on);
         assert_eq!((p.constant, p.linear, p.quadratic), (0.0, 0.0, 0.25));
@@ -718,11 +723,19 @@ mod tests {
             },
             c,
             1.0,
+            None,
         );
         assert_eq!(s.kind, LightType::Spot);
-        assert!((s.angle - 0.4).abs() < 1e-6);
+        // The cone: full strength inside 0.2 rad, fading out to 0.6 rad (glTF's smooth edge).
+        assert_eq!((s.angle, s.inner_angle), (0.6, Some(0.2)));
         assert_eq!(s.exponent, 0.0);
-        assert!(!scene_light(LightKind::Point, c, 0.0).on);
+        assert_eq!(s.range, None);
+        assert_eq!(p.range, Some(10.0), "range kept for point and spot lights");
+        assert_eq!(
+            scene_light(LightKind::Point, c, 1.0, Some(f32::INFINITY)).range,
+            None
+        );
+        assert!(!scene_light(LightKind::Point, c, 0.0, None).on);
     }
 
     #[test]

@@ -371,6 +371,21 @@ fn light(ctx: &Ctx, context: &str, l: &LightDoc) -> Result<Light, IoError> {
         } else {
             math::to_radians(angle)
         },
+        inner_angle: match l.inner_angle_degrees.map(Real::get) {
+            Some(inner) if !(0.0..=angle).contains(&inner) => {
+                return Err(ctx.invalid(
+                    context,
+                    format!("inner_angle_degrees {inner} is outside 0..=angle_degrees ({angle})"),
+                ))
+            }
+            inner => inner.map(math::to_radians),
+        },
+        range: match l.range.map(Real::get) {
+            Some(r) if r <= 0.0 => {
+                return Err(ctx.invalid(context, format!("range {r} is not positive")))
+            }
+            r => r,
+        },
         position: v3(&l.position),
         direction: v3(&l.direction),
     })

@@ -415,6 +415,14 @@ pub struct LightDoc {
     /// Spot cone half-angle, degrees, 0–180 (default 180: no cone).
     #[serde(default = "half_turn")]
     pub angle_degrees: Real,
+    /// Spot: half-angle in degrees of full strength; the cone fades smoothly from
+    /// `angle_degrees` to it (default none: a hard cone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inner_angle_degrees: Option<Real>,
+    /// Point and spot: no light beyond this distance, fading smoothly before it (default
+    /// none: unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<Real>,
     /// World position (point and spot; default origin).
     #[serde(default = "origin")]
     pub position: Real3,
