@@ -422,7 +422,7 @@ fn smooth_spot_edge() {
         .with_diffuse(Vec3::ONE)
     };
     let s = with(diffuse_only(), l);
-    let (cos_out, cos_in) = (45f64.to_radians().cos(), 30f64.to_radians().cos());
+    let (cos_out, cos_in) = (std::f64::consts::FRAC_1_SQRT_2, 3f64.sqrt() / 2.0); // 45°, 30°
     for x in [0.0f32, 1.0, 1.3, 1.5, 1.8, 1.99, 2.5, 3.0] {
         let cos_a = 2.0 / (4.0 + f64::from(x * x)).sqrt();
         let t = ((cos_a - cos_out) / (cos_in - cos_out)).clamp(0.0, 1.0);
