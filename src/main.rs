@@ -83,6 +83,6 @@ mod tests {
         let c = Cli::try_parse_from(["plumb", "-o", "x.png", "--size", "4x3"]).unwrap();
         assert!(c.command.is_none());
         assert_eq!(c.render.out.to_str(), Some("x.png"));
-        assert_eq!((c.render.size.width, c.render.size.height), (4, 3));
+        assert_eq!((c.render.size().width, c.render.size().height), (4, 3));
     }
 }

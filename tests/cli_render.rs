@@ -703,3 +703,38 @@ fn bad_arguments() {
         "needs a SCENE",
     );
 }
+
+/// A draw trace (`format: plumb-draws`) is played back at its recorded size: the result is the
+/// golden committed beside it, at any thread count; options that only make sense for scenes,
+/// a different `--size` and broken traces are one-line errors (exit 2).
+#[test]
+fn draw_traces_render_as_recorded() {
+    let dir = temp_dir("trace");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let trace = repo.join("refimages/raster/stencil_mask.json");
+    let trace_s = trace.to_string_lossy().into_owned();
+    let golden = image::open(repo.join("refimages/raster/stencil_mask.png"))
+        .unwrap()
+        .to_rgba8();
+    for threads in ["1", "2"] {
+        let img = render(&dir, &[&trace_s, "-o", "t.png", "--threads", threads]);
+        assert!(img == golden, "{threads} threads");
+    }
+    // The recorded size may be given; another one may not.
+    let (w, h) = golden.dimensions();
+    let same = format!("{w}x{h}");
+    render(&dir, &[&trace_s, "-o", "t.png", "--size", &same]);
+    let o = plumb(&dir, &[&trace_s, "-o", "t.png", "--size", "64x64"]);
+    assert_bad_input(&o, "renders at its recorded size");
+    let o = plumb(&dir, &[&trace_s, "-o", "t.png", "--unlit"]);
+    assert_bad_input(&o, "--unlit does not apply to a draw trace");
+    // A trace whose buffer is missing, and one cut short.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    std::fs::write(dir.join("lost.json"), &text).unwrap();
+    let o = plumb(&dir, &["lost.json", "-o", "t.png"]);
+    assert_bad_input(&o, "stencil_mask.bin");
+    std::fs::write(dir.join("cut.json"), &text[..text.len() / 2]).unwrap();
+    let o = plumb(&dir, &["cut.json", "-o", "t.png"]);
+    // Not a complete trace, so it is read as a scene file, which reports the JSON error.
+    assert_bad_input(&o, "cut.json");
+}

@@ -1,17 +1,22 @@
 //! The golden-image test (DESIGN §6): one binary, every case under `refimages/<area>/`.
 //!
-//! - A case is a scene file `refimages/<area>/<case>.json` (rendered from its first camera at
-//!   the size of its PNG) or, for the `raster` and `fixed` areas, which draw straight through
-//!   `plumb-raster` without a scene graph, a function in `tests/cases/`; either is paired with
-//!   `refimages/<area>/<case>.png`.
+//! - A case is a file pair `refimages/<area>/<case>.json` + `<case>.png`, discovered by the
+//!   harness. The JSON is a scene file (format `plumb-scene`, rendered through the scene graph
+//!   from its first camera at the size of its PNG) or a draw trace (format `plumb-draws`,
+//!   `plumb_raster::trace`, with its `<case>.bin`: draw calls played straight into a
+//!   `plumb-raster` context). The `raster/` and `fixed/` areas are traces.
+//! - The traces are recorded from Rust functions in `tests/cases/` (they say what each case
+//!   draws and why); the test checks that every function still records exactly its
+//!   committed trace, so the two cannot drift apart. One raster case, `mesh_200k`, is drawn
+//!   by its function directly: its trace would be 5.4 MB.
 //! - Each case is rendered with 1, 2 and 7 worker threads; the three results must be
 //!   identical (colour and depth) — the determinism contract — and must equal the golden
 //!   exactly. CI runs this binary in release *and* debug, so both profiles match the goldens.
 //! - Every case is checked before the test fails; the report lists each failure with the
 //!   number of differing pixels, the largest channel delta, and the paths of
 //!   `target/refimages/<area>/<case>.actual.png` and `.diff.png` (difference ×16).
-//! - A missing golden fails; a golden without a case fails. `PLUMB_BLESS=1` writes goldens
-//!   instead of comparing — open every image you bless.
+//! - A missing golden fails; a golden without a case fails. `PLUMB_BLESS=1` writes the traces
+//!   of the Rust cases and then the goldens instead of comparing — open every image you bless.
 
 mod cases;
 
@@ -19,25 +24,29 @@ use std::path::{Path, PathBuf};
 
 use glam::{Vec2, Vec4};
 use image::RgbaImage;
+use plumb::raster::trace::{DrawTarget, Recorder, Trace};
 use plumb::raster::{Context, ContextOptions};
 use plumb::scene::io::{self, ImportOptions};
 use plumb::scene::{AlphaState, Camera, Scene, ScreenLayer, ScreenPolygon, SoftRenderer};
 
-/// A golden case: a name and a function drawing into a context of the given size.
+/// The source of a trace case: a name and a function drawing into a target of the given
+/// size (recorded into `refimages/<area>/<name>.json` + `.bin`).
 pub struct Case {
     /// File stem of the golden.
     pub name: &'static str,
     /// Target size.
     pub size: (u32, u32),
     /// Draws the scene (the harness clears nothing itself).
-    pub draw: fn(&mut Context),
+    pub draw: fn(&mut dyn DrawTarget),
 }
 
-/// A scene file `refimages/<area>/<name>.json` rendered from its first camera.
+/// A case file `refimages/<area>/<name>.json`: a scene file rendered from its first camera,
+/// or a draw trace played back.
 struct JsonCase {
     name: String,
     path: PathBuf,
     size: (u32, u32),
+    trace: bool,
 }
 
 /// What one render gives: colour and depth, or why it could not be made.
@@ -54,7 +63,17 @@ impl Golden for Case {
         self.name
     }
     fn render(&self, threads: usize) -> Rendered {
-        Ok(render(self, threads))
+        let mut ctx = Context::new(
+            self.size.0,
+            self.size.1,
+            ContextOptions {
+                threads: Some(threads),
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        (self.draw)(&mut ctx);
+        let img = ctx.color_image();
+        Ok((img, ctx.target().depth_values()))
     }
 }
 
@@ -63,6 +82,21 @@ impl Golden for JsonCase {
         &self.name
     }
     fn render(&self, threads: usize) -> Rendered {
+        if self.trace {
+            let trace = Trace::load(&self.path).map_err(|e| e.to_string())?;
+            let (w, h) = trace.size();
+            let mut ctx = Context::new(
+                w,
+                h,
+                ContextOptions {
+                    threads: Some(threads),
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            trace.replay(&mut ctx).map_err(|e| e.to_string())?;
+            let img = ctx.color_image();
+            return Ok((img, ctx.target().depth_values()));
+        }
         let loaded = io::load(&self.path, &ImportOptions::default()).map_err(|e| e.to_string())?;
         let mut scene = loaded.scene;
         let cam = loaded
@@ -126,28 +160,20 @@ fn json_cases(area: &str) -> Vec<JsonCase> {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let size = image::image_dimensions(path.with_extension("png")).unwrap_or((256, 256));
-            JsonCase { name, path, size }
+            // A draw trace says so in its "format"; anything else is read as a scene file.
+            let trace = plumb::raster::trace::is_trace_file(&path);
+            JsonCase {
+                name,
+                path,
+                size,
+                trace,
+            }
         })
         .collect()
 }
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
-fn render(case: &Case, threads: usize) -> (RgbaImage, Vec<f32>) {
-    let mut ctx = Context::new(
-        case.size.0,
-        case.size.1,
-        ContextOptions {
-            threads: Some(threads),
-        },
-    )
-    .expect("case size is valid");
-    (case.draw)(&mut ctx);
-    let img = ctx.color_image();
-    let depth = ctx.target().depth_values();
-    (img, depth)
 }
 
 struct Diff {
@@ -278,47 +304,63 @@ fn check_area(area: &str, cases: &[&dyn Golden], failures: &mut Vec<String>) {
     }
 }
 
+/// Records every Rust trace source and compares it with its committed trace (JSON text and
+/// buffer bytes), or writes it when blessing.
+fn check_trace_sources(failures: &mut Vec<String>, bless: bool) {
+    for (area, cases) in [
+        ("raster", cases::raster::CASES),
+        ("fixed", cases::fixed::CASES),
+    ] {
+        let dir = root().join("refimages").join(area);
+        for case in cases {
+            let path = dir.join(format!("{}.json", case.name));
+            let mut rec = Recorder::new(case.size.0, case.size.1).expect("case size is valid");
+            (case.draw)(&mut rec);
+            let trace = rec.finish(&format!("{}.bin", case.name));
+            if bless {
+                std::fs::create_dir_all(&dir).unwrap();
+                trace.save(&path).unwrap();
+                eprintln!("recorded {}", path.display());
+                continue;
+            }
+            let same = Trace::load(&path).is_ok_and(|committed| {
+                committed.buffer == trace.buffer
+                    && std::fs::read_to_string(&path)
+                        .is_ok_and(|text| trace.to_json().is_ok_and(|t| t == text))
+            });
+            if !same {
+                failures.push(format!(
+                    "{area}/{}: tests/cases records a different trace than {} (re-record with PLUMB_BLESS=1)",
+                    case.name,
+                    path.display()
+                ));
+            }
+        }
+    }
+}
+
 #[test]
 fn refimages() {
     let mut failures = Vec::new();
-    let mut areas: Vec<(String, Vec<&dyn Golden>)> = vec![
-        (
-            "raster".into(),
-            cases::raster::CASES
-                .iter()
-                .map(|c| c as &dyn Golden)
-                .collect(),
-        ),
-        (
-            "fixed".into(),
-            cases::fixed::CASES
-                .iter()
-                .map(|c| c as &dyn Golden)
-                .collect(),
-        ),
-    ];
-    // Every other folder of refimages/ is an area of scene files only, except `models/`:
-    // renders of third-party glTF models that are not in the repository, checked by
+    let bless = std::env::var("PLUMB_BLESS").is_ok_and(|v| v == "1");
+    check_trace_sources(&mut failures, bless);
+    // Every folder of refimages/ is an area of case files, except `models/`: renders of
+    // third-party glTF models that are not in the repository, checked by
     // `tests/model_goldens.rs` when the models are at hand.
-    let mut dirs: Vec<String> = std::fs::read_dir(root().join("refimages"))
+    let mut areas: Vec<String> = std::fs::read_dir(root().join("refimages"))
         .expect("refimages/ exists")
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_dir() && e.file_name() != "models")
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    dirs.sort();
-    for d in dirs {
-        if !areas.iter().any(|(a, _)| *a == d) {
-            areas.push((d, Vec::new()));
-        }
-    }
-    let json: Vec<(String, Vec<JsonCase>)> = areas
-        .iter()
-        .map(|(a, _)| (a.clone(), json_cases(a)))
-        .collect();
+    areas.sort();
     let mut count = 0;
-    for ((area, mut cases), (_, json)) in areas.into_iter().zip(&json) {
-        cases.extend(json.iter().map(|c| c as &dyn Golden));
+    for area in areas {
+        let json = json_cases(&area);
+        let mut cases: Vec<&dyn Golden> = json.iter().map(|c| c as &dyn Golden).collect();
+        if area == "raster" {
+            cases.extend(cases::raster::DIRECT.iter().map(|c| c as &dyn Golden));
+        }
         check_area(&area, &cases, &mut failures);
         count += cases.len();
     }

@@ -34,6 +34,8 @@ use crate::texture::TexelFormat;
 
 /// The function of one combiner (RGB or alpha), on arguments `V0, V1, V2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum CombineFn {
     /// `V0`.
     Replace,
@@ -72,6 +74,8 @@ impl CombineFn {
 
 /// Where a combiner argument comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum Source {
     /// This unit's texture sample (`Ct, At`).
     #[default]
@@ -89,6 +93,8 @@ pub enum Source {
 /// In the alpha combiner `Color` reads as `Alpha` and `OneMinusColor` as `OneMinusAlpha`
 /// (GL only allows the alpha operands there; the book's defaults use `SRC_COLOR` for alpha).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum Operand {
     /// `C`.
     #[default]
@@ -113,6 +119,8 @@ pub enum Operand {
 /// `Alpha`, scales 1 — i.e. the same result as [`ApplyMode::Modulate`] on an RGBA texture.
 /// (The book's `Texture` defaults to `Replace` with all sources `Texture`.)
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct CombineState {
     /// RGB function.
     pub rgb: CombineFn,
@@ -197,6 +205,8 @@ impl CombineState {
 /// `Default` is `Modulate` (GL's initial `TEXTURE_ENV_MODE`; the book's `Texture` defaults to
 /// `Replace`).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum ApplyMode {
     /// `C = Ct`, `A = At`.
     Replace,

@@ -58,4 +58,7 @@ pub enum Error {
     /// Building the worker thread pool failed.
     #[error("thread pool: {0}")]
     ThreadPool(String),
+    /// A draw trace could not be read, written or played back (module `trace`).
+    #[error("trace: {0}")]
+    Trace(String),
 }

@@ -36,6 +36,8 @@ pub const MAX_TEXTURE_UNITS: usize = 8;
 
 /// How a unit's texture coordinates are produced before the texture matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum TexGen {
     /// From the unit's UV set: `(u, v, 0, 1)`.
     #[default]
@@ -105,6 +107,8 @@ pub struct FixedFunction {
 
 /// Model-view and projection for a fixed-function draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct Transforms {
     /// Model → eye.
     pub view_from_model: Mat4,
@@ -126,7 +130,7 @@ pub struct MeshInput<'a> {
 }
 
 impl MeshInput<'_> {
-    fn validate(&self, ff: &FixedFunction) -> Result<(), Error> {
+    pub(crate) fn validate(&self, ff: &FixedFunction) -> Result<(), Error> {
         let n = self.positions.len();
         let check = |what: &'static str, len: usize| {
             if len == n {

@@ -19,6 +19,8 @@ use crate::math;
 
 /// The fog density function.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum FogMode {
     /// `f = (end − z)/(end − start)`. If `end == start`, `f` is 1 for `z < start`, else 0.
     Linear {
@@ -41,6 +43,8 @@ pub enum FogMode {
 
 /// Which distance feeds the fog factor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum FogDistance {
     /// `|z_eye|` (GL).
     #[default]
@@ -64,6 +68,8 @@ impl FogDistance {
 /// `Default` is the book's `FogState`: linear 0..1, colour (0, 0, 0, 1), eye depth, per
 /// vertex.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct FogState {
     /// Density function.
     pub mode: FogMode,

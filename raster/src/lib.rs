@@ -80,7 +80,10 @@ pub mod math;
 pub mod setup;
 pub mod state;
 pub mod target;
+pub mod text;
 pub mod texture;
+#[cfg(feature = "trace")]
+pub mod trace;
 pub mod vertex;
 
 mod bin;

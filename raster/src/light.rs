@@ -61,6 +61,8 @@ pub const MAX_LIGHTS: usize = 8;
 
 /// The kind of a light and its geometry (eye space).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum LightKind {
     /// Ambient only: contributes `Ma∘La`, no attenuation or cone.
     Ambient,
@@ -91,6 +93,8 @@ pub enum LightKind {
 /// One light. `Light::new` gives the book's defaults: black colours, intensity 1,
 /// attenuation `(1, 0, 0)` (none), on.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct Light {
     /// Kind and geometry.
     pub kind: LightKind,
@@ -173,6 +177,8 @@ impl Light {
 /// Surface material. `Default` is the book's `MaterialState`: emissive 0, ambient 0.2,
 /// diffuse 0.8, specular 0, shininess 1, alpha 1.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct Material {
     /// Emitted colour `Me`.
     pub emissive: Vec3,
@@ -210,6 +216,8 @@ impl Default for Material {
 /// black global ambient (WM3's GL renderer; GL's own default is 0.2), infinite viewer,
 /// one-sided, no colour material, specular in the primary colour.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct LightingState {
     /// Up to [`MAX_LIGHTS`] lights, by slot.
     pub lights: [Option<Light>; MAX_LIGHTS],

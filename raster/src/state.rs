@@ -9,6 +9,8 @@ use crate::Error;
 
 /// A comparison used by the depth, stencil and alpha tests: `incoming OP stored`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum CompareFunc {
     /// Never passes.
     Never,
@@ -62,6 +64,8 @@ impl CompareFunc {
 /// Depth test and depth writes. A disabled depth test is `func: Always, write: false`
 /// ([`DepthState::DISABLED`]), exactly as in GL.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct DepthState {
     /// Comparison of the fragment depth against the stored depth.
     pub func: CompareFunc,
@@ -102,6 +106,8 @@ impl Default for DepthState {
 /// resolvable depth difference of an `f32` depth buffer at the triangle's largest depth
 /// (`2^(e − 23)` for exponent `e`), as GL specifies for floating-point depth buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct PolygonOffset {
     /// Slope factor.
     pub factor: f32,
@@ -119,6 +125,8 @@ impl PolygonOffset {
 
 /// What a stencil test outcome does to the stored stencil value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum StencilOp {
     /// Keep the stored value.
     #[default]
@@ -172,6 +180,8 @@ impl StencilOp {
 /// read_mask)`; the three ops are applied for stencil fail, depth fail and depth pass;
 /// only bits in `write_mask` are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct StencilState {
     /// Whether the stencil test runs at all (disabled: always passes, never writes).
     pub enabled: bool,
@@ -213,6 +223,8 @@ impl Default for StencilState {
 
 /// Alpha test: the fragment survives when `alpha FUNC reference`. `func: Always` disables it.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct AlphaTest {
     /// Comparison.
     pub func: CompareFunc,
@@ -236,6 +248,8 @@ impl Default for AlphaTest {
 
 /// Blend factors of OpenGL 1.4 (with `GL_ARB_imaging` constant colour).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum BlendFactor {
     /// (0, 0, 0, 0)
     Zero,
@@ -292,6 +306,8 @@ impl BlendFactor {
 
 /// Blend equations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum BlendEquation {
     /// `s·S + d·D`
     #[default]
@@ -320,6 +336,8 @@ impl BlendEquation {
 /// Blending of the fragment colour with the framebuffer (separate RGB and alpha factors and
 /// equations). Result is clamped to `[0, 1]` before conversion to 8 bits.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct BlendState {
     /// Whether blending happens (disabled: the fragment colour replaces the stored one).
     pub enabled: bool,
@@ -377,6 +395,8 @@ impl Default for BlendState {
 
 /// Which faces are discarded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum CullMode {
     /// Draw both faces.
     #[default]
@@ -389,6 +409,8 @@ pub enum CullMode {
 
 /// Which winding (as seen on screen, NDC y up) is the front face.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum FrontFace {
     /// Counter-clockwise is front (GL default).
     #[default]
@@ -399,6 +421,8 @@ pub enum FrontFace {
 
 /// How triangles are rasterised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum PolygonMode {
     /// Filled.
     #[default]
@@ -411,6 +435,8 @@ pub enum PolygonMode {
 
 /// Flat (provoking = first vertex of the primitive) or smooth (Gouraud) shading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum ShadeModel {
     /// Every fragment takes the attributes of the provoking vertex.
     Flat,
@@ -424,6 +450,8 @@ pub enum ShadeModel {
 /// `x_w = x + (x_ndc + 1)·width/2`, `y_w = y + (1 − y_ndc)·height/2` (window y points down),
 /// `z_w = min_depth + z_ndc·(max_depth − min_depth)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct Viewport {
     /// Left edge, pixels.
     pub x: f32,
@@ -483,6 +511,8 @@ impl Viewport {
 
 /// An integer rectangle (scissor).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct Rect {
     /// Left, pixels.
     pub x: u32,
@@ -499,6 +529,8 @@ pub const MAX_CLIP_PLANES: usize = 6;
 
 /// Everything the fixed-function pipeline needs besides vertex data and textures.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct PipelineState {
     /// NDC → window mapping.
     pub viewport: Viewport,

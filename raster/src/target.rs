@@ -36,19 +36,25 @@ pub(crate) struct TileMut<'a> {
     pub stencil: &'a mut [u8],
 }
 
+/// [`Error::InvalidSize`] unless both sides are in `1..=MAX_TARGET_SIZE`.
+pub(crate) fn check_size(width: u32, height: u32) -> Result<(), Error> {
+    if width == 0 || height == 0 || width > MAX_TARGET_SIZE || height > MAX_TARGET_SIZE {
+        return Err(Error::InvalidSize {
+            width,
+            height,
+            max: MAX_TARGET_SIZE,
+        });
+    }
+    Ok(())
+}
+
 impl RenderTarget {
     /// A target cleared to transparent black, depth 1, stencil 0.
     ///
     /// # Errors
     /// [`Error::InvalidSize`] if a side is 0 or larger than [`MAX_TARGET_SIZE`].
     pub fn new(width: u32, height: u32) -> Result<RenderTarget, Error> {
-        if width == 0 || height == 0 || width > MAX_TARGET_SIZE || height > MAX_TARGET_SIZE {
-            return Err(Error::InvalidSize {
-                width,
-                height,
-                max: MAX_TARGET_SIZE,
-            });
-        }
+        check_size(width, height)?;
         let tiles_x = width.div_ceil(TILE_SIZE);
         let tiles_y = height.div_ceil(TILE_SIZE);
         let n = (tiles_x * tiles_y) as usize * TILE_PIXELS;

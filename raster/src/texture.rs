@@ -171,6 +171,17 @@ impl Texture {
         self
     }
 
+    /// The same texels declared as loaded from `format`. Only [`ApplyMode::for_format`]
+    /// reads it (e.g. `Replace` on an RGB texture keeps the incoming alpha), so a trace can
+    /// rebuild a texture from its RGBA8 levels and its recorded format.
+    ///
+    /// [`ApplyMode::for_format`]: crate::combine::ApplyMode::for_format
+    #[must_use]
+    pub fn with_format(mut self, format: TexelFormat) -> Texture {
+        self.format = format;
+        self
+    }
+
     /// Width of level 0 in texels.
     #[inline]
     pub fn width(&self) -> u32 {

@@ -19,6 +19,8 @@ pub const MAX_VARYINGS: usize = 48;
 /// `(i, i+2, i+1)` for odd `i`; fan triangle `i` is `(i+1, i+2, 0)`; the first vertex of each
 /// primitive is the provoking vertex for flat shading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum Topology {
     /// Independent triangles.
     TriangleList,

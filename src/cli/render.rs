@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use clap::Args;
 use glam::{Vec3, Vec4};
 use plumb::raster::target::MAX_TARGET_SIZE;
+use plumb::raster::trace::{self, Trace};
 use plumb::raster::{Context, ContextOptions};
 use plumb::scene::io::{self, framing, ApplyOptions, ImportOptions};
 use plumb::scene::SoftRenderer;
@@ -46,9 +47,9 @@ pub struct RenderArgs {
         default_value = "plumb.png"
     )]
     pub out: PathBuf,
-    /// Image size, each side 1..=16384.
-    #[arg(long, value_name = "WxH", default_value = "800x600", value_parser = parse_size)]
-    pub size: Size,
+    /// Image size, each side 1..=16384 [default: 800x600; a draw trace: its recorded size].
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub size: Option<Size>,
     /// Worker threads (0 or absent: all cores). The image is identical for every count.
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
@@ -79,6 +80,19 @@ pub struct RenderArgs {
     /// Frames per second of the sequence (default 24).
     #[arg(long, value_name = "F", value_parser = parse_positive, requires = "frames")]
     pub fps: Option<f32>,
+}
+
+/// The size used when `--size` is left out.
+pub const DEFAULT_SIZE: Size = Size {
+    width: 800,
+    height: 600,
+};
+
+impl RenderArgs {
+    /// `--size`, or [`DEFAULT_SIZE`].
+    pub fn size(&self) -> Size {
+        self.size.unwrap_or(DEFAULT_SIZE)
+    }
 }
 
 /// A render size in pixels.
@@ -202,9 +216,55 @@ pub fn frame_path(out: &Path, index: u32) -> PathBuf {
 /// Renders the scene file or the showcase and writes the PNG(s).
 pub fn run(args: &RenderArgs) -> CliResult {
     match &args.scene {
+        Some(path) if trace::is_trace_file(path) => run_trace(args, path),
         Some(path) => run_scene(args, path),
         None => run_showcase(args),
     }
+}
+
+/// Plays a draw trace back at its recorded size and writes the PNG.
+fn run_trace(args: &RenderArgs, path: &Path) -> CliResult {
+    if let Some(name) = scene_only_options(args) {
+        return Err(format!(
+            "{name} does not apply to a draw trace (it is played back as recorded)"
+        ));
+    }
+    let trace = Trace::load(path).map_err(|e| e.to_string())?;
+    let (width, height) = trace.size();
+    if let Some(s) = args.size.filter(|s| (s.width, s.height) != (width, height)) {
+        return Err(format!(
+            "--size {}x{}: a draw trace renders at its recorded size {width}x{height}",
+            s.width, s.height
+        ));
+    }
+    draw_direct(args, width, height, |ctx| {
+        trace.replay(ctx).map_err(|e| e.to_string())
+    })
+}
+
+/// Draws straight into a `plumb-raster` context of `width × height` (the showcase, a draw
+/// trace) and writes the PNG and, with `--depth-out`, the depth image.
+fn draw_direct(
+    args: &RenderArgs,
+    width: u32,
+    height: u32,
+    draw: impl FnOnce(&mut Context) -> Result<(), String>,
+) -> CliResult {
+    let mut ctx = Context::new(
+        width,
+        height,
+        ContextOptions {
+            threads: args.threads,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    draw(&mut ctx)?;
+    save_png(&ctx.color_image(), &args.out)?;
+    if let Some(depth) = &args.depth_out {
+        save_png(&ctx.target().depth_image16(), depth)?;
+    }
+    say!("wrote {} ({width}x{height})", args.out.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Options that only make sense with a scene file.
@@ -234,22 +294,10 @@ fn run_showcase(args: &RenderArgs) -> CliResult {
             "{name} needs a SCENE file (the built-in showcase is fixed)"
         ));
     }
-    let Size { width, height } = args.size;
-    let mut ctx = Context::new(
-        width,
-        height,
-        ContextOptions {
-            threads: args.threads,
-        },
-    )
-    .map_err(|e| e.to_string())?;
-    plumb::showcase::draw(&mut ctx).map_err(|e| e.to_string())?;
-    save_png(&ctx.color_image(), &args.out)?;
-    if let Some(depth) = &args.depth_out {
-        save_png(&ctx.target().depth_image16(), depth)?;
-    }
-    say!("wrote {} ({width}x{height})", args.out.display());
-    Ok(ExitCode::SUCCESS)
+    let Size { width, height } = args.size();
+    draw_direct(args, width, height, |ctx| {
+        plumb::showcase::draw(ctx).map_err(|e| e.to_string())
+    })
 }
 
 /// Saves an image, with the path in the message on failure.
@@ -288,7 +336,7 @@ pub(crate) fn load_mapped(
 
 /// Loads, maps and renders a scene file (one frame or a sequence).
 fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
-    let Size { width, height } = args.size;
+    let Size { width, height } = args.size();
     let (mut scene, imported, applied) = load_mapped(path, args.unlit)?;
     if let Some(bg) = args.background {
         scene.set_background(bg).map_err(|e| e.to_string())?;

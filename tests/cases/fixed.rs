@@ -10,6 +10,7 @@ use plumb::raster::combine::ApplyMode;
 use plumb::raster::fog::{FogDistance, FogMode, FogState};
 use plumb::raster::light::{Light, LightKind, LightingState, Material};
 use plumb::raster::texture::{MinFilter, Sampler, Texture, Wrap};
+use plumb::raster::trace::DrawTarget;
 use plumb::raster::*;
 
 use crate::Case;
@@ -131,7 +132,7 @@ fn checker() -> Arc<Texture> {
 }
 
 fn draw_mesh(
-    ctx: &mut Context,
+    ctx: &mut dyn DrawTarget,
     st: &PipelineState,
     ff: &FixedFunction,
     t: &Transforms,
@@ -162,7 +163,7 @@ fn perspective(w: f32, h: f32, fov_deg: f32) -> Mat4 {
 /// A checkered plane (80 × 80 world units, UVs 0..40) seen from 1 unit above, looking at the
 /// horizon; one case per min filter, mag filter linear. Nearest/Linear shimmer into moiré
 /// near the horizon; the mipmapped filters fade to grey there (trilinear smoothest).
-fn ground(ctx: &mut Context, min: MinFilter) {
+fn ground(ctx: &mut dyn DrawTarget, min: MinFilter) {
     ctx.clear(rgba(0.55, 0.65, 0.8, 1.0), 1.0, 0);
     let mut plane = TriMesh::plane(40.0, 1);
     for uv in &mut plane.uvs {
@@ -184,14 +185,15 @@ fn ground(ctx: &mut Context, min: MinFilter) {
         units: vec![TextureUnit::new(checker(), sampler)],
         ..Default::default()
     };
-    draw_mesh(ctx, &ctx.default_state(), &ff, &t, &plane);
+    let st = ctx.default_state();
+    draw_mesh(ctx, &st, &ff, &t, &plane);
 }
 
 /// Four quads with UVs from −1 to 2 over an 8×8 texture (red/green gradient, blue mark in the
 /// first texel), nearest filtering: REPEAT (3×3 copies), MIRRORED_REPEAT (copies flipped
 /// alternately), CLAMP_TO_EDGE (edge texels stretched), CLAMP_TO_BORDER (magenta border
 /// around one copy).
-fn wrap_modes(ctx: &mut Context) {
+fn wrap_modes(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.1, 0.1, 0.1, 1.0), 1.0, 0);
     let img = tex(8, 8, |x, y| {
         if x == 0 && y == 0 {
@@ -255,7 +257,7 @@ fn wrap_modes(ctx: &mut Context) {
 /// matte red Gouraud, matte red Phong, shiny blue Gouraud, shiny blue Phong (specular 1,
 /// shininess 40). Phong columns show round, crisp highlights and a round spot edge where
 /// Gouraud shows faceted ones.
-fn lit_spheres(ctx: &mut Context) {
+fn lit_spheres(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.06, 0.06, 0.08, 1.0), 1.0, 0);
     let sphere = TriMesh::sphere(1.0, 12, 18);
     let t = Transforms {
@@ -336,7 +338,7 @@ fn lit_spheres(ctx: &mut Context) {
 /// the camera, fogged per pixel on eye depth towards a blue-grey fog colour, which is also the
 /// clear colour: the far end dissolves into the background. Linear (2..18) ends fully fogged
 /// at 18; exp (0.15) and exp2 (0.11) fade progressively, exp2 keeping the near part clearer.
-fn fog_corridor(ctx: &mut Context, mode: FogMode) {
+fn fog_corridor(ctx: &mut dyn DrawTarget, mode: FogMode) {
     let fog_color = rgba(0.55, 0.6, 0.7, 1.0);
     ctx.clear(fog_color, 1.0, 0);
     let texture = tex(32, 32, |x, y| {
@@ -400,7 +402,7 @@ fn fog_corridor(ctx: &mut Context, mode: FogMode) {
 /// soft radial light map. Left: dark map — unit 1 MODULATE darkens everything outside a warm
 /// pool of light. Right: light map — unit 1 ADD brightens the pool (base texture still
 /// visible everywhere).
-fn light_dark_map(ctx: &mut Context) {
+fn light_dark_map(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.0, 0.0, 0.0, 1.0), 1.0, 0);
     let base = tex(64, 64, |x, y| {
         let row = y / 8;
@@ -466,7 +468,7 @@ fn light_dark_map(ctx: &mut Context) {
 /// a teal base texture. Pass 2: specular-only lighting, MODULATE by a gloss texture whose
 /// alpha is 1 in a diagonal stripe pattern and 0.1 elsewhere, blended SRC_ALPHA/ONE with depth
 /// LEQUAL read-only: the highlight is bright on the stripes and faint between them.
-fn gloss_map(ctx: &mut Context) {
+fn gloss_map(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.05, 0.05, 0.07, 1.0), 1.0, 0);
     let plate = TriMesh::plane(1.0, 24);
     let t = Transforms {
@@ -539,7 +541,7 @@ fn gloss_map(ctx: &mut Context) {
 
 /// A torus with sphere-map texgen reflecting a procedural environment (blue sky with a
 /// white sun at the upper left, brown ground below a bright horizon), REPLACE.
-fn sphere_env(ctx: &mut Context) {
+fn sphere_env(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.2, 0.2, 0.25, 1.0), 1.0, 0);
     let env = tex(128, 128, |x, y| {
         let (u, v) = (x as f32 / 127.0 * 2.0 - 1.0, y as f32 / 127.0 * 2.0 - 1.0);
@@ -591,7 +593,7 @@ fn sphere_env(ctx: &mut Context) {
 /// `bias · clip_from_view · view_from_world · world_from_eye`, CLAMP_TO_BORDER with a white
 /// border and MODULATE (outside the slide the surfaces keep their lit colour). The slide
 /// bends across the box's top and front faces and continues onto the floor.
-fn projected_box(ctx: &mut Context) {
+fn projected_box(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.1, 0.1, 0.12, 1.0), 1.0, 0);
     let slide = tex(64, 64, |x, y| {
         if x < 3 || y < 3 || x > 60 || y > 60 {

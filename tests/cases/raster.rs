@@ -3,11 +3,20 @@
 
 use glam::{Mat4, Vec3, Vec4};
 use plumb::mesh::TriMesh;
+use plumb::raster::trace::DrawTarget;
 use plumb::raster::*;
 
 use crate::Case;
 
-/// Every raster case, in README order.
+/// The raster case drawn straight into a context instead of through a trace file: its
+/// trace would be 5.4 MB of vertex and index data (a 200 000-triangle torus).
+pub const DIRECT: &[Case] = &[Case {
+    name: "mesh_200k",
+    size: (320, 240),
+    draw: mesh_200k,
+}];
+
+/// Every raster case recorded as a trace, in README order.
 pub const CASES: &[Case] = &[
     Case {
         name: "triangle_gouraud",
@@ -40,11 +49,6 @@ pub const CASES: &[Case] = &[
         draw: wireframe_points,
     },
     Case {
-        name: "mesh_200k",
-        size: (320, 240),
-        draw: mesh_200k,
-    },
-    Case {
         name: "cull_modes",
         size: (384, 128),
         draw: cull_modes,
@@ -68,7 +72,7 @@ fn rgba(r: f32, g: f32, b: f32, a: f32) -> Vec4 {
 }
 
 fn draw(
-    ctx: &mut Context,
+    ctx: &mut dyn DrawTarget,
     st: &PipelineState,
     pos: &[Vec4],
     col: &[Vec4],
@@ -79,14 +83,14 @@ fn draw(
         .expect("case buffers are valid");
 }
 
-fn camera(ctx: &Context, eye: Vec3, target: Vec3, fov_deg: f32) -> Mat4 {
+fn camera(ctx: &dyn DrawTarget, eye: Vec3, target: Vec3, fov_deg: f32) -> Mat4 {
     let aspect = ctx.width() as f32 / ctx.height() as f32;
     Mat4::perspective_rh(fov_deg.to_radians(), aspect, 0.1, 50.0)
         * Mat4::look_at_rh(eye, target, Vec3::Y)
 }
 
 /// A triangle with red, green and blue corners.
-fn triangle_gouraud(ctx: &mut Context) {
+fn triangle_gouraud(ctx: &mut dyn DrawTarget) {
     ctx.clear(BLACK, 1.0, 0);
     let st = ctx.default_state();
     let pos = [
@@ -106,7 +110,7 @@ fn triangle_gouraud(ctx: &mut Context) {
 /// to a far base (z = 0.85) on the opposite side, depth test LESS: every blade's tip covers
 /// the next blade's base, so each pair crosses and the overlap order is cyclic — impossible
 /// without a per-pixel depth test. Vertex colours darken towards the far base.
-fn depth_overlap(ctx: &mut Context) {
+fn depth_overlap(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.1, 0.1, 0.12, 1.0), 1.0, 0);
     let st = PipelineState {
         depth: DepthState::LESS_WRITE,
@@ -143,7 +147,7 @@ fn depth_overlap(ctx: &mut Context) {
 
 /// A checkered floor running under and behind the camera, plus a triangle piercing the near
 /// plane: nothing from behind the eye appears, and the floor reaches the bottom edge.
-fn near_clip(ctx: &mut Context) {
+fn near_clip(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.55, 0.7, 0.9, 1.0), 1.0, 0);
     let clip_from_world = camera(
         ctx,
@@ -213,7 +217,7 @@ const QUAD: [u16; 6] = [0, 1, 2, 0, 2, 3];
 /// SRC_COLOR/ONE_MINUS_SRC_COLOR, ZERO/SRC_COLOR, ONE/ONE_MINUS_SRC_ALPHA with alpha ADD
 /// and colour MAX. Finally alpha is forced to 1 (colour mask A only) so viewers show the
 /// blended colours as stored.
-fn blend_grid(ctx: &mut Context) {
+fn blend_grid(ctx: &mut dyn DrawTarget) {
     use BlendEquation as E;
     use BlendFactor as F;
     ctx.clear(rgba(0.15, 0.15, 0.15, 1.0), 1.0, 0);
@@ -308,7 +312,7 @@ fn blend_grid(ctx: &mut Context) {
 /// An eight-pointed star is drawn into the stencil only (colour mask off, stencil REPLACE 1);
 /// then a full-screen vertical gradient where stencil = 1 and a dark diagonal gradient where
 /// stencil ≠ 1. Expected: a crisp gradient-filled star on the dark background.
-fn stencil_mask(ctx: &mut Context) {
+fn stencil_mask(ctx: &mut dyn DrawTarget) {
     ctx.clear(BLACK, 1.0, 0);
     let base = PipelineState {
         depth: DepthState::DISABLED,
@@ -394,7 +398,7 @@ fn stencil_mask(ctx: &mut Context) {
 /// Left: a torus in polygon mode LINE (back faces culled). Right: a spiral of points whose
 /// size grows from 1 to 7 pixels, coloured along a hue ramp. Bottom: line strips of widths
 /// 1, 2 and 4.
-fn wireframe_points(ctx: &mut Context) {
+fn wireframe_points(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.95, 0.95, 0.92, 1.0), 1.0, 0);
     let clip_from_world = camera(
         ctx,
@@ -461,7 +465,7 @@ fn wireframe_points(ctx: &mut Context) {
 
 /// A 200 000-triangle torus (400 × 250 quads) lit per vertex by a directional light,
 /// depth tested, back faces culled.
-fn mesh_200k(ctx: &mut Context) {
+fn mesh_200k(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.08, 0.09, 0.12, 1.0), 1.0, 0);
     let torus = TriMesh::torus(1.0, 0.45, 400, 250);
     assert_eq!(torus.triangle_count(), 200_000);
@@ -490,7 +494,7 @@ fn mesh_200k(ctx: &mut Context) {
 
 /// Three panels, each a fan of 8 triangles alternating counter-clockwise (green) and
 /// clockwise (red) winding: cull NONE (all 8), BACK (only green remain), FRONT (only red).
-fn cull_modes(ctx: &mut Context) {
+fn cull_modes(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.12, 0.12, 0.14, 1.0), 1.0, 0);
     for (p, cull) in [CullMode::None, CullMode::Back, CullMode::Front]
         .into_iter()
@@ -541,7 +545,7 @@ fn cull_modes(ctx: &mut Context) {
 /// Top half: the same cube-ish mesh (a low-poly sphere) with flat shading (left) and smooth
 /// shading (right). Bottom: a fan of 1-pixel lines at 15° steps from a common centre, the
 /// classic line-rasterisation star.
-fn flat_smooth_lines(ctx: &mut Context) {
+fn flat_smooth_lines(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.97, 0.97, 0.97, 1.0), 1.0, 0);
     let sphere = TriMesh::sphere(0.5, 6, 10);
     for (i, shade) in [ShadeModel::Flat, ShadeModel::Smooth]
@@ -609,7 +613,7 @@ fn flat_smooth_lines(ctx: &mut Context) {
 /// hollow inside since back faces are not culled), and a coplanar quad pair: a blue quad and
 /// a yellow cross drawn on the same plane afterwards with polygon offset (−1, −1), so the
 /// cross wins the depth test everywhere instead of z-fighting.
-fn clip_plane_offset(ctx: &mut Context) {
+fn clip_plane_offset(ctx: &mut dyn DrawTarget) {
     ctx.clear(rgba(0.2, 0.2, 0.22, 1.0), 1.0, 0);
     let clip_from_world = camera(
         ctx,

@@ -21,6 +21,8 @@ use super::MAX_TEXTURE_SIZE;
 /// | `L8`    | l       | (l, l, l, 255) |
 /// | `La8`   | l a     | (l, l, l, a) |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum TexelFormat {
     /// Four bytes per texel: red, green, blue, alpha.
     #[default]

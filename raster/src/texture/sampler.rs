@@ -6,6 +6,8 @@ use crate::math;
 
 /// Filter used when the texture is magnified (λ ≤ 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum MagFilter {
     /// The texel containing the sample point.
     Nearest,
@@ -17,6 +19,8 @@ pub enum MagFilter {
 /// Filter used when the texture is minified (λ > 0). The first word is the filter within a
 /// level, the second the filter between levels (GL naming).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum MinFilter {
     /// Nearest texel of level 0 (no mipmaps).
     Nearest,
@@ -61,6 +65,8 @@ impl MinFilter {
 /// - `ClampToBorder`: indices outside `0..n` read the sampler's border colour (so bilinear
 ///   filtering near the edge mixes it in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
 pub enum Wrap {
     /// Tile the texture.
     #[default]
@@ -90,6 +96,8 @@ impl Wrap {
 /// (GL's own default min filter is `NearestMipmapLinear` and the book's wrap is clamp-to-edge;
 /// plumb's default is the filter a user most often wants.)
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct Sampler {
     /// Filter when magnified (λ ≤ 0).
     pub mag: MagFilter,

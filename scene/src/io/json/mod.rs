@@ -170,43 +170,7 @@ pub fn save(doc: &SceneDoc) -> String {
     // Serializing plain data into a String cannot fail; keep a message rather than panic.
     let pretty =
         serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    let mut out = String::with_capacity(pretty.len());
-    let lines: Vec<&str> = pretty.lines().collect();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        // A line ending in '[' opens an array (strings cannot hold raw newlines). Collapse it
-        // when every element is a number.
-        if line.ends_with('[') {
-            let mut j = i + 1;
-            let mut items = Vec::new();
-            while j < lines.len() && is_number(lines[j].trim().trim_end_matches(',')) {
-                items.push(lines[j].trim().trim_end_matches(','));
-                j += 1;
-            }
-            if let Some(close) = lines.get(j).map(|l| l.trim()) {
-                if !items.is_empty() && (close == "]" || close == "],") {
-                    out.push_str(line);
-                    out.push_str(&items.join(", "));
-                    out.push_str(close);
-                    out.push('\n');
-                    i = j + 1;
-                    continue;
-                }
-            }
-        }
-        out.push_str(line);
-        out.push('\n');
-        i += 1;
-    }
-    out
-}
-
-/// Whether a token is a JSON number as serde_json writes them.
-fn is_number(t: &str) -> bool {
-    !t.is_empty()
-        && t.bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+    plumb_raster::text::compact_number_arrays(&pretty)
 }
 
 /// Loads a scene file: [`read`] then [`build`], relative paths resolved against the file's

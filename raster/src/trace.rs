@@ -1,0 +1,883 @@
+//! Draw traces (feature `trace`): a frame's draw calls written down as a file pair and played
+//! back — the raster-level counterpart of a scene file.
+//!
+//! A trace is `<name>.json` (format `"plumb-draws"`, version 1: the target size, the textures
+//! and the commands with every pipeline and fixed-function state spelled out) plus
+//! `<name>.bin`, a little-endian buffer holding the vertex, index and texel arrays the JSON
+//! points into. Floats are stored as their exact bits, so playing a trace back into a
+//! [`Context`] draws exactly what the recorded calls drew — on any thread count, and on any
+//! other renderer that implements the documented conventions (a GPU backend can replay the
+//! same stream and compare against plumb's pixels).
+//!
+//! Recording: anything that draws through [`DrawTarget`] can draw into a [`Recorder`]
+//! instead of a [`Context`]; [`Recorder::finish`] gives the [`Trace`], [`Trace::save`] writes
+//! the pair, [`Trace::load`] reads it back (every view and index checked, typed errors, no
+//! panics) and [`Trace::replay`] draws it.
+//!
+//! # The JSON
+//!
+//! ```text
+//! { "format": "plumb-draws", "version": 1, "size": [w, h], "buffer": "name.bin",
+//!   "textures": [ { "format": "rgba8" | "rgb8" | "l8" | "la8",
+//!                   "levels": [ { "width", "height", "texels": view } ] } ],
+//!   "commands": [ { "clear": { "color": [r, g, b, a], "depth": d, "stencil": s } },
+//!                 { "draw": { "state", "positions", "colors"?, "uvs", "fog"?, "indices"?,
+//!                             "topology" } },
+//!                 { "draw_fixed": { "state", "fixed", "transforms", "positions",
+//!                                   "normals"?, "colors"?, "uvs", "indices"?,
+//!                                   "topology" } } ] }
+//! ```
+//!
+//! A view is `{ "offset": bytes, "count": elements }` into the buffer; the element type
+//! follows from the field: clip positions and colours are 4 × f32, object positions and
+//! normals 3 × f32, uvs 2 × f32, fog coordinates f32, texels 4 × u8 (RGBA), and indices are
+//! `{ "u16": view }` or `{ "u32": view }`. States are the serde forms of [`PipelineState`],
+//! [`LightingState`], [`FogState`], [`Transforms`] … with snake_case names; a texture unit
+//! names its texture by index.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use crate::combine::ApplyMode;
+use crate::fixed_function::{FixedFunction, MeshInput, TexGen, TextureUnit, Transforms};
+use crate::fog::FogState;
+use crate::light::LightingState;
+use crate::state::PipelineState;
+use crate::texture::{Sampler, TexelFormat, Texture, MAX_TEXTURE_SIZE};
+use crate::vertex::{Indices, Topology, VertexInput, MAX_UV_SETS};
+use crate::{Context, DrawStats, Error};
+
+/// The value of the JSON's `format`.
+pub const FORMAT: &str = "plumb-draws";
+/// The format version this plumb reads and writes.
+pub const VERSION: u32 = 1;
+/// Largest `.json` part read (bytes).
+pub const MAX_JSON_BYTES: u64 = 64 << 20;
+/// Largest `.bin` part read (bytes).
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+
+/// Where draw calls go: a [`Context`] draws them, a [`Recorder`] writes them down. Code
+/// written against this trait can render and record with the same body.
+pub trait DrawTarget {
+    /// Target width in pixels.
+    fn width(&self) -> u32;
+    /// Target height in pixels.
+    fn height(&self) -> u32;
+    /// [`PipelineState::new`] for the target's size.
+    fn default_state(&self) -> PipelineState {
+        PipelineState::new(self.width(), self.height())
+    }
+    /// As [`Context::clear`].
+    fn clear(&mut self, color: Vec4, depth: f32, stencil: u8);
+    /// As [`Context::draw`].
+    ///
+    /// # Errors
+    /// As [`Context::draw`].
+    fn draw(
+        &mut self,
+        state: &PipelineState,
+        vertices: &VertexInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error>;
+    /// As [`Context::draw_fixed`].
+    ///
+    /// # Errors
+    /// As [`Context::draw_fixed`].
+    fn draw_fixed(
+        &mut self,
+        state: &PipelineState,
+        ff: &FixedFunction,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error>;
+}
+
+impl DrawTarget for Context {
+    fn width(&self) -> u32 {
+        Context::width(self)
+    }
+    fn height(&self) -> u32 {
+        Context::height(self)
+    }
+    fn clear(&mut self, color: Vec4, depth: f32, stencil: u8) {
+        Context::clear(self, color, depth, stencil);
+    }
+    fn draw(
+        &mut self,
+        state: &PipelineState,
+        vertices: &VertexInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        Context::draw(self, state, vertices, indices, topology)
+    }
+    fn draw_fixed(
+        &mut self,
+        state: &PipelineState,
+        ff: &FixedFunction,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        Context::draw_fixed(self, state, ff, transforms, mesh, indices, topology)
+    }
+}
+
+/// A run of elements in the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct View {
+    /// Byte offset.
+    pub offset: u64,
+    /// Number of elements.
+    pub count: u64,
+}
+
+/// An index buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexView {
+    /// 16-bit indices.
+    U16(View),
+    /// 32-bit indices.
+    U32(View),
+}
+
+/// One mip level of a texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelDoc {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// RGBA8 texels, row 0 first.
+    pub texels: View,
+}
+
+/// A texture: the format its texels came from and every level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextureDoc {
+    /// Source format (decides [`ApplyMode::for_format`]).
+    pub format: TexelFormat,
+    /// Levels, 0 first.
+    pub levels: Vec<LevelDoc>,
+}
+
+/// A texture unit with its texture given by index into the trace's textures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitDoc {
+    /// Index into [`TraceDoc::textures`].
+    pub texture: usize,
+    /// As [`TextureUnit::sampler`].
+    pub sampler: Sampler,
+    /// As [`TextureUnit::apply`].
+    pub apply: ApplyMode,
+    /// As [`TextureUnit::constant`].
+    pub constant: Vec4,
+    /// As [`TextureUnit::uv_set`].
+    pub uv_set: usize,
+    /// As [`TextureUnit::texgen`].
+    pub texgen: TexGen,
+    /// As [`TextureUnit::matrix`].
+    pub matrix: Mat4,
+}
+
+/// [`FixedFunction`] with units by texture index.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedDoc {
+    /// As [`FixedFunction::lighting`].
+    pub lighting: Option<LightingState>,
+    /// As [`FixedFunction::per_pixel_lighting`].
+    pub per_pixel_lighting: bool,
+    /// As [`FixedFunction::fog`].
+    pub fog: Option<FogState>,
+    /// As [`FixedFunction::units`].
+    pub units: Vec<UnitDoc>,
+}
+
+/// A [`Context::draw`] call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawDoc {
+    /// Pipeline state.
+    pub state: PipelineState,
+    /// Clip positions (4 × f32).
+    pub positions: View,
+    /// Colours (4 × f32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colors: Option<View>,
+    /// Uv sets (2 × f32 each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uvs: Vec<View>,
+    /// Fog coordinates (f32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fog: Option<View>,
+    /// Indices (none: in order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indices: Option<IndexView>,
+    /// Topology.
+    pub topology: Topology,
+}
+
+/// A [`Context::draw_fixed`] call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawFixedDoc {
+    /// Pipeline state.
+    pub state: PipelineState,
+    /// Fixed-function state.
+    pub fixed: FixedDoc,
+    /// Model-view and projection.
+    pub transforms: Transforms,
+    /// Object positions (3 × f32).
+    pub positions: View,
+    /// Normals (3 × f32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normals: Option<View>,
+    /// Colours (4 × f32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colors: Option<View>,
+    /// Uv sets (2 × f32 each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uvs: Vec<View>,
+    /// Indices (none: in order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indices: Option<IndexView>,
+    /// Topology.
+    pub topology: Topology,
+}
+
+/// One recorded command.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum CommandDoc {
+    /// [`Context::clear`].
+    Clear {
+        /// Colour.
+        color: Vec4,
+        /// Depth.
+        depth: f32,
+        /// Stencil.
+        stencil: u8,
+    },
+    /// [`Context::draw`].
+    Draw(Box<DrawDoc>),
+    /// [`Context::draw_fixed`].
+    DrawFixed(Box<DrawFixedDoc>),
+}
+
+/// The JSON part of a trace.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceDoc {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// Target width and height.
+    pub size: [u32; 2],
+    /// The binary part's file name, relative to the JSON.
+    pub buffer: String,
+    /// Textures used by fixed-function draws.
+    #[serde(default)]
+    pub textures: Vec<TextureDoc>,
+    /// Commands in order.
+    pub commands: Vec<CommandDoc>,
+}
+
+/// A recorded frame: the document, its buffer and the textures decoded from it.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// The JSON part.
+    pub doc: TraceDoc,
+    /// The binary part.
+    pub buffer: Vec<u8>,
+    textures: Vec<Arc<Texture>>,
+}
+
+fn err(message: impl Into<String>) -> Error {
+    Error::Trace(message.into())
+}
+
+/// Appends plain-old-data to the buffer (little-endian) and returns its view.
+#[derive(Default)]
+struct Writer {
+    bytes: Vec<u8>,
+}
+
+impl Writer {
+    fn floats(&mut self, values: &[f32], per: usize) -> View {
+        let offset = self.bytes.len() as u64;
+        for v in values {
+            self.bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        View {
+            offset,
+            count: (values.len() / per) as u64,
+        }
+    }
+    fn vec4s(&mut self, v: &[Vec4]) -> View {
+        let flat: Vec<f32> = v.iter().flat_map(|p| p.to_array()).collect();
+        self.floats(&flat, 4)
+    }
+    fn vec3s(&mut self, v: &[Vec3]) -> View {
+        let flat: Vec<f32> = v.iter().flat_map(|p| p.to_array()).collect();
+        self.floats(&flat, 3)
+    }
+    fn vec2s(&mut self, v: &[Vec2]) -> View {
+        let flat: Vec<f32> = v.iter().flat_map(|p| p.to_array()).collect();
+        self.floats(&flat, 2)
+    }
+    fn indices(&mut self, i: Indices<'_>) -> Option<IndexView> {
+        let offset = self.bytes.len() as u64;
+        match i {
+            Indices::None => None,
+            Indices::U16(v) => {
+                for x in v {
+                    self.bytes.extend_from_slice(&x.to_le_bytes());
+                }
+                self.align();
+                Some(IndexView::U16(View {
+                    offset,
+                    count: v.len() as u64,
+                }))
+            }
+            Indices::U32(v) => {
+                for x in v {
+                    self.bytes.extend_from_slice(&x.to_le_bytes());
+                }
+                Some(IndexView::U32(View {
+                    offset,
+                    count: v.len() as u64,
+                }))
+            }
+        }
+    }
+    fn texels(&mut self, t: &[[u8; 4]]) -> View {
+        let offset = self.bytes.len() as u64;
+        self.bytes.extend_from_slice(t.as_flattened());
+        View {
+            offset,
+            count: t.len() as u64,
+        }
+    }
+    /// Keeps every view 4-byte aligned (readers may map the buffer).
+    fn align(&mut self) {
+        while !self.bytes.len().is_multiple_of(4) {
+            self.bytes.push(0);
+        }
+    }
+}
+
+/// Records draw calls (validating them as a [`Context`] would) instead of drawing them.
+pub struct Recorder {
+    size: [u32; 2],
+    commands: Vec<CommandDoc>,
+    writer: Writer,
+    textures: Vec<Arc<Texture>>,
+}
+
+impl Recorder {
+    /// A recorder for a `width × height` target.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSize`] as for [`Context::new`].
+    pub fn new(width: u32, height: u32) -> Result<Recorder, Error> {
+        crate::target::check_size(width, height)?;
+        Ok(Recorder {
+            size: [width, height],
+            commands: Vec::new(),
+            writer: Writer::default(),
+            textures: Vec::new(),
+        })
+    }
+
+    /// The trace, whose buffer part will be called `buffer_name` when saved. Textures go to
+    /// the end of the buffer, every level as RGBA8 texels.
+    pub fn finish(self, buffer_name: &str) -> Trace {
+        let mut writer = self.writer;
+        let textures_doc: Vec<TextureDoc> = self
+            .textures
+            .iter()
+            .map(|t| TextureDoc {
+                format: t.format(),
+                levels: (0..t.level_count())
+                    .filter_map(|i| t.level(i))
+                    .map(|l| LevelDoc {
+                        width: l.width(),
+                        height: l.height(),
+                        texels: writer.texels(l.texels()),
+                    })
+                    .collect(),
+            })
+            .collect();
+        Trace {
+            doc: TraceDoc {
+                format: FORMAT.to_owned(),
+                version: VERSION,
+                size: self.size,
+                buffer: buffer_name.to_owned(),
+                textures: textures_doc,
+                commands: self.commands,
+            },
+            buffer: writer.bytes,
+            textures: self.textures,
+        }
+    }
+
+    fn texture_index(&mut self, t: &Arc<Texture>) -> usize {
+        if let Some(i) = self.textures.iter().position(|u| Arc::ptr_eq(u, t)) {
+            return i;
+        }
+        self.textures.push(Arc::clone(t));
+        self.textures.len() - 1
+    }
+}
+
+impl DrawTarget for Recorder {
+    fn width(&self) -> u32 {
+        self.size[0]
+    }
+    fn height(&self) -> u32 {
+        self.size[1]
+    }
+    fn clear(&mut self, color: Vec4, depth: f32, stencil: u8) {
+        self.commands.push(CommandDoc::Clear {
+            color,
+            depth,
+            stencil,
+        });
+    }
+    fn draw(
+        &mut self,
+        state: &PipelineState,
+        vertices: &VertexInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        vertices.validate()?;
+        indices.validate(vertices.positions.len())?;
+        let w = &mut self.writer;
+        let doc = DrawDoc {
+            state: *state,
+            positions: w.vec4s(vertices.positions),
+            colors: vertices.colors.map(|c| w.vec4s(c)),
+            uvs: vertices.uvs.iter().map(|u| w.vec2s(u)).collect(),
+            fog: vertices.fog.map(|f| w.floats(f, 1)),
+            indices: w.indices(indices),
+            topology,
+        };
+        self.commands.push(CommandDoc::Draw(Box::new(doc)));
+        Ok(DrawStats::default())
+    }
+    fn draw_fixed(
+        &mut self,
+        state: &PipelineState,
+        ff: &FixedFunction,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        mesh.validate(ff)?;
+        indices.validate(mesh.positions.len())?;
+        let units = ff
+            .units
+            .iter()
+            .map(|u| UnitDoc {
+                texture: self.texture_index(&u.texture),
+                sampler: u.sampler,
+                apply: u.apply,
+                constant: u.constant,
+                uv_set: u.uv_set,
+                texgen: u.texgen,
+                matrix: u.matrix,
+            })
+            .collect();
+        let w = &mut self.writer;
+        let doc = DrawFixedDoc {
+            state: *state,
+            fixed: FixedDoc {
+                lighting: ff.lighting,
+                per_pixel_lighting: ff.per_pixel_lighting,
+                fog: ff.fog,
+                units,
+            },
+            transforms: *transforms,
+            positions: w.vec3s(mesh.positions),
+            normals: mesh.normals.map(|n| w.vec3s(n)),
+            colors: mesh.colors.map(|c| w.vec4s(c)),
+            uvs: mesh.uvs.iter().map(|u| w.vec2s(u)).collect(),
+            indices: w.indices(indices),
+            topology,
+        };
+        self.commands.push(CommandDoc::DrawFixed(Box::new(doc)));
+        Ok(DrawStats::default())
+    }
+}
+
+/// Reads typed elements out of the buffer, checking every view.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl Reader<'_> {
+    fn slice(&self, v: View, elem: usize, what: &str) -> Result<&[u8], Error> {
+        let len = v
+            .count
+            .checked_mul(elem as u64)
+            .ok_or_else(|| err(format!("{what}: view too large")))?;
+        let end = v
+            .offset
+            .checked_add(len)
+            .ok_or_else(|| err(format!("{what}: view too large")))?;
+        if end > self.bytes.len() as u64 {
+            return Err(err(format!(
+                "{what}: bytes {}..{end} are past the end of the {}-byte buffer",
+                v.offset,
+                self.bytes.len()
+            )));
+        }
+        Ok(&self.bytes[v.offset as usize..end as usize])
+    }
+    fn floats(&self, v: View, per: usize, what: &str) -> Result<Vec<f32>, Error> {
+        Ok(self
+            .slice(v, 4 * per, what)?
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+    fn vec4s(&self, v: View, what: &str) -> Result<Vec<Vec4>, Error> {
+        Ok(self
+            .floats(v, 4, what)?
+            .chunks_exact(4)
+            .map(Vec4::from_slice)
+            .collect())
+    }
+    fn vec3s(&self, v: View, what: &str) -> Result<Vec<Vec3>, Error> {
+        Ok(self
+            .floats(v, 3, what)?
+            .chunks_exact(3)
+            .map(Vec3::from_slice)
+            .collect())
+    }
+    fn vec2s(&self, v: View, what: &str) -> Result<Vec<Vec2>, Error> {
+        Ok(self
+            .floats(v, 2, what)?
+            .chunks_exact(2)
+            .map(Vec2::from_slice)
+            .collect())
+    }
+    fn indices(&self, i: Option<IndexView>) -> Result<OwnedIndices, Error> {
+        Ok(match i {
+            None => OwnedIndices::None,
+            Some(IndexView::U16(v)) => OwnedIndices::U16(
+                self.slice(v, 2, "indices")?
+                    .chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                    .collect(),
+            ),
+            Some(IndexView::U32(v)) => OwnedIndices::U32(
+                self.slice(v, 4, "indices")?
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            ),
+        })
+    }
+}
+
+enum OwnedIndices {
+    None,
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+}
+
+impl OwnedIndices {
+    fn borrow(&self) -> Indices<'_> {
+        match self {
+            OwnedIndices::None => Indices::None,
+            OwnedIndices::U16(v) => Indices::U16(v),
+            OwnedIndices::U32(v) => Indices::U32(v),
+        }
+    }
+}
+
+fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
+    let meta = std::fs::metadata(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
+    if meta.len() > max {
+        return Err(err(format!(
+            "{}: {} bytes is more than the limit of {max}",
+            path.display(),
+            meta.len()
+        )));
+    }
+    std::fs::read(path).map_err(|e| err(format!("{}: {e}", path.display())))
+}
+
+/// Whether `path` holds a draw trace: JSON (at most [`MAX_JSON_BYTES`]) whose `format` is
+/// [`FORMAT`]. Tools that take both scene files and traces use it to choose a loader; an
+/// unreadable file is not a trace (the other loader reports why).
+pub fn is_trace_file(path: &Path) -> bool {
+    #[derive(Deserialize)]
+    struct Format {
+        format: String,
+    }
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= MAX_JSON_BYTES)
+        && std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Format>(&t).ok())
+            .is_some_and(|f| f.format == FORMAT)
+}
+
+impl Trace {
+    /// Parses a trace from its JSON text and buffer bytes; `file` names the JSON in
+    /// messages.
+    ///
+    /// # Errors
+    /// [`Error::Trace`] for malformed JSON (with line and column), a wrong format or version,
+    /// a view past the buffer's end or a texture index out of range; [`Error::Texture`] /
+    /// [`Error::InvalidSize`] for unusable textures.
+    pub fn from_parts(file: &str, json: &str, buffer: Vec<u8>) -> Result<Trace, Error> {
+        let doc: TraceDoc = serde_json::from_str(json).map_err(|e| {
+            err(format!(
+                "{file}:{}:{}: {}",
+                e.line(),
+                e.column(),
+                strip_position(&e.to_string())
+            ))
+        })?;
+        if doc.format != FORMAT || doc.version != VERSION {
+            return Err(err(format!(
+                "{file}: format \"{}\" version {} is not \"{FORMAT}\" version {VERSION}",
+                doc.format, doc.version
+            )));
+        }
+        crate::target::check_size(doc.size[0], doc.size[1])?;
+        let reader = Reader { bytes: &buffer };
+        let mut textures = Vec::with_capacity(doc.textures.len());
+        for (i, t) in doc.textures.iter().enumerate() {
+            let mut levels = Vec::with_capacity(t.levels.len());
+            for l in &t.levels {
+                if l.width == 0
+                    || l.height == 0
+                    || l.width > MAX_TEXTURE_SIZE
+                    || l.height > MAX_TEXTURE_SIZE
+                {
+                    return Err(Error::InvalidSize {
+                        width: l.width,
+                        height: l.height,
+                        max: MAX_TEXTURE_SIZE,
+                    });
+                }
+                if l.texels.count != u64::from(l.width) * u64::from(l.height) {
+                    return Err(err(format!(
+                        "{file}: texture {i}: {}x{} level with {} texels",
+                        l.width, l.height, l.texels.count
+                    )));
+                }
+                let bytes = reader.slice(l.texels, 4, &format!("texture {i}"))?;
+                levels.push((l.width, l.height, bytes.to_vec()));
+            }
+            textures.push(Arc::new(
+                Texture::from_levels(levels)?.with_format(t.format),
+            ));
+        }
+        for c in &doc.commands {
+            let units = match c {
+                CommandDoc::DrawFixed(d) => d.fixed.units.as_slice(),
+                _ => &[],
+            };
+            if let Some(u) = units.iter().find(|u| u.texture >= textures.len()) {
+                return Err(err(format!(
+                    "{file}: texture {} does not exist ({} textures)",
+                    u.texture,
+                    textures.len()
+                )));
+            }
+        }
+        Ok(Trace {
+            doc,
+            buffer,
+            textures,
+        })
+    }
+
+    /// Reads `<name>.json` and the buffer it names (relative to it).
+    ///
+    /// # Errors
+    /// As [`Trace::from_parts`], and [`Error::Trace`] for files that cannot be read or are
+    /// larger than [`MAX_JSON_BYTES`] / [`MAX_BUFFER_BYTES`].
+    pub fn load(json_path: &Path) -> Result<Trace, Error> {
+        let text = read_limited(json_path, MAX_JSON_BYTES)?;
+        let text = String::from_utf8(text)
+            .map_err(|_| err(format!("{}: not UTF-8", json_path.display())))?;
+        #[derive(Deserialize)]
+        struct BufferName {
+            buffer: String,
+        }
+        let name: BufferName = serde_json::from_str(&text).map_err(|e| {
+            err(format!(
+                "{}:{}:{}: {}",
+                json_path.display(),
+                e.line(),
+                e.column(),
+                strip_position(&e.to_string())
+            ))
+        })?;
+        if name.buffer.contains(['/', '\\']) || name.buffer == ".." {
+            return Err(err(format!(
+                "{}: buffer \"{}\" must be a file name beside the JSON",
+                json_path.display(),
+                name.buffer
+            )));
+        }
+        let bin = json_path.with_file_name(&name.buffer);
+        let buffer = read_limited(&bin, MAX_BUFFER_BYTES)?;
+        Trace::from_parts(&json_path.display().to_string(), &text, buffer)
+    }
+
+    /// Writes `json_path` ([`Trace::to_json`]) and the buffer beside it (named as
+    /// [`TraceDoc::buffer`]).
+    ///
+    /// # Errors
+    /// [`Error::Trace`] when a file cannot be written or a value cannot be written as JSON
+    /// (non-finite numbers).
+    pub fn save(&self, json_path: &Path) -> Result<(), Error> {
+        std::fs::write(json_path, self.to_json()?)
+            .map_err(|e| err(format!("{}: {e}", json_path.display())))?;
+        let bin: PathBuf = json_path.with_file_name(&self.doc.buffer);
+        std::fs::write(&bin, &self.buffer).map_err(|e| err(format!("{}: {e}", bin.display())))
+    }
+
+    /// The JSON part as written by [`Trace::save`]: pretty-printed, arrays of numbers on one
+    /// line, ending with a newline.
+    ///
+    /// # Errors
+    /// [`Error::Trace`] for values JSON cannot hold (non-finite numbers).
+    pub fn to_json(&self) -> Result<String, Error> {
+        let pretty = serde_json::to_string_pretty(&self.doc).map_err(|e| err(e.to_string()))?;
+        Ok(crate::text::compact_number_arrays(&pretty))
+    }
+
+    /// Target width and height.
+    pub fn size(&self) -> (u32, u32) {
+        (self.doc.size[0], self.doc.size[1])
+    }
+
+    /// Plays the commands into `target` (any size; the recorded viewport is in the states).
+    ///
+    /// # Errors
+    /// [`Error::Trace`] for a view past the buffer's end, and whatever the draws return.
+    pub fn replay(&self, target: &mut dyn DrawTarget) -> Result<(), Error> {
+        let r = Reader {
+            bytes: &self.buffer,
+        };
+        for c in &self.doc.commands {
+            match c {
+                CommandDoc::Clear {
+                    color,
+                    depth,
+                    stencil,
+                } => target.clear(*color, *depth, *stencil),
+                CommandDoc::Draw(d) => {
+                    let positions = r.vec4s(d.positions, "positions")?;
+                    let colors = d.colors.map(|v| r.vec4s(v, "colors")).transpose()?;
+                    let uvs = d
+                        .uvs
+                        .iter()
+                        .map(|v| r.vec2s(*v, "uvs"))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let uv_refs: Vec<&[Vec2]> = uvs.iter().map(Vec::as_slice).collect();
+                    let fog = d.fog.map(|v| r.floats(v, 1, "fog")).transpose()?;
+                    let indices = r.indices(d.indices)?;
+                    if uv_refs.len() > MAX_UV_SETS {
+                        return Err(Error::TooMany {
+                            what: "uv sets",
+                            max: MAX_UV_SETS,
+                            actual: uv_refs.len(),
+                        });
+                    }
+                    let input = VertexInput {
+                        positions: &positions,
+                        colors: colors.as_deref(),
+                        uvs: &uv_refs,
+                        fog: fog.as_deref(),
+                    };
+                    target.draw(&d.state, &input, indices.borrow(), d.topology)?;
+                }
+                CommandDoc::DrawFixed(d) => {
+                    let positions = r.vec3s(d.positions, "positions")?;
+                    let normals = d.normals.map(|v| r.vec3s(v, "normals")).transpose()?;
+                    let colors = d.colors.map(|v| r.vec4s(v, "colors")).transpose()?;
+                    let uvs = d
+                        .uvs
+                        .iter()
+                        .map(|v| r.vec2s(*v, "uvs"))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let uv_refs: Vec<&[Vec2]> = uvs.iter().map(Vec::as_slice).collect();
+                    let indices = r.indices(d.indices)?;
+                    let ff = FixedFunction {
+                        lighting: d.fixed.lighting,
+                        per_pixel_lighting: d.fixed.per_pixel_lighting,
+                        fog: d.fixed.fog,
+                        units: d
+                            .fixed
+                            .units
+                            .iter()
+                            .map(|u| {
+                                let texture = self.textures.get(u.texture).ok_or_else(|| {
+                                    err(format!("texture {} does not exist", u.texture))
+                                })?;
+                                Ok(TextureUnit {
+                                    texture: Arc::clone(texture),
+                                    sampler: u.sampler,
+                                    apply: u.apply,
+                                    constant: u.constant,
+                                    uv_set: u.uv_set,
+                                    texgen: u.texgen,
+                                    matrix: u.matrix,
+                                })
+                            })
+                            .collect::<Result<_, Error>>()?,
+                    };
+                    let mesh = MeshInput {
+                        positions: &positions,
+                        normals: normals.as_deref(),
+                        colors: colors.as_deref(),
+                        uvs: &uv_refs,
+                    };
+                    target.draw_fixed(
+                        &d.state,
+                        &ff,
+                        &d.transforms,
+                        &mesh,
+                        indices.borrow(),
+                        d.topology,
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// serde_json's message without its trailing " at line L column C" (the caller puts the
+/// position first).
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}

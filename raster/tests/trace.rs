@@ -1,0 +1,307 @@
+//! Draw traces: recording then playing back gives the same pixels as drawing directly (for
+//! plain and fixed-function draws, with textures, indices of both widths and every optional
+//! attribute), save → load is exact, and every class of bad trace is a typed error.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use plumb_raster::fixed_function::{FixedFunction, MeshInput, TextureUnit, Transforms};
+use plumb_raster::fog::{FogMode, FogState};
+use plumb_raster::light::{Light, LightKind, LightingState};
+use plumb_raster::texture::{Sampler, TexelFormat, Texture};
+use plumb_raster::trace::{self, DrawTarget, Recorder, Trace};
+use plumb_raster::{
+    BlendState, Context, ContextOptions, CullMode, DepthState, Error, Indices, Topology,
+    VertexInput,
+};
+
+/// A frame that uses a bit of everything: clear, a coloured draw with u16 indices and a uv
+/// set, a blended strip without indices, and a lit, fogged, textured fixed-function draw with
+/// u32 indices whose texture is an RGB (not RGBA) image.
+fn frame(t: &mut dyn DrawTarget) {
+    t.clear(Vec4::new(0.1, 0.2, 0.3, 1.0), 1.0, 7);
+    let st = t.default_state();
+    let pos = [
+        Vec4::new(-0.9, -0.9, 0.5, 1.0),
+        Vec4::new(0.9, -0.8, 0.5, 1.0),
+        Vec4::new(0.0, 0.9, 0.2, 1.0),
+    ];
+    let col = [
+        Vec4::X.with_w(1.0),
+        Vec4::Y.with_w(1.0),
+        Vec4::Z.with_w(1.0),
+    ];
+    let uv = [Vec2::ZERO, Vec2::X, Vec2::ONE];
+    let uvs: [&[Vec2]; 1] = [&uv];
+    let input = VertexInput {
+        positions: &pos,
+        colors: Some(&col),
+        uvs: &uvs,
+        fog: Some(&[0.0, 1.0, 2.0]),
+    };
+    let depth = plumb_raster::PipelineState {
+        depth: DepthState::LESS_WRITE,
+        ..st
+    };
+    t.draw(
+        &depth,
+        &input,
+        Indices::U16(&[0, 1, 2]),
+        Topology::TriangleList,
+    )
+    .unwrap();
+    let strip = [
+        Vec4::new(-1.0, 0.0, 0.1, 1.0),
+        Vec4::new(-1.0, 0.5, 0.1, 1.0),
+        Vec4::new(1.0, 0.0, 0.1, 1.0),
+        Vec4::new(1.0, 0.5, 0.1, 1.0),
+    ];
+    let blend = plumb_raster::PipelineState {
+        blend: BlendState::ALPHA,
+        cull: CullMode::None,
+        ..st
+    };
+    t.draw(
+        &blend,
+        &VertexInput::colored(&strip, &[Vec4::new(1.0, 1.0, 0.0, 0.5); 4]),
+        Indices::None,
+        Topology::TriangleStrip,
+    )
+    .unwrap();
+    let rgb: Vec<u8> = (0..8 * 8)
+        .flat_map(|i| [(i * 4) as u8, 255 - (i * 3) as u8, 90])
+        .collect();
+    let tex = Arc::new(
+        Texture::from_format(TexelFormat::Rgb8, 8, 8, &rgb)
+            .unwrap()
+            .with_generated_mips(),
+    );
+    let mut lighting = LightingState::DEFAULT;
+    lighting
+        .push_light(
+            Light::new(LightKind::Directional {
+                direction: Vec3::new(-1.0, -1.0, -1.0),
+            })
+            .with_diffuse(Vec3::ONE),
+        )
+        .unwrap();
+    let ff = FixedFunction {
+        lighting: Some(lighting),
+        per_pixel_lighting: true,
+        fog: Some(FogState {
+            mode: FogMode::Linear {
+                start: 1.0,
+                end: 6.0,
+            },
+            ..FogState::DEFAULT
+        }),
+        units: vec![TextureUnit::new(Arc::clone(&tex), Sampler::TRILINEAR)],
+    };
+    let quad = [
+        Vec3::new(-1.0, -1.0, 0.0),
+        Vec3::new(1.0, -1.0, 0.0),
+        Vec3::new(1.0, 1.0, 0.0),
+        Vec3::new(-1.0, 1.0, 0.0),
+    ];
+    let quad_uv = [
+        Vec2::ZERO,
+        Vec2::new(3.0, 0.0),
+        Vec2::splat(3.0),
+        Vec2::new(0.0, 3.0),
+    ];
+    let quad_uvs: [&[Vec2]; 1] = [&quad_uv];
+    let transforms = Transforms {
+        view_from_model: Mat4::from_translation(Vec3::new(0.0, 0.0, -3.0))
+            * Mat4::from_rotation_x(-0.8),
+        clip_from_view: Mat4::perspective_rh(0.9, 4.0 / 3.0, 0.5, 20.0),
+    };
+    t.draw_fixed(
+        &depth,
+        &ff,
+        &transforms,
+        &MeshInput {
+            positions: &quad,
+            normals: Some(&[Vec3::Z; 4]),
+            colors: None,
+            uvs: &quad_uvs,
+        },
+        Indices::U32(&[0, 1, 2, 0, 2, 3]),
+        Topology::TriangleList,
+    )
+    .unwrap();
+}
+
+fn context(w: u32, h: u32, threads: usize) -> Context {
+    Context::new(
+        w,
+        h,
+        ContextOptions {
+            threads: Some(threads),
+        },
+    )
+    .unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("plumb-trace-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn replay_equals_drawing_directly() {
+    let mut direct = context(96, 72, 1);
+    frame(&mut direct);
+    let mut rec = Recorder::new(96, 72).unwrap();
+    frame(&mut rec);
+    let trace = rec.finish("f.bin");
+    assert_eq!(trace.doc.commands.len(), 4);
+    assert_eq!(trace.doc.textures.len(), 1, "one texture, recorded once");
+    assert_eq!(trace.doc.textures[0].format, TexelFormat::Rgb8);
+    for threads in [1, 3] {
+        let mut played = context(96, 72, threads);
+        trace.replay(&mut played).unwrap();
+        assert_eq!(
+            played.color_image(),
+            direct.color_image(),
+            "{threads} threads"
+        );
+        assert_eq!(
+            played.target().depth_values(),
+            direct.target().depth_values()
+        );
+    }
+}
+
+#[test]
+fn save_and_load_are_exact() {
+    let mut rec = Recorder::new(40, 30).unwrap();
+    frame(&mut rec);
+    let trace = rec.finish("s.bin");
+    let dir = scratch("save");
+    let path = dir.join("s.json");
+    trace.save(&path).unwrap();
+    assert!(trace::is_trace_file(&path));
+    assert!(!trace::is_trace_file(&dir.join("s.bin")));
+    let back = Trace::load(&path).unwrap();
+    assert_eq!(back.doc, trace.doc);
+    assert_eq!(back.buffer, trace.buffer);
+    let (mut a, mut b) = (context(40, 30, 1), context(40, 30, 1));
+    trace.replay(&mut a).unwrap();
+    back.replay(&mut b).unwrap();
+    assert_eq!(a.color_image(), b.color_image());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bad_traces_are_typed_errors() {
+    let mut rec = Recorder::new(16, 16).unwrap();
+    frame(&mut rec);
+    let good = rec.finish("b.bin");
+    let json = serde_json::to_string_pretty(&good.doc).unwrap();
+    let load = |text: &str, buffer: Vec<u8>| Trace::from_parts("t.json", text, buffer);
+    let msg = |r: Result<Trace, Error>| r.map(|_| ()).unwrap_err().to_string();
+
+    // Truncated or garbage JSON: file, line and column.
+    let e = msg(load(&json[..json.len() / 2], good.buffer.clone()));
+    assert!(e.starts_with("trace: t.json:"), "{e}");
+    let e = msg(load("{\n  \"format\": [", Vec::new()));
+    assert!(e.contains("t.json:2:"), "{e}");
+    // Unknown fields are refused.
+    let e = msg(load(
+        &json.replacen("\"size\"", "\"sise\": 1, \"size\"", 1),
+        good.buffer.clone(),
+    ));
+    assert!(e.contains("unknown field `sise`"), "{e}");
+    // Wrong format or version.
+    let e = msg(load(
+        &json.replace("plumb-draws", "plumb-scene"),
+        good.buffer.clone(),
+    ));
+    assert!(e.contains("is not \"plumb-draws\" version 1"), "{e}");
+    // A buffer too short for the views: found at load (textures) or at replay (vertices).
+    let e = msg(load(&json, good.buffer[..good.buffer.len() - 4].to_vec()));
+    assert!(e.contains("past the end of the"), "{e}");
+    let mut short = good.clone();
+    short.buffer.truncate(8);
+    let e = short
+        .replay(&mut context(16, 16, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("positions: bytes 0..48 are past the end of the 8-byte buffer"),
+        "{e}"
+    );
+    // A view whose size overflows.
+    let mut huge = good.clone();
+    if let trace::CommandDoc::Draw(d) = &mut huge.doc.commands[1] {
+        d.positions.count = u64::MAX;
+    }
+    let e = huge
+        .replay(&mut context(16, 16, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("view too large"), "{e}");
+    // A texture index past the table.
+    let mut doc = good.doc.clone();
+    if let trace::CommandDoc::DrawFixed(d) = &mut doc.commands[3] {
+        d.fixed.units[0].texture = 5;
+    }
+    let e = msg(load(
+        &serde_json::to_string(&doc).unwrap(),
+        good.buffer.clone(),
+    ));
+    assert!(e.contains("texture 5 does not exist (1 textures)"), "{e}");
+    // Zero and huge sizes.
+    let mut doc = good.doc.clone();
+    doc.size = [0, 16];
+    let e = msg(load(
+        &serde_json::to_string(&doc).unwrap(),
+        good.buffer.clone(),
+    ));
+    assert!(e.contains("invalid size 0x16"), "{e}");
+    // Out-of-range indices are caught by the draw's own validation.
+    let mut bad_index = good.clone();
+    let trace::CommandDoc::Draw(d) = &bad_index.doc.commands[1] else {
+        panic!()
+    };
+    let trace::IndexView::U16(v) = d.indices.unwrap() else {
+        panic!()
+    };
+    bad_index.buffer[v.offset as usize] = 200;
+    let e = bad_index
+        .replay(&mut context(16, 16, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("index 200"), "{e}");
+    // A missing buffer file, a path in the buffer name.
+    let dir = scratch("bad");
+    let path = dir.join("b.json");
+    std::fs::write(&path, &json).unwrap();
+    let e = Trace::load(&path).unwrap_err().to_string();
+    assert!(e.contains("b.bin"), "{e}");
+    std::fs::write(&path, json.replace("\"b.bin\"", "\"../b.bin\"")).unwrap();
+    let e = Trace::load(&path).unwrap_err().to_string();
+    assert!(e.contains("must be a file name beside the JSON"), "{e}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn recorder_validates_like_a_context() {
+    let mut rec = Recorder::new(8, 8).unwrap();
+    let pos = [Vec4::ZERO; 3];
+    let e = rec
+        .draw(
+            &rec.default_state(),
+            &VertexInput::positions(&pos),
+            Indices::U16(&[0, 1, 3]),
+            Topology::TriangleList,
+        )
+        .unwrap_err();
+    assert!(matches!(e, Error::IndexOutOfRange { index: 3, .. }), "{e}");
+    assert!(matches!(
+        Recorder::new(0, 8),
+        Err(Error::InvalidSize { .. })
+    ));
+}
