@@ -5,7 +5,8 @@
 //!    time; they are functions of time, so this changes nothing), bringing world transforms,
 //!    bounds and resolved render state up to date.
 //! 2. **Cull** against the camera ([`Scene::cull_into`]): visible geometry leaves in tree order.
-//! 3. **Sort**: leaves whose resolved alpha state blends are *transparent*; the others are
+//! 3. **Sort**: leaves whose resolved alpha state blends (with colour factors other than
+//!    `ONE, ZERO`, [`AlphaState::is_transparent`]) are *transparent*; the others are
 //!    *opaque* and keep tree order. Transparent leaves are sorted back to front by the view
 //!    depth of their world-bound centre, `D·(c − E)`, farthest first, with a **stable** sort
 //!    (equal depths keep tree order — the book's sorted-faces demo flickered with an unstable

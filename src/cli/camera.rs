@@ -111,7 +111,7 @@ pub fn choose_camera(
         Some(c) => {
             let camera = c.to_camera(scene, aspect).map_err(|e| {
                 let name = if c.name.is_empty() {
-                    "<unnamed>"
+                    "(unnamed)"
                 } else {
                     &c.name
                 };

@@ -3,9 +3,10 @@
 //!
 //! # The framing rule
 //!
-//! * **what is framed**: [`geometry_box`], the world-space axis-aligned box of every vertex of
-//!   every geometry leaf in the tree (as of the last update); a scene without geometry frames
-//!   the unit sphere at the origin.
+//! * **what is framed**: [`geometry_box`], the world-space axis-aligned box of every vertex
+//!   that can be drawn (active switch children only, no force-culled subtrees, finite
+//!   positions; as of the last update); a scene without such vertices frames the unit sphere
+//!   at the origin.
 //! * **direction**: the eye looks at the box's centre `c` from [`FRAMING_DIRECTION`] =
 //!   `(1, 0.6, 1.4)` normalised — front-right and a little above, so a model authored +y up,
 //!   facing +z (glTF's convention) is seen three-quarter from the front. Up is +y.
@@ -15,7 +16,8 @@
 //!   camera's right `R`, up `U` and the unit vector `B` from `c` towards the eye, corner
 //!   offset `q` needs `d ≥ q·B + max(|q·R| / tan(fov_x/2), |q·U| / tan(fov_y/2))`. So the box
 //!   itself — not a sphere around it — fills the narrower direction of the image (up to the
-//!   margin), and flat or long models are not shown small.
+//!   margin), and flat or long models are not shown small. The distance is at least
+//!   [`RELATIVE_MIN_DISTANCE`] times the centre's largest coordinate.
 //! * **a sphere bound** (given to [`frame_bound`] directly; an empty bound is the unit sphere
 //!   at the origin, and a radius below [`MIN_FRAMING_RADIUS`] is raised to it): `d =
 //!   FRAMING_MARGIN · r / sin(h)` with `h = min(fov_y/2, fov_x/2)`, so the grown sphere fits
@@ -31,6 +33,7 @@ use plumb_raster::math;
 
 use crate::bound::Bound;
 use crate::camera::Camera;
+use crate::cull::CullMode;
 use crate::error::SceneError;
 use crate::graph::{NodeKind, Scene};
 
@@ -40,12 +43,17 @@ pub const FRAMING_DIRECTION: Vec3 = Vec3::new(1.0, 0.6, 1.4);
 pub const FRAMING_MARGIN: f32 = 1.1;
 /// Smallest radius framed (a point or an empty scene still gets a usable camera).
 pub const MIN_FRAMING_RADIUS: f32 = 1e-3;
+/// The framing distance is at least this fraction of the box centre's largest coordinate,
+/// so a tiny box far from the origin still gets an eye distinct from its centre.
+pub const RELATIVE_MIN_DISTANCE: f32 = 1e-5;
 /// The vertical field of view used when none is given: 45°.
 pub const DEFAULT_FOV_Y: f32 = core::f32::consts::FRAC_PI_4;
 
-/// The world-space axis-aligned box of every vertex of every geometry leaf reachable from the
-/// root (switch children included, whether active or not), with the world transforms of the
-/// last update; [`Bound::Empty`] without geometry.
+/// The world-space axis-aligned box of every vertex that can be drawn: geometry leaves
+/// reachable from the root, following only the active child of a switch and skipping
+/// subtrees whose cull mode is `Always`, with the world transforms of the last update. A
+/// vertex whose world position is not finite is left out. [`Bound::Empty`] when nothing is
+/// left.
 ///
 /// # Errors
 /// None in practice: every id walked comes from the tree itself.
@@ -53,17 +61,25 @@ pub fn geometry_box(scene: &Scene) -> Result<Bound, SceneError> {
     let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
     let mut stack = vec![scene.root()];
     while let Some(id) = stack.pop() {
-        if scene.kind(id)? == NodeKind::Geometry {
-            let world = scene.world(id)?;
-            for &p in scene.mesh(id)?.positions() {
-                let w = world.apply_point(p);
-                lo = lo.min(w);
-                hi = hi.max(w);
-            }
+        if scene.cull_mode(id)? == CullMode::Always {
+            continue;
         }
-        stack.extend_from_slice(scene.children(id)?);
+        match scene.kind(id)? {
+            NodeKind::Geometry => {
+                let world = scene.world(id)?;
+                for &p in scene.mesh(id)?.positions() {
+                    let w = world.apply_point(p);
+                    if w.is_finite() {
+                        lo = lo.min(w);
+                        hi = hi.max(w);
+                    }
+                }
+            }
+            NodeKind::Switch => stack.extend(scene.active_child(id)?),
+            _ => stack.extend_from_slice(scene.children(id)?),
+        }
     }
-    Ok(if lo.cmple(hi).all() && lo.is_finite() && hi.is_finite() {
+    Ok(if lo.cmple(hi).all() {
         Bound::aabb(lo, hi)
     } else {
         Bound::Empty
@@ -112,8 +128,11 @@ pub fn frame_bound(bound: &Bound, fov_y: f32, aspect: f32) -> Result<Camera, Sce
                 let need = q.dot(back) + (q.dot(right).abs() / tan_x).max(q.dot(up).abs() / tan_y);
                 d = d.max(need);
             }
-            // A point-like box still gets a usable distance.
-            d.max(MIN_FRAMING_RADIUS / math::sin(half_y.min(math::atan2(tan_x, 1.0))))
+            // A point-like box still gets a usable distance, also far from the origin
+            // (where the minimum would vanish in the centre's rounding).
+            let floor = MIN_FRAMING_RADIUS / math::sin(half_y.min(math::atan2(tan_x, 1.0)));
+            d.max(floor)
+                .max(center.abs().max_element() * RELATIVE_MIN_DISTANCE)
         }
         _ => {
             let half = half_y.min(math::atan2(tan_x, 1.0));
@@ -213,6 +232,70 @@ mod tests {
             geometry_box(&scene).unwrap(),
             Bound::aabb(Vec3::new(0.0, 0.0, 5.0), Vec3::new(1.0, 2.0, 5.0))
         );
+    }
+
+    #[test]
+    fn geometry_box_follows_what_is_drawn() {
+        use crate::mesh::Mesh;
+        use std::sync::Arc;
+        let tri = |z: f32| {
+            Arc::new(
+                Mesh::triangles(
+                    vec![
+                        Vec3::new(0.0, 0.0, z),
+                        Vec3::new(1.0, 0.0, z),
+                        Vec3::new(0.0, 1.0, z),
+                    ],
+                    vec![0, 1, 2],
+                )
+                .unwrap(),
+            )
+        };
+        let mut scene = Scene::new();
+        let root = scene.root();
+        let sw = scene.add_switch(root, "sw").unwrap();
+        scene.add_geometry(sw, "a", tri(1.0)).unwrap();
+        scene.add_geometry(sw, "b", tri(50.0)).unwrap();
+        let hidden = scene.add_geometry(root, "hidden", tri(-80.0)).unwrap();
+        scene.set_cull_mode(hidden, CullMode::Always).unwrap();
+        scene.update(0.0);
+        // No active child, the other leaf force-culled: nothing to frame.
+        assert_eq!(geometry_box(&scene).unwrap(), Bound::Empty);
+        scene.set_active_index(sw, Some(0)).unwrap();
+        scene.update(0.0);
+        assert_eq!(
+            geometry_box(&scene).unwrap(),
+            Bound::aabb(Vec3::new(0.0, 0.0, 1.0), Vec3::new(1.0, 1.0, 1.0))
+        );
+        // An overflowing vertex is left out, the rest still framed.
+        let mut inf = Scene::new();
+        let root = inf.root();
+        let m = Mesh::triangles(
+            vec![Vec3::ZERO, Vec3::X, Vec3::new(0.0, 3e38, 0.0)],
+            vec![0, 1, 2],
+        )
+        .unwrap();
+        let g = inf.add_geometry(root, "big", Arc::new(m)).unwrap();
+        inf.set_uniform_scale(g, 10.0).unwrap();
+        inf.update(0.0);
+        assert_eq!(
+            geometry_box(&inf).unwrap(),
+            Bound::aabb(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0))
+        );
+    }
+
+    #[test]
+    fn tiny_boxes_far_away_still_frame() {
+        for c in [Vec3::splat(1e5), Vec3::new(1e7, -3.0, 2.0)] {
+            for half in [0.0, 0.005] {
+                let b = Bound::aabb(c - Vec3::splat(half), c + Vec3::splat(half));
+                let cam = frame_bound(&b, DEFAULT_FOV_Y, 1.5)
+                    .unwrap_or_else(|e| panic!("{c} {half}: {e}"));
+                assert!(cam.location().distance(c) > 0.0);
+                let f = cam.frustum();
+                assert!(f.near < f.far && f.near > 0.0);
+            }
+        }
     }
 
     #[test]

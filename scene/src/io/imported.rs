@@ -57,9 +57,9 @@ pub struct ImportedCamera {
 
 impl ImportedCamera {
     /// A plumb [`Camera`] for this camera, placed by the node's world transform (computed
-    /// fresh from the local transforms; a rotation–scale world transform gives the frame
-    /// exactly by its rotation's columns, see [`Camera::set_axes`]) and with `viewport_aspect` (width / height) used
-    /// when the file fixes none. An infinite far plane becomes
+    /// fresh from the local transforms; a rotation with positive scale gives the frame exactly
+    /// by its rotation's columns, see [`Camera::set_axes`]) and with `viewport_aspect`
+    /// (width / height) used when the file fixes none. An infinite far plane becomes
     /// [`INFINITE_FAR_FACTOR`]` × znear`. Scale in the node's transform moves the eye but
     /// does not change the frustum.
     ///
@@ -87,11 +87,14 @@ impl ImportedCamera {
                 zfar,
             } => Camera::orthographic(-xmag, xmag, -ymag, ymag, znear, zfar)?,
         };
-        match world.rotation() {
-            // Rotation (and scale) form: the rotation's columns are the frame, used as they
-            // are so a camera written from a `look_at` frame comes back bit for bit.
-            Some(r) => camera.set_axes(world.translation(), r)?,
-            None => camera.set_frame(
+        match (world.rotation(), world.scale()) {
+            // Rotation and positive scale: the rotation's columns are the frame, used as they
+            // are so a camera written from a `look_at` frame comes back bit for bit. (A
+            // negative or zero scale mirrors or collapses the axes: re-derived below.)
+            (Some(r), Some(s)) if s.cmpgt(Vec3::ZERO).all() => {
+                camera.set_axes(world.translation(), r)?;
+            }
+            _ => camera.set_frame(
                 world.translation(),
                 world.apply_vector(Vec3::NEG_Z),
                 world.apply_vector(Vec3::Y),
@@ -164,4 +167,45 @@ pub struct ImportedScene {
     pub scene: Scene,
     /// Materials, cameras, lights and animations.
     pub imported: Imported,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transform::Transform;
+
+    fn camera_under(scale: Vec3) -> Camera {
+        let mut scene = Scene::new();
+        let root = scene.root();
+        let node = scene.add_group(root, "cam").unwrap();
+        let local = Transform::IDENTITY
+            .with_scale(scale)
+            .and_then(|t| t.with_translation(Vec3::new(1.0, 2.0, 3.0)))
+            .unwrap();
+        scene.set_local(node, local).unwrap();
+        let c = ImportedCamera {
+            node,
+            name: String::new(),
+            projection: CameraProjection::Perspective {
+                yfov: 0.8,
+                aspect_ratio: None,
+                znear: 0.1,
+                zfar: Some(10.0),
+            },
+        };
+        c.to_camera(&scene, 1.0).unwrap()
+    }
+
+    /// A camera looks down its node's −z with +y up — through the node's scale too, so a
+    /// mirroring scale turns it around or upside down.
+    #[test]
+    fn scale_signs_turn_the_camera() {
+        let c = camera_under(Vec3::splat(2.0));
+        assert_eq!(c.location(), Vec3::new(1.0, 2.0, 3.0));
+        assert_eq!((c.direction(), c.up()), (Vec3::NEG_Z, Vec3::Y));
+        let c = camera_under(Vec3::new(1.0, 1.0, -1.0));
+        assert_eq!((c.direction(), c.up()), (Vec3::Z, Vec3::Y));
+        let c = camera_under(Vec3::new(1.0, -1.0, 1.0));
+        assert_eq!((c.direction(), c.up()), (Vec3::NEG_Z, Vec3::NEG_Y));
+    }
 }

@@ -690,9 +690,9 @@ pub struct StageDoc {
     /// Sampler (default trilinear, repeat).
     #[serde(default)]
     pub sampler: SamplerDoc,
-    /// Apply mode (default `modulate`).
-    #[serde(default)]
-    pub apply: ApplyDoc,
+    /// Apply mode (default `modulate`; left out when `combine` is given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply: Option<ApplyDoc>,
     /// A full combiner setup instead of `apply` (which must then be left out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub combine: Option<CombineDoc>,

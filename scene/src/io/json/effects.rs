@@ -84,9 +84,9 @@ fn stage(ctx: &Ctx, context: &str, s: &StageDoc) -> Result<TextureStage, IoError
         CoordsDoc::Projector(name) => TexCoords::projector(projector(ctx, context, name)?),
     };
     let apply = match (&s.combine, s.apply) {
-        (None, a) => apply(a),
-        (Some(c), ApplyDoc::Modulate) => ApplyMode::Combine(c.into()),
-        (Some(_), _) => {
+        (None, a) => apply(a.unwrap_or_default()),
+        (Some(c), None) => ApplyMode::Combine(c.into()),
+        (Some(_), Some(_)) => {
             return Err(ctx.invalid(
                 context,
                 format!(
