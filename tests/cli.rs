@@ -545,3 +545,24 @@ fn view_without_the_feature_explains_itself() {
     );
     assert_bad_input(&plumb(&dir, &["view"]), "SCENE");
 }
+
+#[test]
+fn info_summarises_a_draw_trace() {
+    let dir = temp_dir("info-trace");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("refimages/raster/stencil_mask.json");
+    let t = trace.to_string_lossy().into_owned();
+    let o = plumb(&dir, &["info", &t]);
+    assert_success(&o);
+    let out = stdout(&o);
+    assert!(
+        out.contains(": 256x256, 4 commands, 0 textures, buffer stencil_mask.bin"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n  0 clear color=(0, 0, 0, 1) depth=1 stencil=0\n"),
+        "{out}"
+    );
+    assert_eq!(out.matches(" draw ").count(), 3, "{out}");
+    let o = plumb(&dir, &["info", &t, "--json"]);
+    assert_bad_input(&o, "a draw trace is JSON already");
+}

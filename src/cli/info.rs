@@ -1,5 +1,6 @@
 //! `plumb info`: load a scene file and print its tree — as text (the scene graph's dump plus
-//! materials, cameras, lights and animations), or as JSON for other tools.
+//! materials, cameras, lights and animations), or as JSON for other tools. A draw trace
+//! (`plumb-draws`) is summarised as text: its size and one line per command.
 //!
 //! JSON shape (`--json`): `{"file", "nodes": [...], "cameras", "lights", "animations"}`.
 //! `nodes` holds one object per node in tree order (pre-order, children in order, the
@@ -13,6 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use plumb::raster::trace::{self, CommandDoc, IndexView, Trace};
 use plumb::scene::io::{
     self, AlphaMode, CameraProjection, ImportOptions, ImportedScene, LightKind,
 };
@@ -277,6 +279,20 @@ fn to_text(loaded: &ImportedScene) -> String {
 
 /// Loads the scene and prints it.
 pub fn run(args: &InfoArgs) -> CliResult {
+    if trace::is_trace_file(&args.scene) {
+        if args.json {
+            return Err(format!(
+                "{}: a draw trace is JSON already; --json is for scene files",
+                args.scene.display()
+            ));
+        }
+        let t = Trace::load(&args.scene).map_err(|e| e.to_string())?;
+        say!(
+            "{}",
+            trace_text(&args.scene.display().to_string(), &t).trim_end()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let loaded = io::load(&args.scene, &ImportOptions::default()).map_err(|e| e.to_string())?;
     let text = if args.json {
         to_json(args, &loaded)?
@@ -285,4 +301,75 @@ pub fn run(args: &InfoArgs) -> CliResult {
     };
     say!("{}", text.trim_end());
     Ok(ExitCode::SUCCESS)
+}
+
+/// A draw trace as text: its size and one line per command.
+fn trace_text(file: &str, t: &Trace) -> String {
+    let d = &t.doc;
+    let mut out = format!(
+        "draw trace {file}: {}x{}, {} commands, {} textures, buffer {} ({} bytes)\n",
+        d.size[0],
+        d.size[1],
+        d.commands.len(),
+        d.textures.len(),
+        d.buffer,
+        t.buffer.len()
+    );
+    let indices = |i: &Option<IndexView>| match i {
+        None => "none".to_owned(),
+        Some(IndexView::U16(v)) => format!("{} u16", v.count),
+        Some(IndexView::U32(v)) => format!("{} u32", v.count),
+    };
+    let states = |s: &plumb::raster::PipelineState| {
+        format!(
+            "cull={:?} polygon={:?} depth={:?}/{} blend={} stencil={}",
+            s.cull,
+            s.polygon_mode,
+            s.depth.func,
+            if s.depth.write { "write" } else { "read-only" },
+            if s.blend.enabled { "on" } else { "off" },
+            if s.stencil.enabled { "on" } else { "off" }
+        )
+    };
+    for (i, c) in d.commands.iter().enumerate() {
+        let _ = match c {
+            CommandDoc::Clear {
+                color,
+                depth,
+                stencil,
+            } => writeln!(
+                out,
+                "  {i} clear color=({}, {}, {}, {}) depth={depth} stencil={stencil}",
+                color.x, color.y, color.z, color.w
+            ),
+            CommandDoc::Draw(dr) => writeln!(
+                out,
+                "  {i} draw {:?} vertices={} indices={} uv_sets={} {}",
+                dr.topology,
+                dr.positions.count,
+                indices(&dr.indices),
+                dr.uvs.len(),
+                states(&dr.state)
+            ),
+            CommandDoc::DrawFixed(dr) => writeln!(
+                out,
+                "  {i} draw_fixed {:?} vertices={} indices={} lights={} {}fog={} units={} {}",
+                dr.topology,
+                dr.positions.count,
+                indices(&dr.indices),
+                dr.fixed
+                    .lighting
+                    .map_or(0, |l| l.lights.iter().flatten().count()),
+                if dr.fixed.per_pixel_lighting {
+                    "per-pixel "
+                } else {
+                    ""
+                },
+                if dr.fixed.fog.is_some() { "on" } else { "off" },
+                dr.fixed.units.len(),
+                states(&dr.state)
+            ),
+        };
+    }
+    out
 }
