@@ -129,8 +129,24 @@ pub struct MeshInput<'a> {
     pub uvs: &'a [&'a [Vec2]],
 }
 
+/// What [`Context::draw_fixed`] checks before anything else (the pipeline state is checked
+/// by the draw itself): attribute lengths, indices and finite transforms.
+pub(crate) fn check_fixed_input(
+    ff: &FixedFunction,
+    transforms: &Transforms,
+    mesh: &MeshInput<'_>,
+    indices: Indices<'_>,
+) -> Result<(), Error> {
+    mesh.validate(ff)?;
+    indices.validate(mesh.positions.len())?;
+    if !transforms.view_from_model.is_finite() || !transforms.clip_from_view.is_finite() {
+        return Err(Error::InvalidState("non-finite transform".into()));
+    }
+    Ok(())
+}
+
 impl MeshInput<'_> {
-    pub(crate) fn validate(&self, ff: &FixedFunction) -> Result<(), Error> {
+    fn validate(&self, ff: &FixedFunction) -> Result<(), Error> {
         let n = self.positions.len();
         let check = |what: &'static str, len: usize| {
             if len == n {
@@ -555,11 +571,7 @@ impl Context {
         indices: Indices<'_>,
         topology: Topology,
     ) -> Result<DrawStats, Error> {
-        mesh.validate(ff)?;
-        indices.validate(mesh.positions.len())?;
-        if !transforms.view_from_model.is_finite() || !transforms.clip_from_view.is_finite() {
-            return Err(Error::InvalidState("non-finite transform".into()));
-        }
+        check_fixed_input(ff, transforms, mesh, indices)?;
         let layout = Layout::new(ff);
         debug_assert!(layout.count <= MAX_VARYINGS);
         let lit = ff

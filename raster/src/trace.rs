@@ -466,6 +466,7 @@ impl DrawTarget for Recorder {
         indices: Indices<'_>,
         topology: Topology,
     ) -> Result<DrawStats, Error> {
+        state.validate()?;
         vertices.validate()?;
         indices.validate(vertices.positions.len())?;
         let w = &mut self.writer;
@@ -490,8 +491,8 @@ impl DrawTarget for Recorder {
         indices: Indices<'_>,
         topology: Topology,
     ) -> Result<DrawStats, Error> {
-        mesh.validate(ff)?;
-        indices.validate(mesh.positions.len())?;
+        state.validate()?;
+        crate::fixed_function::check_fixed_input(ff, transforms, mesh, indices)?;
         let units = ff
             .units
             .iter()
@@ -765,9 +766,17 @@ impl Trace {
     /// line, ending with a newline.
     ///
     /// # Errors
-    /// [`Error::Trace`] for values JSON cannot hold (non-finite numbers).
+    /// [`Error::Trace`] for values JSON cannot hold (a non-finite number in a state; vertex
+    /// data is binary and keeps any bits).
     pub fn to_json(&self) -> Result<String, Error> {
         let pretty = serde_json::to_string_pretty(&self.doc).map_err(|e| err(e.to_string()))?;
+        // serde_json writes a non-finite float as `null`, which would not read back: refuse
+        // here rather than write a file that cannot be loaded.
+        if serde_json::from_str::<TraceDoc>(&pretty).is_err() {
+            return Err(err(
+                "a state holds a non-finite number, which a trace cannot store".to_owned(),
+            ));
+        }
         Ok(crate::text::compact_number_arrays(&pretty))
     }
 

@@ -304,6 +304,44 @@ fn recorder_validates_like_a_context() {
         Recorder::new(0, 8),
         Err(Error::InvalidSize { .. })
     ));
+    // An unusable state is refused as by a context.
+    let mut bad = rec.default_state();
+    bad.viewport.width = f32::NAN;
+    assert!(rec
+        .draw(
+            &bad,
+            &VertexInput::positions(&pos),
+            Indices::None,
+            Topology::TriangleList
+        )
+        .is_err());
+    // A non-finite number in a fixed-function state is legal to draw with but cannot be
+    // written to JSON: saving says so instead of writing a file that would not load.
+    let mut lighting = LightingState::DEFAULT;
+    lighting.global_ambient = Vec3::splat(f32::INFINITY);
+    let ff = FixedFunction {
+        lighting: Some(lighting),
+        ..FixedFunction::default()
+    };
+    let transforms = Transforms {
+        view_from_model: Mat4::IDENTITY,
+        clip_from_view: Mat4::IDENTITY,
+    };
+    let p3 = [Vec3::ZERO; 3];
+    rec.draw_fixed(
+        &rec.default_state(),
+        &ff,
+        &transforms,
+        &MeshInput {
+            positions: &p3,
+            ..MeshInput::default()
+        },
+        Indices::None,
+        Topology::TriangleList,
+    )
+    .unwrap();
+    let e = rec.finish("n.bin").to_json().unwrap_err().to_string();
+    assert!(e.contains("non-finite number"), "{e}");
 }
 
 /// Seeded mutations of a valid trace (bytes of the JSON and of the buffer flipped, cut or
