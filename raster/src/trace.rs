@@ -296,7 +296,10 @@ pub struct TraceDoc {
     pub commands: Vec<CommandDoc>,
 }
 
-/// A recorded frame: the document, its buffer and the textures decoded from it.
+/// A recorded frame: the document, its buffer and the textures decoded from it. The
+/// textures are decoded once, by [`Recorder::finish`] or [`Trace::from_parts`]; after editing
+/// `doc.textures` or the texels in `buffer`, rebuild the trace with [`Trace::from_parts`] so
+/// that [`Trace::replay`] sees the change.
 #[derive(Clone, Debug)]
 pub struct Trace {
     /// The JSON part.
