@@ -317,7 +317,9 @@ impl EmissiveTextures {
             .iter()
             .flat_map(|&[r, g, b, a]| [scale(r, f.x), scale(g, f.y), scale(b, f.z), a])
             .collect();
-        let scaled = match Texture::from_rgba8(level.width(), level.height(), bytes) {
+        let scaled = match Texture::from_rgba8(level.width(), level.height(), bytes)
+            .map(|t| t.with_format(texture.format()))
+        {
             Ok(t) if texture.level_count() > 1 => Arc::new(t.with_generated_mips()),
             Ok(t) => Arc::new(t),
             // Same size as a texture that exists: cannot fail; keep the unscaled one if it does.
