@@ -63,18 +63,30 @@ impl Golden for Case {
         self.name
     }
     fn render(&self, threads: usize) -> Rendered {
-        let mut ctx = Context::new(
-            self.size.0,
-            self.size.1,
-            ContextOptions {
-                threads: Some(threads),
-            },
-        )
-        .map_err(|e| e.to_string())?;
-        (self.draw)(&mut ctx);
-        let img = ctx.color_image();
-        Ok((img, ctx.target().depth_values()))
+        draw_direct(self.size, threads, |ctx| {
+            (self.draw)(ctx);
+            Ok(())
+        })
     }
+}
+
+/// Draws into a fresh `w × h` context with `threads` workers and reads back colour and depth.
+fn draw_direct(
+    (w, h): (u32, u32),
+    threads: usize,
+    draw: impl FnOnce(&mut Context) -> Result<(), String>,
+) -> Rendered {
+    let mut ctx = Context::new(
+        w,
+        h,
+        ContextOptions {
+            threads: Some(threads),
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    draw(&mut ctx)?;
+    let img = ctx.color_image();
+    Ok((img, ctx.target().depth_values()))
 }
 
 impl Golden for JsonCase {
@@ -84,18 +96,9 @@ impl Golden for JsonCase {
     fn render(&self, threads: usize) -> Rendered {
         if self.trace {
             let trace = Trace::load(&self.path).map_err(|e| e.to_string())?;
-            let (w, h) = trace.size();
-            let mut ctx = Context::new(
-                w,
-                h,
-                ContextOptions {
-                    threads: Some(threads),
-                },
-            )
-            .map_err(|e| e.to_string())?;
-            trace.replay(&mut ctx).map_err(|e| e.to_string())?;
-            let img = ctx.color_image();
-            return Ok((img, ctx.target().depth_values()));
+            return draw_direct(trace.size(), threads, |ctx| {
+                trace.replay(ctx).map_err(|e| e.to_string())
+            });
         }
         let loaded = io::load(&self.path, &ImportOptions::default()).map_err(|e| e.to_string())?;
         let mut scene = loaded.scene;

@@ -47,7 +47,7 @@ use crate::fog::FogState;
 use crate::light::LightingState;
 use crate::state::PipelineState;
 use crate::texture::{Sampler, TexelFormat, Texture, MAX_TEXTURE_SIZE};
-use crate::vertex::{Indices, Topology, VertexInput, MAX_UV_SETS};
+use crate::vertex::{Indices, Topology, VertexInput};
 use crate::{Context, DrawStats, Error};
 
 /// The value of the JSON's `format`.
@@ -313,72 +313,106 @@ fn err(message: impl Into<String>) -> Error {
     Error::Trace(message.into())
 }
 
-/// Appends plain-old-data to the buffer (little-endian) and returns its view.
+/// A value stored in the buffer as little-endian bytes: floats and vectors of floats, indices
+/// and RGBA8 texels.
+trait Element: Copy {
+    /// Bytes per element.
+    const SIZE: usize;
+    /// Appends the value's bytes.
+    fn put(self, out: &mut Vec<u8>);
+    /// Reads a value from exactly [`Element::SIZE`] bytes.
+    fn get(b: &[u8]) -> Self;
+}
+
+fn f32_at(b: &[u8], i: usize) -> f32 {
+    f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+}
+
+macro_rules! float_vector {
+    ($t:ty, $n:literal) => {
+        impl Element for $t {
+            const SIZE: usize = 4 * $n;
+            fn put(self, out: &mut Vec<u8>) {
+                for x in self.to_array() {
+                    out.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_array(std::array::from_fn(|i| f32_at(b, i)))
+            }
+        }
+    };
+}
+float_vector!(Vec2, 2);
+float_vector!(Vec3, 3);
+float_vector!(Vec4, 4);
+
+impl Element for f32 {
+    const SIZE: usize = 4;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> Self {
+        f32_at(b, 0)
+    }
+}
+
+impl Element for u16 {
+    const SIZE: usize = 2;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> Self {
+        u16::from_le_bytes([b[0], b[1]])
+    }
+}
+
+impl Element for u32 {
+    const SIZE: usize = 4;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> Self {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+}
+
+impl Element for [u8; 4] {
+    const SIZE: usize = 4;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self);
+    }
+    fn get(b: &[u8]) -> Self {
+        [b[0], b[1], b[2], b[3]]
+    }
+}
+
+/// Appends elements to the buffer and returns their views; every view starts 4-byte aligned
+/// (readers may map the buffer).
 #[derive(Default)]
 struct Writer {
     bytes: Vec<u8>,
 }
 
 impl Writer {
-    fn floats(&mut self, values: &[f32], per: usize) -> View {
+    fn put<T: Element>(&mut self, items: &[T]) -> View {
         let offset = self.bytes.len() as u64;
-        for v in values {
-            self.bytes.extend_from_slice(&v.to_le_bytes());
+        for &x in items {
+            x.put(&mut self.bytes);
         }
-        View {
-            offset,
-            count: (values.len() / per) as u64,
-        }
-    }
-    fn vec4s(&mut self, v: &[Vec4]) -> View {
-        let flat: Vec<f32> = v.iter().flat_map(|p| p.to_array()).collect();
-        self.floats(&flat, 4)
-    }
-    fn vec3s(&mut self, v: &[Vec3]) -> View {
-        let flat: Vec<f32> = v.iter().flat_map(|p| p.to_array()).collect();
-        self.floats(&flat, 3)
-    }
-    fn vec2s(&mut self, v: &[Vec2]) -> View {
-        let flat: Vec<f32> = v.iter().flat_map(|p| p.to_array()).collect();
-        self.floats(&flat, 2)
-    }
-    fn indices(&mut self, i: Indices<'_>) -> Option<IndexView> {
-        let offset = self.bytes.len() as u64;
-        match i {
-            Indices::None => None,
-            Indices::U16(v) => {
-                for x in v {
-                    self.bytes.extend_from_slice(&x.to_le_bytes());
-                }
-                self.align();
-                Some(IndexView::U16(View {
-                    offset,
-                    count: v.len() as u64,
-                }))
-            }
-            Indices::U32(v) => {
-                for x in v {
-                    self.bytes.extend_from_slice(&x.to_le_bytes());
-                }
-                Some(IndexView::U32(View {
-                    offset,
-                    count: v.len() as u64,
-                }))
-            }
-        }
-    }
-    fn texels(&mut self, t: &[[u8; 4]]) -> View {
-        let offset = self.bytes.len() as u64;
-        self.bytes.extend_from_slice(t.as_flattened());
-        View {
-            offset,
-            count: t.len() as u64,
-        }
-    }
-    /// Keeps every view 4-byte aligned (readers may map the buffer).
-    fn align(&mut self) {
         while !self.bytes.len().is_multiple_of(4) {
             self.bytes.push(0);
+        }
+        View {
+            offset,
+            count: items.len() as u64,
+        }
+    }
+    fn indices(&mut self, i: Indices<'_>) -> Option<IndexView> {
+        match i {
+            Indices::None => None,
+            Indices::U16(v) => Some(IndexView::U16(self.put(v))),
+            Indices::U32(v) => Some(IndexView::U32(self.put(v))),
         }
     }
 }
@@ -420,7 +454,7 @@ impl Recorder {
                     .map(|l| LevelDoc {
                         width: l.width(),
                         height: l.height(),
-                        texels: writer.texels(l.texels()),
+                        texels: writer.put(l.texels()),
                     })
                     .collect(),
             })
@@ -475,10 +509,10 @@ impl DrawTarget for Recorder {
         let w = &mut self.writer;
         let doc = DrawDoc {
             state: *state,
-            positions: w.vec4s(vertices.positions),
-            colors: vertices.colors.map(|c| w.vec4s(c)),
-            uvs: vertices.uvs.iter().map(|u| w.vec2s(u)).collect(),
-            fog: vertices.fog.map(|f| w.floats(f, 1)),
+            positions: w.put(vertices.positions),
+            colors: vertices.colors.map(|c| w.put(c)),
+            uvs: vertices.uvs.iter().map(|u| w.put(u)).collect(),
+            fog: vertices.fog.map(|f| w.put(f)),
             indices: w.indices(indices),
             topology,
         };
@@ -519,10 +553,10 @@ impl DrawTarget for Recorder {
                 units,
             },
             transforms: *transforms,
-            positions: w.vec3s(mesh.positions),
-            normals: mesh.normals.map(|n| w.vec3s(n)),
-            colors: mesh.colors.map(|c| w.vec4s(c)),
-            uvs: mesh.uvs.iter().map(|u| w.vec2s(u)).collect(),
+            positions: w.put(mesh.positions),
+            normals: mesh.normals.map(|n| w.put(n)),
+            colors: mesh.colors.map(|c| w.put(c)),
+            uvs: mesh.uvs.iter().map(|u| w.put(u)).collect(),
             indices: w.indices(indices),
             topology,
         };
@@ -555,49 +589,21 @@ impl Reader<'_> {
         }
         Ok(&self.bytes[v.offset as usize..end as usize])
     }
-    fn floats(&self, v: View, per: usize, what: &str) -> Result<Vec<f32>, Error> {
+    fn get<T: Element>(&self, v: View, what: &str) -> Result<Vec<T>, Error> {
         Ok(self
-            .slice(v, 4 * per, what)?
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .slice(v, T::SIZE, what)?
+            .chunks_exact(T::SIZE)
+            .map(T::get)
             .collect())
     }
-    fn vec4s(&self, v: View, what: &str) -> Result<Vec<Vec4>, Error> {
-        Ok(self
-            .floats(v, 4, what)?
-            .chunks_exact(4)
-            .map(Vec4::from_slice)
-            .collect())
-    }
-    fn vec3s(&self, v: View, what: &str) -> Result<Vec<Vec3>, Error> {
-        Ok(self
-            .floats(v, 3, what)?
-            .chunks_exact(3)
-            .map(Vec3::from_slice)
-            .collect())
-    }
-    fn vec2s(&self, v: View, what: &str) -> Result<Vec<Vec2>, Error> {
-        Ok(self
-            .floats(v, 2, what)?
-            .chunks_exact(2)
-            .map(Vec2::from_slice)
-            .collect())
+    fn uv_sets(&self, views: &[View]) -> Result<Vec<Vec<Vec2>>, Error> {
+        views.iter().map(|v| self.get(*v, "uvs")).collect()
     }
     fn indices(&self, i: Option<IndexView>) -> Result<OwnedIndices, Error> {
         Ok(match i {
             None => OwnedIndices::None,
-            Some(IndexView::U16(v)) => OwnedIndices::U16(
-                self.slice(v, 2, "indices")?
-                    .chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                    .collect(),
-            ),
-            Some(IndexView::U32(v)) => OwnedIndices::U32(
-                self.slice(v, 4, "indices")?
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect(),
-            ),
+            Some(IndexView::U16(v)) => OwnedIndices::U16(self.get(v, "indices")?),
+            Some(IndexView::U32(v)) => OwnedIndices::U32(self.get(v, "indices")?),
         })
     }
 }
@@ -804,23 +810,13 @@ impl Trace {
                     stencil,
                 } => target.clear(*color, *depth, *stencil),
                 CommandDoc::Draw(d) => {
-                    let positions = r.vec4s(d.positions, "positions")?;
-                    let colors = d.colors.map(|v| r.vec4s(v, "colors")).transpose()?;
-                    let uvs = d
-                        .uvs
-                        .iter()
-                        .map(|v| r.vec2s(*v, "uvs"))
-                        .collect::<Result<Vec<_>, _>>()?;
+                    let positions: Vec<Vec4> = r.get(d.positions, "positions")?;
+                    let colors: Option<Vec<Vec4>> =
+                        d.colors.map(|v| r.get(v, "colors")).transpose()?;
+                    let uvs = r.uv_sets(&d.uvs)?;
                     let uv_refs: Vec<&[Vec2]> = uvs.iter().map(Vec::as_slice).collect();
-                    let fog = d.fog.map(|v| r.floats(v, 1, "fog")).transpose()?;
+                    let fog: Option<Vec<f32>> = d.fog.map(|v| r.get(v, "fog")).transpose()?;
                     let indices = r.indices(d.indices)?;
-                    if uv_refs.len() > MAX_UV_SETS {
-                        return Err(Error::TooMany {
-                            what: "uv sets",
-                            max: MAX_UV_SETS,
-                            actual: uv_refs.len(),
-                        });
-                    }
                     let input = VertexInput {
                         positions: &positions,
                         colors: colors.as_deref(),
@@ -830,14 +826,12 @@ impl Trace {
                     target.draw(&d.state, &input, indices.borrow(), d.topology)?;
                 }
                 CommandDoc::DrawFixed(d) => {
-                    let positions = r.vec3s(d.positions, "positions")?;
-                    let normals = d.normals.map(|v| r.vec3s(v, "normals")).transpose()?;
-                    let colors = d.colors.map(|v| r.vec4s(v, "colors")).transpose()?;
-                    let uvs = d
-                        .uvs
-                        .iter()
-                        .map(|v| r.vec2s(*v, "uvs"))
-                        .collect::<Result<Vec<_>, _>>()?;
+                    let positions: Vec<Vec3> = r.get(d.positions, "positions")?;
+                    let normals: Option<Vec<Vec3>> =
+                        d.normals.map(|v| r.get(v, "normals")).transpose()?;
+                    let colors: Option<Vec<Vec4>> =
+                        d.colors.map(|v| r.get(v, "colors")).transpose()?;
+                    let uvs = r.uv_sets(&d.uvs)?;
                     let uv_refs: Vec<&[Vec2]> = uvs.iter().map(Vec::as_slice).collect();
                     let indices = r.indices(d.indices)?;
                     let ff = FixedFunction {

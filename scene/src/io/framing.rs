@@ -118,12 +118,7 @@ pub fn frame_bound(bound: &Bound, fov_y: f32, aspect: f32) -> Result<Camera, Sce
     let d = match *bound {
         Bound::Aabb { min, max } => {
             let mut d: f32 = 0.0;
-            for k in 0..8u8 {
-                let corner = Vec3::new(
-                    if k & 1 == 0 { min.x } else { max.x },
-                    if k & 2 == 0 { min.y } else { max.y },
-                    if k & 4 == 0 { min.z } else { max.z },
-                );
+            for corner in corners(min, max) {
                 let q = (corner - center) * FRAMING_MARGIN;
                 let need = q.dot(back) + (q.dot(right).abs() / tan_x).max(q.dot(up).abs() / tan_y);
                 d = d.max(need);
@@ -144,6 +139,17 @@ pub fn frame_bound(bound: &Bound, fov_y: f32, aspect: f32) -> Result<Camera, Sce
     let eye = center + back * d;
     camera.look_at(eye, center, Vec3::Y)?;
     Ok(camera)
+}
+
+/// The eight corners of the box `min..max`.
+fn corners(min: Vec3, max: Vec3) -> [Vec3; 8] {
+    std::array::from_fn(|k| {
+        Vec3::new(
+            if k & 1 == 0 { min.x } else { max.x },
+            if k & 2 == 0 { min.y } else { max.y },
+            if k & 4 == 0 { min.z } else { max.z },
+        )
+    })
 }
 
 /// The framing rule's near and far distances for an eye `distance` from the centre of a
@@ -192,12 +198,7 @@ mod tests {
                 };
                 let c = bound.center();
                 let mut widest: f32 = 0.0;
-                for k in 0..8u8 {
-                    let p = Vec3::new(
-                        if k & 1 == 0 { min.x } else { max.x },
-                        if k & 2 == 0 { min.y } else { max.y },
-                        if k & 4 == 0 { min.z } else { max.z },
-                    );
+                for p in corners(min, max) {
                     let ndc = |p: Vec3| {
                         let h = cam.clip_from_world() * p.extend(1.0);
                         assert!(h.w > 0.0);
