@@ -18,6 +18,7 @@ use crate::bin::{raster_tile, ChunkBins};
 use crate::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
 use crate::fragment::{FragmentPath, FragmentShader, Scratch, VertexColorShader};
 use crate::setup::{GeometryStats, SetupCtx, TriSink, WinVertex};
+use crate::simd::SimdLevel;
 use crate::state::PipelineState;
 use crate::target::{RenderTarget, TileMut, TILE_SIZE};
 use crate::vertex::{ClipVertex, Indices, Topology, VertexInput, MAX_VARYINGS};
@@ -68,14 +69,21 @@ pub struct Context {
     chunks: Vec<ChunkBins>,
     queued: usize,
     stats: FrameStats,
+    /// Instruction set of the fragment kernels.
+    simd: SimdLevel,
 }
 
 impl Context {
     /// A `width × height` context (cleared to transparent black, depth 1, stencil 0).
     ///
+    /// The fragment kernels run at the best instruction set of the CPU, or at the level
+    /// `PLUMB_SIMD` names ([`crate::simd`]); every level gives the same bytes.
+    ///
     /// # Errors
-    /// [`Error::InvalidSize`] for a bad size, [`Error::ThreadPool`] if threads cannot start.
+    /// [`Error::InvalidSize`] for a bad size, [`Error::ThreadPool`] if threads cannot start,
+    /// [`Error::InvalidState`] for an unknown or unsupported `PLUMB_SIMD`.
     pub fn new(width: u32, height: u32, options: ContextOptions) -> Result<Context, Error> {
+        let simd = SimdLevel::from_env()?;
         let target = RenderTarget::new(width, height)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(options.threads.unwrap_or(0))
@@ -89,7 +97,24 @@ impl Context {
             chunks: Vec::new(),
             queued: 0,
             stats: FrameStats::default(),
+            simd,
         })
+    }
+
+    /// The instruction set the fragment kernels run at.
+    pub fn simd_level(&self) -> SimdLevel {
+        self.simd
+    }
+
+    /// Forces the instruction set of later draws (the output bytes do not change; tests and
+    /// benchmarks use this to hold every level to the same images).
+    ///
+    /// # Errors
+    /// [`Error::InvalidState`] if this CPU lacks the level; the level is then unchanged.
+    pub fn set_simd_level(&mut self, level: SimdLevel) -> Result<(), Error> {
+        level.check()?;
+        self.simd = level;
+        Ok(())
     }
 
     /// Width in pixels.
@@ -186,7 +211,11 @@ impl Context {
         let elements = indices.len(vertex_count);
         let prims = topology.primitive_count(elements);
 
-        let path = Arc::new(FragmentPath::new(state, nvar, shader));
+        let level = self
+            .simd
+            .to_level()
+            .unwrap_or(fearless_simd::Level::fallback());
+        let path = Arc::new(FragmentPath::new(state, nvar, shader, level));
         let stride = 3 * (2 + nvar);
         let draw = self.paths.len() as u32;
         self.paths.push((path, stride));

@@ -22,11 +22,10 @@ use std::sync::Arc;
 use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::combine::{apply, sat, ApplyMode};
+use crate::combine::ApplyMode;
+use crate::fixed_shader::{FixedShader, ShaderLayout, UnitRt};
 use crate::fog::{fog_factor, FogState};
-use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::light::{LightingState, PreparedLighting};
-use crate::math;
 use crate::texture::{Sampler, Texture};
 use crate::vertex::{ClipVertex, Indices, Topology, MAX_UV_SETS, MAX_VARYINGS};
 use crate::{Context, DrawStats, Error, PipelineState};
@@ -358,203 +357,6 @@ impl VertexStage<'_> {
     }
 }
 
-/// A texture unit as the shader uses it.
-struct UnitRt {
-    texture: Arc<Texture>,
-    sampler: Sampler,
-    apply: ApplyMode,
-    constant: Vec4,
-}
-
-/// The fixed-function fragment shader (see the module docs).
-pub(crate) struct FixedShader {
-    layout: Layout,
-    units: Vec<UnitRt>,
-    lighting: Option<PreparedLighting>,
-    fog: Option<FogState>,
-}
-
-impl FragmentShader for FixedShader {
-    fn uses_varyings(&self) -> bool {
-        true
-    }
-
-    fn skip_varyings(&self) -> std::ops::Range<usize> {
-        // The units' (s, t, q) planes are evaluated by the shader itself (it needs their
-        // derivatives too), so their interpolated values are never read.
-        let o = self.layout.units;
-        o..o + 3 * self.units.len()
-    }
-
-    /// The per-pixel computation is split into passes over the span (structure of arrays):
-    /// primary/secondary colours, then per unit the texture coordinates and their
-    /// derivatives (vectorisable), the sampling (a gather, only for live pixels) and the
-    /// apply, then the secondary colour and fog. Every value is computed by exactly the
-    /// same expressions, in the same order, as a per-pixel evaluation would.
-    #[allow(clippy::needless_range_loop, reason = "SoA channels indexed together")]
-    fn shade(&self, span: &SpanCtx<'_>, s: &mut Scratch) {
-        let l = &self.layout;
-        let n = span.len;
-        let front = span.tri.front;
-        let block = match (l.back, front) {
-            (Some(b), false) => b,
-            _ => 0,
-        };
-        let Scratch {
-            dxp,
-            dyp,
-            var,
-            color,
-            mask,
-            tu,
-            tv,
-            tl,
-            tex,
-            prim,
-            sec,
-            ..
-        } = s;
-        let (dxp, dyp, mask) = (&dxp[..n], &dyp[..n], &mask[..n]);
-        // Primary and secondary colours.
-        let (primary, secondary): (&[[f32; SPAN]], Option<&[[f32; SPAN]]>) =
-            match (&self.lighting, l.phong) {
-                (Some(pl), Some(o)) => {
-                    for i in 0..n {
-                        if !mask[i] {
-                            continue;
-                        }
-                        let v = |k: usize| var[k][i];
-                        let pos = Vec3::new(v(o), v(o + 1), v(o + 2));
-                        let nrm = Vec3::new(v(o + 3), v(o + 4), v(o + 5));
-                        let c = pl.shade(pos, nrm, Vec4::new(v(0), v(1), v(2), v(3)), front);
-                        for (ch, x) in c.primary.to_array().into_iter().enumerate() {
-                            prim[ch][i] = x;
-                        }
-                        for (ch, x) in c.secondary.to_array().into_iter().enumerate() {
-                            sec[ch][i] = x;
-                        }
-                    }
-                    (&prim[..], Some(&sec[..]))
-                }
-                _ => (
-                    &var[block..block + 4],
-                    l.secondary.map(|o| &var[block + o..block + o + 3]),
-                ),
-            };
-        for c in 0..4 {
-            color[c][..n].copy_from_slice(&primary[c][..n]);
-        }
-        for (k, u) in self.units.iter().enumerate() {
-            // u = S/Q with S, Q the planes of s/w and q/w: exact derivatives
-            // ∂u/∂x = (S_x − u·Q_x)/Q (and likewise for y and for t). Each plane's value is
-            // `(a0 + ∂y·dy) + ∂x·dx` per pixel.
-            let o = 6 + 3 * (l.units + 3 * k);
-            let p = &span.planes[o..o + 9];
-            // Row sums per pixel (`dy` may vary within a block), then the x step.
-            let row = |j: usize, i: usize| p[3 * j] + p[3 * j + 2] * dyp[i];
-            let (sx, sy) = (p[1], p[2]);
-            let (tx, ty) = (p[4], p[5]);
-            let (qx, qy) = (p[7], p[8]);
-            let tex_k = &u.texture;
-            if u.sampler.max_anisotropy > 1 {
-                for i in 0..n {
-                    if !mask[i] {
-                        continue;
-                    }
-                    let dx = dxp[i];
-                    let (sv, tv, qv) = (
-                        row(0, i) + sx * dx,
-                        row(1, i) + tx * dx,
-                        row(2, i) + qx * dx,
-                    );
-                    let inv_q = 1.0 / qv;
-                    let uv = Vec2::new(sv * inv_q, tv * inv_q);
-                    let ddx = Vec2::new((sx - uv.x * qx) * inv_q, (tx - uv.y * qx) * inv_q);
-                    let ddy = Vec2::new((sy - uv.x * qy) * inv_q, (ty - uv.y * qy) * inv_q);
-                    let t = tex_k.sample_grad(&u.sampler, uv, ddx, ddy);
-                    for (ch, x) in t.to_array().into_iter().enumerate() {
-                        tex[ch][i] = x;
-                    }
-                }
-            } else {
-                // texture::lod: ρ² = max(|∂uv/∂x·size|², |∂uv/∂y·size|²), λ = ½·log2 ρ².
-                let size = tex_k.base_size();
-                let (w, h) = (size.x, size.y);
-                for i in 0..n {
-                    let dx = dxp[i];
-                    let (sv, tv_, qv) = (
-                        row(0, i) + sx * dx,
-                        row(1, i) + tx * dx,
-                        row(2, i) + qx * dx,
-                    );
-                    let inv_q = 1.0 / qv;
-                    let (uu, vv) = (sv * inv_q, tv_ * inv_q);
-                    let (ax, ay) = ((sx - uu * qx) * inv_q * w, (tx - vv * qx) * inv_q * h);
-                    let (bx, by) = ((sy - uu * qy) * inv_q * w, (ty - vv * qy) * inv_q * h);
-                    tu[i] = uu;
-                    tv[i] = vv;
-                    tl[i] = (ax * ax + ay * ay).max(bx * bx + by * by);
-                }
-                let sample = Texture::sampler_fn(&u.sampler);
-                for i in 0..n {
-                    if !mask[i] {
-                        continue;
-                    }
-                    let lambda = u.sampler.adjust_lod(0.5 * math::log2_lod(tl[i]));
-                    let t = sample(tex_k, &u.sampler, Vec2::new(tu[i], tv[i]), lambda);
-                    for (ch, x) in t.to_array().into_iter().enumerate() {
-                        tex[ch][i] = x;
-                    }
-                }
-            }
-            if let ApplyMode::Modulate = u.apply {
-                // combine::apply for Modulate: sat(previous·texture) per channel.
-                for c in 0..4 {
-                    for (x, &t) in color[c][..n].iter_mut().zip(&tex[c][..n]) {
-                        *x = sat(*x * t);
-                    }
-                }
-            } else {
-                for i in 0..n {
-                    let g = |a: &[[f32; SPAN]]| Vec4::new(a[0][i], a[1][i], a[2][i], a[3][i]);
-                    let c = apply(&u.apply, g(&color[..]), g(&tex[..]), g(primary), u.constant);
-                    for (ch, x) in c.to_array().into_iter().enumerate() {
-                        color[ch][i] = x;
-                    }
-                }
-            }
-        }
-        if l.secondary.is_some() || l.phong.is_some() {
-            if let Some(sec) = secondary {
-                for c in 0..3 {
-                    for (x, &y) in color[c][..n].iter_mut().zip(&sec[c][..n]) {
-                        *x = (*x + y).min(1.0);
-                    }
-                }
-            }
-        }
-        if let (Some(o), Some(fog)) = (l.fog, &self.fog) {
-            let f = &mut tl[..n];
-            if fog.per_pixel {
-                for (f, &d) in f.iter_mut().zip(&var[o][..n]) {
-                    *f = fog_factor(&fog.mode, d).clamp(0.0, 1.0);
-                }
-            } else {
-                for (f, &d) in f.iter_mut().zip(&var[o][..n]) {
-                    *f = d.clamp(0.0, 1.0);
-                }
-            }
-            // fog::apply_fog: c·f + fog·(1 − f) on RGB.
-            for c in 0..3 {
-                let fc = fog.color[c];
-                for (x, &f) in color[c][..n].iter_mut().zip(&f[..]) {
-                    *x = *x * f + fc * (1.0 - f);
-                }
-            }
-        }
-    }
-}
-
 impl Context {
     /// Draws an object-space mesh through the fixed-function pipeline (module docs).
     ///
@@ -603,10 +405,15 @@ impl Context {
                     }
                 })
         });
-        let shader = FixedShader {
-            layout,
-            units: ff
-                .units
+        let shader = FixedShader::new(
+            ShaderLayout {
+                secondary: layout.secondary,
+                back: layout.back,
+                units: layout.units,
+                fog: layout.fog,
+                phong: layout.phong,
+            },
+            ff.units
                 .iter()
                 .map(|u| UnitRt {
                     texture: Arc::clone(&u.texture),
@@ -615,9 +422,9 @@ impl Context {
                     constant: u.constant,
                 })
                 .collect(),
-            lighting: if ff.per_pixel_lighting { lit } else { None },
-            fog: ff.fog,
-        };
+            if ff.per_pixel_lighting { lit } else { None },
+            ff.fog,
+        );
         let verts = &verts;
         self.draw_with(
             state,

@@ -16,6 +16,7 @@
 
 use std::sync::Arc;
 
+use fearless_simd::{dispatch, Level, Simd};
 use glam::Vec4;
 
 use crate::setup::TriSetup;
@@ -102,8 +103,9 @@ pub(crate) trait FragmentShader: Send + Sync {
     fn may_discard(&self) -> bool {
         false
     }
-    /// Writes `s.color[c][..span.len]`; may clear `s.mask` entries.
-    fn shade(&self, span: &SpanCtx<'_>, s: &mut Scratch);
+    /// Writes `s.color[c][..span.len]`; may clear `s.mask` entries. `level` is the draw's
+    /// instruction set: the shader dispatches on it once for the batch.
+    fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch);
 }
 
 /// The colour is the interpolated vertex colour (varyings 0..4).
@@ -113,16 +115,13 @@ impl FragmentShader for VertexColorShader {
     fn uses_varyings(&self) -> bool {
         true
     }
-    fn shade(&self, span: &SpanCtx<'_>, s: &mut Scratch) {
+    fn shade(&self, _level: Level, span: &SpanCtx<'_>, s: &mut Scratch) {
         let n = span.len;
         for c in 0..4 {
             s.color[c][..n].copy_from_slice(&s.var[c][..n]);
         }
     }
 }
-
-type DepthFn = fn(&mut [bool], &[f32], &mut [f32]);
-type AlphaFn = fn(&mut [bool], &[f32], f32);
 
 #[inline(always)]
 fn cmp<const F: u8>(a: f32, b: f32) -> bool {
@@ -138,6 +137,7 @@ fn cmp<const F: u8>(a: f32, b: f32) -> bool {
     }
 }
 
+#[inline(always)]
 fn depth_span<const F: u8, const W: bool>(mask: &mut [bool], z: &[f32], d: &mut [f32]) {
     for ((m, &z), d) in mask.iter_mut().zip(z).zip(d.iter_mut()) {
         let pass = *m & cmp::<F>(z, *d);
@@ -148,13 +148,46 @@ fn depth_span<const F: u8, const W: bool>(mask: &mut [bool], z: &[f32], d: &mut 
     }
 }
 
+/// The depth test of compare function `f` (index of [`func_index`]), with or without the
+/// depth write: one monomorphised loop per case, chosen once per batch.
+#[inline(always)]
+fn depth_test(f: u8, write: bool, mask: &mut [bool], z: &[f32], d: &mut [f32]) {
+    macro_rules! go {
+        ($($k:literal)*) => {
+            match (f, write) {
+                $(($k, false) => depth_span::<$k, false>(mask, z, d),
+                  ($k, true) => depth_span::<$k, true>(mask, z, d),)*
+                (_, false) => depth_span::<7, false>(mask, z, d),
+                (_, true) => depth_span::<7, true>(mask, z, d),
+            }
+        };
+    }
+    go!(0 1 2 3 4 5 6)
+}
+
+#[inline(always)]
 fn alpha_span<const F: u8>(mask: &mut [bool], a: &[f32], reference: f32) {
     for (m, &a) in mask.iter_mut().zip(a) {
         *m &= cmp::<F>(a, reference);
     }
 }
 
-const fn func_index(f: CompareFunc) -> usize {
+/// The alpha test of compare function `f`, chosen once per batch.
+#[inline(always)]
+fn alpha_test(f: u8, mask: &mut [bool], a: &[f32], reference: f32) {
+    match f {
+        0 => alpha_span::<0>(mask, a, reference),
+        1 => alpha_span::<1>(mask, a, reference),
+        2 => alpha_span::<2>(mask, a, reference),
+        3 => alpha_span::<3>(mask, a, reference),
+        4 => alpha_span::<4>(mask, a, reference),
+        5 => alpha_span::<5>(mask, a, reference),
+        6 => alpha_span::<6>(mask, a, reference),
+        _ => alpha_span::<7>(mask, a, reference),
+    }
+}
+
+const fn func_index(f: CompareFunc) -> u8 {
     match f {
         CompareFunc::Never => 0,
         CompareFunc::Less => 1,
@@ -166,28 +199,6 @@ const fn func_index(f: CompareFunc) -> usize {
         CompareFunc::Always => 7,
     }
 }
-
-const DEPTH_FNS: [[DepthFn; 2]; 8] = [
-    [depth_span::<0, false>, depth_span::<0, true>],
-    [depth_span::<1, false>, depth_span::<1, true>],
-    [depth_span::<2, false>, depth_span::<2, true>],
-    [depth_span::<3, false>, depth_span::<3, true>],
-    [depth_span::<4, false>, depth_span::<4, true>],
-    [depth_span::<5, false>, depth_span::<5, true>],
-    [depth_span::<6, false>, depth_span::<6, true>],
-    [depth_span::<7, false>, depth_span::<7, true>],
-];
-
-const ALPHA_FNS: [AlphaFn; 8] = [
-    alpha_span::<0>,
-    alpha_span::<1>,
-    alpha_span::<2>,
-    alpha_span::<3>,
-    alpha_span::<4>,
-    alpha_span::<5>,
-    alpha_span::<6>,
-    alpha_span::<7>,
-];
 
 /// The stencil test and ops as lookup tables indexed by the stored value.
 struct StencilTables {
@@ -227,9 +238,13 @@ pub(crate) struct FragmentPath {
     early_z: bool,
     zmin: f32,
     zmax: f32,
-    depth_fn: DepthFn,
+    /// Depth compare function (index of `func_index`) and write flag.
+    depth: (u8, bool),
     stencil: Option<Box<StencilTables>>,
-    alpha: Option<(AlphaFn, f32)>,
+    /// Alpha compare function and reference.
+    alpha: Option<(u8, f32)>,
+    /// The instruction set of every loop.
+    level: Level,
     shader: Arc<dyn FragmentShader>,
     blend: Option<BlendState>,
     color_mask: u32,
@@ -240,10 +255,11 @@ impl FragmentPath {
         state: &PipelineState,
         nvar: usize,
         shader: Arc<dyn FragmentShader>,
+        level: Level,
     ) -> FragmentPath {
         let alpha = (state.alpha_test.func != CompareFunc::Always).then(|| {
             (
-                ALPHA_FNS[func_index(state.alpha_test.func)],
+                func_index(state.alpha_test.func),
                 state.alpha_test.reference,
             )
         });
@@ -262,7 +278,7 @@ impl FragmentPath {
             early_z: alpha.is_none() && !shader.may_discard(),
             zmin: vp.min_depth.min(vp.max_depth),
             zmax: vp.min_depth.max(vp.max_depth),
-            depth_fn: DEPTH_FNS[func_index(state.depth.func)][usize::from(state.depth.write)],
+            depth: (func_index(state.depth.func), state.depth.write),
             stencil: state
                 .stencil
                 .enabled
@@ -271,6 +287,7 @@ impl FragmentPath {
             shader,
             blend: state.blend.enabled.then_some(state.blend),
             color_mask,
+            level,
         }
     }
 
@@ -322,9 +339,24 @@ impl FragmentPath {
         self.run::<false>(tri, planes, (live, len), dst, s)
     }
 
-    /// The pipeline; `ROW` says every pixel has the same `dy` (so row sums are hoisted).
+    /// The pipeline, dispatched once for the batch.
     fn run<const ROW: bool>(
         &self,
+        tri: &TriSetup,
+        planes: &[f32],
+        (live, len): (usize, usize),
+        dst: Dst<'_>,
+        s: &mut Scratch,
+    ) -> u64 {
+        dispatch!(self.level, simd => self.run_at::<_, ROW>(simd, tri, planes, (live, len), dst, s))
+    }
+
+    /// The pipeline at one instruction set; `ROW` says every pixel has the same `dy` (so row
+    /// sums are hoisted).
+    #[inline(always)]
+    fn run_at<S: Simd, const ROW: bool>(
+        &self,
+        _simd: S,
         tri: &TriSetup,
         planes: &[f32],
         (live, len): (usize, usize),
@@ -357,9 +389,9 @@ impl FragmentPath {
             self.interpolate::<ROW>(tri, planes, len, s);
         }
         let span = SpanCtx { len, tri, planes };
-        self.shader.shade(&span, s);
+        self.shader.shade(self.level, &span, s);
         if let Some((f, r)) = self.alpha {
-            f(&mut s.mask[..len], &s.color[3][..len], r);
+            alpha_test(f, &mut s.mask[..len], &s.color[3][..len], r);
         }
         if !self.early_z {
             self.depth_stencil(s, depth, stencil, len);
@@ -371,6 +403,7 @@ impl FragmentPath {
         s.mask[..len].iter().filter(|m| **m).count() as u64
     }
 
+    #[inline(always)]
     fn interpolate<const ROW: bool>(
         &self,
         tri: &TriSetup,
@@ -404,15 +437,17 @@ impl FragmentPath {
         clippy::needless_range_loop,
         reason = "four parallel arrays indexed together"
     )]
+    #[inline(always)]
     fn depth_stencil(&self, s: &mut Scratch, d: &mut [f32], st: &mut [u8], len: usize) {
+        let (f, w) = self.depth;
         match &self.stencil {
-            None => (self.depth_fn)(&mut s.mask[..len], &s.z[..len], d),
+            None => depth_test(f, w, &mut s.mask[..len], &s.z[..len], d),
             Some(t) => {
                 for i in 0..len {
                     s.spass[i] = s.mask[i] & t.test[usize::from(st[i])];
                 }
                 s.dmask[..len].copy_from_slice(&s.spass[..len]);
-                (self.depth_fn)(&mut s.dmask[..len], &s.z[..len], d);
+                depth_test(f, w, &mut s.dmask[..len], &s.z[..len], d);
                 for i in 0..len {
                     let old = usize::from(st[i]);
                     let new = if s.spass[i] {
@@ -431,6 +466,7 @@ impl FragmentPath {
         }
     }
 
+    #[inline(always)]
     fn write(&self, s: &mut Scratch, dst: &mut [[u8; 4]], len: usize) {
         // Channel by channel into packed pixels (each loop vectorises), then one masked
         // store per pixel.
@@ -455,6 +491,7 @@ impl FragmentPath {
         clippy::needless_range_loop,
         reason = "SoA colour channels indexed together"
     )]
+    #[inline(always)]
     fn blend(&self, b: &BlendState, s: &mut Scratch, dst: &mut [[u8; 4]], len: usize) {
         for i in 0..len {
             for c in 0..4 {
@@ -544,6 +581,7 @@ fn eval_plane<const ROW: bool>(
 }
 
 /// Fills the four factor channels for an (RGB factor, alpha factor) pair.
+#[inline(always)]
 fn factors(
     f_rgb: BlendFactor,
     f_a: BlendFactor,

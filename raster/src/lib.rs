@@ -78,6 +78,7 @@ pub mod fog;
 pub mod light;
 pub mod math;
 pub mod setup;
+pub mod simd;
 pub mod state;
 pub mod target;
 pub mod text;
@@ -87,12 +88,14 @@ pub mod trace;
 pub mod vertex;
 
 mod bin;
+mod fixed_shader;
 mod fragment;
 
 pub use context::{Context, ContextOptions, DrawStats, FrameStats};
 pub use error::Error;
 pub use fixed_function::{FixedFunction, MeshInput, TexGen, TextureUnit, Transforms};
 pub use setup::GeometryStats;
+pub use simd::SimdLevel;
 pub use state::*;
 pub use target::RenderTarget;
 pub use vertex::{Indices, Topology, VertexInput};

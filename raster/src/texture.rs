@@ -32,11 +32,14 @@
 
 mod filter;
 mod image;
+pub(crate) mod lanes;
 mod mip;
 mod sampler;
 
 pub use self::image::{MipLevel, TexelFormat};
 pub use self::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};
+
+pub(crate) use self::filter::sample_pixels;
 
 use crate::Error;
 

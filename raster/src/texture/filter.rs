@@ -13,7 +13,7 @@ use crate::math;
 /// Texel coordinates are clamped to ±2²² before taking their floor: past that an `f32` has at
 /// most one fractional bit left, so filtering there is meaningless anyway, and the clamp
 /// makes the floor exact and branch-free ([`floor_split`]).
-const COORD_LIMIT: f32 = 4_194_304.0;
+pub(crate) const COORD_LIMIT: f32 = 4_194_304.0;
 
 /// `(⌊c⌋ as i32, ⌊c⌋, c)` for `c = clamp(x, ±2²²)` (NaN → −2²²), without a float-to-int
 /// cast (whose saturation checks cost more than the rest of a bilinear tap).
@@ -136,7 +136,7 @@ fn filter_level(level: &MipLevel, s: &Sampler, uv: Vec2, linear: bool) -> Vec4 {
 /// 2 clamp to edge), monomorphised so the per-tap work is branch-free. Same results as
 /// `wrap(mode, i, n).unwrap()`.
 #[inline(always)]
-fn wrap_nb<const W: u8>(i: i32, n: u32, pow2: bool) -> u32 {
+pub(crate) fn wrap_nb<const W: u8>(i: i32, n: u32, pow2: bool) -> u32 {
     let n = n as i32;
     match W {
         0 if pow2 => (i & (n - 1)) as u32,
@@ -193,8 +193,57 @@ fn filter_level_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2, linea
     }
 }
 
-/// A sampling function for one sampler, chosen once per span ([`Texture::sampler_fn`]).
-pub(crate) type SampleFn = fn(&Texture, &Sampler, Vec2, f32) -> Vec4;
+/// The per-pixel sampling path of a batch, for samplers the lane kernels do not cover
+/// (nearest filters, border colour): `out[c][i]` for every live pixel `i`
+/// (`mask[i]`), λ = adjust(½·log2_lod ρ²). The wrap modes are decided once per batch; the
+/// loop calls one monomorphised function.
+pub(crate) fn sample_pixels(
+    tex: &Texture,
+    s: &Sampler,
+    (u, v, rho2, mask): (&[f32], &[f32], &[f32], &[bool]),
+    out: &mut [[f32; crate::fragment::SPAN]; 4],
+) {
+    fn run<F: Fn(Vec2, f32) -> Vec4>(
+        f: F,
+        s: &Sampler,
+        (u, v, rho2, mask): (&[f32], &[f32], &[f32], &[bool]),
+        out: &mut [[f32; crate::fragment::SPAN]; 4],
+    ) {
+        for i in 0..u.len() {
+            if !mask[i] {
+                continue;
+            }
+            let lambda = s.adjust_lod(0.5 * math::log2_lod(rho2[i]));
+            let t = f(Vec2::new(u[i], v[i]), lambda);
+            for (ch, x) in t.to_array().into_iter().enumerate() {
+                out[ch][i] = x;
+            }
+        }
+    }
+    let args = (u, v, rho2, mask);
+    macro_rules! nb {
+        ($wu:literal, $wv:literal) => {
+            run(
+                |uv, l| tex.sample_adjusted_nb::<$wu, $wv>(s, uv, l),
+                s,
+                args,
+                out,
+            )
+        };
+    }
+    match (wrap_code(s.wrap_u), wrap_code(s.wrap_v)) {
+        (Some(0), Some(0)) => nb!(0, 0),
+        (Some(0), Some(1)) => nb!(0, 1),
+        (Some(0), Some(_)) => nb!(0, 2),
+        (Some(1), Some(0)) => nb!(1, 0),
+        (Some(1), Some(1)) => nb!(1, 1),
+        (Some(1), Some(_)) => nb!(1, 2),
+        (Some(_), Some(0)) => nb!(2, 0),
+        (Some(_), Some(1)) => nb!(2, 1),
+        (Some(_), Some(_)) => nb!(2, 2),
+        _ => run(|uv, l| tex.sample_adjusted(s, uv, l), s, args, out),
+    }
+}
 
 impl Texture {
     /// Samples at `uv` with a given base level of detail.
@@ -275,25 +324,6 @@ impl Texture {
     #[inline]
     pub fn lod(&self, duv_dx: Vec2, duv_dy: Vec2) -> f32 {
         lod(self.levels[0].size_f, duv_dx, duv_dy)
-    }
-
-    /// [`Texture::sample_adjusted`] specialised for `s`'s wrap modes (same results).
-    pub(crate) fn sampler_fn(s: &Sampler) -> SampleFn {
-        fn pick<const WU: u8>(v: Option<u8>) -> SampleFn {
-            match v {
-                Some(0) => Texture::sample_adjusted_nb::<WU, 0>,
-                Some(1) => Texture::sample_adjusted_nb::<WU, 1>,
-                Some(_) => Texture::sample_adjusted_nb::<WU, 2>,
-                None => Texture::sample_adjusted,
-            }
-        }
-        let v = wrap_code(s.wrap_v);
-        match wrap_code(s.wrap_u) {
-            Some(0) => pick::<0>(v),
-            Some(1) => pick::<1>(v),
-            Some(_) => pick::<2>(v),
-            None => Texture::sample_adjusted,
-        }
     }
 
     /// `sample_adjusted` for samplers whose wraps never read the border.

@@ -1,0 +1,443 @@
+//! The fixed-function fragment shader, compiled once per draw into a list of stages.
+//!
+//! [`FixedShader::new`] turns the draw's fixed-function state into a `Vec<Stage>`: which
+//! colour block is primary, per texture unit the coordinate stage, the sampling kernel
+//! (the 8-lane kernel of `texture::lanes` when the sampler has one, else a monomorphised
+//! per-pixel loop) and the apply mode, then the secondary colour and the fog factor and
+//! blend. A batch of fragments runs the list in order; each stage is one loop over the
+//! batch (structure of arrays, `Scratch`), so no pixel branches on state or calls through a
+//! pointer. The whole list runs inside one `fearless_simd` dispatch per batch, so every loop
+//! is compiled for the chosen instruction set; every stage computes the same expression per
+//! pixel as the scalar definitions in `combine`, `fog`, `light` and `texture`.
+
+use std::sync::Arc;
+
+use fearless_simd::{dispatch, Level, Simd};
+use glam::{Vec2, Vec3, Vec4};
+
+use crate::combine::{apply, sat, ApplyMode};
+use crate::fog::{fog_factor, FogMode, FogState};
+use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
+use crate::light::PreparedLighting;
+use crate::texture::lanes::{sample_batch, LaneFilter, LaneInput, LANES};
+use crate::texture::{Sampler, Texture};
+
+/// A texture unit as the shader uses it.
+pub(crate) struct UnitRt {
+    pub texture: Arc<Texture>,
+    pub sampler: Sampler,
+    pub apply: ApplyMode,
+    pub constant: Vec4,
+}
+
+/// Where the fixed-function values sit in the varyings (see `fixed_function::Layout`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ShaderLayout {
+    /// Offset of the secondary colour within a colour block.
+    pub secondary: Option<usize>,
+    /// Start of the back-face colour block (two-sided vertex lighting).
+    pub back: Option<usize>,
+    /// First `(s, t, q)` varying of unit 0.
+    pub units: usize,
+    /// The fog factor or distance.
+    pub fog: Option<usize>,
+    /// Eye position and normal (per-pixel lighting).
+    pub phong: Option<usize>,
+}
+
+/// One stage of the compiled shader.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    /// `color = primary`: the interpolated colour block (the back block for back faces).
+    Primary,
+    /// Per-pixel lighting from the interpolated eye position and normal (varyings at `at`):
+    /// fills `prim` / `sec`, `color = prim`.
+    Lighting { at: usize },
+    /// Unit `unit`'s `(u, v)` and squared texel-space derivative length `ρ²` from its
+    /// `(s, t, q)` planes (plane offset `plane`).
+    Coords { unit: usize, plane: usize },
+    /// Sampling by the 8-lane kernel.
+    SampleLanes { unit: usize, filter: LaneFilter },
+    /// Sampling pixel by pixel (nearest filters, border colour).
+    SamplePixels { unit: usize },
+    /// Anisotropic sampling pixel by pixel, from the derivatives (plane offset `plane`).
+    SampleAniso { unit: usize, plane: usize },
+    /// `color = sat(color · tex)` (GL `MODULATE`).
+    Modulate,
+    /// `DECAL`: `rgb = c·(1 − at) + t·at`, alpha kept.
+    Decal,
+    /// `REPLACE` (with alpha): `color = sat(tex)`.
+    Replace,
+    /// `BLEND`: `rgb = c·(1 − t) + k·t`, `a = a·at`.
+    Blend { unit: usize },
+    /// `ADD`: `rgb = c + t`, `a = a·at`.
+    Add,
+    /// A combiner, by `combine::apply` per pixel.
+    Combine { unit: usize },
+    /// `rgb = min(rgb + secondary, 1)`.
+    Secondary,
+    /// Fog factor from the interpolated distance (varying `at`), per pixel.
+    FogFactor { at: usize, mode: FogMode },
+    /// Fog factor interpolated from the vertices (varying `at`), clamped.
+    FogVertex { at: usize },
+    /// `rgb = rgb·f + fog·(1 − f)`.
+    FogBlend { color: Vec4 },
+}
+
+/// The fixed-function fragment shader of one draw.
+pub(crate) struct FixedShader {
+    layout: ShaderLayout,
+    units: Vec<UnitRt>,
+    lighting: Option<PreparedLighting>,
+    stages: Vec<Stage>,
+}
+
+impl FixedShader {
+    /// Compiles the stage list. `lighting` is `Some` only for per-pixel lighting.
+    pub fn new(
+        layout: ShaderLayout,
+        units: Vec<UnitRt>,
+        lighting: Option<PreparedLighting>,
+        fog: Option<FogState>,
+    ) -> FixedShader {
+        let mut stages = Vec::new();
+        match (&lighting, layout.phong) {
+            (Some(_), Some(at)) => stages.push(Stage::Lighting { at }),
+            _ => stages.push(Stage::Primary),
+        }
+        for (k, u) in units.iter().enumerate() {
+            let plane = 6 + 3 * (layout.units + 3 * k);
+            if u.sampler.max_anisotropy > 1 {
+                stages.push(Stage::SampleAniso { unit: k, plane });
+            } else {
+                stages.push(Stage::Coords { unit: k, plane });
+                stages.push(match LaneFilter::new(&u.sampler) {
+                    Some(filter) => Stage::SampleLanes { unit: k, filter },
+                    None => Stage::SamplePixels { unit: k },
+                });
+            }
+            stages.push(match u.apply {
+                ApplyMode::Modulate => Stage::Modulate,
+                ApplyMode::Decal => Stage::Decal,
+                ApplyMode::Replace => Stage::Replace,
+                ApplyMode::Blend => Stage::Blend { unit: k },
+                ApplyMode::Add => Stage::Add,
+                ApplyMode::Combine(_) => Stage::Combine { unit: k },
+            });
+        }
+        if layout.secondary.is_some() || (lighting.is_some() && layout.phong.is_some()) {
+            stages.push(Stage::Secondary);
+        }
+        if let (Some(at), Some(fog)) = (layout.fog, fog) {
+            stages.push(if fog.per_pixel {
+                Stage::FogFactor { at, mode: fog.mode }
+            } else {
+                Stage::FogVertex { at }
+            });
+            stages.push(Stage::FogBlend { color: fog.color });
+        }
+        FixedShader {
+            layout,
+            units,
+            lighting,
+            stages,
+        }
+    }
+
+    /// Runs the stage list on one batch (inside the batch's dispatch).
+    #[inline(always)]
+    fn run<S: Simd>(&self, simd: S, span: &SpanCtx<'_>, s: &mut Scratch) {
+        let n = span.len;
+        // Lane kernels work on whole groups of 8; the extra lanes hold stale but harmless
+        // values and are never written back (the mask is false there).
+        let np = n.next_multiple_of(LANES).min(SPAN);
+        let block = match (self.layout.back, span.tri.front) {
+            (Some(b), false) => b,
+            _ => 0,
+        };
+        // The primary colour for combiners: interpolated, or lit per pixel.
+        let phong = self.lighting.is_some() && self.layout.phong.is_some();
+        for stage in &self.stages {
+            match *stage {
+                Stage::Primary => {
+                    for c in 0..4 {
+                        s.color[c][..n].copy_from_slice(&s.var[block + c][..n]);
+                    }
+                }
+                Stage::Lighting { at } => self.lighting_stage(at, span, s),
+                Stage::Coords { unit, plane } => {
+                    let size = self.units[unit].texture.base_size();
+                    coords(&span.planes[plane..plane + 9], size, np, s);
+                }
+                Stage::SampleLanes { unit, filter } => {
+                    let u = &self.units[unit];
+                    let Scratch {
+                        tu, tv, tl, tex, ..
+                    } = s;
+                    let input = LaneInput {
+                        u: &tu[..np],
+                        v: &tv[..np],
+                        rho2: &tl[..np],
+                    };
+                    let [r, g, b, a] = tex;
+                    let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
+                    sample_batch(simd, &u.texture, &u.sampler, filter, input, out);
+                }
+                Stage::SamplePixels { unit } => {
+                    let u = &self.units[unit];
+                    let Scratch {
+                        tu,
+                        tv,
+                        tl,
+                        tex,
+                        mask,
+                        ..
+                    } = s;
+                    let at = (&tu[..n], &tv[..n], &tl[..n], &mask[..n]);
+                    crate::texture::sample_pixels(&u.texture, &u.sampler, at, tex);
+                }
+                Stage::SampleAniso { unit, plane } => {
+                    aniso(&self.units[unit], &span.planes[plane..plane + 9], n, s);
+                }
+                Stage::Modulate => {
+                    for c in 0..4 {
+                        for (x, &t) in s.color[c][..n].iter_mut().zip(&s.tex[c][..n]) {
+                            *x = sat(*x * t);
+                        }
+                    }
+                }
+                Stage::Decal => {
+                    let Scratch { color, tex, .. } = s;
+                    for c in 0..3 {
+                        let (x, t, at) = (&mut color[c][..n], &tex[c][..n], &tex[3][..n]);
+                        for i in 0..n {
+                            x[i] = sat(x[i] * (1.0 - at[i]) + t[i] * at[i]);
+                        }
+                    }
+                    for x in &mut color[3][..n] {
+                        *x = sat(*x);
+                    }
+                }
+                Stage::Replace => {
+                    for c in 0..4 {
+                        for (x, &t) in s.color[c][..n].iter_mut().zip(&s.tex[c][..n]) {
+                            *x = sat(t);
+                        }
+                    }
+                }
+                Stage::Blend { unit } => {
+                    let k = self.units[unit].constant;
+                    let Scratch { color, tex, .. } = s;
+                    for c in 0..3 {
+                        let kc = k[c];
+                        for (x, &t) in color[c][..n].iter_mut().zip(&tex[c][..n]) {
+                            *x = sat(*x * (1.0 - t) + kc * t);
+                        }
+                    }
+                    for (x, &t) in color[3][..n].iter_mut().zip(&tex[3][..n]) {
+                        *x = sat(*x * t);
+                    }
+                }
+                Stage::Add => {
+                    let Scratch { color, tex, .. } = s;
+                    for c in 0..3 {
+                        for (x, &t) in color[c][..n].iter_mut().zip(&tex[c][..n]) {
+                            *x = sat(*x + t);
+                        }
+                    }
+                    for (x, &t) in color[3][..n].iter_mut().zip(&tex[3][..n]) {
+                        *x = sat(*x * t);
+                    }
+                }
+                Stage::Combine { unit } => {
+                    let u = &self.units[unit];
+                    let Scratch {
+                        color,
+                        tex,
+                        var,
+                        prim,
+                        ..
+                    } = s;
+                    let primary: &[[f32; SPAN]] = if phong {
+                        &prim[..]
+                    } else {
+                        &var[block..block + 4]
+                    };
+                    for i in 0..n {
+                        let g = |a: &[[f32; SPAN]]| Vec4::new(a[0][i], a[1][i], a[2][i], a[3][i]);
+                        let c = apply(&u.apply, g(&color[..]), g(&tex[..]), g(primary), u.constant);
+                        for (ch, x) in c.to_array().into_iter().enumerate() {
+                            color[ch][i] = x;
+                        }
+                    }
+                }
+                Stage::Secondary => {
+                    let Scratch {
+                        color, var, sec, ..
+                    } = s;
+                    let sec: &[[f32; SPAN]] = match self.layout.secondary {
+                        Some(o) if !phong => &var[block + o..block + o + 3],
+                        _ => &sec[..],
+                    };
+                    for c in 0..3 {
+                        for (x, &y) in color[c][..n].iter_mut().zip(&sec[c][..n]) {
+                            *x = (*x + y).min(1.0);
+                        }
+                    }
+                }
+                Stage::FogFactor { at, mode } => fog_factors(mode, &s.var[at][..n], &mut s.tl[..n]),
+                Stage::FogVertex { at } => {
+                    for (f, &d) in s.tl[..n].iter_mut().zip(&s.var[at][..n]) {
+                        *f = d.clamp(0.0, 1.0);
+                    }
+                }
+                Stage::FogBlend { color: fc } => {
+                    // fog::apply_fog: c·f + fog·(1 − f) on RGB.
+                    let Scratch { color, tl, .. } = s;
+                    for c in 0..3 {
+                        let k = fc[c];
+                        for (x, &f) in color[c][..n].iter_mut().zip(&tl[..n]) {
+                            *x = *x * f + k * (1.0 - f);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Per-pixel lighting of the live pixels (`light::PreparedLighting::shade`).
+    #[inline(always)]
+    fn lighting_stage(&self, o: usize, span: &SpanCtx<'_>, s: &mut Scratch) {
+        let Some(pl) = &self.lighting else { return };
+        let n = span.len;
+        let front = span.tri.front;
+        let Scratch {
+            var,
+            mask,
+            prim,
+            sec,
+            color,
+            ..
+        } = s;
+        for i in 0..n {
+            if !mask[i] {
+                continue;
+            }
+            let v = |k: usize| var[k][i];
+            let pos = Vec3::new(v(o), v(o + 1), v(o + 2));
+            let nrm = Vec3::new(v(o + 3), v(o + 4), v(o + 5));
+            let c = pl.shade(pos, nrm, Vec4::new(v(0), v(1), v(2), v(3)), front);
+            for (ch, x) in c.primary.to_array().into_iter().enumerate() {
+                prim[ch][i] = x;
+            }
+            for (ch, x) in c.secondary.to_array().into_iter().enumerate() {
+                sec[ch][i] = x;
+            }
+        }
+        for c in 0..4 {
+            color[c][..n].copy_from_slice(&prim[c][..n]);
+        }
+    }
+}
+
+impl FragmentShader for FixedShader {
+    fn uses_varyings(&self) -> bool {
+        true
+    }
+
+    fn skip_varyings(&self) -> std::ops::Range<usize> {
+        // The units' (s, t, q) planes are evaluated by the coordinate stages themselves
+        // (they need the derivatives too), so their interpolated values are never read.
+        let o = self.layout.units;
+        o..o + 3 * self.units.len()
+    }
+
+    fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch) {
+        dispatch!(level, simd => self.run(simd, span, s));
+    }
+}
+
+/// `u = S/Q`, `v = T/Q` and `ρ² = max(|∂uv/∂x·size|², |∂uv/∂y·size|²)` for `n` pixels, from
+/// the `(s, t, q)` planes `p` (`S, T, Q` the planes of `s/w, t/w, q/w`): the exact
+/// derivatives `∂u/∂x = (S_x − u·Q_x)/Q` (likewise for y and for v). Each plane's value is
+/// `(a₀ + ∂y·dy) + ∂x·dx` per pixel.
+#[inline(always)]
+fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
+    let (w, h) = (size.x, size.y);
+    let (sx, sy) = (p[1], p[2]);
+    let (tx, ty) = (p[4], p[5]);
+    let (qx, qy) = (p[7], p[8]);
+    let Scratch {
+        dxp,
+        dyp,
+        tu,
+        tv,
+        tl,
+        ..
+    } = s;
+    let (dxp, dyp) = (&dxp[..n], &dyp[..n]);
+    let (tu, tv, tl) = (&mut tu[..n], &mut tv[..n], &mut tl[..n]);
+    for i in 0..n {
+        let (dx, dy) = (dxp[i], dyp[i]);
+        let sv = (p[0] + p[2] * dy) + sx * dx;
+        let tv_ = (p[3] + p[5] * dy) + tx * dx;
+        let qv = (p[6] + p[8] * dy) + qx * dx;
+        let inv_q = 1.0 / qv;
+        let (uu, vv) = (sv * inv_q, tv_ * inv_q);
+        let (ax, ay) = ((sx - uu * qx) * inv_q * w, (tx - vv * qx) * inv_q * h);
+        let (bx, by) = ((sy - uu * qy) * inv_q * w, (ty - vv * qy) * inv_q * h);
+        tu[i] = uu;
+        tv[i] = vv;
+        tl[i] = (ax * ax + ay * ay).max(bx * bx + by * by);
+    }
+}
+
+/// Anisotropic sampling of the live pixels, from the exact derivatives (as [`coords`]).
+#[inline(always)]
+fn aniso(u: &UnitRt, p: &[f32], n: usize, s: &mut Scratch) {
+    let (sx, sy) = (p[1], p[2]);
+    let (tx, ty) = (p[4], p[5]);
+    let (qx, qy) = (p[7], p[8]);
+    let Scratch {
+        dxp,
+        dyp,
+        mask,
+        tex,
+        ..
+    } = s;
+    for i in 0..n {
+        if !mask[i] {
+            continue;
+        }
+        let (dx, dy) = (dxp[i], dyp[i]);
+        let sv = (p[0] + p[2] * dy) + sx * dx;
+        let tv = (p[3] + p[5] * dy) + tx * dx;
+        let qv = (p[6] + p[8] * dy) + qx * dx;
+        let inv_q = 1.0 / qv;
+        let uv = Vec2::new(sv * inv_q, tv * inv_q);
+        let ddx = Vec2::new((sx - uv.x * qx) * inv_q, (tx - uv.y * qx) * inv_q);
+        let ddy = Vec2::new((sy - uv.x * qy) * inv_q, (ty - uv.y * qy) * inv_q);
+        let t = u.texture.sample_grad(&u.sampler, uv, ddx, ddy);
+        for (ch, x) in t.to_array().into_iter().enumerate() {
+            tex[ch][i] = x;
+        }
+    }
+}
+
+/// `f = clamp(fog_factor(mode, d), 0, 1)` per pixel, the mode decided once per batch.
+#[inline(always)]
+fn fog_factors(mode: FogMode, d: &[f32], f: &mut [f32]) {
+    macro_rules! each {
+        ($m:expr) => {{
+            let m = $m;
+            for (f, &d) in f.iter_mut().zip(d) {
+                *f = fog_factor(&m, d).clamp(0.0, 1.0);
+            }
+        }};
+    }
+    match mode {
+        FogMode::Linear { start, end } => each!(FogMode::Linear { start, end }),
+        FogMode::Exp { density } => each!(FogMode::Exp { density }),
+        FogMode::Exp2 { density } => each!(FogMode::Exp2 { density }),
+    }
+}

@@ -1,0 +1,204 @@
+//! The instruction-set level the fragment stage runs at, chosen once per [`Context`].
+//!
+//! The fragment kernels are written once, generic over `fearless_simd`'s [`Simd`] token, and
+//! compute exactly the scalar formula in every lane: plain IEEE `+ − × ÷` and `sqrt`, no
+//! approximate reciprocals, no fused multiply-add, compare-and-select where NaN can reach a
+//! min/max, float→int only after clamping, no cross-lane float reductions. So **every level
+//! gives the same bytes** as the scalar fallback; the level only changes the speed. Tests
+//! render every golden at every level the machine has.
+//!
+//! The level is detected at run time (the best the CPU has) unless forced by
+//! [`Context::set_simd_level`] or, for a whole process, the environment variable
+//! `PLUMB_SIMD=scalar|sse2|sse4.2|avx2|avx512` (read once; an unknown name or a level the CPU
+//! lacks makes [`Context::new`] fail with [`Error::InvalidState`]).
+//!
+//! Dispatch happens once per batch of fragments (a row span or a small triangle's pixels),
+//! never per pixel.
+//!
+//! [`Context`]: crate::Context
+//! [`Context::set_simd_level`]: crate::Context::set_simd_level
+//! [`Context::new`]: crate::Context::new
+//! [`Simd`]: fearless_simd::Simd
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use fearless_simd::Level;
+
+use crate::Error;
+
+/// An instruction-set level for the fragment kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SimdLevel {
+    /// Portable scalar code (no target features beyond the build's baseline).
+    Scalar,
+    /// x86 SSE2 (the x86-64 baseline).
+    Sse2,
+    /// x86-64-v2: SSE4.2, popcnt.
+    Sse42,
+    /// x86-64-v3: AVX2, FMA (FMA is never used), BMI.
+    Avx2,
+    /// x86-64-v4 (Ice Lake-class AVX-512).
+    Avx512,
+    /// 64-bit ARM Neon.
+    Neon,
+}
+
+impl SimdLevel {
+    /// Every level, lowest first.
+    pub const ALL: [SimdLevel; 6] = [
+        SimdLevel::Scalar,
+        SimdLevel::Sse2,
+        SimdLevel::Sse42,
+        SimdLevel::Avx2,
+        SimdLevel::Avx512,
+        SimdLevel::Neon,
+    ];
+
+    /// The name `PLUMB_SIMD` accepts.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SimdLevel::Scalar => "scalar",
+            SimdLevel::Sse2 => "sse2",
+            SimdLevel::Sse42 => "sse4.2",
+            SimdLevel::Avx2 => "avx2",
+            SimdLevel::Avx512 => "avx512",
+            SimdLevel::Neon => "neon",
+        }
+    }
+
+    /// Parses a `PLUMB_SIMD` name.
+    ///
+    /// # Errors
+    /// [`Error::InvalidState`] naming the accepted values.
+    pub fn parse(name: &str) -> Result<SimdLevel, Error> {
+        SimdLevel::ALL
+            .into_iter()
+            .find(|l| l.name() == name.trim())
+            .ok_or_else(|| {
+                Error::InvalidState(format!(
+                    "unknown SIMD level {name:?}: expected one of scalar, sse2, sse4.2, avx2, \
+                     avx512, neon"
+                ))
+            })
+    }
+
+    /// The best level this CPU supports.
+    pub fn detect() -> SimdLevel {
+        *DETECTED.get_or_init(|| SimdLevel::from_level(Level::new()))
+    }
+
+    /// Every level this CPU can run, lowest first (always includes [`SimdLevel::Scalar`]).
+    pub fn available() -> Vec<SimdLevel> {
+        SimdLevel::ALL
+            .into_iter()
+            .filter(|l| l.to_level().is_some())
+            .collect()
+    }
+
+    /// The process default: `PLUMB_SIMD` if set, else [`SimdLevel::detect`].
+    ///
+    /// # Errors
+    /// An unknown `PLUMB_SIMD` name, or a level this CPU does not have.
+    pub fn from_env() -> Result<SimdLevel, Error> {
+        ENV.get_or_init(|| match std::env::var("PLUMB_SIMD") {
+            Ok(v) if !v.trim().is_empty() => {
+                let l = SimdLevel::parse(&v).map_err(|e| e.to_string())?;
+                l.check().map_err(|e| e.to_string())?;
+                Ok(l)
+            }
+            _ => Ok(SimdLevel::detect()),
+        })
+        .clone()
+        .map_err(|m| Error::InvalidState(format!("PLUMB_SIMD: {m}")))
+    }
+
+    /// `Ok` if this CPU can run the level.
+    ///
+    /// # Errors
+    /// [`Error::InvalidState`] naming the level and the best one available.
+    pub fn check(self) -> Result<(), Error> {
+        match self.to_level() {
+            Some(_) => Ok(()),
+            None => Err(Error::InvalidState(format!(
+                "SIMD level {self} is not supported by this CPU (best: {})",
+                SimdLevel::detect()
+            ))),
+        }
+    }
+
+    fn from_level(l: Level) -> SimdLevel {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        {
+            if l.as_avx512().is_some() {
+                return SimdLevel::Avx512;
+            }
+            if l.as_avx2().is_some() {
+                return SimdLevel::Avx2;
+            }
+            if l.as_sse4_2().is_some() {
+                return SimdLevel::Sse42;
+            }
+            if l.as_sse2().is_some() {
+                return SimdLevel::Sse2;
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        if l.as_neon().is_some() {
+            return SimdLevel::Neon;
+        }
+        SimdLevel::Scalar
+    }
+
+    /// The `fearless_simd` level, if this CPU has it. Lower levels are derived from the
+    /// detected one, so forcing a level never claims a feature the CPU lacks.
+    pub(crate) fn to_level(self) -> Option<Level> {
+        let best = Level::new();
+        match self {
+            SimdLevel::Scalar => Some(Level::fallback()),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            SimdLevel::Sse2 => best.as_sse2().map(Level::Sse2),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            SimdLevel::Sse42 => best.as_sse4_2().map(Level::Sse4_2),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            SimdLevel::Avx2 => best.as_avx2().map(Level::Avx2),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            SimdLevel::Avx512 => best.as_avx512().map(Level::Avx512),
+            #[cfg(target_arch = "aarch64")]
+            SimdLevel::Neon => best.as_neon().map(Level::Neon),
+            #[allow(unreachable_patterns, reason = "levels of other architectures")]
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for SimdLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+static DETECTED: OnceLock<SimdLevel> = OnceLock::new();
+static ENV: OnceLock<Result<SimdLevel, String>> = OnceLock::new();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for l in SimdLevel::ALL {
+            assert_eq!(SimdLevel::parse(l.name()).unwrap(), l);
+        }
+        let e = SimdLevel::parse("avx3").unwrap_err().to_string();
+        assert!(e.contains("avx3") && e.contains("sse4.2"), "{e}");
+    }
+
+    #[test]
+    fn scalar_is_always_available_and_detect_is_runnable() {
+        let a = SimdLevel::available();
+        assert_eq!(a[0], SimdLevel::Scalar);
+        assert!(a.contains(&SimdLevel::detect()));
+        assert!(SimdLevel::detect().check().is_ok());
+    }
+}
