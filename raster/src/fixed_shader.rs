@@ -19,7 +19,7 @@ use crate::combine::{apply, sat, ApplyMode};
 use crate::fog::{fog_factor, FogMode, FogState};
 use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::light::PreparedLighting;
-use crate::texture::lanes::{sample_batch, LaneFilter, LaneInput, LANES};
+use crate::texture::lanes::{lod_batch, sample_batch, LaneFilter, LaneInput, LANES};
 use crate::texture::{Sampler, Texture};
 
 /// A texture unit as the shader uses it.
@@ -56,6 +56,8 @@ enum Stage {
     /// Unit `unit`'s `(u, v)` and squared texel-space derivative length `ρ²` from its
     /// `(s, t, q)` planes (plane offset `plane`).
     Coords { unit: usize, plane: usize },
+    /// `λ = adjust(½·log2 ρ²)` per pixel, in place of `ρ²`.
+    Lod { unit: usize },
     /// Sampling by the 8-lane kernel.
     SampleLanes { unit: usize, filter: LaneFilter },
     /// Sampling pixel by pixel (nearest filters, border colour).
@@ -111,6 +113,7 @@ impl FixedShader {
                 stages.push(Stage::SampleAniso { unit: k, plane });
             } else {
                 stages.push(Stage::Coords { unit: k, plane });
+                stages.push(Stage::Lod { unit: k });
                 stages.push(match LaneFilter::new(&u.sampler) {
                     Some(filter) => Stage::SampleLanes { unit: k, filter },
                     None => Stage::SamplePixels { unit: k },
@@ -169,6 +172,7 @@ impl FixedShader {
                     let size = self.units[unit].texture.base_size();
                     coords(&span.planes[plane..plane + 9], size, np, s);
                 }
+                Stage::Lod { unit } => lod_batch(simd, &self.units[unit].sampler, &mut s.tl[..np]),
                 Stage::SampleLanes { unit, filter } => {
                     let u = &self.units[unit];
                     let Scratch {
@@ -177,11 +181,11 @@ impl FixedShader {
                     let input = LaneInput {
                         u: &tu[..np],
                         v: &tv[..np],
-                        rho2: &tl[..np],
+                        lambda: &tl[..np],
                     };
                     let [r, g, b, a] = tex;
                     let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
-                    sample_batch(simd, &u.texture, &u.sampler, filter, input, out);
+                    sample_batch(simd, &u.texture, filter, input, out);
                 }
                 Stage::SamplePixels { unit } => {
                     let u = &self.units[unit];
@@ -194,7 +198,9 @@ impl FixedShader {
                         ..
                     } = s;
                     let at = (&tu[..n], &tv[..n], &tl[..n], &mask[..n]);
-                    crate::texture::sample_pixels(&u.texture, &u.sampler, at, tex);
+                    let [r, g, b, a] = tex;
+                    let out = [&mut r[..n], &mut g[..n], &mut b[..n], &mut a[..n]];
+                    crate::texture::sample_pixels(&u.texture, &u.sampler, at, out);
                 }
                 Stage::SampleAniso { unit, plane } => {
                     aniso(&self.units[unit], &span.planes[plane..plane + 9], n, s);

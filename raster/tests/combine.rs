@@ -1,6 +1,9 @@
 //! Apply modes and the combiner against hand-computed values (all inputs are short binary
 //! fractions, so the arithmetic below is exact in f32).
 
+mod common;
+
+use common::{at_every_level, fixed_pixel};
 use glam::Vec4;
 use plumb_raster::combine::{apply, ApplyMode, CombineFn, CombineState, Operand, Source};
 use plumb_raster::texture::TexelFormat;
@@ -235,5 +238,55 @@ fn results_are_clamped_and_nan_free() {
     for mode in [ApplyMode::Replace, ApplyMode::Modulate, ApplyMode::Add] {
         let got = apply(&mode, nan, nan, nan, nan);
         assert!(!got.is_nan(), "{mode:?}");
+    }
+}
+
+/// The apply and combine stages of the fragment pipeline, drawn at every SIMD level: each
+/// level gives the bytes of the reference `apply` above (itself checked by hand in the
+/// tests above), rounded by the framebuffer rule.
+#[test]
+fn apply_stages_through_the_pipeline_at_every_level() {
+    use plumb_raster::texture::{Sampler, Texture};
+    use plumb_raster::{FixedFunction, TextureUnit};
+    use std::sync::Arc;
+    // Texel bytes (64, 191, 128, 64) ≈ TEX; a 1×1 texture reads the same texel everywhere.
+    let texel = [64u8, 191, 128, 64];
+    let t = Vec4::from_array(texel.map(|b| f32::from(b) / 255.0));
+    let unorm = |v: Vec4| {
+        v.to_array()
+            .map(|x| (x.clamp(0.0, 1.0) * 255.0 + 0.5).floor() as u8)
+    };
+    let modes = [
+        ApplyMode::Replace,
+        ApplyMode::Decal,
+        ApplyMode::Modulate,
+        ApplyMode::Blend,
+        ApplyMode::Add,
+        ApplyMode::Combine(CombineState::SOFT_ADD),
+        ApplyMode::Combine(CombineState::DOT3),
+        ApplyMode::Combine(comb(CombineFn::Interpolate, CombineFn::AddSigned)),
+    ];
+    for format in [TexelFormat::Rgba8, TexelFormat::Rgb8] {
+        // RGB textures are stored with alpha 1 (`TexelFormat`).
+        let bytes = &texel[..format.bytes_per_texel()];
+        let tex = Arc::new(Texture::from_format(format, 1, 1, bytes).unwrap());
+        let t = if format.has_alpha() {
+            t
+        } else {
+            t.truncate().extend(1.0)
+        };
+        for mode in modes {
+            let ff = FixedFunction {
+                units: vec![TextureUnit {
+                    apply: mode,
+                    constant: CONST,
+                    ..TextureUnit::new(Arc::clone(&tex), Sampler::TRILINEAR)
+                }],
+                ..Default::default()
+            };
+            let want = unorm(apply(&mode.for_format(format), PREV, t, PREV, CONST));
+            let got = at_every_level(|l| fixed_pixel(l, &ff, PREV, -2.0));
+            assert_eq!(got, want, "{format:?} {mode:?}");
+        }
     }
 }

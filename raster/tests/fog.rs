@@ -1,5 +1,8 @@
 //! Fog factors at known distances and the fog blend, against hand-computed values.
 
+mod common;
+
+use common::{at_every_level, fixed_pixel};
 use glam::{Vec3, Vec4};
 use plumb_raster::fog::{apply_fog, fog_factor, FogDistance, FogMode, FogState};
 
@@ -125,4 +128,42 @@ fn distances_and_state() {
     );
     // NaN distance → full fog, never NaN.
     assert_eq!(fog_factor(&FogMode::Exp { density: 1.0 }, f32::NAN), 0.0);
+}
+
+/// The fog stages of the fragment pipeline, drawn at every SIMD level (one expectation).
+#[test]
+fn fog_through_the_pipeline_at_every_level() {
+    use plumb_raster::FixedFunction;
+    let white = Vec4::new(1.0, 1.0, 1.0, 1.0);
+    let fog = |mode, per_pixel| FixedFunction {
+        fog: Some(FogState {
+            mode,
+            color: Vec4::new(0.0, 0.2, 0.4, 1.0),
+            distance: FogDistance::EyeDepth,
+            per_pixel,
+        }),
+        ..Default::default()
+    };
+    // Linear 10..30 at depth 15: f = ¾ → rgb = ¾·1 + ¼·fog = (0.75, 0.8, 0.85):
+    // 191.25, 204, 216.75 → 191, 204, 217.
+    let linear = FogMode::Linear {
+        start: 10.0,
+        end: 30.0,
+    };
+    for per_pixel in [false, true] {
+        let got = at_every_level(|l| fixed_pixel(l, &fog(linear, per_pixel), white, -15.0));
+        assert_eq!(got, [191, 204, 217, 255], "per pixel: {per_pixel}");
+    }
+    // Exp, density ln2/10 at depth 10: f = ½ → (0.5, 0.6, 0.7) → 128, 153, 179 (178.5 up).
+    let exp = FogMode::Exp {
+        density: core::f32::consts::LN_2 / 10.0,
+    };
+    let got = at_every_level(|l| fixed_pixel(l, &fog(exp, true), white, -10.0));
+    for (g, w) in got.iter().zip([128u8, 153, 178]) {
+        assert!(g.abs_diff(w) <= 1, "{got:?}");
+    }
+    // Exp2, density 0.1 at depth 10: f = e^−1 = 0.3679 → r = 93.8 → 94.
+    let exp2 = FogMode::Exp2 { density: 0.1 };
+    let got = at_every_level(|l| fixed_pixel(l, &fog(exp2, true), white, -10.0));
+    assert_eq!(got[0], 94, "{got:?}");
 }

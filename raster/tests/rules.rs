@@ -325,8 +325,14 @@ fn stencil_ops_and_masks() {
 
 /// Source (0.8, 0.4, 0.2, 0.6) over destination bytes (51, 153, 255, 102) = (0.2, 0.6, 1.0,
 /// 0.4), constant (0.2, 0.4, 0.6, 0.8).
+/// Drawn at every SIMD level (all must agree).
 fn blend_result(src: BlendFactor, dst: BlendFactor, eq: BlendEquation) -> [u8; 4] {
+    at_every_level(|level| blend_at(level, src, dst, eq))
+}
+
+fn blend_at(level: SimdLevel, src: BlendFactor, dst: BlendFactor, eq: BlendEquation) -> [u8; 4] {
     let mut c = ctx(2, 2, 1);
+    c.set_simd_level(level).unwrap();
     c.clear(Vec4::new(0.2, 0.6, 1.0, 0.4), 1.0, 0);
     let blend = BlendState {
         eq_rgb: eq,

@@ -5,6 +5,23 @@
 
 use glam::{Vec2, Vec4};
 use plumb_raster::texture::{lod, MagFilter, MinFilter, Sampler, Texture, Wrap};
+use plumb_raster::SimdLevel;
+
+/// `tex.sample_lod(s, uv, l)`, held to the same bits through the fragment stage's batch
+/// sampler (`Texture::sample_lod_batch`: the 8-lane kernel where the sampler has one) at
+/// every SIMD level this machine has, so each test's one expectation covers every level.
+fn sample_lod(tex: &Texture, s: &Sampler, uv: Vec2, l: f32) -> Vec4 {
+    let scalar = tex.sample_lod(s, uv, l);
+    for level in SimdLevel::available() {
+        let got = tex.sample_lod_batch(level, s, &[uv], &[l]).unwrap()[0];
+        assert_eq!(
+            got.to_array().map(f32::to_bits),
+            scalar.to_array().map(f32::to_bits),
+            "{level}: {s:?} at {uv} λ {l}"
+        );
+    }
+    scalar
+}
 
 /// Float colour → bytes with the framebuffer rule `floor(clamp(x)·255 + 0.5)`.
 fn bytes(v: Vec4) -> [u8; 4] {
@@ -67,8 +84,8 @@ fn nearest_texel_centres_every_wrap_mode() {
         ] {
             let s = Sampler::NEAREST.with_wrap(wrap).with_border(border);
             // Along u (v at the centre of row 2), then along v (u at the centre of column 1).
-            let got_u = bytes(tex.sample_lod(&s, Vec2::new(c, 0.625), 0.0));
-            let got_v = bytes(tex.sample_lod(&s, Vec2::new(0.375, c), 0.0));
+            let got_u = bytes(sample_lod(&tex, &s, Vec2::new(c, 0.625), 0.0));
+            let got_v = bytes(sample_lod(&tex, &s, Vec2::new(0.375, c), 0.0));
             let (eu, ev) = match idx {
                 Some(k) => ([60 * k, 120, 7, 255], [60, 60 * k, 7, 255]),
                 None => ([51, 102, 153, 204], [51, 102, 153, 204]),
@@ -87,7 +104,7 @@ fn wrap_modes_per_axis_are_independent() {
     s.wrap_v = Wrap::ClampToEdge;
     // u = 1.125 → index 4 → repeat 0; v = 1.125 → index 4 → clamp 3.
     assert_eq!(
-        bytes(tex.sample_lod(&s, Vec2::new(1.125, 1.125), 0.0)),
+        bytes(sample_lod(&tex, &s, Vec2::new(1.125, 1.125), 0.0)),
         [0, 180, 7, 255]
     );
 }
@@ -100,17 +117,17 @@ fn border_colour_is_exact_and_edge_never_uses_it() {
         .with_wrap(Wrap::ClampToBorder)
         .with_border(border);
     // Far outside, all four bilinear taps are border: lerp(b, b, ·) = b exactly.
-    assert_eq!(tex.sample_lod(&s, Vec2::new(-3.0, 5.0), 0.0), border);
+    assert_eq!(sample_lod(&tex, &s, Vec2::new(-3.0, 5.0), 0.0), border);
     let s = Sampler::NEAREST
         .with_wrap(Wrap::ClampToBorder)
         .with_border(border);
-    assert_eq!(tex.sample_lod(&s, Vec2::new(1.5, 0.5), 0.0), border);
+    assert_eq!(sample_lod(&tex, &s, Vec2::new(1.5, 0.5), 0.0), border);
     // Clamp-to-edge at the same place reads the edge texel column 3 / row 2: (180, 120).
     let s = Sampler::NEAREST
         .with_wrap(Wrap::ClampToEdge)
         .with_border(border);
     assert_eq!(
-        bytes(tex.sample_lod(&s, Vec2::new(1.5, 0.625), 0.0)),
+        bytes(sample_lod(&tex, &s, Vec2::new(1.5, 0.625), 0.0)),
         [180, 120, 7, 255]
     );
 }
@@ -151,7 +168,7 @@ fn bilinear_weights_at_known_positions() {
         (Vec2::new(0.0, 0.25), Vec4::new(1.0, 0.0, 0.0, 0.0)),
     ];
     for (uv, w) in rows {
-        let got = tex.sample_lod(&s, uv, 0.0);
+        let got = sample_lod(&tex, &s, uv, 0.0);
         assert!(close(got, w), "uv {uv}: got {got}, want {w}");
     }
 }
@@ -173,7 +190,7 @@ fn bilinear_at_the_edge_per_wrap_mode() {
     ];
     for (wrap, want) in rows {
         let s = Sampler::BILINEAR.with_wrap(wrap).with_border(border);
-        let got = tex.sample_lod(&s, Vec2::new(0.0, 0.25), 0.0);
+        let got = sample_lod(&tex, &s, Vec2::new(0.0, 0.25), 0.0);
         assert!(close(got, want), "{wrap:?}: got {got}, want {want}");
     }
 }
@@ -186,12 +203,12 @@ fn the_books_4x4_example_under_the_gl_convention() {
     let tex = grid4();
     let s = Sampler::NEAREST.with_wrap(Wrap::ClampToEdge);
     assert_eq!(
-        bytes(tex.sample_lod(&s, Vec2::new(0.2, 0.8), 0.0)),
+        bytes(sample_lod(&tex, &s, Vec2::new(0.2, 0.8), 0.0)),
         [0, 180, 7, 255]
     );
     // Bilinear r = 60·(0.7·0 + 0.3·1) = 18; g = 60·(0.3·2 + 0.7·3) = 60·2.7 = 162.
     let s = Sampler::BILINEAR.with_wrap(Wrap::ClampToEdge);
-    let c = tex.sample_lod(&s, Vec2::new(0.2, 0.8), 0.0) * 255.0;
+    let c = sample_lod(&tex, &s, Vec2::new(0.2, 0.8), 0.0) * 255.0;
     assert!(
         (c.x - 18.0).abs() < 1e-3 && (c.y - 162.0).abs() < 1e-3,
         "{c}"
@@ -310,7 +327,7 @@ fn blend_weights_between_levels_and_nearest_level_rule() {
                 min,
                 ..Sampler::TRILINEAR
             };
-            let got = tex.sample_lod(&s, uv, lambda).x * 255.0;
+            let got = sample_lod(&tex, &s, uv, lambda).x * 255.0;
             assert!(
                 (got - want).abs() < 1e-3,
                 "{min:?} λ {lambda}: {got}, want {want}"
@@ -323,7 +340,7 @@ fn blend_weights_between_levels_and_nearest_level_rule() {
             min,
             ..Sampler::TRILINEAR
         };
-        assert_eq!(tex.sample_lod(&s, uv, 2.0).x, 0.0);
+        assert_eq!(sample_lod(&tex, &s, uv, 2.0).x, 0.0);
     }
 }
 
@@ -333,24 +350,30 @@ fn lod_bias_and_clamps() {
     let uv = Vec2::splat(0.5);
     let s = Sampler::NEAREST_MIPMAP_NEAREST;
     // λ_base 1 + bias 1 = 2 → level 2 (80).
-    assert_eq!(bytes(tex.sample_lod(&s.with_lod_bias(1.0), uv, 1.0))[0], 80);
+    assert_eq!(
+        bytes(sample_lod(&tex, &s.with_lod_bias(1.0), uv, 1.0))[0],
+        80
+    );
     // λ_base 2 − 1.5 = 0.5 → level 0.
-    assert_eq!(bytes(tex.sample_lod(&s.with_lod_bias(-1.5), uv, 2.0))[0], 0);
+    assert_eq!(
+        bytes(sample_lod(&tex, &s.with_lod_bias(-1.5), uv, 2.0))[0],
+        0
+    );
     // min_lod 2: λ 0.3 → 2 (80); max_lod 1: λ 3 → 1 (40).
     assert_eq!(
-        bytes(tex.sample_lod(&s.with_lod_range(2.0, 10.0), uv, 0.3))[0],
+        bytes(sample_lod(&tex, &s.with_lod_range(2.0, 10.0), uv, 0.3))[0],
         80
     );
     assert_eq!(
-        bytes(tex.sample_lod(&s.with_lod_range(-10.0, 1.0), uv, 3.0))[0],
+        bytes(sample_lod(&tex, &s.with_lod_range(-10.0, 1.0), uv, 3.0))[0],
         40
     );
     // Inverted range: max wins (no panic). NaN λ → min_lod → magnified → level 0.
     assert_eq!(
-        bytes(tex.sample_lod(&s.with_lod_range(3.0, 1.0), uv, 0.0))[0],
+        bytes(sample_lod(&tex, &s.with_lod_range(3.0, 1.0), uv, 0.0))[0],
         40
     );
-    assert_eq!(bytes(tex.sample_lod(&s, uv, f32::NAN))[0], 0);
+    assert_eq!(bytes(sample_lod(&tex, &s, uv, f32::NAN))[0], 0);
     assert_eq!(s.with_lod_bias(0.5).adjust_lod(1.0), 1.5);
 }
 
@@ -365,9 +388,9 @@ fn magnification_vs_minification_filter() {
         ..Sampler::BILINEAR
     };
     let uv = Vec2::new(0.5, 0.5);
-    assert_eq!(tex.sample_lod(&s, uv, 0.0).x, 1.0); // λ ≤ 0 → mag (nearest)
-    assert_eq!(tex.sample_lod(&s, uv, -3.0).x, 1.0);
-    assert!((tex.sample_lod(&s, uv, 0.1).x - 0.5).abs() < 1e-6); // λ > 0 → min (linear)
+    assert_eq!(sample_lod(&tex, &s, uv, 0.0).x, 1.0); // λ ≤ 0 → mag (nearest)
+    assert_eq!(sample_lod(&tex, &s, uv, -3.0).x, 1.0);
+    assert!((sample_lod(&tex, &s, uv, 0.1).x - 0.5).abs() < 1e-6); // λ > 0 → min (linear)
 }
 
 #[test]
@@ -461,7 +484,7 @@ fn no_panics_on_hostile_coordinates() {
                     Vec2::X,
                 ] {
                     let _ = tex.sample_grad(&s, uv, d, d.perp());
-                    let _ = tex.sample_lod(&s, uv, d.x);
+                    let _ = sample_lod(&tex, &s, uv, d.x);
                 }
             }
         }
@@ -475,7 +498,7 @@ fn sampling_is_deterministic_and_bytes_round_trip() {
     let tex = Texture::from_rgba8(256, 1, d).unwrap();
     for i in 0..256u32 {
         let u = (i as f32 + 0.5) / 256.0;
-        let b = bytes(tex.sample_lod(&Sampler::NEAREST, Vec2::new(u, 0.5), 0.0));
+        let b = bytes(sample_lod(&tex, &Sampler::NEAREST, Vec2::new(u, 0.5), 0.0));
         assert_eq!(b, [i as u8, 255 - i as u8, i as u8 / 2, 255]);
     }
 }

@@ -194,38 +194,34 @@ fn filter_level_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2, linea
 }
 
 /// The per-pixel sampling path of a batch, for samplers the lane kernels do not cover
-/// (nearest filters, border colour): `out[c][i]` for every live pixel `i`
-/// (`mask[i]`), λ = adjust(½·log2_lod ρ²). The wrap modes are decided once per batch; the
-/// loop calls one monomorphised function.
+/// (nearest filters, border colour): `out[c][i]` for every live pixel `i` (`mask[i]`) at
+/// its adjusted λ. The wrap modes are decided once per batch; the loop calls one
+/// monomorphised function.
 pub(crate) fn sample_pixels(
     tex: &Texture,
     s: &Sampler,
-    (u, v, rho2, mask): (&[f32], &[f32], &[f32], &[bool]),
-    out: &mut [[f32; crate::fragment::SPAN]; 4],
+    (u, v, lambda, mask): (&[f32], &[f32], &[f32], &[bool]),
+    out: [&mut [f32]; 4],
 ) {
     fn run<F: Fn(Vec2, f32) -> Vec4>(
         f: F,
-        s: &Sampler,
-        (u, v, rho2, mask): (&[f32], &[f32], &[f32], &[bool]),
-        out: &mut [[f32; crate::fragment::SPAN]; 4],
+        (u, v, lambda, mask): (&[f32], &[f32], &[f32], &[bool]),
+        out: [&mut [f32]; 4],
     ) {
+        let [r, g, b, a] = out;
         for i in 0..u.len() {
             if !mask[i] {
                 continue;
             }
-            let lambda = s.adjust_lod(0.5 * math::log2_lod(rho2[i]));
-            let t = f(Vec2::new(u[i], v[i]), lambda);
-            for (ch, x) in t.to_array().into_iter().enumerate() {
-                out[ch][i] = x;
-            }
+            let t = f(Vec2::new(u[i], v[i]), lambda[i]);
+            (r[i], g[i], b[i], a[i]) = (t.x, t.y, t.z, t.w);
         }
     }
-    let args = (u, v, rho2, mask);
+    let args = (u, v, lambda, mask);
     macro_rules! nb {
         ($wu:literal, $wv:literal) => {
             run(
                 |uv, l| tex.sample_adjusted_nb::<$wu, $wv>(s, uv, l),
-                s,
                 args,
                 out,
             )
@@ -241,7 +237,7 @@ pub(crate) fn sample_pixels(
         (Some(_), Some(0)) => nb!(2, 0),
         (Some(_), Some(1)) => nb!(2, 1),
         (Some(_), Some(_)) => nb!(2, 2),
-        _ => run(|uv, l| tex.sample_adjusted(s, uv, l), s, args, out),
+        _ => run(|uv, l| tex.sample_adjusted(s, uv, l), args, out),
     }
 }
 

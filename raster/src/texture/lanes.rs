@@ -71,15 +71,44 @@ impl LaneFilter {
     }
 }
 
-/// Inputs of one batch: texture coordinates and the squared texel-space derivative length
-/// `ρ²` per pixel (λ = adjust(½·log2_lod ρ²), as `Texture::lod`), all of length `n`.
+/// Inputs of one batch: texture coordinates and the adjusted level of detail per pixel
+/// (bias and clamps applied, as [`Texture::sample_adjusted`] takes it), all of length `n`.
 pub(crate) struct LaneInput<'a> {
     pub u: &'a [f32],
     pub v: &'a [f32],
-    pub rho2: &'a [f32],
+    pub lambda: &'a [f32],
 }
 
-/// Samples `n = input.u.len()` pixels (a multiple of [`LANES`]) into `out[c][..n]`.
+/// `λ = adjust(½·log2_lod ρ²)` (as `Texture::lod` then [`Sampler::adjust_lod`]) for `n` pixels
+/// (a multiple of [`LANES`]), from the squared texel-space derivative lengths `ρ²`, in place.
+#[inline(always)]
+pub(crate) fn lod_batch<S: Simd>(simd: S, s: &Sampler, rho2_to_lambda: &mut [f32]) {
+    simd.vectorize(
+        #[inline(always)]
+        || {
+            for x in rho2_to_lambda.chunks_exact_mut(LANES) {
+                let rho2 = f32x8::from_slice(simd, x);
+                adjust_lod(simd, s, log2_lod(simd, rho2) * 0.5).store_slice(x);
+            }
+        },
+    )
+}
+
+/// [`Sampler::adjust_lod`] for `n` pixels (a multiple of [`LANES`]), in place.
+#[inline(always)]
+pub(crate) fn adjust_batch<S: Simd>(simd: S, s: &Sampler, lambda: &mut [f32]) {
+    simd.vectorize(
+        #[inline(always)]
+        || {
+            for x in lambda.chunks_exact_mut(LANES) {
+                adjust_lod(simd, s, f32x8::from_slice(simd, x)).store_slice(x);
+            }
+        },
+    )
+}
+
+/// Samples `n = input.u.len()` pixels (a multiple of [`LANES`]) into `out[c][..n]`, at the
+/// adjusted λ of each pixel.
 ///
 /// The kernel runs inside its own `vectorize` call: `fearless_simd`'s operations are only
 /// `#[inline]`, and inside one large dispatched function LLVM left them out of line (one call
@@ -88,14 +117,13 @@ pub(crate) struct LaneInput<'a> {
 pub(crate) fn sample_batch<S: Simd>(
     simd: S,
     tex: &Texture,
-    s: &Sampler,
     f: LaneFilter,
     input: LaneInput<'_>,
     out: [&mut [f32]; 4],
 ) {
     simd.vectorize(
         #[inline(always)]
-        || sample_batch_inner(simd, tex, s, f, input, out),
+        || sample_batch_inner(simd, tex, f, input, out),
     )
 }
 
@@ -103,21 +131,20 @@ pub(crate) fn sample_batch<S: Simd>(
 fn sample_batch_inner<S: Simd>(
     simd: S,
     tex: &Texture,
-    s: &Sampler,
     f: LaneFilter,
     input: LaneInput<'_>,
     out: [&mut [f32]; 4],
 ) {
     match (f.wrap_u, f.wrap_v) {
-        (0, 0) => batch::<S, 0, 0>(simd, tex, s, f, input, out),
-        (0, 1) => batch::<S, 0, 1>(simd, tex, s, f, input, out),
-        (0, _) => batch::<S, 0, 2>(simd, tex, s, f, input, out),
-        (1, 0) => batch::<S, 1, 0>(simd, tex, s, f, input, out),
-        (1, 1) => batch::<S, 1, 1>(simd, tex, s, f, input, out),
-        (1, _) => batch::<S, 1, 2>(simd, tex, s, f, input, out),
-        (_, 0) => batch::<S, 2, 0>(simd, tex, s, f, input, out),
-        (_, 1) => batch::<S, 2, 1>(simd, tex, s, f, input, out),
-        (_, _) => batch::<S, 2, 2>(simd, tex, s, f, input, out),
+        (0, 0) => batch::<S, 0, 0>(simd, tex, f, input, out),
+        (0, 1) => batch::<S, 0, 1>(simd, tex, f, input, out),
+        (0, _) => batch::<S, 0, 2>(simd, tex, f, input, out),
+        (1, 0) => batch::<S, 1, 0>(simd, tex, f, input, out),
+        (1, 1) => batch::<S, 1, 1>(simd, tex, f, input, out),
+        (1, _) => batch::<S, 1, 2>(simd, tex, f, input, out),
+        (_, 0) => batch::<S, 2, 0>(simd, tex, f, input, out),
+        (_, 1) => batch::<S, 2, 1>(simd, tex, f, input, out),
+        (_, _) => batch::<S, 2, 2>(simd, tex, f, input, out),
     }
 }
 
@@ -125,19 +152,17 @@ fn sample_batch_inner<S: Simd>(
 fn batch<S: Simd, const WU: u8, const WV: u8>(
     simd: S,
     tex: &Texture,
-    s: &Sampler,
     f: LaneFilter,
     input: LaneInput<'_>,
     out: [&mut [f32]; 4],
 ) {
     let n = input.u.len();
-    debug_assert!(n % LANES == 0 && input.v.len() == n && input.rho2.len() == n);
+    debug_assert!(n % LANES == 0 && input.v.len() == n && input.lambda.len() == n);
     let [r, g, b, a] = out;
     for k in (0..n).step_by(LANES) {
-        let rho2 = f32x8::from_slice(simd, &input.rho2[k..k + LANES]);
+        let lambda = f32x8::from_slice(simd, &input.lambda[k..k + LANES]);
         let u = f32x8::from_slice(simd, &input.u[k..k + LANES]);
         let v = f32x8::from_slice(simd, &input.v[k..k + LANES]);
-        let lambda = adjust_lod(simd, s, log2_lod(simd, rho2) * 0.5);
         let c = sample8::<S, WU, WV>(simd, tex, f.mips, u, v, lambda);
         c[0].store_slice(&mut r[k..k + LANES]);
         c[1].store_slice(&mut g[k..k + LANES]);
@@ -214,6 +239,67 @@ fn index_frac<S: Simd>(simd: S, x: f32x8<S>) -> (i32x8<S>, f32x8<S>) {
     let i = above.select(r - 1, r);
     let fl = above.select(rf - 1.0, rf);
     (i, c - fl)
+}
+
+impl Texture {
+    /// Samples a batch of points at base levels of detail `lambda_base` (before bias and
+    /// clamps, as [`Texture::sample_lod`]) through exactly the code the fragment stage runs
+    /// at instruction-set `level`: the 8-lane kernel when the sampler has one (bilinear
+    /// within a level, no border colour, no anisotropy), else the per-pixel sampler.
+    /// Every level returns the same bits as [`Texture::sample_lod`] point by point; tests
+    /// use this to hold each level to one expectation.
+    ///
+    /// # Errors
+    /// [`Error::BufferLength`] if the slices differ in length; [`Error::InvalidState`] if
+    /// this CPU lacks `level`.
+    pub fn sample_lod_batch(
+        &self,
+        level: crate::simd::SimdLevel,
+        s: &Sampler,
+        uv: &[glam::Vec2],
+        lambda_base: &[f32],
+    ) -> Result<Vec<glam::Vec4>, crate::Error> {
+        if uv.len() != lambda_base.len() {
+            return Err(crate::Error::BufferLength {
+                what: "lambda_base",
+                expected: uv.len(),
+                actual: lambda_base.len(),
+            });
+        }
+        level.check()?;
+        let lv = level.to_level().unwrap_or(fearless_simd::Level::fallback());
+        let n = uv.len().next_multiple_of(LANES);
+        let pad = |f: &dyn Fn(usize) -> f32| -> Vec<f32> {
+            (0..n)
+                .map(|i| if i < uv.len() { f(i) } else { 0.0 })
+                .collect()
+        };
+        let u = pad(&|i| uv[i].x);
+        let v = pad(&|i| uv[i].y);
+        let mut lambda = pad(&|i| lambda_base[i]);
+        let mut out = vec![vec![0.0f32; n]; 4];
+        let [r, g, b, a] = &mut out[..] else {
+            return Ok(Vec::new());
+        };
+        fearless_simd::dispatch!(lv, simd => adjust_batch(simd, s, &mut lambda));
+        match LaneFilter::new(s) {
+            Some(f) => {
+                let input = LaneInput {
+                    u: &u,
+                    v: &v,
+                    lambda: &lambda,
+                };
+                fearless_simd::dispatch!(lv, simd => sample_batch(simd, self, f, input, [r, g, b, a]));
+            }
+            None => {
+                let mask = vec![true; n];
+                super::sample_pixels(self, s, (&u, &v, &lambda, &mask), [r, g, b, a]);
+            }
+        }
+        Ok((0..uv.len())
+            .map(|i| glam::Vec4::new(out[0][i], out[1][i], out[2][i], out[3][i]))
+            .collect())
+    }
 }
 
 /// A mask as one `bool` per lane.
@@ -544,13 +630,16 @@ mod tests {
                     let [o0, o1, o2, o3] = &mut out[..] else {
                         unreachable!()
                     };
+                    let mut lambda = r.clone();
+                    let lv = level.to_level().unwrap();
+                    fearless_simd::dispatch!(lv, simd => lod_batch(simd, &s, &mut lambda));
                     let input = LaneInput {
                         u: &u,
                         v: &v,
-                        rho2: &r,
+                        lambda: &lambda,
                     };
-                    fearless_simd::dispatch!(level.to_level().unwrap(), simd => sample_batch(
-                        simd, &tex, &s, f, input, [o0, o1, o2, o3]));
+                    fearless_simd::dispatch!(lv, simd => sample_batch(
+                        simd, &tex, f, input, [o0, o1, o2, o3]));
                     for i in 0..n {
                         let got = [0, 1, 2, 3].map(|c| out[c][i].to_bits());
                         assert_eq!(

@@ -80,3 +80,72 @@ pub fn art(s: &str) -> String {
 pub fn px(c: &mut Context, x: u32, y: u32) -> [u8; 4] {
     c.target().pixel(x, y).unwrap()
 }
+
+/// Runs `f` at every SIMD level this machine has (scalar first) and checks that every level
+/// gives what the scalar path gives; returns that one result for the test's expectation.
+pub fn at_every_level<T: PartialEq + std::fmt::Debug>(
+    f: impl Fn(plumb_raster::SimdLevel) -> T,
+) -> T {
+    let levels = plumb_raster::SimdLevel::available();
+    let first = f(levels[0]);
+    for &level in &levels[1..] {
+        assert_eq!(
+            f(level),
+            first,
+            "SIMD level {level} differs from {}",
+            levels[0]
+        );
+    }
+    first
+}
+
+/// Draws, at SIMD level `level`, a flat-shaded quad of colour `color` filling a 4×4 target
+/// at eye depth `z_eye` (< 0) through the fixed-function path with `ff` (UV (0.5, 0.5)
+/// everywhere, normals +Z), and returns pixel (1, 1).
+pub fn fixed_pixel(
+    level: plumb_raster::SimdLevel,
+    ff: &plumb_raster::FixedFunction,
+    color: Vec4,
+    z_eye: f32,
+) -> [u8; 4] {
+    use glam::{Mat4, Vec2, Vec3};
+    use plumb_raster::{MeshInput, ShadeModel, Transforms};
+    let mut c = ctx(4, 4, 1);
+    c.set_simd_level(level).unwrap();
+    let st = PipelineState {
+        shade: ShadeModel::Flat,
+        ..c.default_state()
+    };
+    // A 90° frustum: the square |x|, |y| ≤ |z| fills the view.
+    let d = -z_eye * 1.5;
+    let p = [
+        Vec3::new(-d, -d, z_eye),
+        Vec3::new(d, -d, z_eye),
+        Vec3::new(d, d, z_eye),
+        Vec3::new(-d, d, z_eye),
+    ];
+    let n = [Vec3::Z; 4];
+    let col = [color; 4];
+    let uv = [Vec2::splat(0.5); 4];
+    let uvs = [&uv[..]];
+    let mesh = MeshInput {
+        positions: &p,
+        normals: Some(&n),
+        colors: Some(&col),
+        uvs: &uvs,
+    };
+    let t = Transforms {
+        view_from_model: Mat4::IDENTITY,
+        clip_from_view: Mat4::perspective_rh(std::f32::consts::FRAC_PI_2, 1.0, 0.1, 1000.0),
+    };
+    c.draw_fixed(
+        &st,
+        ff,
+        &t,
+        &mesh,
+        Indices::U16(&[0, 1, 2, 0, 2, 3]),
+        Topology::TriangleList,
+    )
+    .unwrap();
+    px(&mut c, 1, 1)
+}
