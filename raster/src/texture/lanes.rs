@@ -370,6 +370,13 @@ fn bilinear8<S: Simd, const WU: u8, const WV: u8>(
         q[2][l] = fetch(r1 + x0 as usize);
         q[3][l] = fetch(r1 + x1 as usize);
     }
+    blend_taps(simd, &q, t)
+}
+
+/// The bilinear weights applied to four gathered RGBA8 texels per lane: per channel
+/// `top·(1−β) + bottom·β`, `top = t00·(1−α) + t10·α`, texel bytes read as `b · (1/255)`.
+#[inline(always)]
+fn blend_taps<S: Simd>(simd: S, q: &[[i32; LANES]; 4], t: &Taps<S>) -> [f32x8<S>; 4] {
     // (No closures or `array::map` around vector operations here: a closure that LLVM does
     // not inline is compiled without the target features, and every vector operation in it
     // becomes an out-of-line call.)
@@ -392,6 +399,82 @@ fn bilinear8<S: Simd, const WU: u8, const WV: u8>(
         *o = top * b1 + bottom * t.b;
     }
     out
+}
+
+/// Bilinear on level `d[i]` for lane `i`. When all lanes read one level (the usual case: λ
+/// changes slowly across 8 neighbouring pixels) the level's size is a constant and, for
+/// power-of-two repeat and clamp-to-edge, the wrap and the texel address are computed in
+/// vector registers too ([`bilinear_level`]); otherwise lane by lane ([`bilinear8`]). Both
+/// compute the same values.
+#[inline(always)]
+fn filter_levels<S: Simd, const WU: u8, const WV: u8>(
+    simd: S,
+    tex: &Texture,
+    d: &[usize; LANES],
+    u: f32x8<S>,
+    v: f32x8<S>,
+) -> [f32x8<S>; 4] {
+    if d.iter().all(|&x| x == d[0]) {
+        let level = &tex.levels[d[0]];
+        let (w, h) = (level.width(), level.height());
+        let wrap_in_lanes = |code: u8, n: u32| code == 2 || (code == 0 && n.is_power_of_two());
+        if wrap_in_lanes(WU, w) && wrap_in_lanes(WV, h) {
+            return bilinear_level::<S, WU, WV>(simd, level, u, v);
+        }
+    }
+    bilinear8::<S, WU, WV>(simd, tex, d, &taps(simd, tex, d, u, v))
+}
+
+/// `filter::wrap_nb` in lanes for repeat on a power of two (`i & (n − 1)`) and clamp to
+/// edge (`clamp(i, 0, n − 1)`), the two cases [`filter_levels`] sends here.
+#[inline(always)]
+fn wrap8<S: Simd, const W: u8>(simd: S, i: i32x8<S>, n: u32) -> i32x8<S> {
+    let last = n as i32 - 1;
+    if W == 0 {
+        i & last
+    } else {
+        simd.min_i32x8(
+            simd.max_i32x8(i, simd.splat_i32x8(0)),
+            simd.splat_i32x8(last),
+        )
+    }
+}
+
+/// Bilinear on one level for 8 lanes, wraps and addresses in lanes (see [`filter_levels`]).
+#[inline(always)]
+fn bilinear_level<S: Simd, const WU: u8, const WV: u8>(
+    simd: S,
+    level: &super::MipLevel,
+    u: f32x8<S>,
+    v: f32x8<S>,
+) -> [f32x8<S>; 4] {
+    let (w, h) = (level.width(), level.height());
+    let (i0, a) = index_frac(simd, u * level.size_f.x - 0.5);
+    let (j0, b) = index_frac(simd, v * level.size_f.y - 0.5);
+    let x0 = wrap8::<S, WU>(simd, i0, w);
+    let x1 = wrap8::<S, WU>(simd, i0 + 1, w);
+    let r0 = wrap8::<S, WV>(simd, j0, h) * w as i32;
+    let r1 = wrap8::<S, WV>(simd, j0 + 1, h) * w as i32;
+    let a00: [i32; LANES] = (r0 + x0).into();
+    let a10: [i32; LANES] = (r0 + x1).into();
+    let a01: [i32; LANES] = (r1 + x0).into();
+    let a11: [i32; LANES] = (r1 + x1).into();
+    let px = level.texels();
+    let mut q = [[0i32; LANES]; 4];
+    for l in 0..LANES {
+        let fetch = |i: i32| i32::from_le_bytes(px[i as usize]);
+        q[0][l] = fetch(a00[l]);
+        q[1][l] = fetch(a10[l]);
+        q[2][l] = fetch(a01[l]);
+        q[3][l] = fetch(a11[l]);
+    }
+    let t = Taps {
+        i0: [0; LANES],
+        j0: [0; LANES],
+        a,
+        b,
+    };
+    blend_taps(simd, &q, &t)
 }
 
 /// `Texture::sample_adjusted_nb` for 8 lanes at the adjusted λ per lane.
@@ -466,11 +549,11 @@ fn sample8<S: Simd, const WU: u8, const WV: u8>(
             d1[i] = 0;
         }
     }
-    let t0 = bilinear8::<S, WU, WV>(simd, tex, &d0, &taps(simd, tex, &d0, u, v));
+    let t0 = filter_levels::<S, WU, WV>(simd, tex, &d0, u, v);
     if mips != Mips::Linear {
         return t0;
     }
-    let t1 = bilinear8::<S, WU, WV>(simd, tex, &d1, &taps(simd, tex, &d1, u, v));
+    let t1 = filter_levels::<S, WU, WV>(simd, tex, &d1, u, v);
     let t1m = one - t;
     let mut out = t0;
     for c in 0..4 {
