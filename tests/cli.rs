@@ -566,3 +566,37 @@ fn info_summarises_a_draw_trace() {
     let o = plumb(&dir, &["info", &t, "--json"]);
     assert_bad_input(&o, "a draw trace is JSON already");
 }
+
+#[test]
+fn bad_plumb_simd_is_a_one_line_error() {
+    let dir = temp_dir("bad_simd");
+    for (value, expect) in [("avx3", "unknown SIMD level"), ("neon", "neon")] {
+        if value == "neon" && cfg!(target_arch = "aarch64") {
+            continue;
+        }
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
+            .args(["render", "-o", "x.png", "--size", "8x8"])
+            .env("PLUMB_SIMD", value)
+            .current_dir(&dir)
+            .output()
+            .expect("plumb runs");
+        assert_bad_input(&o, expect);
+    }
+    // A level this machine has renders the same bytes as the default.
+    let a = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
+        .args(["render", "-o", "scalar.png", "--size", "64x48"])
+        .env("PLUMB_SIMD", "scalar")
+        .current_dir(&dir)
+        .output()
+        .expect("plumb runs");
+    assert_success(&a);
+    assert_success(&plumb(
+        &dir,
+        &["render", "-o", "auto.png", "--size", "64x48"],
+    ));
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    assert!(
+        read("scalar.png") == read("auto.png"),
+        "scalar and default differ"
+    );
+}

@@ -67,7 +67,7 @@ impl ClipPlanes {
     pub fn outcode(&self, p: Vec4) -> u32 {
         let mut code = 0;
         for (i, pl) in self.planes().iter().enumerate() {
-            if pl.dot(p) < 0.0 {
+            if crate::math::dot4(*pl, p) < 0.0 {
                 code |= 1 << i;
             }
         }
@@ -114,7 +114,10 @@ pub fn clip_triangle(tri: [&ClipVertex; 3], planes: &ClipPlanes, mask: u32, n: u
         for i in 0..a.len {
             let j = if i + 1 == a.len { 0 } else { i + 1 };
             let (vi, vj) = (&a.v[i], &a.v[j]);
-            let (di, dj) = (plane.dot(vi.pos), plane.dot(vj.pos));
+            let (di, dj) = (
+                crate::math::dot4(*plane, vi.pos),
+                crate::math::dot4(*plane, vj.pos),
+            );
             let (in_i, in_j) = (di >= 0.0, dj >= 0.0);
             if in_i {
                 b.v[b.len] = *vi;
@@ -157,7 +160,10 @@ pub fn clip_line(
         if mask & (1 << pi) == 0 {
             continue;
         }
-        let (da, db) = (plane.dot(a.pos), plane.dot(b.pos));
+        let (da, db) = (
+            crate::math::dot4(*plane, a.pos),
+            crate::math::dot4(*plane, b.pos),
+        );
         match (da >= 0.0, db >= 0.0) {
             (true, true) => {}
             (false, false) => return None,

@@ -81,7 +81,7 @@ impl Context {
     ///
     /// # Errors
     /// [`Error::InvalidSize`] for a bad size, [`Error::ThreadPool`] if threads cannot start,
-    /// [`Error::InvalidState`] for an unknown or unsupported `PLUMB_SIMD`.
+    /// [`Error::Simd`] for an unknown or unsupported `PLUMB_SIMD`.
     pub fn new(width: u32, height: u32, options: ContextOptions) -> Result<Context, Error> {
         let simd = SimdLevel::from_env()?;
         let target = RenderTarget::new(width, height)?;
@@ -110,7 +110,7 @@ impl Context {
     /// benchmarks use this to hold every level to the same images).
     ///
     /// # Errors
-    /// [`Error::InvalidState`] if this CPU lacks the level; the level is then unchanged.
+    /// [`Error::Simd`] if this CPU lacks the level; the level is then unchanged.
     pub fn set_simd_level(&mut self, level: SimdLevel) -> Result<(), Error> {
         level.check()?;
         self.simd = level;

@@ -56,6 +56,10 @@ pub enum Error {
     #[error("invalid pipeline state: {0}")]
     InvalidState(String),
     /// Building the worker thread pool failed.
+    /// An unknown SIMD level, or one this CPU does not have (`PLUMB_SIMD`,
+    /// [`crate::Context::set_simd_level`]).
+    #[error("SIMD level: {0}")]
+    Simd(String),
     #[error("thread pool: {0}")]
     ThreadPool(String),
     /// A draw trace could not be read, written or played back (module `trace`).

@@ -26,6 +26,7 @@ use crate::combine::ApplyMode;
 use crate::fixed_shader::{FixedShader, ShaderLayout, UnitRt};
 use crate::fog::{fog_factor, FogState};
 use crate::light::{LightingState, PreparedLighting};
+use crate::math;
 use crate::texture::{Sampler, Texture};
 use crate::vertex::{ClipVertex, Indices, Topology, MAX_UV_SETS, MAX_VARYINGS};
 use crate::{Context, DrawStats, Error, PipelineState};
@@ -311,19 +312,19 @@ impl VertexStage<'_> {
                 TexGen::ObjectLinear { planes } => {
                     let h = p.extend(1.0);
                     Vec4::new(
-                        planes[0].dot(h),
-                        planes[1].dot(h),
-                        planes[2].dot(h),
-                        planes[3].dot(h),
+                        math::dot4(planes[0], h),
+                        math::dot4(planes[1], h),
+                        math::dot4(planes[2], h),
+                        math::dot4(planes[3], h),
                     )
                 }
                 TexGen::EyeLinear { planes } => {
                     let h = pos_eye.extend(1.0);
                     Vec4::new(
-                        planes[0].dot(h),
-                        planes[1].dot(h),
-                        planes[2].dot(h),
-                        planes[3].dot(h),
+                        math::dot4(planes[0], h),
+                        math::dot4(planes[1], h),
+                        math::dot4(planes[2], h),
+                        math::dot4(planes[3], h),
                     )
                 }
                 TexGen::SphereMap => {

@@ -5,11 +5,15 @@
 //! Each pixel's values come from the same expressions either way, so the two give the same
 //! bits.
 //!
-//! A [`FragmentPath`] is built **once per draw** from the pipeline state: the depth compare
-//! and alpha compare become monomorphised functions picked from tables, the stencil test and
-//! its three ops become 256-entry lookup tables (with the write mask folded in), and the
-//! colour mask becomes a bit mask. The per-pixel loops therefore never branch on state; the
-//! few choices left (early depth test or not, blending or not) are taken once per span.
+//! A [`FragmentPath`] is built **once per draw** from the pipeline state: the depth and alpha
+//! compare functions become indices of monomorphised loops (one `match` per batch picks the
+//! loop), the stencil test and its three ops become 256-entry lookup tables (with the write
+//! mask folded in), and the colour mask becomes a bit mask. The per-pixel loops therefore
+//! never branch on state; the few choices left (early depth test or not, blending or not)
+//! are taken once per batch. Each batch runs inside one `fearless_simd` dispatch at the
+//! context's [`crate::SimdLevel`], so every loop is compiled for that instruction set; the
+//! shader (e.g. the compiled fixed-function stage list) dispatches once more for its own
+//! stages.
 //!
 //! Colour values are `f32` in `[0, 1]`; the framebuffer is RGBA8 unorm, converted with
 //! `floor(clamp(x, 0, 1)·255 + 0.5)` and read back as `d / 255`.

@@ -56,6 +56,13 @@
 //! the std versions); no fused multiply-add. Tests render the same draw lists with 1, 2 and
 //! 7 threads and compare bytes.
 //!
+//! The instruction set does not matter either: the fragment kernels run at a
+//! [`SimdLevel`] chosen at run time (or forced with `PLUMB_SIMD` /
+//! [`Context::set_simd_level`]) and compute the scalar formula in every lane — no
+//! approximate reciprocals, no FMA, compare-and-select where NaN can reach a min/max, float→int
+//! only after clamping, no width-dependent reductions — so every level gives the same bytes
+//! ([`simd`]; the goldens run at every level the machine has).
+//!
 //! ## Errors and limits
 //!
 //! Targets and textures are 1..=16384 per side ([`target::MAX_TARGET_SIZE`],

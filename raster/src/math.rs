@@ -107,6 +107,17 @@ pub fn log2_lod(x: f32) -> f32 {
     e as f32 + K * s * poly
 }
 
+/// The dot product of two 4-vectors in one fixed order on every platform:
+/// `(a.x·b.x + a.z·b.z) + (a.y·b.y + a.w·b.w)`.
+///
+/// glam's `Vec4::dot` sums in a different order with SSE2, with Neon and in its scalar
+/// fallback, so paths that reach pixels use this instead. The order is the one glam's SSE2
+/// code uses, so x86-64 images did not change when this replaced it.
+#[inline]
+pub fn dot4(a: glam::Vec4, b: glam::Vec4) -> f32 {
+    (a.x * b.x + a.z * b.z) + (a.y * b.y + a.w * b.w)
+}
+
 /// `x^y`.
 #[inline]
 pub fn powf(x: f32, y: f32) -> f32 {

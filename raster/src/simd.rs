@@ -10,7 +10,7 @@
 //! The level is detected at run time (the best the CPU has) unless forced by
 //! [`Context::set_simd_level`] or, for a whole process, the environment variable
 //! `PLUMB_SIMD=scalar|sse2|sse4.2|avx2|avx512` (read once; an unknown name or a level the CPU
-//! lacks makes [`Context::new`] fail with [`Error::InvalidState`]).
+//! lacks makes [`Context::new`] fail with [`Error::Simd`]).
 //!
 //! Dispatch happens once per batch of fragments (a row span or a small triangle's pixels),
 //! never per pixel.
@@ -70,13 +70,13 @@ impl SimdLevel {
     /// Parses a `PLUMB_SIMD` name.
     ///
     /// # Errors
-    /// [`Error::InvalidState`] naming the accepted values.
+    /// [`Error::Simd`] naming the accepted values.
     pub fn parse(name: &str) -> Result<SimdLevel, Error> {
         SimdLevel::ALL
             .into_iter()
             .find(|l| l.name() == name.trim())
             .ok_or_else(|| {
-                Error::InvalidState(format!(
+                Error::Simd(format!(
                     "unknown SIMD level {name:?}: expected one of scalar, sse2, sse4.2, avx2, \
                      avx512, neon"
                 ))
@@ -103,24 +103,24 @@ impl SimdLevel {
     pub fn from_env() -> Result<SimdLevel, Error> {
         ENV.get_or_init(|| match std::env::var("PLUMB_SIMD") {
             Ok(v) if !v.trim().is_empty() => {
-                let l = SimdLevel::parse(&v).map_err(|e| e.to_string())?;
-                l.check().map_err(|e| e.to_string())?;
+                let l = SimdLevel::parse(&v).map_err(|e| simd_message(&e))?;
+                l.check().map_err(|e| simd_message(&e))?;
                 Ok(l)
             }
             _ => Ok(SimdLevel::detect()),
         })
         .clone()
-        .map_err(|m| Error::InvalidState(format!("PLUMB_SIMD: {m}")))
+        .map_err(|m| Error::Simd(format!("PLUMB_SIMD: {m}")))
     }
 
     /// `Ok` if this CPU can run the level.
     ///
     /// # Errors
-    /// [`Error::InvalidState`] naming the level and the best one available.
+    /// [`Error::Simd`] naming the level and the best one available.
     pub fn check(self) -> Result<(), Error> {
         match self.to_level() {
             Some(_) => Ok(()),
-            None => Err(Error::InvalidState(format!(
+            None => Err(Error::Simd(format!(
                 "SIMD level {self} is not supported by this CPU (best: {})",
                 SimdLevel::detect()
             ))),
@@ -169,6 +169,14 @@ impl SimdLevel {
             #[allow(unreachable_patterns, reason = "levels of other architectures")]
             _ => None,
         }
+    }
+}
+
+/// The message of an [`Error::Simd`] (without the variant's prefix).
+fn simd_message(e: &Error) -> String {
+    match e {
+        Error::Simd(m) => m.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -310,7 +310,7 @@ pub fn shadow_matrix(plane: Vec4, light: &Light) -> Option<Mat4> {
         LightType::Directional => (-light.direction).extend(0.0),
         LightType::Point | LightType::Spot => light.position.extend(1.0),
     };
-    let dot = plane.dot(l);
+    let dot = plumb_raster::math::dot4(plane, l);
     if dot.abs() < 1e-6 || !dot.is_finite() {
         return None;
     }

@@ -1,0 +1,159 @@
+//! One benchmark workload per run, for instruction counts (`valgrind --tool=callgrind`),
+//! which are repeatable on a noisy machine where wall-clock times are not.
+//!
+//! ```sh
+//! cargo build --release --example kernels
+//! valgrind --tool=callgrind target/release/examples/kernels fill 2     # 2 frames
+//! ```
+//! Workloads (1080p, 1 thread, the same scenes as `benches/fixed.rs` and `benches/raster.rs`):
+//! `fill` — a screen-filling tilted quad, trilinear + linear fog + depth test;
+//! `small` — 1M depth-tested ~10-pixel triangles with vertex colours.
+//! Instructions per fragment or per triangle: the difference between a run of `n + 1` and of
+//! `n` frames, divided by the frame's fragments (stats) or triangles.
+
+use std::sync::Arc;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use plumb::raster::fog::{FogMode, FogState};
+use plumb::raster::texture::{Sampler, Texture};
+use plumb::raster::{
+    CompareFunc, Context, ContextOptions, DepthState, FixedFunction, Indices, MeshInput,
+    PipelineState, TextureUnit, Topology, Transforms, VertexInput,
+};
+
+const W: u32 = 1920;
+const H: u32 = 1080;
+
+fn checker() -> Arc<Texture> {
+    let mut px = Vec::new();
+    for y in 0..256u32 {
+        for x in 0..256u32 {
+            px.extend_from_slice(&if ((x / 32) + (y / 32)) % 2 == 0 {
+                [230, 200, 60, 255]
+            } else {
+                [40, 90, 200, 255]
+            });
+        }
+    }
+    Arc::new(
+        Texture::from_rgba8(256, 256, px)
+            .expect("256² texture")
+            .with_generated_mips(),
+    )
+}
+
+fn fill(ctx: &mut Context, frames: usize) {
+    let p = [
+        Vec3::new(-3.0, -1.0, 0.0),
+        Vec3::new(3.0, -1.0, 0.0),
+        Vec3::new(3.0, 1.0, -6.0),
+        Vec3::new(-3.0, 1.0, -6.0),
+    ];
+    let n = [Vec3::Z; 4];
+    let uv = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(8.0, 0.0),
+        Vec2::new(8.0, 8.0),
+        Vec2::new(0.0, 8.0),
+    ];
+    let uvs = [&uv[..]];
+    let mesh = MeshInput {
+        positions: &p,
+        normals: Some(&n),
+        colors: None,
+        uvs: &uvs,
+    };
+    let ff = FixedFunction {
+        fog: Some(FogState {
+            mode: FogMode::Linear {
+                start: 0.5,
+                end: 8.0,
+            },
+            ..FogState::DEFAULT
+        }),
+        units: vec![TextureUnit::new(checker(), Sampler::TRILINEAR)],
+        ..Default::default()
+    };
+    let t = Transforms {
+        view_from_model: Mat4::from_translation(Vec3::new(0.0, 0.0, -1.2)),
+        clip_from_view: Mat4::perspective_rh(1.2, W as f32 / H as f32, 0.1, 50.0),
+    };
+    let st = PipelineState {
+        depth: DepthState {
+            func: CompareFunc::LessEqual,
+            write: true,
+        },
+        ..ctx.default_state()
+    };
+    for _ in 0..frames {
+        ctx.clear(Vec4::ZERO, 1.0, 0);
+        let idx = [0u32, 1, 2, 0, 2, 3];
+        ctx.draw_fixed(
+            &st,
+            &ff,
+            &t,
+            &mesh,
+            Indices::U32(&idx),
+            Topology::TriangleList,
+        )
+        .expect("valid draw");
+        ctx.finish();
+    }
+}
+
+fn small(ctx: &mut Context, frames: usize) {
+    const N: usize = 1_000_000;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let (lx, ly) = (4.5 * 2.0 / W as f32, 4.5 * 2.0 / H as f32);
+    let (mut pos, mut col) = (Vec::with_capacity(3 * N), Vec::with_capacity(3 * N));
+    for _ in 0..N {
+        let (x, y, z) = (next() * 2.0 - 1.0, next() * 2.0 - 1.0, next());
+        let c = Vec4::new(next(), next(), next(), 1.0);
+        pos.extend_from_slice(&[
+            Vec4::new(x, y, z, 1.0),
+            Vec4::new(x + lx, y, z, 1.0),
+            Vec4::new(x, y + ly, z, 1.0),
+        ]);
+        col.extend_from_slice(&[c, c, c]);
+    }
+    let st = PipelineState {
+        depth: DepthState::LEQUAL_WRITE,
+        ..ctx.default_state()
+    };
+    for _ in 0..frames {
+        ctx.clear(Vec4::ZERO, 1.0, 0);
+        ctx.draw(
+            &st,
+            &VertexInput::colored(&pos, &col),
+            Indices::None,
+            Topology::TriangleList,
+        )
+        .expect("valid draw");
+        ctx.finish();
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let frames = args.get(1).and_then(|f| f.parse().ok()).unwrap_or(1);
+    let mut ctx = Context::new(W, H, ContextOptions { threads: Some(1) }).expect("1080p");
+    match args.first().map(String::as_str) {
+        Some("fill") => fill(&mut ctx, frames),
+        Some("small") => small(&mut ctx, frames),
+        _ => {
+            eprintln!("usage: kernels fill|small [frames]");
+            std::process::exit(2);
+        }
+    }
+    println!(
+        "{} frames, {} fragments written",
+        frames,
+        ctx.stats().fragments_written
+    );
+}
