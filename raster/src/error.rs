@@ -55,11 +55,11 @@ pub enum Error {
     /// Pipeline state that no draw can use (non-finite values, empty viewport …).
     #[error("invalid pipeline state: {0}")]
     InvalidState(String),
-    /// Building the worker thread pool failed.
     /// An unknown SIMD level, or one this CPU does not have (`PLUMB_SIMD`,
     /// [`crate::Context::set_simd_level`]).
     #[error("SIMD level: {0}")]
     Simd(String),
+    /// Building the worker thread pool failed.
     #[error("thread pool: {0}")]
     ThreadPool(String),
     /// A draw trace could not be read, written or played back (module `trace`).

@@ -157,7 +157,7 @@ fn batch<S: Simd, const WU: u8, const WV: u8>(
     out: [&mut [f32]; 4],
 ) {
     let n = input.u.len();
-    debug_assert!(n % LANES == 0 && input.v.len() == n && input.lambda.len() == n);
+    debug_assert!(n.is_multiple_of(LANES) && input.v.len() == n && input.lambda.len() == n);
     let [r, g, b, a] = out;
     for k in (0..n).step_by(LANES) {
         let lambda = f32x8::from_slice(simd, &input.lambda[k..k + LANES]);
