@@ -250,7 +250,7 @@ impl Texture {
     /// use this to hold each level to one expectation.
     ///
     /// # Errors
-    /// [`Error::BufferLength`] if the slices differ in length; [`crate::Error::Simd`] if
+    /// [`crate::Error::BufferLength`] if the slices differ in length; [`crate::Error::Simd`] if
     /// this CPU lacks `level`.
     pub fn sample_lod_batch(
         &self,
