@@ -91,6 +91,8 @@ pub(crate) struct FixedShader {
     layout: ShaderLayout,
     units: Vec<UnitRt>,
     lighting: Option<PreparedLighting>,
+    /// Per-pixel lighting: the primary and secondary colours are `Scratch::prim` / `sec`.
+    phong: bool,
     stages: Vec<Stage>,
 }
 
@@ -140,6 +142,7 @@ impl FixedShader {
             stages.push(Stage::FogBlend { color: fog.color });
         }
         FixedShader {
+            phong: lighting.is_some() && layout.phong.is_some(),
             layout,
             units,
             lighting,
@@ -158,8 +161,7 @@ impl FixedShader {
             (Some(b), false) => b,
             _ => 0,
         };
-        // The primary colour for combiners: interpolated, or lit per pixel.
-        let phong = self.lighting.is_some() && self.layout.phong.is_some();
+        let phong = self.phong;
         for stage in &self.stages {
             match *stage {
                 Stage::Primary => {
@@ -363,16 +365,35 @@ impl FragmentShader for FixedShader {
     }
 }
 
-/// `u = S/Q`, `v = T/Q` and `ρ² = max(|∂uv/∂x·size|², |∂uv/∂y·size|²)` for `n` pixels, from
-/// the `(s, t, q)` planes `p` (`S, T, Q` the planes of `s/w, t/w, q/w`): the exact
-/// derivatives `∂u/∂x = (S_x − u·Q_x)/Q` (likewise for y and for v). Each plane's value is
-/// `(a₀ + ∂y·dy) + ∂x·dx` per pixel.
+/// `(u, v)` at the pixel `(dx, dy)` from the reference vertex, and its exact screen
+/// derivatives `(∂u/∂x, ∂v/∂x, ∂u/∂y, ∂v/∂y)`, from the `(s, t, q)` planes `p` (`S, T, Q`
+/// the planes of `s/w, t/w, q/w`): `u = S/Q`, `∂u/∂x = (S_x − u·Q_x)/Q`, likewise for y and
+/// for v. Each plane's value is `(a₀ + ∂y·dy) + ∂x·dx`.
 #[inline(always)]
-fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
-    let (w, h) = (size.x, size.y);
+fn uv_derivatives(p: &[f32], dx: f32, dy: f32) -> [f32; 6] {
     let (sx, sy) = (p[1], p[2]);
     let (tx, ty) = (p[4], p[5]);
     let (qx, qy) = (p[7], p[8]);
+    let sv = (p[0] + p[2] * dy) + sx * dx;
+    let tv = (p[3] + p[5] * dy) + tx * dx;
+    let qv = (p[6] + p[8] * dy) + qx * dx;
+    let inv_q = 1.0 / qv;
+    let (u, v) = (sv * inv_q, tv * inv_q);
+    [
+        u,
+        v,
+        (sx - u * qx) * inv_q,
+        (tx - v * qx) * inv_q,
+        (sy - u * qy) * inv_q,
+        (ty - v * qy) * inv_q,
+    ]
+}
+
+/// `(u, v)` and `ρ² = max(|∂uv/∂x·size|², |∂uv/∂y·size|²)` ([`uv_derivatives`]) for `n`
+/// pixels.
+#[inline(always)]
+fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
+    let (w, h) = (size.x, size.y);
     let Scratch {
         dxp,
         dyp,
@@ -384,26 +405,18 @@ fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
     let (dxp, dyp) = (&dxp[..n], &dyp[..n]);
     let (tu, tv, tl) = (&mut tu[..n], &mut tv[..n], &mut tl[..n]);
     for i in 0..n {
-        let (dx, dy) = (dxp[i], dyp[i]);
-        let sv = (p[0] + p[2] * dy) + sx * dx;
-        let tv_ = (p[3] + p[5] * dy) + tx * dx;
-        let qv = (p[6] + p[8] * dy) + qx * dx;
-        let inv_q = 1.0 / qv;
-        let (uu, vv) = (sv * inv_q, tv_ * inv_q);
-        let (ax, ay) = ((sx - uu * qx) * inv_q * w, (tx - vv * qx) * inv_q * h);
-        let (bx, by) = ((sy - uu * qy) * inv_q * w, (ty - vv * qy) * inv_q * h);
-        tu[i] = uu;
-        tv[i] = vv;
+        let [u, v, ux, vx, uy, vy] = uv_derivatives(p, dxp[i], dyp[i]);
+        let (ax, ay) = (ux * w, vx * h);
+        let (bx, by) = (uy * w, vy * h);
+        tu[i] = u;
+        tv[i] = v;
         tl[i] = (ax * ax + ay * ay).max(bx * bx + by * by);
     }
 }
 
-/// Anisotropic sampling of the live pixels, from the exact derivatives (as [`coords`]).
+/// Anisotropic sampling of the live pixels, from the exact derivatives ([`uv_derivatives`]).
 #[inline(always)]
 fn aniso(u: &UnitRt, p: &[f32], n: usize, s: &mut Scratch) {
-    let (sx, sy) = (p[1], p[2]);
-    let (tx, ty) = (p[4], p[5]);
-    let (qx, qy) = (p[7], p[8]);
     let Scratch {
         dxp,
         dyp,
@@ -415,14 +428,8 @@ fn aniso(u: &UnitRt, p: &[f32], n: usize, s: &mut Scratch) {
         if !mask[i] {
             continue;
         }
-        let (dx, dy) = (dxp[i], dyp[i]);
-        let sv = (p[0] + p[2] * dy) + sx * dx;
-        let tv = (p[3] + p[5] * dy) + tx * dx;
-        let qv = (p[6] + p[8] * dy) + qx * dx;
-        let inv_q = 1.0 / qv;
-        let uv = Vec2::new(sv * inv_q, tv * inv_q);
-        let ddx = Vec2::new((sx - uv.x * qx) * inv_q, (tx - uv.y * qx) * inv_q);
-        let ddy = Vec2::new((sy - uv.x * qy) * inv_q, (ty - uv.y * qy) * inv_q);
+        let [uu, vv, ux, vx, uy, vy] = uv_derivatives(p, dxp[i], dyp[i]);
+        let (uv, ddx, ddy) = (Vec2::new(uu, vv), Vec2::new(ux, vx), Vec2::new(uy, vy));
         let t = u.texture.sample_grad(&u.sampler, uv, ddx, ddy);
         for (ch, x) in t.to_array().into_iter().enumerate() {
             tex[ch][i] = x;

@@ -370,13 +370,13 @@ fn bilinear8<S: Simd, const WU: u8, const WV: u8>(
         q[2][l] = fetch(r1 + x0 as usize);
         q[3][l] = fetch(r1 + x1 as usize);
     }
-    blend_taps(simd, &q, t)
+    blend_taps(simd, &q, t.a, t.b)
 }
 
 /// The bilinear weights applied to four gathered RGBA8 texels per lane: per channel
 /// `top·(1−β) + bottom·β`, `top = t00·(1−α) + t10·α`, texel bytes read as `b · (1/255)`.
 #[inline(always)]
-fn blend_taps<S: Simd>(simd: S, q: &[[i32; LANES]; 4], t: &Taps<S>) -> [f32x8<S>; 4] {
+fn blend_taps<S: Simd>(simd: S, q: &[[i32; LANES]; 4], a: f32x8<S>, b: f32x8<S>) -> [f32x8<S>; 4] {
     // (No closures or `array::map` around vector operations here: a closure that LLVM does
     // not inline is compiled without the target features, and every vector operation in it
     // becomes an out-of-line call.)
@@ -385,7 +385,7 @@ fn blend_taps<S: Simd>(simd: S, q: &[[i32; LANES]; 4], t: &Taps<S>) -> [f32x8<S>
     let q01 = i32x8::from_slice(simd, &q[2]);
     let q11 = i32x8::from_slice(simd, &q[3]);
     let one = simd.splat_f32x8(1.0);
-    let (a1, b1) = (one - t.a, one - t.b);
+    let (a1, b1) = (one - a, one - b);
     let mut out = [one; 4];
     for (c, o) in out.iter_mut().enumerate() {
         let sh = 8 * c as u32;
@@ -394,9 +394,9 @@ fn blend_taps<S: Simd>(simd: S, q: &[[i32; LANES]; 4], t: &Taps<S>) -> [f32x8<S>
         let t10 = simd.cvt_f32_i32x8(simd.shr_i32x8(q10, sh) & 0xff) * INV_255;
         let t01 = simd.cvt_f32_i32x8(simd.shr_i32x8(q01, sh) & 0xff) * INV_255;
         let t11 = simd.cvt_f32_i32x8(simd.shr_i32x8(q11, sh) & 0xff) * INV_255;
-        let top = t00 * a1 + t10 * t.a;
-        let bottom = t01 * a1 + t11 * t.a;
-        *o = top * b1 + bottom * t.b;
+        let top = t00 * a1 + t10 * a;
+        let bottom = t01 * a1 + t11 * a;
+        *o = top * b1 + bottom * b;
     }
     out
 }
@@ -468,13 +468,7 @@ fn bilinear_level<S: Simd, const WU: u8, const WV: u8>(
         q[2][l] = fetch(a01[l]);
         q[3][l] = fetch(a11[l]);
     }
-    let t = Taps {
-        i0: [0; LANES],
-        j0: [0; LANES],
-        a,
-        b,
-    };
-    blend_taps(simd, &q, &t)
+    blend_taps(simd, &q, a, b)
 }
 
 /// `Texture::sample_adjusted_nb` for 8 lanes at the adjusted λ per lane.
