@@ -15,8 +15,8 @@ use glam::{Vec3, Vec4};
 
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
+use crate::node::Dirty;
 use crate::transform::Transform;
-use crate::update::DIRTY_TRANSFORM;
 
 /// `world ∘ RotY(atan2(p.x, p.z))` with `p` the eye in `world`'s model space.
 pub(crate) fn face_eye(world: &Transform, eye: Vec3) -> Transform {
@@ -80,7 +80,7 @@ impl Scene {
             .filter(|&b| self.contains(b))
             .collect();
         for &b in &live {
-            self.mark(b, DIRTY_TRANSFORM);
+            self.nodes.mark(b, Dirty::TRANSFORM);
         }
         self.billboards = live;
     }

@@ -24,22 +24,13 @@ use std::sync::Arc;
 use glam::Mat4;
 
 use crate::camera::{Camera, FRUSTUM_PLANES, MAX_USER_PLANES};
-use crate::graph::{NodeData, NodeId, Scene};
+use crate::graph::{NodeId, Scene};
 use crate::mesh::Mesh;
+use crate::node::NodeData;
 use crate::plane::{Plane, Side};
 use crate::transform::Transform;
 
-/// Per-node culling behaviour (user intent; the default is `Dynamic`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CullMode {
-    /// Test the world bound against the planes.
-    #[default]
-    Dynamic,
-    /// Always culled, with its subtree (Eberly's `ForceCull`).
-    Always,
-    /// Never culled: the subtree is drawn without plane tests.
-    Never,
-}
+pub use crate::node::CullMode;
 
 /// Counters of one culling pass.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -6,45 +6,47 @@
 //!    bounds and resolved render state up to date.
 //! 2. **Cull** against the camera ([`Scene::cull_into`]): visible geometry leaves in tree order.
 //! 3. **Sort**: leaves whose resolved alpha state blends (with colour factors other than
-//!    `ONE, ZERO`, [`AlphaState::is_transparent`]) are *transparent*; the others are
-//!    *opaque* and keep tree order. Transparent leaves are sorted back to front by the view
-//!    depth of their world-bound centre, `D·(c − E)`, farthest first, with a **stable** sort
-//!    (equal depths keep tree order — the book's sorted-faces demo flickered with an unstable
-//!    order).
+//!    `ONE, ZERO`, [`AlphaState::is_transparent`](crate::state::AlphaState::is_transparent))
+//!    are *transparent*; the others are *opaque* and keep tree order. Transparent leaves are
+//!    sorted back to front by the view depth of their world-bound centre, `D·(c − E)`,
+//!    farthest first, with a **stable** sort (equal depths keep tree order — the book's
+//!    sorted-faces demo flickered with an unstable order).
 //! 4. **Draw**: `begin_frame` (clear), background screen polygons, opaque leaves, planar
 //!    shadow and reflection passes of scene effects (tree order of their groups), transparent
 //!    leaves, overlay screen polygons, `end_frame`.
 //!
 //! Per leaf, the pass list comes from its local effect and the global texture effect of its
-//! nearest ancestor ([`effect`](crate::effect)); the lights are the first
+//! nearest ancestor, and scene effects add draws of their own — the recipes are in
+//! [`multipass`](crate::multipass); the lights are the first
 //! `min(renderer.max_lights(), MAX_LIGHTS)` resolved lights (off lights included: they keep
 //! their slot and the backend skips them).
+//!
+//! The visible set and the [`FrameSettings`] are per-view results: they are computed here for
+//! each frame, not stored in the scene (which keeps only what the user set: the background
+//! colour and the global ambient light, [`Scene::set_background`],
+//! [`Scene::set_global_ambient`]).
 
 use std::sync::Arc;
 
 use glam::{Vec3, Vec4};
 
 use crate::camera::Camera;
-use crate::cull::{CullMode, CullStats, VisibleSet};
-use crate::effect::{
-    bump_light_vectors, reflection_matrix, shadow_matrix, world_plane, Effect, TexCoords,
-    TextureStage,
-};
+use crate::cull::{CullStats, VisibleSet};
+use crate::effect::Effect;
 use crate::error::SceneError;
-use crate::graph::{NodeData, NodeId, Scene};
+use crate::graph::{NodeId, Scene};
 use crate::light::{Light, MAX_LIGHTS};
+use crate::multipass::{EffectPass, PassEdit};
+use crate::node::NodeData;
 use crate::render_state::ResolvedRender;
 use crate::renderer::{
     BackendStats, ColorSource, Draw, DrawRole, Frame, LightingTerms, Pass, Renderer, Space,
 };
 use crate::screen::{ScreenLayer, ScreenPolygon};
-use crate::state::{
-    AlphaState, BlendFactor, CompareFunc, CullState, FogState, RenderStates, StencilOp,
-    StencilState, WireframeState, ZBufferState,
-};
 use crate::update::UpdateStats;
 
-/// Frame-wide settings of a scene.
+/// Frame-wide settings of one frame: what [`Scene::draw`] hands the renderer besides the
+/// camera (from the scene's background colour and global ambient light).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FrameSettings {
     /// Colour the frame is cleared to (default opaque black).
@@ -81,39 +83,20 @@ pub struct DrawStats {
     pub backend: BackendStats,
 }
 
-/// Stencil reference values available to scene effects (one per plane per frame).
-const MAX_STENCIL_PLANES: usize = 255;
+/// The renderer limits a frame works with.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    lights: usize,
+    units: usize,
+}
 
 impl Scene {
-    /// The frame settings.
+    /// The frame settings a draw uses (the background colour and global ambient light).
     pub fn frame_settings(&self) -> FrameSettings {
-        self.frame
-    }
-
-    /// Sets the clear colour.
-    ///
-    /// # Errors
-    /// [`SceneError::NonFinite`].
-    pub fn set_background(&mut self, color: Vec4) -> Result<(), SceneError> {
-        if !color.is_finite() {
-            return Err(SceneError::NonFinite { what: "background" });
+        FrameSettings {
+            background: self.background,
+            global_ambient: self.global_ambient,
         }
-        self.frame.background = color;
-        Ok(())
-    }
-
-    /// Sets the global ambient light.
-    ///
-    /// # Errors
-    /// [`SceneError::NonFinite`].
-    pub fn set_global_ambient(&mut self, ambient: Vec3) -> Result<(), SceneError> {
-        if !ambient.is_finite() {
-            return Err(SceneError::NonFinite {
-                what: "global ambient",
-            });
-        }
-        self.frame.global_ambient = ambient;
-        Ok(())
     }
 
     /// Draws a frame through `renderer` (see the [module docs](self)).
@@ -129,11 +112,8 @@ impl Scene {
     ) -> Result<DrawStats, SceneError> {
         self.face_billboards(camera.location());
         let update = self.update(self.time);
-        let mut visible = self.visible_scratch.take().unwrap_or_default();
-        self.cull_into(camera, &mut visible);
-        let result = self.draw_visible(camera, renderer, &visible, update);
-        self.visible_scratch = Some(visible);
-        result
+        let visible = self.cull(camera);
+        self.draw_visible(camera, renderer, &visible, update)
     }
 
     fn draw_visible(
@@ -166,12 +146,13 @@ impl Scene {
             lights: renderer.max_lights().min(MAX_LIGHTS),
             units: renderer.max_texture_units(),
         };
+        let settings = self.frame_settings();
         renderer.begin_frame(&Frame {
             camera,
-            clear_color: self.frame.background,
+            clear_color: settings.background,
             clear_depth: 1.0,
             clear_stencil: 0,
-            global_ambient: self.frame.global_ambient,
+            global_ambient: settings.global_ambient,
         })?;
         for poly in &self.screen_polygons {
             if poly.layer == ScreenLayer::Background {
@@ -184,7 +165,16 @@ impl Scene {
         }
         stats.opaque = opaque.len();
         if self.has_scene_effects {
-            stats.scene_effect_draws = self.draw_scene_effects(renderer, limits)?;
+            let draws = self.scene_effect_draws()?;
+            for d in &draws {
+                match &d.pass {
+                    EffectPass::Only(pass) => self.draw_leaf_with(d.leaf, renderer, pass)?,
+                    EffectPass::Edited(edit) => {
+                        self.draw_leaf(d.leaf, DrawRole::SceneEffect, renderer, limits, Some(edit))?
+                    }
+                }
+            }
+            stats.scene_effect_draws = draws.len();
         }
         for &(id, _) in &transparent {
             self.draw_leaf(id, DrawRole::Transparent, renderer, limits, None)?;
@@ -210,91 +200,14 @@ impl Scene {
             .collect()
     }
 
-    /// The pass list of a geometry leaf under its resolved state and effects.
-    pub fn leaf_passes(&self, id: NodeId, max_units: usize) -> Result<Vec<Pass>, SceneError> {
-        let node = self.node(id)?;
-        let NodeData::Geometry(mesh) = &node.data else {
-            return Err(SceneError::NotAGeometry(node.name.clone()));
-        };
-        let r = self.resolved(id)?;
-        let global: &[TextureStage] = match r.global_effect.map(|g| self.effect(g)) {
-            Some(Ok(Some(Effect::Textures(stages)))) => stages,
-            _ => &[],
-        };
-        let local = node.intent.as_ref().and_then(|i| i.effect.as_deref());
-        let units = |own: &[TextureStage]| -> Vec<TextureStage> {
-            own.iter().chain(global).take(max_units).cloned().collect()
-        };
-        let states = r.states;
-        Ok(match local {
-            None => vec![Pass::new(states, units(&[]))],
-            Some(Effect::Textures(own)) => vec![Pass::new(states, units(own))],
-            Some(Effect::VertexColors(colors)) => {
-                if colors.len() != mesh.positions().len() {
-                    return Err(SceneError::AttributeLength {
-                        attribute: "effect colors",
-                        expected: mesh.positions().len(),
-                        actual: colors.len(),
-                    });
-                }
-                vec![Pass {
-                    color: ColorSource::Vertex(Arc::clone(colors)),
-                    ..Pass::new(states, units(&[]))
-                }]
-            }
-            Some(Effect::GlossMap(stage)) => vec![
-                Pass {
-                    lighting: LightingTerms::SPECULAR,
-                    ..Pass::new(states, Vec::new())
-                },
-                Pass {
-                    lighting: LightingTerms::AMBIENT_DIFFUSE,
-                    ..Pass::new(
-                        RenderStates {
-                            alpha: AlphaState::blend(BlendFactor::One, BlendFactor::SrcAlpha),
-                            ..states
-                        },
-                        units(std::slice::from_ref(stage)),
-                    )
-                },
-            ],
-            Some(Effect::BumpMap {
-                base,
-                normal_map,
-                light,
-            }) => {
-                let uv_set = match normal_map.coords {
-                    TexCoords::Uv(k) => k,
-                    _ => 0,
-                };
-                let l = self.light(*light)?;
-                let colors = bump_light_vectors(mesh, uv_set, &node.world, l).ok_or_else(|| {
-                    SceneError::EffectInput {
-                        effect: "bump map",
-                        node: node.name.clone(),
-                        need: "normals, the normal map's uv set and an invertible transform",
-                    }
-                })?;
-                vec![Pass {
-                    lighting: LightingTerms::NONE,
-                    color: ColorSource::Vertex(colors.into()),
-                    ..Pass::new(states, units(&[normal_map.clone(), base.clone()]))
-                }]
-            }
-            Some(Effect::PlanarShadow { .. } | Effect::PlanarReflection { .. }) => {
-                vec![Pass::new(states, units(&[]))]
-            }
-        })
-    }
-
-    /// Draws one leaf with its passes, optionally rewritten by `modify`.
+    /// Draws one leaf with its lights and passes, each optionally edited.
     fn draw_leaf(
         &self,
         id: NodeId,
         role: DrawRole,
         renderer: &mut dyn Renderer,
         limits: Limits,
-        modify: Option<&dyn Fn(&mut Pass)>,
+        edit: Option<&PassEdit>,
     ) -> Result<(), SceneError> {
         let node = self.node(id)?;
         let NodeData::Geometry(mesh) = &node.data else {
@@ -303,8 +216,8 @@ impl Scene {
         let r = self.resolved(id)?;
         let lights = self.leaf_lights(r, limits.lights);
         let mut passes = self.leaf_passes(id, limits.units)?;
-        if let Some(f) = modify {
-            passes.iter_mut().for_each(f);
+        if let Some(edit) = edit {
+            passes.iter_mut().for_each(|p| edit.apply(p));
         }
         renderer.draw(&Draw {
             node: Some(id),
@@ -319,12 +232,12 @@ impl Scene {
         })
     }
 
-    /// Draws a leaf with one explicit pass and no lights.
+    /// Draws a leaf of a scene effect with one explicit pass and no lights.
     fn draw_leaf_with(
         &self,
         id: NodeId,
         renderer: &mut dyn Renderer,
-        pass: Pass,
+        pass: &Pass,
     ) -> Result<(), SceneError> {
         let node = self.node(id)?;
         let NodeData::Geometry(mesh) = &node.data else {
@@ -339,243 +252,8 @@ impl Scene {
             },
             mirror: node.world.is_mirror(),
             lights: &[],
-            passes: std::slice::from_ref(&pass),
+            passes: std::slice::from_ref(pass),
         })
-    }
-
-    /// Geometry leaves under `from` in pre-order, as drawing sees them (active switch children
-    /// only, `CullMode::Always` subtrees skipped).
-    fn drawable_leaves(&self, from: NodeId) -> Vec<NodeId> {
-        let mut out = Vec::new();
-        let mut stack = vec![from];
-        while let Some(id) = stack.pop() {
-            let Ok(node) = self.node(id) else { continue };
-            if node.cull == CullMode::Always {
-                continue;
-            }
-            match &node.data {
-                NodeData::Geometry(_) => out.push(id),
-                NodeData::Group => stack.extend(node.children.iter().rev()),
-                NodeData::Switch { active } => stack.extend(active.iter()),
-            }
-        }
-        out
-    }
-
-    /// Groups with planar shadow / reflection effects, in tree pre-order.
-    fn scene_effect_nodes(&self) -> Vec<NodeId> {
-        let mut out = Vec::new();
-        let mut stack = vec![self.root()];
-        while let Some(id) = stack.pop() {
-            let Ok(node) = self.node(id) else { continue };
-            if node.cull == CullMode::Always {
-                continue;
-            }
-            if matches!(
-                node.intent.as_ref().and_then(|i| i.effect.as_deref()),
-                Some(Effect::PlanarShadow { .. } | Effect::PlanarReflection { .. })
-            ) {
-                out.push(id);
-            }
-            match &node.data {
-                NodeData::Geometry(_) => {}
-                NodeData::Group => stack.extend(node.children.iter().rev()),
-                NodeData::Switch { active } => stack.extend(active.iter()),
-            }
-        }
-        out
-    }
-
-    /// Issues the planar shadow and reflection passes; returns the number of draws.
-    fn draw_scene_effects(
-        &self,
-        renderer: &mut dyn Renderer,
-        limits: Limits,
-    ) -> Result<usize, SceneError> {
-        let mut draws = 0;
-        let mut next_ref = 0usize;
-        for group in self.scene_effect_nodes() {
-            let Some(effect) = self.effect(group)? else {
-                continue;
-            };
-            match effect {
-                Effect::PlanarShadow {
-                    planes,
-                    light,
-                    color,
-                } => {
-                    let light = *self.light(*light)?;
-                    let casters: Vec<NodeId> = self
-                        .drawable_leaves(group)
-                        .into_iter()
-                        .filter(|c| !planes.contains(c))
-                        .collect();
-                    for &plane in planes {
-                        let Some((eq, plane_states)) = self.plane_of(plane)? else {
-                            continue;
-                        };
-                        let Some(shadow) = shadow_matrix(eq, &light) else {
-                            continue;
-                        };
-                        if next_ref >= MAX_STENCIL_PLANES {
-                            break;
-                        }
-                        next_ref += 1;
-                        let reference = next_ref as u8;
-                        self.draw_leaf_with(
-                            plane,
-                            renderer,
-                            stencil_mark(plane_states, reference),
-                        )?;
-                        draws += 1;
-                        for &c in &casters {
-                            let states = self.resolved(c)?.states;
-                            let pass = Pass {
-                                states: RenderStates {
-                                    alpha: AlphaState::BLEND,
-                                    cull: CullState::NONE,
-                                    fog: FogState::OFF,
-                                    wireframe: WireframeState { enabled: false },
-                                    zbuffer: ZBufferState::DISABLED,
-                                    stencil: StencilState {
-                                        on_z_pass: StencilOp::Zero,
-                                        ..StencilState::test(CompareFunc::Equal, reference)
-                                    },
-                                    ..states
-                                },
-                                lighting: LightingTerms::NONE,
-                                color: ColorSource::Constant(*color),
-                                transform: Some(shadow),
-                                ..Pass::new(states, Vec::new())
-                            };
-                            self.draw_leaf_with(c, renderer, pass)?;
-                            draws += 1;
-                        }
-                    }
-                }
-                Effect::PlanarReflection { planes } => {
-                    let plane_ids: Vec<NodeId> = planes.iter().map(|p| p.0).collect();
-                    let casters: Vec<NodeId> = self
-                        .drawable_leaves(group)
-                        .into_iter()
-                        .filter(|c| !plane_ids.contains(c))
-                        .collect();
-                    for &(plane, reflectance) in planes {
-                        let Some((eq, plane_states)) = self.plane_of(plane)? else {
-                            continue;
-                        };
-                        if next_ref >= MAX_STENCIL_PLANES {
-                            break;
-                        }
-                        next_ref += 1;
-                        let reference = next_ref as u8;
-                        let inside = StencilState::test(CompareFunc::Equal, reference);
-                        // 1. The visible part of the plane into the stencil buffer.
-                        self.draw_leaf_with(
-                            plane,
-                            renderer,
-                            stencil_mark(plane_states, reference),
-                        )?;
-                        // 2. Depth under it back to far.
-                        let reset = Pass {
-                            states: RenderStates {
-                                zbuffer: ZBufferState {
-                                    enabled: true,
-                                    writable: true,
-                                    compare: CompareFunc::Always,
-                                },
-                                stencil: inside,
-                                alpha: AlphaState::OPAQUE,
-                                ..plane_states
-                            },
-                            lighting: LightingTerms::NONE,
-                            depth_range: Some((1.0, 1.0)),
-                            color_mask: [false; 4],
-                            ..Pass::new(plane_states, Vec::new())
-                        };
-                        self.draw_leaf_with(plane, renderer, reset)?;
-                        draws += 2;
-                        // 3. The casters reflected, clipped to behind the mirror, culling
-                        //    reversed, inside the stencil.
-                        let mirror = reflection_matrix(eq);
-                        let modify = |p: &mut Pass| {
-                            p.transform = Some(mirror);
-                            p.clip_plane = Some(-eq);
-                            p.reverse_cull = true;
-                            p.states.stencil = inside;
-                        };
-                        for &c in &casters {
-                            self.draw_leaf(
-                                c,
-                                DrawRole::SceneEffect,
-                                renderer,
-                                limits,
-                                Some(&modify),
-                            )?;
-                            draws += 1;
-                        }
-                        // 4. The plane over it: src·(1 − r) + dst·r.
-                        let blend = move |p: &mut Pass| {
-                            p.states.alpha = AlphaState {
-                                constant_color: Vec4::new(0.0, 0.0, 0.0, reflectance),
-                                ..AlphaState::blend(
-                                    BlendFactor::OneMinusConstantAlpha,
-                                    BlendFactor::ConstantAlpha,
-                                )
-                            };
-                            p.states.stencil = inside;
-                        };
-                        self.draw_leaf(
-                            plane,
-                            DrawRole::SceneEffect,
-                            renderer,
-                            limits,
-                            Some(&blend),
-                        )?;
-                        draws += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(draws)
-    }
-
-    /// World plane and resolved states of a plane leaf (`None` if it has no usable triangle).
-    fn plane_of(&self, plane: NodeId) -> Result<Option<(Vec4, RenderStates)>, SceneError> {
-        let node = self.node(plane)?;
-        let NodeData::Geometry(mesh) = &node.data else {
-            return Err(SceneError::NotAGeometry(node.name.clone()));
-        };
-        Ok(world_plane(mesh, &node.world).map(|eq| {
-            (
-                eq,
-                self.resolved(plane).map(|r| r.states).unwrap_or_default(),
-            )
-        }))
-    }
-}
-
-/// The renderer limits a frame works with.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    lights: usize,
-    units: usize,
-}
-
-/// A pass writing `reference` into the stencil buffer where the plane passes the depth test,
-/// touching neither colour nor depth.
-fn stencil_mark(plane_states: RenderStates, reference: u8) -> Pass {
-    Pass {
-        states: RenderStates {
-            zbuffer: ZBufferState::READ_ONLY,
-            stencil: StencilState::write(reference),
-            alpha: AlphaState::OPAQUE,
-            ..plane_states
-        },
-        lighting: LightingTerms::NONE,
-        color_mask: [false; 4],
-        ..Pass::new(plane_states, Vec::new())
     }
 }
 

@@ -28,8 +28,8 @@ use plumb_raster::combine::{ApplyMode, CombineState};
 use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
 
 use crate::camera::Camera;
-use crate::graph::NodeId;
-use crate::light::{Light, LightId, LightType};
+use crate::id::{LightId, NodeId};
+use crate::light::{Light, LightType};
 use crate::mesh::Mesh;
 use crate::transform::Transform;
 

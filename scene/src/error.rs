@@ -5,7 +5,7 @@
 //! crate panics on user data: non-finite numbers, stale ids, cycles, and exceeded limits all come
 //! back as one of these variants.
 
-use crate::graph::NodeId;
+use crate::id::NodeId;
 
 /// Everything that can go wrong in the scene graph.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -2,6 +2,25 @@
 //! camera, culling and picking — after Eberly's Wild Magic 3 (`Spatial` / `Node` /
 //! `Geometry`), in an arena with typed ids instead of reference-counted pointers.
 //!
+//! # Module map
+//!
+//! The crate is a stack of five layers; **a module imports only from its own layer and the
+//! layers below it**, so nothing reaches up and no two modules import each other
+//! (`tests/module_cycles.rs` in the workspace fails on any import cycle). A type lives in the
+//! lowest layer that needs it.
+//!
+//! | layer | modules | what lives there |
+//! |---|---|---|
+//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller trait |
+//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`billboard`], [`lookup`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch and billboard nodes, finding nodes |
+//! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print) | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump |
+//! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, [`SoftRenderer`] over plumb-raster |
+//! | 5. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
+//!
+//! What the user set (intent) and what `update` computed live on the nodes; what one view
+//! computes — the visible set, the frame settings handed to a renderer — lives with the pass
+//! that computes it and is not stored in the [`Scene`].
+//!
 //! # Conventions
 //!
 //! * **Math**: `glam` `f32` types, **column vectors** (`p' = M·p`, translation in column 3),
@@ -106,32 +125,46 @@
 //! # }
 //! ```
 
-pub mod billboard;
+// Layer 1 — value types (see the module map above).
 pub mod bound;
 pub mod camera;
 pub mod controller;
-pub mod cull;
-pub mod draw;
 pub mod effect;
 pub mod error;
-pub mod graph;
-pub mod io;
+pub mod id;
 pub mod light;
-pub mod lookup;
 pub mod mesh;
-pub mod pick;
 pub mod plane;
-pub mod print;
 pub mod ray;
-pub mod render_state;
-pub mod renderer;
 pub mod screen;
 pub mod shapes;
-pub mod soft;
 pub mod state;
-pub mod switch;
 pub mod transform;
+
+// Layer 2 — the graph.
+pub mod billboard;
+pub mod graph;
+pub mod hierarchy;
+pub mod intent;
+pub mod lookup;
+pub mod node;
+pub mod switch;
+
+// Layer 3 — passes over the graph.
+pub mod cull;
+pub mod pick;
+pub mod print;
+pub mod render_state;
 pub mod update;
+
+// Layer 4 — the frame.
+pub mod draw;
+pub mod multipass;
+pub mod renderer;
+pub mod soft;
+
+// Layer 5 — file I/O.
+pub mod io;
 
 pub use bound::{merge_spheres, Bound, BoundKind};
 pub use camera::{Camera, Frustum, PixelRect, Projection, Viewport, MAX_USER_PLANES};

@@ -1,7 +1,8 @@
 //! Lights (Eberly's `Light`, book §3.6) and how they attach to nodes.
 //!
-//! A light lives in the scene's light table ([`Scene::add_light`] → [`LightId`]) and is
-//! **attached** to nodes with [`Scene::attach_light`]: it lights every geometry leaf in that
+//! A light lives in the scene's light table ([`Scene::add_light`](crate::Scene::add_light) →
+//! [`LightId`]) and is **attached** to nodes with
+//! [`Scene::attach_light`](crate::Scene::attach_light): it lights every geometry leaf in that
 //! node's subtree. Attaching the same light twice to one node is ignored; a new light goes to the
 //! **front** of the node's list (the book's `SetLight`).
 //!
@@ -10,30 +11,19 @@
 //! renderer uses the first [`MAX_LIGHTS`] of them; lights that are off are skipped but still use
 //! up their slot (book `EnableLighting`), so a ninth light is always ignored.
 //!
-//! Because lights are referenced by id, editing a light ([`Scene::set_light`]) shows up at the
-//! next draw without any update (the book's shared-pointer rule); attaching or detaching needs
-//! the update that `Scene::draw` runs.
+//! Because lights are referenced by id, editing a light
+//! ([`Scene::set_light`](crate::Scene::set_light)) shows up at the next draw without any update
+//! (the book's shared-pointer rule); attaching or detaching needs the update that `Scene::draw`
+//! runs.
 //!
 //! Positions and directions are in **world space** (the light is not itself a node).
 
 use glam::{Vec3, Vec4};
 
-use crate::error::SceneError;
-use crate::graph::{NodeId, Scene};
+pub use crate::id::LightId;
 
 /// The renderer's light limit (book `m_iMaxLights`, 8 for OpenGL).
 pub const MAX_LIGHTS: usize = 8;
-
-/// A handle to a light of one [`Scene`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LightId(pub(crate) u32);
-
-impl LightId {
-    /// Index in the scene's light table.
-    pub fn index(self) -> u32 {
-        self.0
-    }
-}
 
 /// The type of a light (book `LT_AMBIENT, LT_DIRECTIONAL, LT_POINT, LT_SPOT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -181,92 +171,5 @@ impl Light {
             && self.direction.is_finite()
             && self.inner_angle.is_none_or(f32::is_finite)
             && self.range.is_none_or(f32::is_finite)
-    }
-}
-
-impl Scene {
-    /// Adds a light to the scene's light table (not attached anywhere yet).
-    ///
-    /// # Errors
-    /// [`SceneError::NonFinite`].
-    pub fn add_light(&mut self, light: Light) -> Result<LightId, SceneError> {
-        if !light.is_finite() {
-            return Err(SceneError::NonFinite { what: "light" });
-        }
-        let id = u32::try_from(self.lights.len()).map_err(|_| SceneError::NodeLimit {
-            max: u32::MAX as usize,
-        })?;
-        self.lights.push(light);
-        Ok(LightId(id))
-    }
-
-    /// A light by id.
-    ///
-    /// # Errors
-    /// [`SceneError::UnknownLight`].
-    pub fn light(&self, id: LightId) -> Result<&Light, SceneError> {
-        self.lights
-            .get(id.0 as usize)
-            .ok_or(SceneError::UnknownLight(id.0))
-    }
-
-    /// Replaces a light's parameters. Takes effect at the next draw; no update is needed.
-    ///
-    /// # Errors
-    /// [`SceneError::UnknownLight`], [`SceneError::NonFinite`].
-    pub fn set_light(&mut self, id: LightId, light: Light) -> Result<(), SceneError> {
-        if !light.is_finite() {
-            return Err(SceneError::NonFinite { what: "light" });
-        }
-        let slot = self
-            .lights
-            .get_mut(id.0 as usize)
-            .ok_or(SceneError::UnknownLight(id.0))?;
-        *slot = light;
-        Ok(())
-    }
-
-    /// Attaches `light` to `node`: it lights `node`'s whole subtree. A light already attached
-    /// to `node` is ignored; otherwise it goes to the front of the node's list.
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::UnknownLight`].
-    pub fn attach_light(&mut self, node: NodeId, light: LightId) -> Result<(), SceneError> {
-        self.light(light)?;
-        let n = self.node_mut(node)?;
-        let intent = n.intent.get_or_insert_with(Default::default);
-        if !intent.lights.contains(&light) {
-            intent.lights.insert(0, light);
-            self.mark_render(node);
-        }
-        Ok(())
-    }
-
-    /// Detaches `light` from `node` (no-op if it was not attached there).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`].
-    pub fn detach_light(&mut self, node: NodeId, light: LightId) -> Result<(), SceneError> {
-        let n = self.node_mut(node)?;
-        if let Some(intent) = n.intent.as_mut() {
-            let before = intent.lights.len();
-            intent.lights.retain(|&l| l != light);
-            if intent.lights.len() != before {
-                self.mark_render(node);
-            }
-        }
-        Ok(())
-    }
-
-    /// The lights attached to `node` itself, in list order (most recent first).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`].
-    pub fn attached_lights(&self, node: NodeId) -> Result<&[LightId], SceneError> {
-        Ok(self
-            .node(node)?
-            .intent
-            .as_ref()
-            .map_or(&[][..], |i| &i.lights[..]))
     }
 }

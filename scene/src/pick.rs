@@ -10,8 +10,8 @@
 //! Records come back sorted by distance; ties keep traversal order (pre-order, then triangle
 //! index), which is deterministic. Picking reads world data as of the last update.
 
-use crate::cull::CullMode;
-use crate::graph::{NodeData, NodeId, Scene};
+use crate::graph::{NodeId, Scene};
+use crate::node::{CullMode, NodeData};
 use crate::ray::{intersect_triangle, Ray};
 
 /// One ray–triangle hit.

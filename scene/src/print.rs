@@ -13,10 +13,10 @@ use std::fmt::Write;
 use glam::{Mat3, Vec3};
 
 use crate::bound::Bound;
-use crate::cull::CullMode;
 use crate::error::SceneError;
-use crate::graph::{NodeData, NodeId, Scene};
+use crate::graph::{NodeId, Scene};
 use crate::mesh::Topology;
+use crate::node::{CullMode, NodeData};
 use crate::transform::Transform;
 
 /// Indentation levels printed before depth is shown as a number.

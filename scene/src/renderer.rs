@@ -32,7 +32,7 @@ use glam::{Mat4, Vec3, Vec4};
 use crate::camera::Camera;
 use crate::effect::TextureStage;
 use crate::error::SceneError;
-use crate::graph::NodeId;
+use crate::id::NodeId;
 use crate::light::{Light, MAX_LIGHTS};
 use crate::mesh::Mesh;
 use crate::state::RenderStates;

@@ -16,7 +16,6 @@ use glam::{Vec2, Vec3, Vec4};
 
 use crate::effect::Effect;
 use crate::error::SceneError;
-use crate::graph::Scene;
 use crate::mesh::Mesh;
 use crate::state::{CullState, RenderStates, ZBufferState};
 
@@ -78,23 +77,5 @@ impl ScreenPolygon {
             .with_colors(vec![color; n])?
             .with_uv_set(points.to_vec())?;
         Ok(ScreenPolygon::new(Arc::new(mesh), layer))
-    }
-}
-
-impl Scene {
-    /// Adds a screen polygon; returns its index in the list.
-    pub fn add_screen_polygon(&mut self, polygon: ScreenPolygon) -> usize {
-        self.screen_polygons.push(polygon);
-        self.screen_polygons.len() - 1
-    }
-
-    /// The screen polygons, in drawing order within each layer.
-    pub fn screen_polygons(&self) -> &[ScreenPolygon] {
-        &self.screen_polygons
-    }
-
-    /// Removes every screen polygon.
-    pub fn clear_screen_polygons(&mut self) {
-        self.screen_polygons.clear();
     }
 }

@@ -3,7 +3,8 @@
 //! children current and the switch's bound covers all of them, so switching costs no update.
 
 use crate::error::SceneError;
-use crate::graph::{NodeData, NodeId, Scene};
+use crate::graph::{NodeId, Scene};
+use crate::node::NodeData;
 
 impl Scene {
     /// Selects the active child of a switch (`None` draws and picks nothing). Detaching the

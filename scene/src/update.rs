@@ -7,7 +7,8 @@
 //! (`set_local`, `set_translation`, …, `set_mesh`, `attach`, `detach`, `reparent`, `remove`,
 //! `set_bound_kind`) marks the edited node dirty and walks up marking its ancestors (stopping at
 //! the first ancestor already marked), so an edit costs O(depth) at worst and O(1) when batched
-//! under an already-marked ancestor.
+//! under an already-marked ancestor (the flags and the one function that sets them are in
+//! [`node`](crate::node)).
 //!
 //! # The walk
 //!
@@ -27,34 +28,12 @@
 //! result is bit-identical to a full rebuild ([`Scene::update_full`]) because every value is
 //! produced by the same operations in the same order. [`UpdateStats`] counts the work.
 
-use glam::{Mat3, Vec3};
+use crate::billboard::face_eye;
+use crate::bound::Bound;
+use crate::graph::Scene;
+use crate::node::{Dirty, Node, NodeData};
 
-use crate::error::SceneError;
-use crate::graph::{NodeData, NodeId, Scene};
-use crate::transform::Transform;
-
-/// The node's local transform changed (or it was attached): recompute its world transform
-/// and those of its whole subtree.
-pub(crate) const DIRTY_TRANSFORM: u8 = 1;
-/// The node's own bound inputs changed (mesh replaced, child removed).
-pub(crate) const DIRTY_BOUND: u8 = 2;
-/// Some descendant is dirty: visit this node and recompute its bound.
-pub(crate) const DIRTY_DESCENDANT: u8 = 4;
-
-/// Work done by one [`Scene::update`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UpdateStats {
-    /// Controllers run.
-    pub controllers: usize,
-    /// Nodes visited by the downward walk.
-    pub visited: usize,
-    /// World transforms recomputed.
-    pub transforms: usize,
-    /// World bounds recomputed.
-    pub bounds: usize,
-    /// Geometry leaves whose render state (states, lights, global effect) was re-resolved.
-    pub render_states: usize,
-}
+pub use crate::graph::UpdateStats;
 
 /// Sentinel parent index for the root.
 const NO_PARENT: u32 = u32::MAX;
@@ -71,83 +50,6 @@ enum Visit {
 }
 
 impl Scene {
-    /// Marks `id` with `flags` and its ancestors as having a dirty descendant.
-    pub(crate) fn mark(&mut self, id: NodeId, flags: u8) {
-        let Ok(node) = self.node_mut(id) else {
-            return;
-        };
-        node.flags |= flags;
-        let mut cur = node.parent;
-        while let Some(p) = cur {
-            let Ok(pn) = self.node_mut(p) else {
-                return;
-            };
-            if pn.flags & DIRTY_DESCENDANT != 0 {
-                return;
-            }
-            pn.flags |= DIRTY_DESCENDANT;
-            cur = pn.parent;
-        }
-    }
-
-    /// Replaces the local transform and marks the node (and its ancestors) dirty.
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`].
-    pub fn set_local(&mut self, id: NodeId, local: Transform) -> Result<(), SceneError> {
-        self.node_mut(id)?.local = local;
-        self.mark(id, DIRTY_TRANSFORM);
-        Ok(())
-    }
-
-    fn edit_local(
-        &mut self,
-        id: NodeId,
-        f: impl FnOnce(&mut Transform) -> Result<(), SceneError>,
-    ) -> Result<(), SceneError> {
-        let mut t = self.node(id)?.local;
-        f(&mut t)?;
-        self.set_local(id, t)
-    }
-
-    /// Sets the local translation ([`Transform::set_translation`]).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NonFinite`] (nothing changes).
-    pub fn set_translation(&mut self, id: NodeId, t: Vec3) -> Result<(), SceneError> {
-        self.edit_local(id, |l| l.set_translation(t))
-    }
-
-    /// Sets the local rotation ([`Transform::set_rotation`]).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NonFinite`], [`SceneError::NotARotation`].
-    pub fn set_rotation(&mut self, id: NodeId, r: Mat3) -> Result<(), SceneError> {
-        self.edit_local(id, |l| l.set_rotation(r))
-    }
-
-    /// Sets the local per-axis scale ([`Transform::set_scale`]).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NonFinite`].
-    pub fn set_scale(&mut self, id: NodeId, s: Vec3) -> Result<(), SceneError> {
-        self.edit_local(id, |l| l.set_scale(s))
-    }
-
-    /// Sets the local uniform scale ([`Transform::set_uniform_scale`]).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NonFinite`].
-    pub fn set_uniform_scale(&mut self, id: NodeId, s: f32) -> Result<(), SceneError> {
-        self.edit_local(id, |l| l.set_uniform_scale(s))
-    }
-
-    /// Whether the next [`Scene::update`] has any work besides controllers (i.e. world data
-    /// under the root is stale).
-    pub fn is_dirty(&self) -> bool {
-        self.at(self.root().index()).is_some_and(|n| n.flags != 0)
-    }
-
     /// Counters of the last [`Scene::update`].
     pub fn last_update_stats(&self) -> UpdateStats {
         self.last_stats
@@ -175,8 +77,7 @@ impl Scene {
             ..UpdateStats::default()
         };
         let root = self.root();
-        self.mark(root, DIRTY_TRANSFORM);
-        self.mark_render(root);
+        self.nodes.mark(root, Dirty::TRANSFORM.and(Dirty::RENDER));
         self.walk(&mut stats);
         stats.render_states = self.resolve_render_state();
         self.time = time;
@@ -186,7 +87,7 @@ impl Scene {
 
     fn walk(&mut self, stats: &mut UpdateStats) {
         let root = self.root().index();
-        if self.at(root).is_none_or(|n| n.flags == 0) {
+        if self.at(root).is_none_or(|n| !n.geometry_stale()) {
             return;
         }
         let kind = self.bound_kind;
@@ -209,10 +110,10 @@ impl Scene {
                     } else {
                         self.at(parent).map(|p| p.world)
                     };
-                    let Some(node) = self.slots[index as usize].node.as_mut() else {
+                    let Some(node) = self.nodes.at_mut(index) else {
                         continue;
                     };
-                    let recompute = force || node.flags & DIRTY_TRANSFORM != 0;
+                    let recompute = force || node.transform_changed();
                     if recompute {
                         node.world = match parent_world {
                             Some(pw) => pw.compose(&node.local),
@@ -220,7 +121,7 @@ impl Scene {
                         };
                         if node.billboard {
                             if let Some(eye) = eye {
-                                node.world = crate::billboard::face_eye(&node.world, eye);
+                                node.world = face_eye(&node.world, eye);
                             }
                         }
                         stats.transforms += 1;
@@ -228,21 +129,21 @@ impl Scene {
                     match &node.data {
                         NodeData::Geometry(mesh) => {
                             node.world_bound = mesh.model_bound(kind).transformed(&node.world);
-                            node.flags = 0;
+                            node.clear_geometry();
                             stats.bounds += 1;
                         }
                         NodeData::Group | NodeData::Switch { .. } => {
                             if node.children.is_empty() {
-                                node.world_bound = crate::bound::Bound::Empty;
-                                node.flags = 0;
+                                node.world_bound = Bound::Empty;
+                                node.clear_geometry();
                                 stats.bounds += 1;
                                 continue;
                             }
                             stack.push(Visit::Post { index });
-                            let node = &self.slots[index as usize];
-                            if let Some(node) = node.node.as_ref() {
+                            if let Some(node) = self.at(index) {
                                 for &c in node.children.iter().rev() {
-                                    if recompute || self.at(c.index()).is_some_and(|n| n.flags != 0)
+                                    if recompute
+                                        || self.at(c.index()).is_some_and(Node::geometry_stale)
                                     {
                                         stack.push(Visit::Pre {
                                             index: c.index(),
@@ -259,19 +160,38 @@ impl Scene {
                     let Some(node) = self.at(index) else {
                         continue;
                     };
-                    let mut bound = crate::bound::Bound::Empty;
+                    let mut bound = Bound::Empty;
                     for &c in &node.children {
                         if let Some(child) = self.at(c.index()) {
                             bound = bound.merge(&child.world_bound);
                         }
                     }
-                    if let Some(node) = self.slots[index as usize].node.as_mut() {
+                    if let Some(node) = self.nodes.at_mut(index) {
                         node.world_bound = bound;
-                        node.flags = 0;
+                        node.clear_geometry();
                     }
                     stats.bounds += 1;
                 }
             }
         }
+    }
+
+    /// Runs every controller once; returns how many ran.
+    fn run_controllers(&mut self, time: f64) -> usize {
+        let mut controllers = std::mem::take(&mut self.controllers);
+        for (node, c) in &mut controllers {
+            let Ok(local) = self.local(*node).copied() else {
+                continue;
+            };
+            if let Some(t) = c.update(time, &local) {
+                // The id was just checked, so this cannot fail.
+                let _ = self.set_local(*node, t);
+            }
+        }
+        let n = controllers.len();
+        // Controllers added during the run (none today) would be kept after the old ones.
+        controllers.append(&mut self.controllers);
+        self.controllers = controllers;
+        n
     }
 }

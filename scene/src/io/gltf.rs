@@ -29,6 +29,7 @@
 
 mod accessor;
 mod channels;
+mod ctx;
 mod document;
 mod glb;
 mod material;
@@ -40,7 +41,6 @@ use std::sync::Arc;
 
 use ::gltf::Document;
 use glam::{Mat3, Quat, Vec3, Vec4};
-use plumb_raster::texture::Texture;
 
 pub use self::accessor::MAX_ACCESSOR_ELEMENTS;
 
@@ -54,55 +54,7 @@ use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::mesh::Mesh;
 use crate::transform::Transform;
-
-/// Shared state of one import: the file, its folder, the options and the loaded buffers,
-/// plus caches of decoded textures.
-pub(crate) struct Ctx<'a> {
-    pub(crate) file: &'a Path,
-    pub(crate) base: &'a Path,
-    pub(crate) options: &'a ImportOptions,
-    pub(crate) buffers: Vec<Vec<u8>>,
-    pub(crate) images: BTreeMap<usize, Arc<Texture>>,
-}
-
-impl Ctx<'_> {
-    pub(crate) fn invalid(&self, context: &str, message: String) -> IoError {
-        IoError::Invalid {
-            file: self.file.to_owned(),
-            location: None,
-            context: context.to_owned(),
-            message,
-        }
-    }
-
-    pub(crate) fn non_finite(&self, context: &str, what: &'static str) -> IoError {
-        IoError::NonFinite {
-            file: self.file.to_owned(),
-            location: None,
-            context: context.to_owned(),
-            what,
-        }
-    }
-
-    pub(crate) fn scene_err(&self, context: &str, source: SceneError) -> IoError {
-        match source {
-            SceneError::NonFinite { what } => self.non_finite(context, what),
-            source => IoError::Scene {
-                file: self.file.to_owned(),
-                context: context.to_owned(),
-                source,
-            },
-        }
-    }
-}
-
-/// `node 3 'wheel'` or `node 3`.
-fn node_label(n: &::gltf::Node<'_>) -> String {
-    match n.name() {
-        Some(name) => format!("node {} '{name}'", n.index()),
-        None => format!("node {}", n.index()),
-    }
-}
+use ctx::{node_label, Ctx};
 
 /// `mesh 0 'body'` or `mesh 0`.
 fn mesh_label(m: &::gltf::Mesh<'_>) -> String {
@@ -177,7 +129,7 @@ pub fn import_gltf_bytes(
         images: BTreeMap::new(),
         ..ctx
     };
-    super::build_staged(
+    super::staged::build_staged(
         scene,
         parent,
         "gltf import",

@@ -67,10 +67,13 @@ pub mod apply;
 pub mod error;
 pub mod framing;
 pub mod gltf;
+mod import;
 pub mod imported;
 pub mod json;
 pub mod material;
 pub mod obj;
+mod options;
+mod staged;
 mod texture_image;
 mod uri;
 
@@ -82,72 +85,16 @@ pub use animation::{
 pub use apply::{apply, Applied, ApplyOptions, LightSource};
 pub use error::{IoError, Location};
 pub use framing::frame_bound;
+pub use import::{import, Format};
 pub use imported::{
     CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedScene, LightKind,
 };
 pub use material::{AlphaMode, FixedFunctionColors, ImportedMaterial, TextureBinding};
+pub use options::{ImportOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TEXTURE_SIZE};
 
-use crate::graph::{NodeId, Scene};
-
-/// Default for [`ImportOptions::max_file_bytes`]: 1 GiB.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
-/// Default for [`ImportOptions::max_texture_size`]: 8192 texels per side.
-pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
-
-/// Import settings and limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ImportOptions {
-    /// Largest scene, buffer or image file (or data URI) accepted, in bytes.
-    pub max_file_bytes: u64,
-    /// Largest texture side accepted, in texels (at most
-    /// [`plumb_raster::texture::MAX_TEXTURE_SIZE`], which also applies).
-    pub max_texture_size: u32,
-    /// Whether to decode textures; without them materials have no texture bindings (quicker
-    /// when only the structure is wanted).
-    pub textures: bool,
-}
-
-impl Default for ImportOptions {
-    fn default() -> Self {
-        ImportOptions {
-            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
-            max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
-            textures: true,
-        }
-    }
-}
-
-impl ImportOptions {
-    pub(crate) fn clamped(&self) -> ImportOptions {
-        ImportOptions {
-            max_texture_size: self
-                .max_texture_size
-                .min(plumb_raster::texture::MAX_TEXTURE_SIZE),
-            ..*self
-        }
-    }
-}
-
-/// The formats the importers read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// glTF 2.0, JSON or binary.
-    Gltf,
-    /// Wavefront OBJ (with MTL).
-    Obj,
-}
-
-impl Format {
-    /// The format a file name's extension names (case-insensitive): `.gltf` / `.glb` / `.obj`.
-    pub fn from_path(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "gltf" | "glb" => Some(Format::Gltf),
-            "obj" => Some(Format::Obj),
-            _ => None,
-        }
-    }
-}
+#[allow(unused_imports, reason = "named in the module docs")]
+use crate::graph::NodeId;
+use crate::graph::Scene;
 
 /// Loads a scene file into a new scene, chosen by extension: `.json` (plumb's scene format,
 /// see [`json`]) or a format of [`Format::from_path`]. The scene is updated at time 0.
@@ -167,75 +114,4 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
     let imported = import(&mut scene, root, path, options)?;
     scene.update(0.0);
     Ok(ImportedScene { scene, imported })
-}
-
-/// Runs an importer's `build` under a detached staging group, then moves the nodes it made
-/// under `parent`: all or nothing — on any error the scene is left as it was. Sets
-/// `Imported::roots` to the moved nodes.
-pub(crate) fn build_staged(
-    scene: &mut Scene,
-    parent: NodeId,
-    label: &str,
-    scene_err: impl Fn(&str, crate::SceneError) -> IoError,
-    build: impl FnOnce(&mut Scene, NodeId) -> Result<Imported, IoError>,
-) -> Result<Imported, IoError> {
-    let staging = scene
-        .create_group(label)
-        .map_err(|e| scene_err("scene", e))?;
-    let mut imported = match build(scene, staging) {
-        Ok(imported) => imported,
-        Err(e) => {
-            let _ = scene.remove(staging);
-            return Err(e);
-        }
-    };
-    let top: Vec<NodeId> = scene
-        .children(staging)
-        .map(<[_]>::to_vec)
-        .unwrap_or_default();
-    for &n in &top {
-        if let Err(e) = scene.reparent(n, parent, crate::graph::Reparent::KeepLocal) {
-            for &m in &top {
-                let _ = scene.remove(m);
-            }
-            let _ = scene.remove(staging);
-            return Err(scene_err("attaching the imported nodes", e));
-        }
-    }
-    let _ = scene.remove(staging);
-    imported.roots = top;
-    Ok(imported)
-}
-
-/// Imports a glTF or OBJ file under `parent`, chosen by extension. On error the scene is
-/// unchanged.
-///
-/// # Errors
-/// [`IoError::Unsupported`] for a `.json` scene file (only [`load`] reads those),
-/// [`IoError::UnsupportedFormat`] for another extension; any error of the importer.
-pub fn import(
-    scene: &mut Scene,
-    parent: NodeId,
-    path: &Path,
-    options: &ImportOptions,
-) -> Result<Imported, IoError> {
-    let options = options.clamped();
-    let is_json = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if is_json {
-        return Err(IoError::Unsupported {
-            file: path.to_owned(),
-            context: "import under a node".to_owned(),
-            feature: "plumb scene files (load them with `load`)",
-        });
-    }
-    match Format::from_path(path) {
-        Some(Format::Gltf) => gltf::import_gltf(scene, parent, path, &options),
-        Some(Format::Obj) => obj::import_obj(scene, parent, path, &options),
-        None => Err(IoError::UnsupportedFormat {
-            file: path.to_owned(),
-        }),
-    }
 }

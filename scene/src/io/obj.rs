@@ -342,7 +342,7 @@ pub fn import_obj(
         context: context.to_owned(),
         source,
     };
-    super::build_staged(scene, parent, "obj import", scene_err, |scene, staging| {
+    super::staged::build_staged(scene, parent, "obj import", scene_err, |scene, staging| {
         let mut imported = Imported::default();
         let stem = path
             .file_stem()

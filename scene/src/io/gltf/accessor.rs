@@ -9,7 +9,7 @@
 use ::gltf::accessor::sparse::IndexType;
 use ::gltf::accessor::{Accessor, DataType, Dimensions};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::io::error::IoError;
 
 /// Most elements one accessor may hold (2²⁶): a bound on what a file can make us allocate.

@@ -8,7 +8,7 @@ use ::gltf::animation::{Interpolation as GInterp, Property};
 use ::gltf::Document;
 use glam::{Quat, Vec3, Vec4};
 
-use super::{node_label, Ctx};
+use super::ctx::{node_label, Ctx};
 use crate::graph::NodeId;
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
 use crate::io::error::IoError;

@@ -14,7 +14,7 @@ use ::gltf::texture::{MagFilter as GMag, MinFilter as GMin, WrappingMode};
 use glam::{Mat3, Vec2, Vec3, Vec4};
 use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::io::error::IoError;
 use crate::io::material::{uv_transform_matrix, AlphaMode, ImportedMaterial, TextureBinding};
 use crate::io::{texture_image, uri};

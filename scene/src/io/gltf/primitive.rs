@@ -19,7 +19,7 @@ use ::gltf::accessor::Dimensions;
 use ::gltf::mesh::{Mode, Semantic};
 use glam::{Vec2, Vec3, Vec4};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::io::error::IoError;
 use crate::mesh::{Mesh, Topology, MAX_UV_SETS};
 

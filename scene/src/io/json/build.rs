@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 use plumb_raster::math;
-use plumb_raster::texture::Texture;
 
+use super::ctx::{v3, v4, Ctx};
 use super::doc::*;
 use super::effects;
 use super::locate::Locations;
@@ -17,10 +17,10 @@ use crate::camera::Camera;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
-use crate::io::error::{IoError, Location};
+use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
 use crate::io::{add_animation_controllers, ImportOptions};
-use crate::light::{Light, LightId, LightType};
+use crate::light::{Light, LightType};
 use crate::mesh::{Mesh, Topology};
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
@@ -29,67 +29,6 @@ use crate::state::{
     StencilState, WireframeState, ZBufferState,
 };
 use crate::transform::{rotation_axis_angle, Transform};
-
-pub(super) fn v3(r: &Real3) -> Vec3 {
-    Vec3::new(r[0].get(), r[1].get(), r[2].get())
-}
-
-pub(super) fn v4(r: &Real4) -> Vec4 {
-    Vec4::new(r[0].get(), r[1].get(), r[2].get(), r[3].get())
-}
-
-/// Everything the build needs besides the scene.
-pub(super) struct Ctx<'a> {
-    pub(super) file: &'a Path,
-    pub(super) dir: &'a Path,
-    pub(super) options: &'a ImportOptions,
-    pub(super) textures: BTreeMap<&'a str, Arc<Texture>>,
-    pub(super) lights: BTreeMap<&'a str, LightId>,
-    pub(super) cameras: BTreeMap<&'a str, (&'a CameraDoc, Camera)>,
-    /// Every node by name (pre-order), for effect references.
-    pub(super) names: BTreeMap<String, Vec<NodeId>>,
-    /// Effects to set once all nodes exist: node, its path, the effect.
-    pub(super) effects: Vec<(NodeId, String, &'a EffectDoc)>,
-    pub(super) imported: Imported,
-    /// Where objects start in the file (empty for documents made in code).
-    locations: &'a Locations,
-    /// Error context (node path, `texture 't'`, …) → JSON pointer of its object.
-    pointers: BTreeMap<String, String>,
-}
-
-impl Ctx<'_> {
-    fn location(&self, context: &str) -> Option<Location> {
-        self.pointers
-            .get(context)
-            .and_then(|p| self.locations.get(p))
-    }
-
-    /// Records the JSON pointer of an error context (the first one of a path wins).
-    fn point(&mut self, context: &str, pointer: String) {
-        self.pointers.entry(context.to_owned()).or_insert(pointer);
-    }
-
-    pub(super) fn invalid(&self, context: &str, message: impl Into<String>) -> IoError {
-        IoError::Invalid {
-            file: self.file.to_owned(),
-            location: self.location(context),
-            context: context.to_owned(),
-            message: message.into(),
-        }
-    }
-
-    pub(super) fn scene_err(&self, context: &str) -> impl Fn(SceneError) -> IoError + '_ {
-        let context = match self.location(context) {
-            Some(l) => format!("{context} (at {l})"),
-            None => context.to_owned(),
-        };
-        move |source| IoError::Scene {
-            file: self.file.to_owned(),
-            context: context.clone(),
-            source,
-        }
-    }
-}
 
 /// Builds the scene a document describes. `path` is the scene file: relative paths resolve
 /// against its directory, and errors name it. The scene is updated at time 0.
@@ -116,7 +55,7 @@ pub(super) fn build_located(
     locations: &Locations,
 ) -> Result<ImportedScene, IoError> {
     // A document made in code has not been through `parse`: bound the recursion below.
-    super::check_tree(path, &doc.root)?;
+    super::limits::check_tree(path, &doc.root)?;
     let options = options.clamped();
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut ctx = Ctx {

@@ -3,70 +3,16 @@
 //! is a separate step ([`super::build`]). Field names, defaults and examples are in
 //! `docs/scene-format.md`.
 
-use serde::de::{Error as _, Unexpected};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 pub use super::doc_state::*;
+use super::real::r3;
+pub use super::real::{Real, Real3, Real4};
 
 /// The value of [`SceneDoc::format`].
 pub const FORMAT: &str = "plumb-scene";
 /// The format version this plumb reads and writes.
 pub const VERSION: u32 = 1;
-
-/// A finite `f32`. JSON numbers outside the `f32` range (or strings such as `"NaN"`) are
-/// rejected while parsing, with the line and column of the number.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
-pub struct Real(f32);
-
-impl Real {
-    /// `Some` for a finite value.
-    pub fn new(x: f32) -> Option<Real> {
-        x.is_finite().then_some(Real(x))
-    }
-
-    /// For literal constants of this module (always finite).
-    pub(crate) const fn lit(x: f32) -> Real {
-        Real(x)
-    }
-
-    /// The value.
-    pub fn get(self) -> f32 {
-        self.0
-    }
-}
-
-impl Serialize for Real {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f32(self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Real {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Real, D::Error> {
-        let v = f64::deserialize(d)?;
-        let f = v as f32;
-        if !v.is_finite() || !f.is_finite() {
-            return Err(D::Error::invalid_value(
-                Unexpected::Float(v),
-                &"a finite number within the range of f32 (about ±3.4e38)",
-            ));
-        }
-        Ok(Real(f))
-    }
-}
-
-/// Three reals (a point, vector or RGB colour).
-pub type Real3 = [Real; 3];
-/// Four reals (an RGBA colour or a quaternion `x, y, z, w`).
-pub type Real4 = [Real; 4];
-
-pub(crate) const fn r3(x: f32, y: f32, z: f32) -> Real3 {
-    [Real(x), Real(y), Real(z)]
-}
-
-pub(crate) const fn r4(x: f32, y: f32, z: f32, w: f32) -> Real4 {
-    [Real(x), Real(y), Real(z), Real(w)]
-}
 
 fn is_default<T: Default + PartialEq>(t: &T) -> bool {
     *t == T::default()
@@ -188,12 +134,12 @@ pub enum CullModeDoc {
     Never,
 }
 
-impl From<CullModeDoc> for crate::cull::CullMode {
+impl From<CullModeDoc> for crate::node::CullMode {
     fn from(d: CullModeDoc) -> Self {
         match d {
-            CullModeDoc::Dynamic => crate::cull::CullMode::Dynamic,
-            CullModeDoc::Always => crate::cull::CullMode::Always,
-            CullModeDoc::Never => crate::cull::CullMode::Never,
+            CullModeDoc::Dynamic => crate::node::CullMode::Dynamic,
+            CullModeDoc::Always => crate::node::CullMode::Always,
+            CullModeDoc::Never => crate::node::CullMode::Never,
         }
     }
 }
@@ -301,7 +247,7 @@ pub struct PlaneDoc {
 impl Default for PlaneDoc {
     fn default() -> Self {
         PlaneDoc {
-            size: Real(2.0),
+            size: Real::lit(2.0),
             divisions: 1,
         }
     }
@@ -338,7 +284,7 @@ pub struct SphereDoc {
 impl Default for SphereDoc {
     fn default() -> Self {
         SphereDoc {
-            radius: Real(1.0),
+            radius: Real::lit(1.0),
             stacks: 16,
             slices: 32,
         }
@@ -362,8 +308,8 @@ pub struct TorusDoc {
 impl Default for TorusDoc {
     fn default() -> Self {
         TorusDoc {
-            major: Real(1.0),
-            minor: Real(0.25),
+            major: Real::lit(1.0),
+            minor: Real::lit(0.25),
             rings: 32,
             sides: 16,
         }
@@ -387,8 +333,8 @@ pub struct CylinderDoc {
 impl Default for CylinderDoc {
     fn default() -> Self {
         CylinderDoc {
-            radius: Real(1.0),
-            height: Real(2.0),
+            radius: Real::lit(1.0),
+            height: Real::lit(2.0),
             slices: 32,
             caps: true,
         }
@@ -483,12 +429,12 @@ impl Default for CameraDoc {
         CameraDoc {
             name: String::new(),
             projection: ProjectionDoc::Perspective,
-            fov_y_degrees: Real(45.0),
+            fov_y_degrees: Real::lit(45.0),
             aspect: None,
-            half_width: Real(1.0),
-            half_height: Real(1.0),
-            near: Real(0.1),
-            far: Real(100.0),
+            half_width: Real::lit(1.0),
+            half_height: Real::lit(1.0),
+            near: Real::lit(0.1),
+            far: Real::lit(100.0),
             eye: r3(0.0, 0.0, 5.0),
             target: r3(0.0, 0.0, 0.0),
             up: r3(0.0, 1.0, 0.0),
@@ -520,7 +466,7 @@ impl Default for SpinDoc {
     fn default() -> Self {
         SpinDoc {
             axis: r3(0.0, 1.0, 0.0),
-            degrees_per_second: Real(90.0),
+            degrees_per_second: Real::lit(90.0),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::doc::{r3, r4, Real, Real3, Real4};
+use super::real::{r3, r4, Real, Real3, Real4};
 use crate::state::{
     AlphaState, BlendFactor, CompareFunc, CullFace, FogApply, FogDensity, FogState, FrontFace,
     MaterialState, ShadeState, StencilOp, StencilState, ZBufferState,

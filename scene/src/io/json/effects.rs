@@ -6,7 +6,7 @@ use std::sync::Arc;
 use plumb_raster::combine::{ApplyMode, CombineState};
 use plumb_raster::texture::{Sampler, Texture};
 
-use super::build::{v4, Ctx};
+use super::ctx::{v4, Ctx};
 use super::doc::*;
 use crate::camera::Camera;
 use crate::effect::{Effect, TexCoords, TextureStage};

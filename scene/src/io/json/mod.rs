@@ -24,34 +24,28 @@
 //! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]).
 
 mod build;
+mod ctx;
 pub mod doc;
 mod doc_state;
 mod effects;
+mod limits;
 mod locate;
+mod real;
 mod textures;
 
 use std::path::Path;
 
 pub use build::build;
 pub use doc::*;
+pub use limits::{MAX_FILE_BYTES, MAX_NODES, MAX_NODE_DEPTH};
 
 use super::error::IoError;
 #[allow(unused_imports, reason = "named in the module docs")]
 use super::imported::Imported;
 use super::imported::ImportedScene;
-use super::{uri, ImportOptions};
+use super::ImportOptions;
 #[allow(unused_imports, reason = "named in the module docs")]
 use crate::graph::Scene;
-
-/// Largest scene file read, in bytes (the smaller of this and
-/// [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes) applies).
-pub const MAX_FILE_BYTES: u64 = 256 << 20;
-/// Most nodes a scene file may hold (counted before anything is built).
-pub const MAX_NODES: usize = 1 << 20;
-/// Deepest node nesting a scene file may have (the root is depth 0). Deeper JSON is already
-/// refused by the parser's recursion limit of 128 nested arrays and objects (each node level
-/// takes two: the node object and its `children` array).
-pub const MAX_NODE_DEPTH: usize = 60;
 
 /// Just the header, read leniently so that a newer version is reported as such rather than
 /// as unknown fields.
@@ -96,33 +90,8 @@ pub fn parse(file: &Path, text: &str) -> Result<SceneDoc, IoError> {
         None => return Err(invalid(format!("missing \"version\": {VERSION}"))),
     }
     let doc: SceneDoc = serde_json::from_str(text).map_err(|e| IoError::from_json(file, &e, ""))?;
-    check_tree(file, &doc.root)?;
+    limits::check_tree(file, &doc.root)?;
     Ok(doc)
-}
-
-/// Counts nodes and depth without recursion.
-fn check_tree(file: &Path, root: &NodeDoc) -> Result<(), IoError> {
-    let mut stack = vec![(root, 0usize)];
-    let mut count = 0usize;
-    while let Some((node, depth)) = stack.pop() {
-        count += 1;
-        if count > MAX_NODES {
-            return Err(IoError::Limit {
-                file: file.to_owned(),
-                what: "nodes",
-                max: MAX_NODES,
-            });
-        }
-        if depth > MAX_NODE_DEPTH {
-            return Err(IoError::Limit {
-                file: file.to_owned(),
-                what: "levels of node nesting",
-                max: MAX_NODE_DEPTH,
-            });
-        }
-        stack.extend(node.children.iter().map(|c| (c, depth + 1)));
-    }
-    Ok(())
 }
 
 /// Reads and parses a scene file.
@@ -135,32 +104,11 @@ pub fn read(path: &Path, options: &ImportOptions) -> Result<SceneDoc, IoError> {
 }
 
 fn read_text(path: &Path, options: &ImportOptions) -> Result<String, IoError> {
-    let bytes = read_limited(path, options.max_file_bytes.min(MAX_FILE_BYTES))?;
+    let bytes = limits::read_limited(path, options.max_file_bytes.min(MAX_FILE_BYTES))?;
     String::from_utf8(bytes).map_err(|e| IoError::Parse {
         file: path.to_owned(),
         location: None,
         message: format!("not UTF-8 text: {e}"),
-    })
-}
-
-/// Reads `path` with a size limit.
-pub(crate) fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, IoError> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| IoError::Read {
-            file: path.to_owned(),
-            reason: e.to_string(),
-        })?
-        .len();
-    if size > max {
-        return Err(IoError::FileTooLarge {
-            file: path.to_owned(),
-            size,
-            max,
-        });
-    }
-    uri::read_file(path, max).map_err(|reason| IoError::Read {
-        file: path.to_owned(),
-        reason,
     })
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use plumb_raster::texture::{Texture, MAX_TEXTURE_SIZE};
 
 use super::doc::{GradientDirection, Real4, TextureDoc};
-use super::read_limited;
+use super::limits::read_limited;
 use crate::io::error::{IoError, Location};
 use crate::io::{texture_image, ImportOptions};
 

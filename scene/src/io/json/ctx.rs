@@ -1,0 +1,84 @@
+//! The build context of a scene file: what building needs besides the scene (the file, its
+//! folder, the options, the names defined so far, the imported record) and the error helpers
+//! that give every error its file, context and, when known, line and column. Shared by
+//! [`build`](super::build) and the effect builder, which import it and not each other.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use glam::{Vec3, Vec4};
+use plumb_raster::texture::Texture;
+
+use super::doc::{CameraDoc, EffectDoc, Real3, Real4};
+use super::locate::Locations;
+use crate::camera::Camera;
+use crate::error::SceneError;
+use crate::graph::NodeId;
+use crate::id::LightId;
+use crate::io::error::{IoError, Location};
+use crate::io::imported::Imported;
+use crate::io::ImportOptions;
+
+/// A document vector as a `glam` one.
+pub(super) fn v3(r: &Real3) -> Vec3 {
+    Vec3::new(r[0].get(), r[1].get(), r[2].get())
+}
+
+/// A document colour or quaternion as a `glam` vector.
+pub(super) fn v4(r: &Real4) -> Vec4 {
+    Vec4::new(r[0].get(), r[1].get(), r[2].get(), r[3].get())
+}
+
+/// Everything the build needs besides the scene.
+pub(super) struct Ctx<'a> {
+    pub(super) file: &'a Path,
+    pub(super) dir: &'a Path,
+    pub(super) options: &'a ImportOptions,
+    pub(super) textures: BTreeMap<&'a str, Arc<Texture>>,
+    pub(super) lights: BTreeMap<&'a str, LightId>,
+    pub(super) cameras: BTreeMap<&'a str, (&'a CameraDoc, Camera)>,
+    /// Every node by name (pre-order), for effect references.
+    pub(super) names: BTreeMap<String, Vec<NodeId>>,
+    /// Effects to set once all nodes exist: node, its path, the effect.
+    pub(super) effects: Vec<(NodeId, String, &'a EffectDoc)>,
+    pub(super) imported: Imported,
+    /// Where objects start in the file (empty for documents made in code).
+    pub(super) locations: &'a Locations,
+    /// Error context (node path, `texture 't'`, …) → JSON pointer of its object.
+    pub(super) pointers: BTreeMap<String, String>,
+}
+
+impl Ctx<'_> {
+    pub(super) fn location(&self, context: &str) -> Option<Location> {
+        self.pointers
+            .get(context)
+            .and_then(|p| self.locations.get(p))
+    }
+
+    /// Records the JSON pointer of an error context (the first one of a path wins).
+    pub(super) fn point(&mut self, context: &str, pointer: String) {
+        self.pointers.entry(context.to_owned()).or_insert(pointer);
+    }
+
+    pub(super) fn invalid(&self, context: &str, message: impl Into<String>) -> IoError {
+        IoError::Invalid {
+            file: self.file.to_owned(),
+            location: self.location(context),
+            context: context.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    pub(super) fn scene_err(&self, context: &str) -> impl Fn(SceneError) -> IoError + '_ {
+        let context = match self.location(context) {
+            Some(l) => format!("{context} (at {l})"),
+            None => context.to_owned(),
+        };
+        move |source| IoError::Scene {
+            file: self.file.to_owned(),
+            context: context.clone(),
+            source,
+        }
+    }
+}

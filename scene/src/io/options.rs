@@ -1,0 +1,40 @@
+//! Import settings and limits ([`ImportOptions`]), shared by every reader.
+
+/// Default for [`ImportOptions::max_file_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
+/// Default for [`ImportOptions::max_texture_size`]: 8192 texels per side.
+pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
+
+/// Import settings and limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Largest scene, buffer or image file (or data URI) accepted, in bytes.
+    pub max_file_bytes: u64,
+    /// Largest texture side accepted, in texels (at most
+    /// [`plumb_raster::texture::MAX_TEXTURE_SIZE`], which also applies).
+    pub max_texture_size: u32,
+    /// Whether to decode textures; without them materials have no texture bindings (quicker
+    /// when only the structure is wanted).
+    pub textures: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
+            textures: true,
+        }
+    }
+}
+
+impl ImportOptions {
+    pub(crate) fn clamped(&self) -> ImportOptions {
+        ImportOptions {
+            max_texture_size: self
+                .max_texture_size
+                .min(plumb_raster::texture::MAX_TEXTURE_SIZE),
+            ..*self
+        }
+    }
+}

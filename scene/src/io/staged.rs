@@ -1,0 +1,45 @@
+//! All-or-nothing imports: an importer builds under a detached staging group, and only a
+//! complete result is moved under its parent.
+
+use super::error::IoError;
+use super::imported::Imported;
+use crate::error::SceneError;
+use crate::graph::{NodeId, Reparent, Scene};
+
+/// Runs an importer's `build` under a detached staging group, then moves the nodes it made
+/// under `parent`: all or nothing — on any error the scene is left as it was. Sets
+/// `Imported::roots` to the moved nodes.
+pub(crate) fn build_staged(
+    scene: &mut Scene,
+    parent: NodeId,
+    label: &str,
+    scene_err: impl Fn(&str, SceneError) -> IoError,
+    build: impl FnOnce(&mut Scene, NodeId) -> Result<Imported, IoError>,
+) -> Result<Imported, IoError> {
+    let staging = scene
+        .create_group(label)
+        .map_err(|e| scene_err("scene", e))?;
+    let mut imported = match build(scene, staging) {
+        Ok(imported) => imported,
+        Err(e) => {
+            let _ = scene.remove(staging);
+            return Err(e);
+        }
+    };
+    let top: Vec<NodeId> = scene
+        .children(staging)
+        .map(<[_]>::to_vec)
+        .unwrap_or_default();
+    for &n in &top {
+        if let Err(e) = scene.reparent(n, parent, Reparent::KeepLocal) {
+            for &m in &top {
+                let _ = scene.remove(m);
+            }
+            let _ = scene.remove(staging);
+            return Err(scene_err("attaching the imported nodes", e));
+        }
+    }
+    let _ = scene.remove(staging);
+    imported.roots = top;
+    Ok(imported)
+}
