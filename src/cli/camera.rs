@@ -24,7 +24,7 @@ use plumb::scene::io::framing::{clip_range, frame_bound, DEFAULT_FOV_Y};
 use plumb::scene::io::{Imported, ImportedCamera};
 use plumb::scene::{Bound, Camera, Projection, Scene};
 
-use super::render::{parse_positive, parse_vec3};
+use super::args::{parse_positive, parse_vec3};
 
 /// Camera choice and overrides of `plumb render`.
 #[derive(Debug, Default, Args)]

@@ -1,5 +1,7 @@
-//! Subcommands of the `plumb` binary, one module each, plus the shared exit-code rules.
+//! Subcommands of the `plumb` binary, one module each, plus the shared exit-code rules; the
+//! argument value parsers they share are in [`args`].
 
+pub mod args;
 pub mod camera;
 pub mod diff;
 pub mod info;

@@ -15,18 +15,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use glam::{Vec3, Vec4};
-use plumb::raster::target::MAX_TARGET_SIZE;
+use glam::Vec4;
 use plumb::raster::trace::{self, Trace};
 use plumb::raster::{Context, ContextOptions};
 use plumb::scene::io::{self, framing, ApplyOptions, ImportOptions};
 use plumb::scene::SoftRenderer;
 
+use super::args::{parse_color, parse_finite, parse_positive, parse_size, parse_threads, Size};
 use super::camera::{choose_camera, CameraArgs};
 use super::{say, CliResult};
 
-/// Largest accepted `--threads` (0 = all cores).
-pub const MAX_THREADS: usize = 1024;
 /// Largest accepted `--frames`.
 pub const MAX_FRAMES: u32 = 100_000;
 /// Frames per second when `--frames` is given without `--fps`.
@@ -93,99 +91,6 @@ impl RenderArgs {
     pub fn size(&self) -> Size {
         self.size.unwrap_or(DEFAULT_SIZE)
     }
-}
-
-/// A render size in pixels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Size {
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-}
-
-/// Parses `WxH` with both sides in `1..=MAX_TARGET_SIZE`.
-pub(crate) fn parse_size(s: &str) -> Result<Size, String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| "expected WxH, e.g. 800x600".to_owned())?;
-    let side = |v: &str, name: &str| -> Result<u32, String> {
-        let n: u64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("{name} '{v}' is not a whole number"))?;
-        if n == 0 || n > u64::from(MAX_TARGET_SIZE) {
-            return Err(format!("{name} must be 1..={MAX_TARGET_SIZE}, got {n}"));
-        }
-        Ok(n as u32)
-    };
-    Ok(Size {
-        width: side(w, "width")?,
-        height: side(h, "height")?,
-    })
-}
-
-/// Parses a thread count in `0..=MAX_THREADS`.
-pub(crate) fn parse_threads(s: &str) -> Result<usize, String> {
-    let n: usize = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a whole number"))?;
-    if n > MAX_THREADS {
-        return Err(format!("at most {MAX_THREADS} threads, got {n}"));
-    }
-    Ok(n)
-}
-
-/// Parses a finite number.
-pub(crate) fn parse_finite(s: &str) -> Result<f32, String> {
-    let v: f32 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a number"))?;
-    if !v.is_finite() {
-        return Err(format!("'{s}' is not a finite number"));
-    }
-    Ok(v)
-}
-
-/// Parses a finite number > 0.
-pub(crate) fn parse_positive(s: &str) -> Result<f32, String> {
-    let v = parse_finite(s)?;
-    if v <= 0.0 {
-        return Err(format!("'{s}' must be greater than 0"));
-    }
-    Ok(v)
-}
-
-/// Parses `n` comma-separated finite numbers.
-pub(crate) fn parse_numbers(s: &str, n: usize) -> Result<Vec<f32>, String> {
-    let parts: Vec<&str> = s.split(',').collect();
-    if parts.len() != n {
-        return Err(format!("expected {n} comma-separated numbers, got '{s}'"));
-    }
-    parts.iter().map(|p| parse_finite(p)).collect()
-}
-
-/// Parses `X,Y,Z`.
-pub(crate) fn parse_vec3(s: &str) -> Result<Vec3, String> {
-    let v = parse_numbers(s, 3)?;
-    Ok(Vec3::new(v[0], v[1], v[2]))
-}
-
-/// Parses `R,G,B,A` (or `R,G,B` with alpha 1), each in 0..=1.
-fn parse_color(s: &str) -> Result<Vec4, String> {
-    let n = s.split(',').count();
-    let v = parse_numbers(s, if n == 3 { 3 } else { 4 })?;
-    if v.iter().any(|c| !(0.0..=1.0).contains(c)) {
-        return Err(format!("colour components must be in 0..=1, got '{s}'"));
-    }
-    Ok(Vec4::new(
-        v[0],
-        v[1],
-        v[2],
-        v.get(3).copied().unwrap_or(1.0),
-    ))
 }
 
 /// Parses a frame count in `1..=MAX_FRAMES`.
@@ -403,57 +308,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes() {
-        assert_eq!(
-            parse_size("64x48"),
-            Ok(Size {
-                width: 64,
-                height: 48
-            })
-        );
-        assert_eq!(
-            parse_size("16384x1"),
-            Ok(Size {
-                width: 16384,
-                height: 1
-            })
-        );
-        assert!(parse_size("0x0").is_err());
-        assert!(parse_size("100000x100000").is_err());
-        assert!(parse_size("16385x1").is_err());
-        assert!(parse_size("64").is_err());
-        assert!(parse_size("-1x5").is_err());
-        assert!(parse_size("99999999999999999999x5").is_err());
-    }
-
-    #[test]
-    fn vectors_colors_frames() {
-        assert_eq!(parse_vec3("1,2.5,-3"), Ok(Vec3::new(1.0, 2.5, -3.0)));
-        assert!(parse_vec3("1,2").is_err());
-        assert!(parse_vec3("1,2,NaN").is_err());
-        assert!(parse_vec3("1,2,inf").is_err());
-        assert!(parse_vec3("1,x,3").is_err());
-        assert_eq!(parse_color("0,0.5,1"), Ok(Vec4::new(0.0, 0.5, 1.0, 1.0)));
-        assert_eq!(parse_color("0,0,0,0"), Ok(Vec4::ZERO));
-        assert!(parse_color("0,0,2,1").is_err());
-        assert!(parse_color("0,0").is_err());
+    fn frames() {
         assert!(parse_frames("0").is_err());
         assert_eq!(parse_frames("3"), Ok(3));
-        assert!(parse_positive("0").is_err());
-        assert!(parse_finite("nan").is_err());
+        assert!(parse_frames("100001").is_err());
         assert_eq!(
             frame_path(Path::new("dir/out.png"), 7),
             Path::new("dir/out_0007.png")
         );
         assert_eq!(frame_path(Path::new("x"), 12345), Path::new("x_12345"));
-    }
-
-    #[test]
-    fn threads() {
-        assert_eq!(parse_threads("0"), Ok(0));
-        assert_eq!(parse_threads("2"), Ok(2));
-        assert!(parse_threads("-1").is_err());
-        assert!(parse_threads("many").is_err());
-        assert!(parse_threads("1025").is_err());
     }
 }

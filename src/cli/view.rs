@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::render::{parse_size, parse_threads, Size};
+use super::args::{parse_size, parse_threads, Size};
 use super::CliResult;
 
 /// Arguments of `plumb view`.
