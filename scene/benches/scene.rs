@@ -66,7 +66,7 @@ fn build() -> (Scene, Vec<NodeId>) {
                         .set_uniform_scale(rng.range(0.5, 1.5) * 0.4 + 0.6)
                         .unwrap();
                 }
-                s.set_local(id, local).unwrap();
+                s.set_local_transform(id, local).unwrap();
                 next.push(id);
             }
         }
@@ -139,7 +139,7 @@ fn benches(c: &mut Criterion) {
     });
 
     // Rays aimed at a leaf deep in the field, so they descend the hierarchy and hit.
-    let target = scene.world(leaves[31_337]).unwrap().translation();
+    let target = scene.world_transform(leaves[31_337]).unwrap().translation();
     let ray = Ray::new(cam.location(), target - cam.location()).unwrap();
     let hits = scene.pick(&ray);
     eprintln!(

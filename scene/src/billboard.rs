@@ -1,9 +1,9 @@
 //! Billboard nodes (Eberly's `BillboardNode`, book-advanced §1.1): a group whose subtree
-//! turns about its **model up axis** (+y) to face the camera.
+//! turns about its **local up axis** (+y) to face the camera.
 //!
 //! During `update`, after a billboard's world transform is composed (`parent ∘ local`), the
-//! eye position is taken into the billboard's model space (`p = W⁻¹·E`) and the world transform
-//! becomes `W ∘ RotY(atan2(p.x, p.z))`, so the local orientation applies first and the model
+//! eye position is taken into the billboard's local space (`p = W⁻¹·E`) and the world transform
+//! becomes `W ∘ RotY(atan2(p.x, p.z))`, so the local orientation applies first and the local
 //! +z axis turns towards the eye. An eye on the axis (`atan2(0, 0) = 0`) leaves it unrotated.
 //! Children are updated after the alignment.
 //!
@@ -18,7 +18,7 @@ use crate::graph::{NodeId, Scene};
 use crate::node::Dirty;
 use crate::transform::Transform;
 
-/// `world ∘ RotY(atan2(p.x, p.z))` with `p` the eye in `world`'s model space.
+/// `world ∘ RotY(atan2(p.x, p.z))` with `p` the eye in `world`'s local space.
 pub(crate) fn face_eye(world: &Transform, eye: Vec3) -> Transform {
     let Some(inv) = world.try_inverse() else {
         return *world;

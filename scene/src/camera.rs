@@ -7,7 +7,7 @@
 //! * `clip_from_view` maps the frustum to clip space with depth 0..1 (near → 0, far → 1), as
 //!   glam's `perspective_rh` / `orthographic_rh`; off-centre frusta (`l ≠ −r`) are supported.
 //! * The viewport is a rectangle in **normalized window coordinates**, origin top-left, y down
-//!   (unlike Wild Magic's bottom-left). [`Viewport::to_pixels`] rounds its edges to pixels.
+//!   (unlike Wild Magic's bottom-left). [`CameraViewport::to_pixels`] rounds its edges to pixels.
 //! * [`Camera::pick_ray`] shoots through a pixel centre `(x + 0.5, y + 0.5)` of the window,
 //!   remapped into the viewport; pixels outside the viewport give `None`. Perspective rays
 //!   start at the eye E (Eberly); orthographic rays start on the plane through E and all point
@@ -53,10 +53,11 @@ pub struct Frustum {
     pub far: f32,
 }
 
-/// A rectangle of the render target in normalized window coordinates (origin top-left, y down,
-/// `[0,1]²` is the whole target).
+/// The camera's viewport: a rectangle of the render target in normalized window coordinates
+/// (origin top-left, y down, `[0,1]²` is the whole target). The renderer turns it into
+/// plumb-raster's `Viewport` (pixels and a depth range) with [`CameraViewport::to_pixels`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Viewport {
+pub struct CameraViewport {
     x: f32,
     y: f32,
     width: f32,
@@ -76,9 +77,9 @@ pub struct PixelRect {
     pub height: u32,
 }
 
-impl Viewport {
+impl CameraViewport {
     /// The whole target.
-    pub const FULL: Viewport = Viewport {
+    pub const FULL: CameraViewport = CameraViewport {
         x: 0.0,
         y: 0.0,
         width: 1.0,
@@ -102,7 +103,7 @@ impl Viewport {
                 "rectangle outside [0,1]² or empty",
             ));
         }
-        Ok(Viewport {
+        Ok(CameraViewport {
             x,
             y,
             width,
@@ -123,7 +124,7 @@ impl Viewport {
             return Err(SceneError::InvalidViewport("empty target"));
         }
         let (w, h) = (target_width as f32, target_height as f32);
-        Viewport::normalized(
+        CameraViewport::normalized(
             rect.x as f32 / w,
             rect.y as f32 / h,
             rect.width as f32 / w,
@@ -153,6 +154,10 @@ impl Viewport {
     }
 }
 
+/// Former name of [`CameraViewport`] (plumb-raster's `Viewport` is in pixels).
+#[deprecated(note = "renamed to `CameraViewport`; plumb_raster::Viewport is in pixels")]
+pub type Viewport = CameraViewport;
+
 /// A camera: frame, projection, viewport, depth range and user culling planes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Camera {
@@ -162,7 +167,7 @@ pub struct Camera {
     right: Vec3,
     projection: Projection,
     frustum: Frustum,
-    viewport: Viewport,
+    viewport: CameraViewport,
     depth_range: (f32, f32),
     user_planes: Vec<Plane>,
 }
@@ -185,7 +190,7 @@ impl Default for Camera {
                 near: 1.0,
                 far: 2.0,
             },
-            viewport: Viewport::FULL,
+            viewport: CameraViewport::FULL,
             depth_range: (0.0, 1.0),
             user_planes: Vec::new(),
         }
@@ -385,7 +390,7 @@ impl Camera {
     }
 
     /// Sets the viewport.
-    pub fn set_viewport(&mut self, viewport: Viewport) {
+    pub fn set_viewport(&mut self, viewport: CameraViewport) {
         self.viewport = viewport;
     }
 
@@ -450,7 +455,7 @@ impl Camera {
         self.frustum
     }
     /// Viewport.
-    pub fn viewport(&self) -> Viewport {
+    pub fn viewport(&self) -> CameraViewport {
         self.viewport
     }
     /// Depth range `(near_depth, far_depth)`.

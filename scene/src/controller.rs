@@ -3,9 +3,9 @@
 //!
 //! Controllers run in the order they were added, so their effects are deterministic. A
 //! controller returning a new transform goes through
-//! [`Scene::set_local`](crate::Scene::set_local), which marks the node dirty like any user edit.
-//! Controllers of removed nodes are dropped with them. Attach one with
-//! [`Scene::add_controller`](crate::Scene::add_controller).
+//! [`Scene::set_local_transform`](crate::Scene::set_local_transform), which marks the node
+//! dirty like any user edit. Controllers of removed nodes are dropped with them. Attach one
+//! with [`Scene::add_controller`](crate::Scene::add_controller).
 
 use crate::transform::Transform;
 

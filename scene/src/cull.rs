@@ -12,7 +12,7 @@
 //! * straddling → the bit stays set.
 //!
 //! The test is conservative: a bound outside the frustum but not outside any single plane is
-//! kept. Per-node [`CullMode`]: `Always` hides the subtree (Eberly's `ForceCull`), `Never`
+//! kept. Per-node [`Culling`]: `Always` hides the subtree (Eberly's `ForceCull`), `Never`
 //! draws the subtree without testing it (Eberly's `bNoCull`; `Always` below still hides).
 //! Nodes with empty bounds are culled (they draw nothing). Switch nodes descend into their
 //! active child only.
@@ -30,7 +30,11 @@ use crate::node::NodeData;
 use crate::plane::{Plane, Side};
 use crate::transform::Transform;
 
-pub use crate::node::CullMode;
+pub use crate::node::Culling;
+
+/// Former name of [`Culling`] (plumb-raster's `CullMode` is face culling, another concept).
+#[deprecated(note = "renamed to `Culling`; plumb_raster::CullMode is face culling")]
+pub type CullMode = Culling;
 
 /// Counters of one culling pass.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -39,7 +43,7 @@ pub struct CullStats {
     pub visited: usize,
     /// Bound-versus-plane tests performed.
     pub plane_tests: usize,
-    /// Subtrees culled (by a plane, `CullMode::Always` or an empty bound).
+    /// Subtrees culled (by a plane, `Culling::Always` or an empty bound).
     pub culled: usize,
 }
 
@@ -84,10 +88,10 @@ impl VisibleSet {
 pub struct DrawItem<'a> {
     /// The geometry leaf.
     pub node: NodeId,
-    /// Its mesh (shared data; model space).
+    /// Its mesh (shared data; local space).
     pub mesh: &'a Arc<Mesh>,
     /// Its world transform as of the last update.
-    pub world: &'a Transform,
+    pub world_transform: &'a Transform,
     /// `world_from_local` as a column-vector matrix.
     pub world_from_local: Mat4,
     /// The world transform mirrors space (negative determinant): swap front/back faces.
@@ -115,7 +119,7 @@ impl Scene {
         Ok(DrawItem {
             node: id,
             mesh,
-            world: &node.world,
+            world_transform: &node.world,
             world_from_local: node.world.to_mat4(),
             mirror: node.world.is_mirror(),
         })
@@ -153,12 +157,12 @@ impl Scene {
             };
             out.stats.visited += 1;
             match node.cull {
-                CullMode::Always => {
+                Culling::Always => {
                     out.stats.culled += 1;
                     continue;
                 }
-                CullMode::Never => no_cull = true,
-                CullMode::Dynamic => {}
+                Culling::Never => no_cull = true,
+                Culling::Dynamic => {}
             }
             if !no_cull {
                 if node.world_bound.is_empty() {

@@ -35,7 +35,7 @@ use crate::cull::{CullStats, VisibleSet};
 use crate::effect::Effect;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::light::{Light, MAX_LIGHTS};
+use crate::light::{SceneLight, MAX_LIGHTS};
 use crate::multipass::{EffectPass, PassEdit};
 use crate::node::NodeData;
 use crate::render_state::ResolvedRender;
@@ -64,9 +64,10 @@ impl Default for FrameSettings {
     }
 }
 
-/// What one [`Scene::draw`] did.
+/// What one [`Scene::draw`] did: the update, culling and sorting counters plus the backend's.
+/// (plumb-raster's `DrawStats` counts one draw call.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DrawStats {
+pub struct SceneDrawStats {
     /// The update it ran.
     pub update: UpdateStats,
     /// Culling counters (`culled` = subtrees culled).
@@ -82,6 +83,10 @@ pub struct DrawStats {
     /// The backend's counters (draws, passes, primitives in / clipped / out, fragments).
     pub backend: BackendStats,
 }
+
+/// Former name of [`SceneDrawStats`] (plumb-raster's `DrawStats` counts one draw call).
+#[deprecated(note = "renamed to `SceneDrawStats`; plumb_raster::DrawStats counts one draw call")]
+pub type DrawStats = SceneDrawStats;
 
 /// The renderer limits a frame works with.
 #[derive(Debug, Clone, Copy)]
@@ -109,7 +114,7 @@ impl Scene {
         &mut self,
         camera: &Camera,
         renderer: &mut dyn Renderer,
-    ) -> Result<DrawStats, SceneError> {
+    ) -> Result<SceneDrawStats, SceneError> {
         self.face_billboards(camera.location());
         let update = self.update(self.time);
         let visible = self.cull(camera);
@@ -122,11 +127,11 @@ impl Scene {
         renderer: &mut dyn Renderer,
         visible: &VisibleSet,
         update: UpdateStats,
-    ) -> Result<DrawStats, SceneError> {
-        let mut stats = DrawStats {
+    ) -> Result<SceneDrawStats, SceneError> {
+        let mut stats = SceneDrawStats {
             update,
             cull: visible.stats(),
-            ..DrawStats::default()
+            ..SceneDrawStats::default()
         };
         let (eye, dir) = (camera.location(), camera.direction());
         let mut opaque = Vec::with_capacity(visible.len());
@@ -191,7 +196,7 @@ impl Scene {
     }
 
     /// The lights a leaf is drawn with (first `max` resolved ones).
-    fn leaf_lights(&self, r: &ResolvedRender, max: usize) -> Vec<Light> {
+    fn leaf_lights(&self, r: &ResolvedRender, max: usize) -> Vec<SceneLight> {
         r.lights
             .iter()
             .take(max)

@@ -15,7 +15,7 @@
 //! global effects overwrite each other in the book's renderer; here the deepest wins, like
 //! states). Planar shadows and reflections are drawn after the opaque geometry and before the
 //! transparent geometry; their casters are every geometry leaf of the group's subtree (active
-//! switch children only, `CullMode::Always` subtrees skipped) except the planes.
+//! switch children only, `Culling::Always` subtrees skipped) except the planes.
 //!
 //! Texture stage defaults follow the book's `Texture` where plumb has the same notion: apply
 //! `Replace` for the first stage of a texture effect, `Modulate` elsewhere — each constructor
@@ -29,7 +29,7 @@ use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
 
 use crate::camera::Camera;
 use crate::id::{LightId, NodeId};
-use crate::light::{Light, LightType};
+use crate::light::{LightType, SceneLight};
 use crate::mesh::Mesh;
 use crate::transform::Transform;
 
@@ -304,7 +304,7 @@ pub fn world_plane(mesh: &Mesh, world: &Transform) -> Option<Vec4> {
 /// The shadow projection onto `plane` (`(n, d)`, `n·p + d = 0`) from `light`: `(π·L) I − L πᵀ`
 /// with `L = (P, 1)` for point and spot lights and `(−direction, 0)` for directional lights.
 /// `None` for ambient lights or a light parallel to / on the plane.
-pub fn shadow_matrix(plane: Vec4, light: &Light) -> Option<Mat4> {
+pub fn shadow_matrix(plane: Vec4, light: &SceneLight) -> Option<Mat4> {
     let l = match light.kind {
         LightType::Ambient => return None,
         LightType::Directional => (-light.direction).extend(0.0),
@@ -334,7 +334,7 @@ pub fn reflection_matrix(plane: Vec4) -> Mat4 {
 
 /// Bump-map light vectors (the book's `ComputeLightVectors`): one light vector for the whole
 /// mesh — the direction towards a directional light, or from the mesh's world origin to a point
-/// or spot light — taken into model space, then into each vertex's tangent frame (T from the uv
+/// or spot light — taken into local space, then into each vertex's tangent frame (T from the uv
 /// gradients of the first triangle that reaches the vertex, made orthogonal to N; B = N × T),
 /// encoded as the colour `0.5·(v + 1)`. Vertices no triangle reaches, or without a usable frame,
 /// are black. Needs normals and the uv set; returns `None` otherwise.
@@ -342,7 +342,7 @@ pub fn bump_light_vectors(
     mesh: &Mesh,
     uv_set: usize,
     world: &Transform,
-    light: &Light,
+    light: &SceneLight,
 ) -> Option<Vec<Vec4>> {
     let normals = mesh.normals()?;
     let uvs = mesh.uv_sets().get(uv_set)?;

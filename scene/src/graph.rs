@@ -34,9 +34,9 @@ use glam::{Mat3, Mat4, Vec3, Vec4};
 use crate::bound::{Bound, BoundKind};
 use crate::controller::Controller;
 use crate::error::SceneError;
-use crate::light::Light;
+use crate::light::SceneLight;
 use crate::mesh::Mesh;
-use crate::node::{Arena, CullMode, Dirty, Node, NodeData};
+use crate::node::{Arena, Culling, Dirty, Node, NodeData};
 use crate::screen::ScreenPolygon;
 use crate::transform::Transform;
 
@@ -110,7 +110,7 @@ pub struct Scene {
     /// Counters of the last update.
     pub(crate) last_stats: UpdateStats,
     /// The light table.
-    pub(crate) lights: Vec<Light>,
+    pub(crate) lights: Vec<SceneLight>,
     /// Billboard groups, in creation order.
     pub(crate) billboards: Vec<NodeId>,
     /// The eye position billboards were last aligned to.
@@ -314,7 +314,7 @@ impl Scene {
     ///
     /// # Errors
     /// [`SceneError::StaleId`].
-    pub fn local(&self, id: NodeId) -> Result<&Transform, SceneError> {
+    pub fn local_transform(&self, id: NodeId) -> Result<&Transform, SceneError> {
         Ok(&self.node(id)?.local)
     }
 
@@ -322,7 +322,7 @@ impl Scene {
     ///
     /// # Errors
     /// [`SceneError::StaleId`].
-    pub fn set_local(&mut self, id: NodeId, local: Transform) -> Result<(), SceneError> {
+    pub fn set_local_transform(&mut self, id: NodeId, local: Transform) -> Result<(), SceneError> {
         self.node_mut(id)?.local = local;
         self.nodes.mark(id, Dirty::TRANSFORM);
         Ok(())
@@ -335,7 +335,7 @@ impl Scene {
     ) -> Result<(), SceneError> {
         let mut t = self.node(id)?.local;
         f(&mut t)?;
-        self.set_local(id, t)
+        self.set_local_transform(id, t)
     }
 
     /// Sets the local translation ([`Transform::set_translation`]).
@@ -371,15 +371,17 @@ impl Scene {
     }
 
     /// The world transform as of the last [`Scene::update`] (stale until then; see the crate
-    /// docs). `world = parent.world ∘ local`.
+    /// docs). `world = parent.world ∘ local`. The same map as a matrix is
+    /// [`Scene::world_from_local`].
     ///
     /// # Errors
     /// [`SceneError::StaleId`].
-    pub fn world(&self, id: NodeId) -> Result<&Transform, SceneError> {
+    pub fn world_transform(&self, id: NodeId) -> Result<&Transform, SceneError> {
         Ok(&self.node(id)?.world)
     }
 
-    /// `world_from_local` as a column-vector 4×4 matrix (as of the last update).
+    /// The world transform as a column-vector 4×4 matrix, named by its frames as every matrix
+    /// is (as of the last update; [`Scene::world_transform`] is the [`Transform`]).
     ///
     /// # Errors
     /// [`SceneError::StaleId`].
@@ -396,21 +398,68 @@ impl Scene {
         Ok(&self.node(id)?.world_bound)
     }
 
-    /// The node's cull mode.
+    /// The node's culling behaviour.
     ///
     /// # Errors
     /// [`SceneError::StaleId`].
-    pub fn cull_mode(&self, id: NodeId) -> Result<CullMode, SceneError> {
+    pub fn culling(&self, id: NodeId) -> Result<Culling, SceneError> {
         Ok(self.node(id)?.cull)
     }
 
-    /// Sets the node's cull mode (per-view behaviour; does not dirty the node).
+    /// Sets the node's culling behaviour (used per view; does not dirty the node).
     ///
     /// # Errors
     /// [`SceneError::StaleId`].
-    pub fn set_cull_mode(&mut self, id: NodeId, mode: CullMode) -> Result<(), SceneError> {
-        self.node_mut(id)?.cull = mode;
+    pub fn set_culling(&mut self, id: NodeId, culling: Culling) -> Result<(), SceneError> {
+        self.node_mut(id)?.cull = culling;
         Ok(())
+    }
+
+    /// The node's culling behaviour.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    #[deprecated(note = "renamed to `culling` (the type is now `Culling`)")]
+    pub fn cull_mode(&self, id: NodeId) -> Result<Culling, SceneError> {
+        self.culling(id)
+    }
+
+    /// Sets the node's culling behaviour.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    #[deprecated(note = "renamed to `set_culling` (the type is now `Culling`)")]
+    pub fn set_cull_mode(&mut self, id: NodeId, mode: Culling) -> Result<(), SceneError> {
+        self.set_culling(id, mode)
+    }
+
+    /// The local transform.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    #[deprecated(
+        note = "renamed to `local_transform` (transform getters say so; matrices say their frames)"
+    )]
+    pub fn local(&self, id: NodeId) -> Result<&Transform, SceneError> {
+        self.local_transform(id)
+    }
+
+    /// Replaces the local transform.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    #[deprecated(note = "renamed to `set_local_transform`")]
+    pub fn set_local(&mut self, id: NodeId, local: Transform) -> Result<(), SceneError> {
+        self.set_local_transform(id, local)
+    }
+
+    /// The world transform.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    #[deprecated(note = "renamed to `world_transform`; the matrix is `world_from_local`")]
+    pub fn world(&self, id: NodeId) -> Result<&Transform, SceneError> {
+        self.world_transform(id)
     }
 
     // ----- scene-wide settings -----

@@ -15,7 +15,7 @@ use crate::effect::Effect;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::id::LightId;
-use crate::light::Light;
+use crate::light::SceneLight;
 use crate::node::{Dirty, NodeData};
 use crate::state::{GlobalState, StateKind};
 
@@ -135,7 +135,7 @@ impl Scene {
     ///
     /// # Errors
     /// [`SceneError::NonFinite`].
-    pub fn add_light(&mut self, light: Light) -> Result<LightId, SceneError> {
+    pub fn add_light(&mut self, light: SceneLight) -> Result<LightId, SceneError> {
         if !light.is_finite() {
             return Err(SceneError::NonFinite { what: "light" });
         }
@@ -150,7 +150,7 @@ impl Scene {
     ///
     /// # Errors
     /// [`SceneError::UnknownLight`].
-    pub fn light(&self, id: LightId) -> Result<&Light, SceneError> {
+    pub fn light(&self, id: LightId) -> Result<&SceneLight, SceneError> {
         self.lights
             .get(id.0 as usize)
             .ok_or(SceneError::UnknownLight(id.0))
@@ -160,7 +160,7 @@ impl Scene {
     ///
     /// # Errors
     /// [`SceneError::UnknownLight`], [`SceneError::NonFinite`].
-    pub fn set_light(&mut self, id: LightId, light: Light) -> Result<(), SceneError> {
+    pub fn set_light(&mut self, id: LightId, light: SceneLight) -> Result<(), SceneError> {
         if !light.is_finite() {
             return Err(SceneError::NonFinite { what: "light" });
         }

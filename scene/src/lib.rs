@@ -21,12 +21,36 @@
 //! computes — the visible set, the frame settings handed to a renderer — lives with the pass
 //! that computes it and is not stored in the [`Scene`].
 //!
+//! ## Names shared with plumb-raster
+//!
+//! One concept has one public name across the two crates. Where they mean the same, the scene
+//! re-exports plumb-raster's: [`StencilState`], [`CompareFunc`], [`BlendFactor`],
+//! [`StencilOp`], [`FrontFace`], [`MAX_LIGHTS`], [`MAX_UV_SETS`]. Where the scene has a concept
+//! of its own, it has a name of its own:
+//!
+//! | plumb-scene | plumb-raster's name, for its own concept |
+//! |---|---|
+//! | [`Culling`] (per-node view culling) | `CullMode` (face culling; the scene's is [`CullState`]) |
+//! | [`MeshTopology`] (incl. line loops) | `Topology` (one draw call's primitives) |
+//! | [`CameraViewport`] (fractions of the target) | `Viewport` (pixels and depth range) |
+//! | [`SceneDrawStats`] (one frame of [`Scene::draw`]) | `DrawStats` (one draw call) |
+//! | [`Fog`] (the book's fog state) | `FogState` (the pipeline's fog) |
+//! | [`SceneLight`] (world space, in the light table) | `light::Light` (eye space, one draw) |
+//! | [`io::ImportedLightKind`] (glTF punctual lights) | `light::LightKind` |
+//!
+//! The former scene names stay as aliases so existing code compiles; they are deprecated,
+//! except `Light` and `FogState`, which in-tree examples still use.
+//!
 //! # Conventions
 //!
 //! * **Math**: `glam` `f32` types, **column vectors** (`p' = M·p`, translation in column 3),
 //!   right-handed world. Matrix names say their frames: `world_from_local`,
 //!   `view_from_world`, `clip_from_view`, so
 //!   `clip_from_local = clip_from_view * view_from_world * world_from_local`.
+//! * **Frames**: a node's own frame is **local** space (never "model" or "object": meshes
+//!   are in local space, [`Mesh::local_bound`]). Getters of a [`Transform`] say so
+//!   ([`Scene::local_transform`], [`Scene::world_transform`]); getters of a matrix are named
+//!   by its frames ([`Scene::world_from_local`]).
 //! * **Hierarchy**: `world = parent.world ∘ local` ([`Transform::compose`]); a node's local
 //!   transform applies to its own geometry and to its children. Geometry lives on leaves.
 //! * **Mirroring**: negative scale is allowed; a world transform with negative determinant
@@ -62,7 +86,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use glam::{Vec3, Vec4};
-//! use plumb_scene::{Camera, GlobalState, Light, MaterialState, Mesh, Scene, SoftRenderer};
+//! use plumb_scene::{Camera, GlobalState, MaterialState, Mesh, Scene, SceneLight, SoftRenderer};
 //!
 //! # fn main() -> Result<(), plumb_scene::SceneError> {
 //! let mut scene = Scene::new();
@@ -72,7 +96,7 @@
 //! let leaf = scene.add_geometry(root, "triangle", Arc::new(tri))?;
 //! let red = MaterialState::matte(Vec4::new(1.0, 0.0, 0.0, 1.0));
 //! scene.set_global_state(root, GlobalState::Material(red))?;
-//! let sun = scene.add_light(Light::directional(Vec3::new(0.0, 0.0, -1.0)))?;
+//! let sun = scene.add_light(SceneLight::directional(Vec3::new(0.0, 0.0, -1.0)))?;
 //! scene.attach_light(root, sun)?;
 //!
 //! let mut camera = Camera::perspective(1.0, 1.0, 0.1, 100.0)?;
@@ -167,15 +191,15 @@ pub mod soft;
 pub mod io;
 
 pub use bound::{merge_spheres, Bound, BoundKind};
-pub use camera::{Camera, Frustum, PixelRect, Projection, Viewport, MAX_USER_PLANES};
+pub use camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
 pub use controller::Controller;
-pub use cull::{CullMode, CullStats, DrawItem, VisibleSet};
-pub use draw::{DrawStats, FrameSettings};
+pub use cull::{CullStats, Culling, DrawItem, VisibleSet};
+pub use draw::{FrameSettings, SceneDrawStats};
 pub use effect::{Effect, TexCoords, TextureStage};
 pub use error::SceneError;
 pub use graph::{Limits, NodeId, NodeKind, Reparent, Scene, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES};
-pub use light::{Light, LightId, LightType, MAX_LIGHTS};
-pub use mesh::{Mesh, Topology, MAX_UV_SETS};
+pub use light::{Light, LightId, LightType, SceneLight, MAX_LIGHTS};
+pub use mesh::{Mesh, MeshTopology, MAX_UV_SETS};
 pub use pick::PickRecord;
 pub use plane::{Plane, Side};
 pub use ray::Ray;
@@ -186,9 +210,25 @@ pub use renderer::{
 pub use screen::{ScreenLayer, ScreenPolygon};
 pub use soft::SoftRenderer;
 pub use state::{
-    AlphaState, BlendFactor, CompareFunc, CullFace, CullState, DitherState, FogApply, FogDensity,
-    FogState, FrontFace, GlobalState, MaterialState, PolygonOffsetState, RenderStates, ShadeState,
-    StateKind, StencilOp, StencilState, WireframeState, ZBufferState,
+    AlphaState, BlendFactor, CompareFunc, CullFace, CullState, DitherState, Fog, FogApply,
+    FogDensity, FogState, FrontFace, GlobalState, MaterialState, PolygonOffsetState, RenderStates,
+    ShadeState, StateKind, StencilOp, StencilState, WireframeState, ZBufferState,
 };
 pub use transform::{rotation_axis_angle, Transform};
 pub use update::UpdateStats;
+
+// Former names, kept so existing code still compiles. Each names a concept plumb-raster
+// names the same way for something else (see the module map above).
+
+/// Former name of [`Culling`] (plumb-raster's `CullMode` is face culling).
+#[deprecated(note = "renamed to `Culling`; plumb_raster::CullMode is face culling")]
+pub type CullMode = Culling;
+/// Former name of [`MeshTopology`] (plumb-raster's `Topology` is a draw call's topology).
+#[deprecated(note = "renamed to `MeshTopology`; plumb_raster::Topology is a draw call's topology")]
+pub type Topology = MeshTopology;
+/// Former name of [`CameraViewport`] (plumb-raster's `Viewport` is in pixels).
+#[deprecated(note = "renamed to `CameraViewport`; plumb_raster::Viewport is in pixels")]
+pub type Viewport = CameraViewport;
+/// Former name of [`SceneDrawStats`] (plumb-raster's `DrawStats` counts one draw call).
+#[deprecated(note = "renamed to `SceneDrawStats`; plumb_raster::DrawStats counts one draw call")]
+pub type DrawStats = SceneDrawStats;

@@ -22,8 +22,9 @@ use glam::{Vec3, Vec4};
 
 pub use crate::id::LightId;
 
-/// The renderer's light limit (book `m_iMaxLights`, 8 for OpenGL).
-pub const MAX_LIGHTS: usize = 8;
+/// The renderer's light limit (book `m_iMaxLights`, 8 for OpenGL): plumb-raster's, the
+/// fixed-function pipeline's.
+pub use plumb_raster::light::MAX_LIGHTS;
 
 /// The type of a light (book `LT_AMBIENT, LT_DIRECTIONAL, LT_POINT, LT_SPOT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -31,19 +32,21 @@ pub enum LightType {
     /// Ambient only.
     #[default]
     Ambient,
-    /// Infinitely far; [`Light::direction`] is where the light travels.
+    /// Infinitely far; [`SceneLight::direction`] is where the light travels.
     Directional,
-    /// At [`Light::position`], radiating.
+    /// At [`SceneLight::position`], radiating.
     Point,
-    /// At [`Light::position`], in a cone about [`Light::direction`].
+    /// At [`SceneLight::position`], in a cone about [`SceneLight::direction`].
     Spot,
 }
 
-/// One light with the book's fields. `Default` (= `Light::new(LightType::Ambient)`) is the
-/// book's: black colours, intensity 1, attenuation (1, 0, 0) off, on, spot exponent 0 and angle
-/// π (no cone), at the origin shining down −z.
+/// One light of a scene's light table, in world space, with the book's fields. (The renderer
+/// turns it into plumb-raster's `light::Light`, an eye-space light of one draw.) `Default`
+/// (= `SceneLight::new(LightType::Ambient)`) is the book's: black colours, intensity 1,
+/// attenuation (1, 0, 0) off, on, spot exponent 0 and angle π (no cone), at the origin shining
+/// down −z.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Light {
+pub struct SceneLight {
     /// Type.
     pub kind: LightType,
     /// Ambient colour.
@@ -81,16 +84,16 @@ pub struct Light {
     pub direction: Vec3,
 }
 
-impl Default for Light {
+impl Default for SceneLight {
     fn default() -> Self {
-        Light::new(LightType::Ambient)
+        SceneLight::new(LightType::Ambient)
     }
 }
 
-impl Light {
+impl SceneLight {
     /// A light of the given type with the book's defaults.
-    pub const fn new(kind: LightType) -> Light {
-        Light {
+    pub const fn new(kind: LightType) -> SceneLight {
+        SceneLight {
             kind,
             ambient: Vec4::new(0.0, 0.0, 0.0, 1.0),
             diffuse: Vec4::new(0.0, 0.0, 0.0, 1.0),
@@ -111,44 +114,44 @@ impl Light {
     }
 
     /// An ambient light of colour `c`.
-    pub fn ambient(c: Vec3) -> Light {
-        Light {
+    pub fn ambient(c: Vec3) -> SceneLight {
+        SceneLight {
             ambient: c.extend(1.0),
-            ..Light::new(LightType::Ambient)
+            ..SceneLight::new(LightType::Ambient)
         }
     }
 
     /// A white directional light (diffuse and specular 1) travelling along `direction`.
-    pub fn directional(direction: Vec3) -> Light {
-        Light {
+    pub fn directional(direction: Vec3) -> SceneLight {
+        SceneLight {
             diffuse: Vec4::ONE,
             specular: Vec4::ONE,
             direction,
-            ..Light::new(LightType::Directional)
+            ..SceneLight::new(LightType::Directional)
         }
     }
 
     /// A white point light (diffuse and specular 1) at `position`.
-    pub fn point(position: Vec3) -> Light {
-        Light {
+    pub fn point(position: Vec3) -> SceneLight {
+        SceneLight {
             diffuse: Vec4::ONE,
             specular: Vec4::ONE,
             position,
-            ..Light::new(LightType::Point)
+            ..SceneLight::new(LightType::Point)
         }
     }
 
     /// A white spot light at `position` shining along `direction`, half-angle `angle`
     /// (radians), exponent `exponent`.
-    pub fn spot(position: Vec3, direction: Vec3, angle: f32, exponent: f32) -> Light {
-        Light {
+    pub fn spot(position: Vec3, direction: Vec3, angle: f32, exponent: f32) -> SceneLight {
+        SceneLight {
             diffuse: Vec4::ONE,
             specular: Vec4::ONE,
             position,
             direction,
             angle,
             exponent,
-            ..Light::new(LightType::Spot)
+            ..SceneLight::new(LightType::Spot)
         }
     }
 
@@ -173,3 +176,7 @@ impl Light {
             && self.range.is_none_or(f32::is_finite)
     }
 }
+
+/// Former name of [`SceneLight`] (plumb-raster's `light::Light` is the eye-space light of one
+/// draw). Kept for existing code; new code names [`SceneLight`].
+pub type Light = SceneLight;

@@ -1,9 +1,9 @@
 //! Geometry data shared between nodes: positions, optional normals, colours and up to
-//! [`MAX_UV_SETS`] texture-coordinate sets, `u32` indices and a [`Topology`].
+//! [`MAX_UV_SETS`] texture-coordinate sets, `u32` indices and a [`MeshTopology`].
 //!
 //! A [`Mesh`] is immutable once built and shared by [`std::sync::Arc`]: many geometry leaves
 //! may draw the same mesh with different world transforms (Eberly's data-level instancing).
-//! Its model bounds (sphere and box) are computed once, at construction. Validation happens in
+//! Its local bounds (sphere and box) are computed once, at construction. Validation happens in
 //! the constructors: every position, normal, colour and uv is finite, every index is in range,
 //! attribute arrays have one entry per vertex, and the index count fits the topology.
 
@@ -12,12 +12,15 @@ use glam::{Vec2, Vec3, Vec4};
 use crate::bound::{Bound, BoundKind};
 use crate::error::SceneError;
 
-/// The largest number of texture-coordinate sets a mesh may carry.
-pub const MAX_UV_SETS: usize = 4;
+/// The largest number of texture-coordinate sets a mesh may carry: plumb-raster's, since the
+/// soft renderer hands every set to it.
+pub use plumb_raster::vertex::MAX_UV_SETS;
 
-/// How indices form primitives (Eberly's `GeometryType`).
+/// How a mesh's indices form primitives (Eberly's `GeometryType`). Not plumb-raster's
+/// `Topology` (strips and fans of one draw call): a line loop is a scene topology the renderer
+/// turns into a strip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Topology {
+pub enum MeshTopology {
     /// Independent points (`Polypoint`).
     Points,
     /// Independent segments `<i0,i1>, <i2,i3>, …` (`GT_POLYLINE_SEGMENTS`).
@@ -30,22 +33,22 @@ pub enum Topology {
     Triangles,
 }
 
-impl Topology {
+impl MeshTopology {
     fn name(self) -> &'static str {
         match self {
-            Topology::Points => "point",
-            Topology::Lines => "line",
-            Topology::LineStrip => "line strip",
-            Topology::LineLoop => "line loop",
-            Topology::Triangles => "triangle",
+            MeshTopology::Points => "point",
+            MeshTopology::Lines => "line",
+            MeshTopology::LineStrip => "line strip",
+            MeshTopology::LineLoop => "line loop",
+            MeshTopology::Triangles => "triangle",
         }
     }
 }
 
-/// Immutable vertex and index data with precomputed model bounds.
+/// Immutable vertex and index data (in local space) with precomputed local bounds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mesh {
-    topology: Topology,
+    topology: MeshTopology,
     positions: Vec<Vec3>,
     normals: Option<Vec<Vec3>>,
     colors: Option<Vec<Vec4>>,
@@ -75,7 +78,7 @@ impl Mesh {
     /// (triangles need a multiple of 3 indices, lines a multiple of 2),
     /// [`SceneError::TooManyVertices`].
     pub fn new(
-        topology: Topology,
+        topology: MeshTopology,
         positions: Vec<Vec3>,
         indices: Vec<u32>,
     ) -> Result<Self, SceneError> {
@@ -86,8 +89,8 @@ impl Mesh {
             return Err(SceneError::TooManyVertices(positions.len()));
         }
         let whole = match topology {
-            Topology::Triangles => indices.len().is_multiple_of(3),
-            Topology::Lines => indices.len().is_multiple_of(2),
+            MeshTopology::Triangles => indices.len().is_multiple_of(3),
+            MeshTopology::Lines => indices.len().is_multiple_of(2),
             _ => true,
         };
         if !whole {
@@ -116,12 +119,12 @@ impl Mesh {
         })
     }
 
-    /// A triangle mesh (`Topology::Triangles`).
+    /// A triangle mesh (`MeshTopology::Triangles`).
     ///
     /// # Errors
     /// As [`Mesh::new`].
     pub fn triangles(positions: Vec<Vec3>, indices: Vec<u32>) -> Result<Self, SceneError> {
-        Mesh::new(Topology::Triangles, positions, indices)
+        Mesh::new(MeshTopology::Triangles, positions, indices)
     }
 
     /// A point set drawing every vertex once, in order.
@@ -131,7 +134,7 @@ impl Mesh {
     pub fn points(positions: Vec<Vec3>) -> Result<Self, SceneError> {
         let n = u32::try_from(positions.len())
             .map_err(|_| SceneError::TooManyVertices(positions.len()))?;
-        Mesh::new(Topology::Points, positions, (0..n).collect())
+        Mesh::new(MeshTopology::Points, positions, (0..n).collect())
     }
 
     /// A polyline through every vertex in order, open or closed.
@@ -142,9 +145,9 @@ impl Mesh {
         let n = u32::try_from(positions.len())
             .map_err(|_| SceneError::TooManyVertices(positions.len()))?;
         let topology = if closed {
-            Topology::LineLoop
+            MeshTopology::LineLoop
         } else {
-            Topology::LineStrip
+            MeshTopology::LineStrip
         };
         Mesh::new(topology, positions, (0..n).collect())
     }
@@ -173,7 +176,7 @@ impl Mesh {
             1, 2, 6, 1, 6, 5, // +x
         ];
         Mesh {
-            topology: Topology::Triangles,
+            topology: MeshTopology::Triangles,
             sphere: Bound::from_points(BoundKind::Sphere, &positions),
             aabb: Bound::from_points(BoundKind::Aabb, &positions),
             positions,
@@ -232,7 +235,7 @@ impl Mesh {
     /// Vertices in no triangle (or only degenerate ones) get `(0,0,0)`. Other topologies are
     /// returned unchanged.
     pub fn with_generated_normals(mut self) -> Self {
-        if self.topology != Topology::Triangles {
+        if self.topology != MeshTopology::Triangles {
             return self;
         }
         let mut acc = vec![Vec3::ZERO; self.positions.len()];
@@ -249,11 +252,11 @@ impl Mesh {
     }
 
     /// Primitive topology.
-    pub fn topology(&self) -> Topology {
+    pub fn topology(&self) -> MeshTopology {
         self.topology
     }
 
-    /// Vertex positions (model space).
+    /// Vertex positions (local space).
     pub fn positions(&self) -> &[Vec3] {
         &self.positions
     }
@@ -278,9 +281,9 @@ impl Mesh {
         &self.indices
     }
 
-    /// Number of triangles (0 unless the topology is [`Topology::Triangles`]).
+    /// Number of triangles (0 unless the topology is [`MeshTopology::Triangles`]).
     pub fn triangle_count(&self) -> usize {
-        if self.topology == Topology::Triangles {
+        if self.topology == MeshTopology::Triangles {
             self.indices.len() / 3
         } else {
             0
@@ -290,7 +293,7 @@ impl Mesh {
     /// Model-space corners of triangle `i`, or `None` past the end (or for non-triangle
     /// topologies).
     pub fn triangle(&self, i: usize) -> Option<[Vec3; 3]> {
-        if self.topology != Topology::Triangles {
+        if self.topology != MeshTopology::Triangles {
             return None;
         }
         let t = self.indices.get(3 * i..3 * i + 3)?;
@@ -301,14 +304,24 @@ impl Mesh {
         ])
     }
 
-    /// The model bound of `kind` (computed at construction; empty for no vertices).
-    pub fn model_bound(&self, kind: BoundKind) -> Bound {
+    /// The bound of `kind` in local space (computed at construction; empty for no vertices).
+    pub fn local_bound(&self, kind: BoundKind) -> Bound {
         match kind {
             BoundKind::Sphere => self.sphere,
             BoundKind::Aabb => self.aabb,
         }
     }
+
+    /// The bound of `kind` in local space.
+    #[deprecated(note = "renamed to `local_bound`: plumb-scene calls the object frame local")]
+    pub fn model_bound(&self, kind: BoundKind) -> Bound {
+        self.local_bound(kind)
+    }
 }
+
+/// Former name of [`MeshTopology`] (plumb-raster's `Topology` is another concept).
+#[deprecated(note = "renamed to `MeshTopology`; plumb_raster::Topology is a draw call's topology")]
+pub type Topology = MeshTopology;
 
 #[cfg(test)]
 mod tests {
@@ -342,7 +355,7 @@ mod tests {
         );
         assert_eq!(
             Mesh::polyline(p.clone(), true).unwrap().topology(),
-            Topology::LineLoop
+            MeshTopology::LineLoop
         );
         assert_eq!(Mesh::points(p).unwrap().indices(), &[0, 1, 2]);
     }

@@ -27,11 +27,11 @@ use crate::effect::{
 };
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::node::{CullMode, NodeData};
+use crate::node::{Culling, NodeData};
 use crate::renderer::{ColorSource, LightingTerms, Pass};
 use crate::state::{
-    AlphaState, BlendFactor, CompareFunc, CullState, FogState, RenderStates, StencilOp,
-    StencilState, WireframeState, ZBufferState,
+    AlphaState, BlendFactor, CompareFunc, CullState, Fog, RenderStates, StencilOp, StencilState,
+    WireframeState, ZBufferState,
 };
 
 /// Stencil reference values available to scene effects (one per plane per frame).
@@ -236,11 +236,11 @@ impl Scene {
                                 states: RenderStates {
                                     alpha: AlphaState::BLEND,
                                     cull: CullState::NONE,
-                                    fog: FogState::OFF,
+                                    fog: Fog::OFF,
                                     wireframe: WireframeState { enabled: false },
                                     zbuffer: ZBufferState::DISABLED,
                                     stencil: StencilState {
-                                        on_z_pass: StencilOp::Zero,
+                                        pass: StencilOp::Zero,
                                         ..stencil_equal(reference)
                                     },
                                     ..states
@@ -328,13 +328,13 @@ impl Scene {
     }
 
     /// Geometry leaves under `from` in pre-order, as drawing sees them (active switch children
-    /// only, `CullMode::Always` subtrees skipped).
+    /// only, `Culling::Always` subtrees skipped).
     fn drawable_leaves(&self, from: NodeId) -> Vec<NodeId> {
         let mut out = Vec::new();
         let mut stack = vec![from];
         while let Some(id) = stack.pop() {
             let Ok(node) = self.node(id) else { continue };
-            if node.cull == CullMode::Always {
+            if node.cull == Culling::Always {
                 continue;
             }
             match &node.data {
@@ -352,7 +352,7 @@ impl Scene {
         let mut stack = vec![self.root()];
         while let Some(id) = stack.pop() {
             let Ok(node) = self.node(id) else { continue };
-            if node.cull == CullMode::Always {
+            if node.cull == Culling::Always {
                 continue;
             }
             if matches!(
@@ -387,7 +387,23 @@ impl Scene {
 
 /// Passes where the stored stencil value equals `reference`; writes nothing.
 fn stencil_equal(reference: u8) -> StencilState {
-    StencilState::test(CompareFunc::Equal, reference)
+    StencilState {
+        enabled: true,
+        func: CompareFunc::Equal,
+        reference,
+        ..StencilState::DISABLED
+    }
+}
+
+/// Always passes and writes `reference` where the depth test passes.
+fn stencil_write(reference: u8) -> StencilState {
+    StencilState {
+        enabled: true,
+        func: CompareFunc::Always,
+        reference,
+        pass: StencilOp::Replace,
+        ..StencilState::DISABLED
+    }
 }
 
 /// A pass writing `reference` into the stencil buffer where the plane passes the depth test,
@@ -396,7 +412,7 @@ fn stencil_mark(plane_states: RenderStates, reference: u8) -> Pass {
     Pass {
         states: RenderStates {
             zbuffer: ZBufferState::READ_ONLY,
-            stencil: StencilState::write(reference),
+            stencil: stencil_write(reference),
             alpha: AlphaState::OPAQUE,
             ..plane_states
         },

@@ -22,9 +22,11 @@ use crate::mesh::Mesh;
 use crate::state::RenderStates;
 use crate::transform::Transform;
 
-/// Per-node culling behaviour (user intent; the default is `Dynamic`).
+/// Per-node culling behaviour against a view (user intent; the default is `Dynamic`). Not to
+/// be confused with face culling ([`CullState`](crate::state::CullState), plumb-raster's
+/// `CullMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CullMode {
+pub enum Culling {
     /// Test the world bound against the planes.
     #[default]
     Dynamic,
@@ -125,7 +127,7 @@ pub(crate) struct Node {
     pub(crate) world_bound: Bound,
     pub(crate) data: NodeData,
     /// Culling behaviour (intent).
-    pub(crate) cull: CullMode,
+    pub(crate) cull: Culling,
     pub(crate) depth: u32,
     /// What the user set: global states, lights, effect.
     pub(crate) intent: Option<Box<RenderIntent>>,
@@ -148,7 +150,7 @@ impl Node {
             world: Transform::IDENTITY,
             world_bound: Bound::Empty,
             data,
-            cull: CullMode::Dynamic,
+            cull: Culling::Dynamic,
             depth: 0,
             intent: None,
             resolved: None,

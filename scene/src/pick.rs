@@ -1,17 +1,17 @@
 //! Picking (Eberly Ch. 6 `DoPick`): a world-space ray against world bounds, then against the
 //! triangles of every geometry leaf whose bound it meets.
 //!
-//! The ray is taken into each leaf's model space with the inverse world transform (origin as a
+//! The ray is taken into each leaf's local space with the inverse world transform (origin as a
 //! point, direction as a vector, *not* renormalized), so the triangle test's parameter `t` is
 //! directly the world-space distance along the unit world ray, whatever the scale. Leaves with
 //! a singular world transform, and non-triangle topologies, are skipped. Switch nodes descend
-//! into their active child only; `CullMode::Always` subtrees (hidden) are not picked.
+//! into their active child only; `Culling::Always` subtrees (hidden) are not picked.
 //!
 //! Records come back sorted by distance; ties keep traversal order (pre-order, then triangle
 //! index), which is deterministic. Picking reads world data as of the last update.
 
 use crate::graph::{NodeId, Scene};
-use crate::node::{CullMode, NodeData};
+use crate::node::{Culling, NodeData};
 use crate::ray::{intersect_triangle, Ray};
 
 /// One ray–triangle hit.
@@ -37,7 +37,7 @@ impl Scene {
             let Some(node) = self.at(id.index()) else {
                 continue;
             };
-            if node.cull == CullMode::Always || !node.world_bound.intersects_ray(ray) {
+            if node.cull == Culling::Always || !node.world_bound.intersects_ray(ray) {
                 continue;
             }
             match &node.data {

@@ -15,8 +15,8 @@ use glam::{Mat3, Vec3};
 use crate::bound::Bound;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::mesh::Topology;
-use crate::node::{CullMode, NodeData};
+use crate::mesh::MeshTopology;
+use crate::node::{Culling, NodeData};
 use crate::transform::Transform;
 
 /// Indentation levels printed before depth is shown as a number.
@@ -108,11 +108,11 @@ impl Scene {
                 },
                 NodeData::Geometry(m) => {
                     let topo = match m.topology() {
-                        Topology::Points => "points",
-                        Topology::Lines => "lines",
-                        Topology::LineStrip => "line strip",
-                        Topology::LineLoop => "line loop",
-                        Topology::Triangles => "triangles",
+                        MeshTopology::Points => "points",
+                        MeshTopology::Lines => "lines",
+                        MeshTopology::LineStrip => "line strip",
+                        MeshTopology::LineLoop => "line loop",
+                        MeshTopology::Triangles => "triangles",
                     };
                     format!(
                         "geometry {topo} vertices={} indices={}",
@@ -122,9 +122,9 @@ impl Scene {
                 }
             };
             let cull = match node.cull {
-                CullMode::Dynamic => "",
-                CullMode::Always => " cull=always",
-                CullMode::Never => " cull=never",
+                Culling::Dynamic => "",
+                Culling::Always => " cull=always",
+                Culling::Never => " cull=never",
             };
             let name = if node.name.is_empty() {
                 "(unnamed)"

@@ -18,7 +18,7 @@
 //! 3. [`Renderer::end_frame`], which returns [`BackendStats`].
 //!
 //! Nothing here is CPU-specific: no raster context, tile or bin type appears, and every value
-//! is either a `glam` value, a scene type ([`Camera`], [`Mesh`], [`Light`], [`RenderStates`])
+//! is either a `glam` value, a scene type ([`Camera`], [`Mesh`], [`SceneLight`], [`RenderStates`])
 //! or a plain enum shared with plumb-raster's vocabulary (blend factors, compare functions,
 //! sampler and combiner descriptions). Texture image data is a
 //! [`Texture`](plumb_raster::texture::Texture): immutable RGBA8 levels a GPU backend can
@@ -33,7 +33,7 @@ use crate::camera::Camera;
 use crate::effect::TextureStage;
 use crate::error::SceneError;
 use crate::id::NodeId;
-use crate::light::{Light, MAX_LIGHTS};
+use crate::light::{SceneLight, MAX_LIGHTS};
 use crate::mesh::Mesh;
 use crate::state::RenderStates;
 
@@ -198,7 +198,7 @@ pub struct Draw<'a> {
     pub mirror: bool,
     /// Active lights, world space, at most [`MAX_LIGHTS`], root first; lights that are off
     /// are included (they keep their slot) and must be skipped.
-    pub lights: &'a [Light],
+    pub lights: &'a [SceneLight],
     /// The passes, executed in order.
     pub passes: &'a [Pass],
 }

@@ -27,18 +27,18 @@ use std::sync::Arc;
 use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use plumb_raster::fog::{FogDistance, FogMode};
-use plumb_raster::light::{Light as RLight, LightKind, LightingState, Material};
+use plumb_raster::light::{Light, LightKind, LightingState, Material};
 use plumb_raster::{
     AlphaTest, BlendEquation, BlendState, Context, ContextOptions, CullMode as RCull, DepthState,
     FixedFunction, FrontFace, Indices, MeshInput, PipelineState, PolygonMode, PolygonOffset,
-    ShadeModel, TexGen, TextureUnit, Topology as RTopology, Transforms, Viewport,
+    ShadeModel, TexGen, TextureUnit, Topology, Transforms, Viewport,
 };
 
 use crate::camera::Camera;
 use crate::effect::TexCoords;
 use crate::error::SceneError;
-use crate::light::{Light, LightType};
-use crate::mesh::Topology;
+use crate::light::{LightType, SceneLight};
+use crate::mesh::MeshTopology;
 use crate::renderer::{BackendStats, ColorSource, Draw, Frame, Pass, Renderer, Space};
 use crate::state::{CullFace, FogApply, FogDensity, RenderStates, ShadeState};
 
@@ -150,7 +150,6 @@ impl SoftRenderer {
             }
         }
         let a = &s.alpha;
-        let st = &s.stencil;
         PipelineState {
             viewport,
             scissor: None,
@@ -185,16 +184,7 @@ impl SoftRenderer {
             } else {
                 PolygonOffset::NONE
             },
-            stencil: plumb_raster::StencilState {
-                enabled: st.enabled,
-                func: st.compare,
-                reference: st.reference,
-                read_mask: st.mask,
-                write_mask: st.write_mask,
-                fail: st.on_fail,
-                depth_fail: st.on_z_fail,
-                pass: st.on_z_pass,
-            },
+            stencil: s.stencil,
             alpha_test: if a.test_enabled {
                 AlphaTest {
                     func: a.test,
@@ -264,7 +254,7 @@ impl SoftRenderer {
         Some(state)
     }
 
-    fn eye_light(&self, l: &Light, t: crate::renderer::LightingTerms) -> RLight {
+    fn eye_light(&self, l: &SceneLight, t: crate::renderer::LightingTerms) -> Light {
         let v = &self.view_from_world;
         let kind = match l.kind {
             LightType::Ambient => LightKind::Ambient,
@@ -282,7 +272,7 @@ impl SoftRenderer {
             },
         };
         let on = |b: bool, c: Vec4| if b { c.truncate() } else { Vec3::ZERO };
-        RLight {
+        Light {
             kind,
             ambient: on(t.ambient, l.ambient),
             diffuse: on(t.diffuse, l.diffuse),
@@ -392,14 +382,14 @@ impl SoftRenderer {
         };
         let looped;
         let (indices, topology) = match mesh.topology() {
-            Topology::Triangles => (mesh.indices(), RTopology::TriangleList),
-            Topology::Lines => (mesh.indices(), RTopology::LineList),
-            Topology::LineStrip => (mesh.indices(), RTopology::LineStrip),
-            Topology::Points => (mesh.indices(), RTopology::PointList),
-            Topology::LineLoop => {
+            MeshTopology::Triangles => (mesh.indices(), Topology::TriangleList),
+            MeshTopology::Lines => (mesh.indices(), Topology::LineList),
+            MeshTopology::LineStrip => (mesh.indices(), Topology::LineStrip),
+            MeshTopology::Points => (mesh.indices(), Topology::PointList),
+            MeshTopology::LineLoop => {
                 let i = mesh.indices();
                 looped = i.iter().chain(i.first()).copied().collect::<Vec<u32>>();
-                (&looped[..], RTopology::LineStrip)
+                (&looped[..], Topology::LineStrip)
             }
         };
         self.ctx

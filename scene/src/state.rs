@@ -8,8 +8,11 @@
 //! the path from the root (or the default), into a [`RenderStates`] — see
 //! [`render_state`](crate::render_state).
 //!
-//! The comparison, blend-factor and stencil-op vocabularies are shared with plumb-raster
-//! (plain enums, no CPU machinery): [`CompareFunc`], [`BlendFactor`], [`StencilOp`].
+//! The comparison, blend-factor and stencil vocabularies are shared with plumb-raster (plain
+//! data, no CPU machinery): [`CompareFunc`], [`BlendFactor`], [`StencilOp`], and the stencil
+//! state itself, [`StencilState`] (an extension: the book has no stencil state; its renderer
+//! uses the stencil buffer internally for planar shadows and reflections). GL semantics: the
+//! test passes when `(reference & read_mask) FUNC (stored & read_mask)`; `Default`: off.
 //!
 //! # Book deviations (all documented at the type)
 //! * Blend factors: one enum for source and destination (GL's); the book's split enums are
@@ -20,7 +23,7 @@
 //!   misplaces in `Texture` (Appendix A, L6129).
 
 use glam::{Vec3, Vec4};
-pub use plumb_raster::{BlendFactor, CompareFunc, FrontFace, StencilOp};
+pub use plumb_raster::{BlendFactor, CompareFunc, FrontFace, StencilOp, StencilState};
 
 /// The kinds of global state, in the book's enum order followed by the two extensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -31,7 +34,7 @@ pub enum StateKind {
     Cull = 1,
     /// [`DitherState`].
     Dither = 2,
-    /// [`FogState`].
+    /// [`Fog`].
     Fog = 3,
     /// [`MaterialState`].
     Material = 4,
@@ -243,11 +246,12 @@ pub enum FogApply {
     PerPixel,
 }
 
-/// Fog (book `FogState`). `Default`: off, linear 0..1, density 1, colour (0, 0, 0, 1), per
+/// Fog (book `FogState`; plumb-raster's `FogState` is the pipeline's, which the renderer
+/// builds from this). `Default`: off, linear 0..1, density 1, colour (0, 0, 0, 1), per
 /// vertex. The blend is `C = f·C + (1 − f)·fog` on RGB (the book's printed formula swaps the
 /// terms; Appendix A); `z` is the eye-space depth `|z_eye|`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FogState {
+pub struct Fog {
     /// Fog on.
     pub enabled: bool,
     /// Linear start.
@@ -264,9 +268,9 @@ pub struct FogState {
     pub apply: FogApply,
 }
 
-impl FogState {
+impl Fog {
     /// The book's default (off).
-    pub const OFF: FogState = FogState {
+    pub const OFF: Fog = Fog {
         enabled: false,
         start: 0.0,
         end: 1.0,
@@ -277,22 +281,26 @@ impl FogState {
     };
 
     /// Linear fog on from `start` to `end` in `color`, per vertex.
-    pub const fn linear(start: f32, end: f32, color: Vec4) -> FogState {
-        FogState {
+    pub const fn linear(start: f32, end: f32, color: Vec4) -> Fog {
+        Fog {
             enabled: true,
             start,
             end,
             color,
-            ..FogState::OFF
+            ..Fog::OFF
         }
     }
 }
 
-impl Default for FogState {
+impl Default for Fog {
     fn default() -> Self {
-        FogState::OFF
+        Fog::OFF
     }
 }
+
+/// Former name of [`Fog`] (plumb-raster's `FogState` is the pipeline's fog). Kept for existing
+/// code; new code names [`Fog`].
+pub type FogState = Fog;
 
 /// Surface material (book `MaterialState`). `Default`: emissive (0,0,0,1), ambient
 /// (0.2,0.2,0.2,1), diffuse (0.8,0.8,0.8,1), specular (0,0,0,1), shininess 1, no colour
@@ -415,70 +423,6 @@ impl Default for ZBufferState {
     }
 }
 
-/// Stencil test (extension: the book has no stencil state; its renderer uses the stencil buffer
-/// internally for planar shadows and reflections). GL semantics: passes when
-/// `(reference & mask) FUNC (stored & mask)`. `Default`: off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StencilState {
-    /// Stencil test on.
-    pub enabled: bool,
-    /// Comparison.
-    pub compare: CompareFunc,
-    /// Reference value.
-    pub reference: u8,
-    /// Read mask.
-    pub mask: u8,
-    /// Write mask.
-    pub write_mask: u8,
-    /// Op when the stencil test fails.
-    pub on_fail: StencilOp,
-    /// Op when the stencil test passes and the depth test fails.
-    pub on_z_fail: StencilOp,
-    /// Op when both pass.
-    pub on_z_pass: StencilOp,
-}
-
-impl StencilState {
-    /// Off.
-    pub const OFF: StencilState = StencilState {
-        enabled: false,
-        compare: CompareFunc::Always,
-        reference: 0,
-        mask: 0xff,
-        write_mask: 0xff,
-        on_fail: StencilOp::Keep,
-        on_z_fail: StencilOp::Keep,
-        on_z_pass: StencilOp::Keep,
-    };
-
-    /// Always passes and writes `reference` where the depth test passes.
-    pub const fn write(reference: u8) -> StencilState {
-        StencilState {
-            enabled: true,
-            compare: CompareFunc::Always,
-            reference,
-            on_z_pass: StencilOp::Replace,
-            ..StencilState::OFF
-        }
-    }
-
-    /// Passes where the stored value `compare`s with `reference`; writes nothing.
-    pub const fn test(compare: CompareFunc, reference: u8) -> StencilState {
-        StencilState {
-            enabled: true,
-            compare,
-            reference,
-            ..StencilState::OFF
-        }
-    }
-}
-
-impl Default for StencilState {
-    fn default() -> Self {
-        StencilState::OFF
-    }
-}
-
 /// Polygon offset (extension; GL `glPolygonOffset`): depth `+= factor·slope + units·r`.
 /// `Default`: off.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -501,7 +445,7 @@ pub enum GlobalState {
     /// Dithering (no-op).
     Dither(DitherState),
     /// Fog.
-    Fog(FogState),
+    Fog(Fog),
     /// Material.
     Material(MaterialState),
     /// Shading.
@@ -567,7 +511,7 @@ pub struct RenderStates {
     /// Dithering (no-op).
     pub dither: DitherState,
     /// Fog.
-    pub fog: FogState,
+    pub fog: Fog,
     /// Material.
     pub material: MaterialState,
     /// Shading.
@@ -594,12 +538,12 @@ impl RenderStates {
         alpha: AlphaState::OPAQUE,
         cull: CullState::BACK,
         dither: DitherState { enabled: false },
-        fog: FogState::OFF,
+        fog: Fog::OFF,
         material: MaterialState::DEFAULT,
         shade: ShadeState::Smooth,
         wireframe: WireframeState { enabled: false },
         zbuffer: ZBufferState::DEFAULT,
-        stencil: StencilState::OFF,
+        stencil: StencilState::DISABLED,
         polygon_offset: PolygonOffsetState {
             enabled: false,
             factor: 0.0,

@@ -668,7 +668,7 @@ mod tests {
         let p0 = Plane::new(Vec3::new(1.0, 2.0, -0.5), 1.5).unwrap();
         let p1 = t.apply_plane(&p0).unwrap();
         assert!((p1.normal().length() - 1.0).abs() < 1e-5);
-        // Points on the model plane.
+        // Points on the local plane.
         let n = p0.normal();
         let base = n * p0.constant();
         let u = n.any_orthonormal_vector();

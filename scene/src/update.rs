@@ -4,8 +4,8 @@
 //!
 //! World transforms and world bounds are **computed data**: they are written only by
 //! [`Scene::update`] and are stale between a local edit and the next update. Every local edit
-//! (`set_local`, `set_translation`, …, `set_mesh`, `attach`, `detach`, `reparent`, `remove`,
-//! `set_bound_kind`) marks the edited node dirty and walks up marking its ancestors (stopping at
+//! (`set_local_transform`, `set_translation`, …, `set_mesh`, `attach`, `detach`, `reparent`,
+//! `remove`, `set_bound_kind`) marks the edited node dirty and walks up marking its ancestors (stopping at
 //! the first ancestor already marked), so an edit costs O(depth) at worst and O(1) when batched
 //! under an already-marked ancestor (the flags and the one function that sets them are in
 //! [`node`](crate::node)).
@@ -19,7 +19,7 @@
 //! * a node's world transform is recomputed (`world = parent.world ∘ local`) iff its own local
 //!   transform changed or its parent's world transform was recomputed;
 //! * a visited node's world bound is recomputed once, after its children (post-order): a leaf
-//!   transforms its mesh's model bound by its world transform; a group merges its children's
+//!   transforms its mesh's local bound by its world transform; a group merges its children's
 //!   world bounds in child order, starting from the empty bound (so a childless group is
 //!   empty). Switch nodes merge **all** children (Eberly): only drawing and picking look at the
 //!   active child.
@@ -128,7 +128,7 @@ impl Scene {
                     }
                     match &node.data {
                         NodeData::Geometry(mesh) => {
-                            node.world_bound = mesh.model_bound(kind).transformed(&node.world);
+                            node.world_bound = mesh.local_bound(kind).transformed(&node.world);
                             node.clear_geometry();
                             stats.bounds += 1;
                         }
@@ -180,12 +180,12 @@ impl Scene {
     fn run_controllers(&mut self, time: f64) -> usize {
         let mut controllers = std::mem::take(&mut self.controllers);
         for (node, c) in &mut controllers {
-            let Ok(local) = self.local(*node).copied() else {
+            let Ok(local) = self.local_transform(*node).copied() else {
                 continue;
             };
             if let Some(t) = c.update(time, &local) {
                 // The id was just checked, so this cannot fail.
-                let _ = self.set_local(*node, t);
+                let _ = self.set_local_transform(*node, t);
             }
         }
         let n = controllers.len();

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use glam::{Mat4, Vec3, Vec4Swizzles};
-use plumb_scene::{Camera, CullMode, Mesh, NodeId, PixelRect, Plane, Scene, Viewport};
+use plumb_scene::{Camera, CameraViewport, Culling, Mesh, NodeId, PixelRect, Plane, Scene};
 
 /// A tiny sphere-ish mesh: an octahedron of radius `r` (sphere bound: centre 0, radius r).
 fn ball(r: f32) -> Arc<Mesh> {
@@ -167,8 +167,8 @@ fn cull_modes_and_switches() {
     let c = s.add_geometry(sw, "c", b.clone()).unwrap();
     s.set_translation(sw, Vec3::new(0.0, 0.0, -20.0)).unwrap();
     s.set_translation(c, Vec3::new(3.0, 0.0, 0.0)).unwrap();
-    s.set_cull_mode(hidden, CullMode::Always).unwrap();
-    s.set_cull_mode(behind, CullMode::Never).unwrap();
+    s.set_culling(hidden, Culling::Always).unwrap();
+    s.set_culling(behind, Culling::Never).unwrap();
     s.update(0.0);
     let cam = camera();
     assert_eq!(s.cull(&cam).items(), &[behind]);
@@ -178,7 +178,7 @@ fn cull_modes_and_switches() {
     assert_eq!(s.cull(&cam).items(), &[behind, a]);
     // All children are updated, active or not; the switch bound covers both.
     assert_eq!(
-        s.world(c).unwrap().translation(),
+        s.world_transform(c).unwrap().translation(),
         Vec3::new(3.0, 0.0, -20.0)
     );
     assert!(s
@@ -275,7 +275,7 @@ fn pick_rays_honour_the_viewport() {
     let mut cam = camera();
     // Right half of a 200×100 target.
     cam.set_viewport(
-        Viewport::from_pixels(
+        CameraViewport::from_pixels(
             PixelRect {
                 x: 100,
                 y: 0,
@@ -297,5 +297,5 @@ fn pick_rays_honour_the_viewport() {
     let r = cam.pick_ray(100, 0, 200, 100).unwrap();
     let w = to_window(&cam, r.at(5.0), 200, 100);
     assert!((w - glam::Vec2::new(100.5, 0.5)).length() < 1e-3, "{w}");
-    assert!(Viewport::normalized(0.5, 0.0, 0.6, 1.0).is_err());
+    assert!(CameraViewport::normalized(0.5, 0.0, 0.6, 1.0).is_err());
 }

@@ -30,7 +30,7 @@ fn controllers_run_first_in_insertion_order() {
     assert_eq!(stats.controllers, 2);
     // The world data already reflects this update's controllers.
     assert_eq!(
-        s.world(child).unwrap().translation(),
+        s.world_transform(child).unwrap().translation(),
         Vec3::new(1.0, 6.0, 0.0)
     );
     // A controller returning None leaves the node clean.

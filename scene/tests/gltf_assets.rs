@@ -64,7 +64,7 @@ fn geometry(scene: &Scene) -> Vec<NodeId> {
 
 /// World-space box of a geometry node's vertices.
 fn world_box(scene: &Scene, g: NodeId) -> (Vec3, Vec3) {
-    let w = scene.world(g).unwrap();
+    let w = scene.world_transform(g).unwrap();
     let pts = scene
         .mesh(g)
         .unwrap()
@@ -105,7 +105,7 @@ fn duck() {
     let b = s.scene.world_bound(s.scene.root()).unwrap();
     let half_diag = (hi - lo).length() / 2.0;
     assert!(b.radius() <= half_diag * 1.001 && b.radius() >= (hi - lo).max_element() / 2.0);
-    let w = s.scene.world(g[0]).unwrap();
+    let w = s.scene.world_transform(g[0]).unwrap();
     assert!(m
         .positions()
         .iter()
@@ -203,17 +203,20 @@ fn cesium_milk_truck() {
     let mut scene = s.scene;
     let body = scene.find("Cesium_Milk_Truck").unwrap();
     let before = (
-        *scene.world(body).unwrap(),
-        *scene.world(wheels[0]).unwrap(),
+        *scene.world_transform(body).unwrap(),
+        *scene.world_transform(wheels[0]).unwrap(),
     );
     io::apply_animations(&mut scene, a, 0.5).unwrap();
     scene.update(0.5);
-    assert_eq!(*scene.world(body).unwrap(), before.0);
-    assert_ne!(scene.world(wheels[0]).unwrap().matrix(), before.1.matrix());
+    assert_eq!(*scene.world_transform(body).unwrap(), before.0);
+    assert_ne!(
+        scene.world_transform(wheels[0]).unwrap().matrix(),
+        before.1.matrix()
+    );
     // The wheel centre stays put while it turns (it rotates about its own axis).
     let c0 = before.1.translation();
     assert!(close(
-        scene.world(wheels[0]).unwrap().translation(),
+        scene.world_transform(wheels[0]).unwrap().translation(),
         c0,
         1e-5
     ));

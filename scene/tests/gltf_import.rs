@@ -10,9 +10,10 @@ use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 use gltf_builder::{png, temp_dir, triangle, write, Builder};
 use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Wrap};
 use plumb_scene::io::{
-    self, apply_animations, AlphaMode, CameraProjection, ImportOptions, ImportedScene, LightKind,
+    self, apply_animations, AlphaMode, CameraProjection, ImportOptions, ImportedLightKind,
+    ImportedScene,
 };
-use plumb_scene::{NodeId, Scene, Topology};
+use plumb_scene::{MeshTopology, NodeId, Scene};
 use serde_json::json;
 
 fn load_text(name: &str, text: &str) -> ImportedScene {
@@ -34,7 +35,7 @@ fn indexed_triangle_gets_flat_normals() {
     let geom = child(&s.scene, tri, 0);
     assert_eq!(s.scene.name(geom).unwrap(), "m[0]");
     let mesh = s.scene.mesh(geom).unwrap();
-    assert_eq!(mesh.topology(), Topology::Triangles);
+    assert_eq!(mesh.topology(), MeshTopology::Triangles);
     assert_eq!(mesh.triangle_count(), 1);
     // Counter-clockwise seen from +z: the flat normal is +z at every corner.
     assert_eq!(mesh.normals().unwrap(), &[Vec3::Z; 3]);
@@ -91,11 +92,11 @@ fn every_primitive_mode() {
     let n = s.scene.find("n").unwrap();
     let mesh = |k: usize| s.scene.mesh(child(&s.scene, n, k)).unwrap().clone();
     let v = |i: usize| Vec3::new(p[i][0], p[i][1], 0.0);
-    assert_eq!(mesh(0).topology(), Topology::Points);
+    assert_eq!(mesh(0).topology(), MeshTopology::Points);
     assert_eq!(mesh(0).indices(), &[0, 1, 2, 3, 4, 5]);
-    assert_eq!(mesh(1).topology(), Topology::Lines);
-    assert_eq!(mesh(2).topology(), Topology::LineLoop);
-    assert_eq!(mesh(3).topology(), Topology::LineStrip);
+    assert_eq!(mesh(1).topology(), MeshTopology::Lines);
+    assert_eq!(mesh(2).topology(), MeshTopology::LineLoop);
+    assert_eq!(mesh(3).topology(), MeshTopology::LineStrip);
     assert_eq!(mesh(4).triangle_count(), 2);
     // Strip: (0,1,2) (1,3,2) (2,3,4) (3,5,4), split apart for flat normals.
     let strip = mesh(5);
@@ -244,11 +245,11 @@ fn hierarchy_matrices_mirroring_and_shared_meshes() {
     assert_eq!(sc.children(parent).unwrap(), &[c, o]);
     let (gc, go) = (child(sc, c, 0), child(sc, o, 0));
     // child: x ↦ 2·(diag(−1,1,1)·x + (0,0,5)) + (1,2,3); (1,0,0) ↦ (−1, 2, 13).
-    let wc = sc.world(gc).unwrap();
+    let wc = sc.world_transform(gc).unwrap();
     assert!((wc.apply_point(Vec3::X) - Vec3::new(-1.0, 2.0, 13.0)).length() < 1e-5);
     assert!(wc.is_mirror(), "negative determinant is kept");
     // other: 90° about +y turns +x into −z; (1,0,0) ↦ 2·(0,0,−1) + (1,2,3) = (1, 2, 1).
-    let wo = sc.world(go).unwrap();
+    let wo = sc.world_transform(go).unwrap();
     assert!((wo.apply_point(Vec3::X) - Vec3::new(1.0, 2.0, 1.0)).length() < 1e-5);
     assert!(!wo.is_mirror());
     assert!(
@@ -403,7 +404,7 @@ fn cameras_and_lights() {
     assert_eq!(l[0].node, s.scene.find("lamp").unwrap());
     assert_eq!(
         l[0].kind,
-        LightKind::Spot {
+        ImportedLightKind::Spot {
             inner_cone_angle: 0.2,
             outer_cone_angle: 0.5
         }
@@ -415,7 +416,7 @@ fn cameras_and_lights() {
     // Defaults: white, intensity 1, no range.
     assert_eq!(
         (l[1].kind, l[1].color, l[1].intensity, l[1].range),
-        (LightKind::Directional, Vec3::ONE, 1.0, None)
+        (ImportedLightKind::Directional, Vec3::ONE, 1.0, None)
     );
 }
 
@@ -459,18 +460,18 @@ fn animations_step_linear_cubic() {
     apply_animations(&mut s.scene, &anims, 1.0).unwrap();
     // t = 1: translation (2,0,0); rotation 90° about z (STEP at key 1); scale (2,2,2).
     // (1,0,0) ↦ T + R·(S·x) = (2,0,0) + R·(2,0,0) = (2,2,0).
-    let la = *s.scene.local(a).unwrap();
+    let la = *s.scene.local_transform(a).unwrap();
     assert!(
         (la.apply_point(Vec3::X) - Vec3::new(2.0, 2.0, 0.0)).length() < 1e-5,
         "{la:?}"
     );
     // Node b: only its scale is animated; its rest translation stays. Scale (2,0,0) at t = 1.
-    let lb = *s.scene.local(bn).unwrap();
+    let lb = *s.scene.local_transform(bn).unwrap();
     assert_eq!(lb.translation(), Vec3::new(0.0, 5.0, 0.0));
     assert_eq!(lb.scale(), Some(Vec3::new(2.0, 0.0, 0.0)));
     // Before the first key: the first values (identity rotation, scale 1).
     apply_animations(&mut s.scene, &anims, 0.0).unwrap();
-    assert!((s.scene.local(a).unwrap().apply_point(Vec3::X) - Vec3::X).length() < 1e-6);
+    assert!((s.scene.local_transform(a).unwrap().apply_point(Vec3::X) - Vec3::X).length() < 1e-6);
     // Rotation quaternion from the file at t ≥ 1 is exactly the second key.
     assert_eq!(
         anims[0].nodes[0].rotation.as_ref().unwrap().sample(1.5),
@@ -479,7 +480,10 @@ fn animations_step_linear_cubic() {
     // As controllers: update(t) poses the scene.
     io::add_animation_controllers(&mut s.scene, &anims).unwrap();
     s.scene.update(2.0);
-    assert!((s.scene.world(a).unwrap().translation() - Vec3::new(4.0, 0.0, 0.0)).length() < 1e-6);
+    assert!(
+        (s.scene.world_transform(a).unwrap().translation() - Vec3::new(4.0, 0.0, 0.0)).length()
+            < 1e-6
+    );
 }
 
 #[test]

@@ -119,7 +119,7 @@ fn non_finite_transforms_are_rejected_at_the_setter() {
     let a = s.add_group(s.root(), "a").unwrap();
     s.set_translation(a, Vec3::new(1.0, 2.0, 3.0)).unwrap();
     s.update(0.0);
-    let before = *s.local(a).unwrap();
+    let before = *s.local_transform(a).unwrap();
     let nan = Vec3::new(0.0, f32::NAN, 0.0);
     let inf = Vec3::new(f32::INFINITY, 0.0, 0.0);
     assert_eq!(
@@ -151,7 +151,7 @@ fn non_finite_transforms_are_rejected_at_the_setter() {
         Vec3::ZERO
     )
     .is_err());
-    assert_eq!(*s.local(a).unwrap(), before);
+    assert_eq!(*s.local_transform(a).unwrap(), before);
     assert!(!s.is_dirty(), "rejected edits do not dirty the scene");
     // Other inputs.
     assert!(Mesh::triangles(vec![inf], vec![]).is_err());
@@ -235,7 +235,7 @@ fn million_deep_chain_does_not_overflow_the_stack() {
     let mut last = s.root();
     for _ in 0..N - 1 {
         last = s.add_group(last, "").unwrap();
-        s.set_local(last, step).unwrap();
+        s.set_local_transform(last, step).unwrap();
     }
     let leaf = s.add_geometry(last, "leaf", tri).unwrap();
     assert_eq!(s.depth(leaf).unwrap(), N);

@@ -94,15 +94,18 @@ fn example_features_reach_the_scene() {
     // hand = arm(T(0,1,0)·R_z(30°)) · T(2,0,0): (2cos30°, 1 + 2sin30°, 0).
     let s = load_example("transforms.json");
     let hand = find(&s.scene, "hand");
-    let w = s.scene.world(hand).unwrap();
+    let w = s.scene.world_transform(hand).unwrap();
     assert!(close(w.translation(), Vec3::new(3f32.sqrt(), 2.0, 0.0)));
     assert!(s
         .scene
-        .world(find(&s.scene, "mirrored"))
+        .world_transform(find(&s.scene, "mirrored"))
         .unwrap()
         .is_mirror());
     // A quarter turn about +y takes +x to −z.
-    let q = s.scene.world(find(&s.scene, "quaternion")).unwrap();
+    let q = s
+        .scene
+        .world_transform(find(&s.scene, "quaternion"))
+        .unwrap();
     assert!(close(q.apply_vector(Vec3::X), Vec3::NEG_Z));
 
     let s = load_example("switch_billboard.json");
@@ -146,14 +149,14 @@ fn controllers_animate_on_update() {
     let mut s = load_example("controllers.json");
     s.scene.update(1.0);
     // 45°/s for 1 s about +y.
-    let spin = s.scene.local(find(&s.scene, "spinner")).unwrap();
+    let spin = s.scene.local_transform(find(&s.scene, "spinner")).unwrap();
     let h = core::f32::consts::FRAC_1_SQRT_2;
     assert!(close(spin.apply_vector(Vec3::X), Vec3::new(h, 0.0, -h)));
     // The second key of the keyframes.
-    let b = s.scene.local(find(&s.scene, "bouncer")).unwrap();
+    let b = s.scene.local_transform(find(&s.scene, "bouncer")).unwrap();
     assert!(close(b.translation(), Vec3::new(3.0, 2.0, 0.0)));
     s.scene.update(0.5);
-    let b = s.scene.local(find(&s.scene, "bouncer")).unwrap();
+    let b = s.scene.local_transform(find(&s.scene, "bouncer")).unwrap();
     assert!(close(b.translation(), Vec3::new(3.0, 1.0, 0.0)));
 }
 
@@ -178,7 +181,10 @@ fn a_built_document_round_trips_through_save() {
     )
     .unwrap();
     let (na, nb) = (find(&a.scene, "a"), find(&b.scene, "a"));
-    assert_eq!(a.scene.local(na).unwrap(), b.scene.local(nb).unwrap());
+    assert_eq!(
+        a.scene.local_transform(na).unwrap(),
+        b.scene.local_transform(nb).unwrap()
+    );
     assert_eq!(
         a.scene
             .global_state(a.scene.root(), StateKind::Shade)
@@ -590,13 +596,13 @@ fn screen_polygons_cull_modes_and_radians_reach_the_scene() {
     assert!(!polys[1].states.zbuffer.enabled);
     assert!(!polys[1].states.cull.enabled);
 
-    use plumb_scene::CullMode;
+    use plumb_scene::Culling;
     let always = find(&s.scene, "hidden");
-    assert_eq!(s.scene.cull_mode(always).unwrap(), CullMode::Always);
+    assert_eq!(s.scene.culling(always).unwrap(), Culling::Always);
     let never = find(&s.scene, "always_drawn");
-    assert_eq!(s.scene.cull_mode(never).unwrap(), CullMode::Never);
+    assert_eq!(s.scene.culling(never).unwrap(), Culling::Never);
     // 0.7853982 rad about y: the box's local x axis goes to (cos, 0, −sin) of π/4.
-    let r = s.scene.local(always).unwrap().rotation().unwrap();
+    let r = s.scene.local_transform(always).unwrap().rotation().unwrap();
     assert!(close(
         r.x_axis,
         Vec3::new(0.5f32.sqrt(), 0.0, -(0.5f32.sqrt()))

@@ -6,7 +6,7 @@ mod gltf_builder;
 use glam::{Vec2, Vec3, Vec4};
 use gltf_builder::{png, temp_dir, write};
 use plumb_scene::io::{self, AlphaMode, ImportOptions, IoError, Location};
-use plumb_scene::Topology;
+use plumb_scene::MeshTopology;
 
 const SCENE: &str = "\
 mtllib m.mtl
@@ -61,7 +61,7 @@ fn objects_materials_and_normals() {
     assert_eq!(sc.children(tent).unwrap().len(), 2);
     let q = sc.find("quad[0]").unwrap();
     let m = sc.mesh(q).unwrap();
-    assert_eq!(m.topology(), Topology::Triangles);
+    assert_eq!(m.topology(), MeshTopology::Triangles);
     assert_eq!(m.triangle_count(), 2, "the quad is triangulated");
     // Flat quad: every generated normal is +z. vt (0,0) becomes (0,1): v is flipped.
     assert!(m

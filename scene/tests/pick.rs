@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use glam::Vec3;
-use plumb_scene::{Camera, CullMode, Mesh, NodeId, Ray, Scene};
+use plumb_scene::{Camera, Culling, Mesh, NodeId, Ray, Scene};
 
 fn cube_at(s: &mut Scene, mesh: &Arc<Mesh>, name: &str, z: f32) -> NodeId {
     let id = s.add_geometry(s.root(), name, mesh.clone()).unwrap();
@@ -40,7 +40,7 @@ fn nearest_of_overlapping_meshes_comes_first() {
     assert_eq!(s.pick_closest(&centre).unwrap().distance, 4.5);
     assert_eq!(s.pick_closest(&ray).unwrap().node, near);
     // Hidden nodes are not picked.
-    s.set_cull_mode(near, CullMode::Always).unwrap();
+    s.set_culling(near, Culling::Always).unwrap();
     assert_eq!(s.pick_closest(&ray).unwrap().node, far);
 }
 
@@ -79,7 +79,7 @@ fn distances_are_world_space_under_scale() {
             .unwrap()
             .triangle(h.triangle as usize)
             .unwrap();
-        let w = s.world(h.node).unwrap();
+        let w = s.world_transform(h.node).unwrap();
         let p = tri
             .iter()
             .zip(b)

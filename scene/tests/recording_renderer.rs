@@ -21,7 +21,7 @@ enum Event {
         role: DrawRole,
         vertices: usize,
         indices: usize,
-        lights: Vec<Light>,
+        lights: Vec<SceneLight>,
         passes: Vec<PassRecord>,
     },
     End,
@@ -41,7 +41,7 @@ struct PassRecord {
 }
 
 /// One recorded draw: node, role, passes, lights.
-type DrawRecord<'a> = (Option<NodeId>, DrawRole, &'a [PassRecord], &'a [Light]);
+type DrawRecord<'a> = (Option<NodeId>, DrawRole, &'a [PassRecord], &'a [SceneLight]);
 
 struct Recorder {
     events: Vec<Event>,
@@ -225,7 +225,7 @@ fn at_most_the_backends_lights_root_first_off_lights_keep_their_slot() {
     let leaf = s.add_geometry(g, "leaf", Arc::new(Mesh::cube())).unwrap();
     let mut ids = Vec::new();
     for i in 0..9 {
-        let mut l = Light::point(Vec3::new(i as f32, 0.0, 0.0));
+        let mut l = SceneLight::point(Vec3::new(i as f32, 0.0, 0.0));
         l.on = i != 1;
         ids.push(s.add_light(l).unwrap());
     }
@@ -296,7 +296,7 @@ fn pass_lists_carry_units_in_book_order_and_multipass_recipes() {
         Some(Effect::gloss_map(texel([9, 9, 9, 255]), Sampler::NEAREST)),
     )
     .unwrap();
-    let l = s.add_light(Light::directional(Vec3::NEG_Z)).unwrap();
+    let l = s.add_light(SceneLight::directional(Vec3::NEG_Z)).unwrap();
     s.attach_light(root, l).unwrap();
 
     // A backend with 2 units: the global stage is dropped, the local ones kept.
@@ -354,7 +354,7 @@ fn planar_shadow_and_reflection_are_pass_lists_with_stencil() {
         .unwrap();
     s.set_translation(c, Vec3::new(0.0, 2.0, 0.0)).unwrap();
     let light = s
-        .add_light(Light::directional(Vec3::new(0.0, -1.0, 0.0)))
+        .add_light(SceneLight::directional(Vec3::new(0.0, -1.0, 0.0)))
         .unwrap();
     s.set_effect(
         casters,
@@ -375,7 +375,7 @@ fn planar_shadow_and_reflection_are_pass_lists_with_stencil() {
     let mark = &fx[0].2[0];
     assert!(mark.states.stencil.enabled);
     assert_eq!(mark.states.stencil.reference, 1);
-    assert_eq!(mark.states.stencil.on_z_pass, StencilOp::Replace);
+    assert_eq!(mark.states.stencil.pass, StencilOp::Replace);
     assert_eq!(mark.color_mask, [false; 4]);
     assert!(!mark.states.zbuffer.writable);
     // 2. The caster flattened onto y = 0, in the shadow colour, inside the stencil.
@@ -385,8 +385,8 @@ fn planar_shadow_and_reflection_are_pass_lists_with_stencil() {
         sh.color,
         ColorSource::Constant(Vec4::new(0.0, 0.0, 0.0, 0.5))
     );
-    assert_eq!(sh.states.stencil.compare, CompareFunc::Equal);
-    assert_eq!(sh.states.stencil.on_z_pass, StencilOp::Zero);
+    assert_eq!(sh.states.stencil.func, CompareFunc::Equal);
+    assert_eq!(sh.states.stencil.pass, StencilOp::Zero);
     let m = sh.transform.unwrap();
     let p = m * Vec4::new(0.3, 2.5, -0.2, 1.0);
     // A light straight down projects (x, y, z) to (x, 0, z).

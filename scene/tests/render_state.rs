@@ -43,7 +43,7 @@ fn defaults_are_the_books() {
     // Enum order of the book's GlobalState types.
     assert_eq!(StateKind::Alpha as u8, 0);
     assert_eq!(StateKind::ZBuffer as u8, 7);
-    let l = Light::default();
+    let l = SceneLight::default();
     assert_eq!(l.kind, LightType::Ambient);
     assert_eq!(l.intensity, 1.0);
     assert_eq!((l.constant, l.linear, l.quadratic), (1.0, 0.0, 0.0));
@@ -130,7 +130,10 @@ fn lights_come_root_first_then_each_node_most_recent_first() {
     let g = s.add_group(root, "g").unwrap();
     let leaf = s.add_geometry(g, "leaf", cube()).unwrap();
     let l: Vec<LightId> = (0..4)
-        .map(|i| s.add_light(Light::point(Vec3::splat(i as f32))).unwrap())
+        .map(|i| {
+            s.add_light(SceneLight::point(Vec3::splat(i as f32)))
+                .unwrap()
+        })
         .collect();
     s.attach_light(g, l[1]).unwrap();
     s.attach_light(g, l[2]).unwrap();
@@ -149,8 +152,8 @@ fn lights_come_root_first_then_each_node_most_recent_first() {
     assert_eq!(s.resolved(leaf).unwrap().lights, vec![l[0], l[1], l[3]]);
     // A light that is not in the table cannot be attached.
     let mut other = Scene::new();
-    let foreign = other.add_light(Light::default()).unwrap();
-    let foreign_next = other.add_light(Light::default()).unwrap();
+    let foreign = other.add_light(SceneLight::default()).unwrap();
+    let foreign_next = other.add_light(SceneLight::default()).unwrap();
     assert_eq!(foreign.index(), 0);
     assert!(matches!(
         Scene::new().attach_light(root, foreign_next),
@@ -184,7 +187,7 @@ fn global_texture_effect_comes_from_the_nearest_group() {
     ));
     let shadow = Effect::PlanarShadow {
         planes: vec![a],
-        light: s.add_light(Light::default()).unwrap(),
+        light: s.add_light(SceneLight::default()).unwrap(),
         color: Vec4::ZERO,
     };
     assert!(matches!(

@@ -104,7 +104,7 @@ fn robot(scene: &mut Scene, cube: &Arc<Mesh>) -> Robot {
 }
 
 fn pos(s: &Scene, id: NodeId) -> Vec3 {
-    s.world(id).unwrap().translation()
+    s.world_transform(id).unwrap().translation()
 }
 
 #[test]
@@ -123,17 +123,17 @@ fn cube_robot_world_positions_match_the_tutorial() {
     let mirrored: Vec<bool> = r
         .meshes
         .iter()
-        .map(|&m| s.world(m).unwrap().is_mirror())
+        .map(|&m| s.world_transform(m).unwrap().is_mirror())
         .collect();
     assert_eq!(mirrored, [false, false, true, true, true, true]);
     // The arm hangs down from its shoulder: the mesh spans y in [65 − 18, 65].
-    let arm = s.world(r.left_arm_mesh).unwrap();
+    let arm = s.world_transform(r.left_arm_mesh).unwrap();
     assert_eq!(
         arm.apply_point(Vec3::new(0.0, 1.0, 0.0)),
         Vec3::new(-12.0, 47.0, -1.0)
     );
     // Model scale is not inherited: the head's world has no body scale.
-    assert_eq!(s.world(r.head).unwrap().scale(), Some(Vec3::ONE));
+    assert_eq!(s.world_transform(r.head).unwrap().scale(), Some(Vec3::ONE));
 }
 
 #[test]
@@ -142,11 +142,11 @@ fn one_node_change_moves_and_scales_the_whole_robot() {
     let cube = Arc::new(cube_on_origin());
     let r = robot(&mut s, &cube);
     s.update(0.0);
-    let head_before = *s.world(r.head).unwrap();
+    let head_before = *s.world_transform(r.head).unwrap();
     // modelScale of the body leaf does not touch the head.
     s.set_scale(r.body_mesh, Vec3::new(20.0, 1.0, 1.0)).unwrap();
     s.update(0.0);
-    assert_eq!(*s.world(r.head).unwrap(), head_before);
+    assert_eq!(*s.world_transform(r.head).unwrap(), head_before);
 
     // 10× bigger with one change.
     s.set_uniform_scale(r.root, 10.0).unwrap();

@@ -52,7 +52,7 @@ fn apply(scene: &mut Scene, ids: &mut Vec<NodeId>, e: &Edit) {
     let pick = |ids: &Vec<NodeId>, i: usize| ids[i % ids.len()];
     match e {
         Edit::SetLocal(a, t) => {
-            scene.set_local(pick(ids, *a), t.build()).unwrap();
+            scene.set_local_transform(pick(ids, *a), t.build()).unwrap();
         }
         Edit::Detach(a) => {
             let _ = scene.detach(pick(ids, *a));
@@ -84,7 +84,7 @@ fn apply(scene: &mut Scene, ids: &mut Vec<NodeId>, e: &Edit) {
                 _ => scene.add_geometry(parent, "added", meshes[m % meshes.len()].clone()),
             };
             if let Ok(id) = r {
-                scene.set_local(id, t.build()).unwrap();
+                scene.set_local_transform(id, t.build()).unwrap();
                 ids.push(id);
             }
         }
@@ -113,7 +113,7 @@ fn snapshot(scene: &Scene) -> Snapshot {
             (
                 id,
                 (
-                    transform_bits(scene.world(id).unwrap()),
+                    transform_bits(scene.world_transform(id).unwrap()),
                     bound_bits(scene.world_bound(id).unwrap()),
                 ),
             )
@@ -128,7 +128,7 @@ fn rebuild(scene: &Scene) -> (Scene, BTreeMap<NodeId, NodeId>) {
     let mut map = BTreeMap::new();
     map.insert(scene.root(), fresh.root());
     fresh
-        .set_local(fresh.root(), *scene.local(scene.root()).unwrap())
+        .set_local_transform(fresh.root(), *scene.local_transform(scene.root()).unwrap())
         .unwrap();
     for id in scene.preorder(scene.root()).unwrap().into_iter().skip(1) {
         let parent = map[&scene.parent(id).unwrap().unwrap()];
@@ -139,7 +139,9 @@ fn rebuild(scene: &Scene) -> (Scene, BTreeMap<NodeId, NodeId>) {
             NodeKind::Geometry => fresh.add_geometry(parent, name, scene.mesh(id).unwrap().clone()),
         }
         .unwrap();
-        fresh.set_local(new, *scene.local(id).unwrap()).unwrap();
+        fresh
+            .set_local_transform(new, *scene.local_transform(id).unwrap())
+            .unwrap();
         map.insert(id, new);
     }
     fresh.update(0.0);
@@ -156,7 +158,7 @@ fn check_containment(scene: &Scene) -> Result<(), TestCaseError> {
             prop_assert!(b.contains(cb, eps), "{b:?} does not contain child {cb:?}");
         }
         if let Ok(mesh) = scene.mesh(id) {
-            let w = scene.world(id).unwrap();
+            let w = scene.world_transform(id).unwrap();
             for &p in mesh.positions() {
                 let q = w.apply_point(p);
                 prop_assert!(b.contains_point(q, eps), "{b:?} misses vertex {q}");
@@ -190,7 +192,7 @@ proptest! {
         for (id, bits) in &incremental {
             let f = map[id];
             prop_assert_eq!(
-                &bits.0, &transform_bits(fresh.world(f).unwrap()), "world of {}", id
+                &bits.0, &transform_bits(fresh.world_transform(f).unwrap()), "world of {}", id
             );
             prop_assert_eq!(
                 &bits.1, &bound_bits(fresh.world_bound(f).unwrap()), "bound of {}", id
@@ -220,11 +222,11 @@ proptest! {
         scene.update(0.0);
         let before = snapshot(&scene);
         let moved = ids[which % ids.len()];
-        let old_world = *scene.world(moved).unwrap();
+        let old_world = *scene.world_transform(moved).unwrap();
         let subtree = scene.preorder(moved).unwrap();
         let depth = scene.depth(moved).unwrap();
 
-        scene.set_local(moved, new_local.build()).unwrap();
+        scene.set_local_transform(moved, new_local.build()).unwrap();
         let stats = scene.update(0.0);
         // Exactly the subtree's transforms, and its bounds plus the ancestors' bounds.
         prop_assert_eq!(stats.transforms, subtree.len());
@@ -238,12 +240,12 @@ proptest! {
             }
         }
         // delta = new_world(moved) ∘ old_world(moved)⁻¹ carries every descendant.
-        let new_world = *scene.world(moved).unwrap();
+        let new_world = *scene.world_transform(moved).unwrap();
         let inv_old = old_world.try_inverse().unwrap();
         for &d in &subtree {
             let old_m = before[&d].0.iter().map(|b| f32::from_bits(*b)).collect::<Vec<_>>();
             let old_m = glam::Mat4::from_cols_slice(&old_m);
-            let new_d = scene.world(d).unwrap();
+            let new_d = scene.world_transform(d).unwrap();
             for p in [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z, Vec3::new(1.0, -2.0, 0.5)] {
                 let expected = new_world.apply_point(inv_old.apply_point(old_m.transform_point3(p)));
                 let got = new_d.apply_point(p);
@@ -270,13 +272,13 @@ proptest! {
             .collect();
         let p = groups[parent % groups.len()];
         let subtree = scene.preorder(c).unwrap();
-        let before: Vec<_> = subtree.iter().map(|&d| *scene.world(d).unwrap()).collect();
+        let before: Vec<_> = subtree.iter().map(|&d| *scene.world_transform(d).unwrap()).collect();
 
         scene.reparent(c, p, Reparent::KeepWorld).unwrap();
         prop_assert_eq!(scene.parent(c).unwrap(), Some(p));
         scene.update(0.0);
         for (d, old) in subtree.iter().zip(&before) {
-            let new = scene.world(*d).unwrap();
+            let new = scene.world_transform(*d).unwrap();
             for q in [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z] {
                 let (a, b) = (old.apply_point(q), new.apply_point(q));
                 prop_assert!(near(a, b, 2e-3), "{d}: {a} vs {b}");

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use clap::Args;
 use plumb::raster::trace::{self, CommandDoc, IndexView, Trace};
 use plumb::scene::io::{
-    self, AlphaMode, CameraProjection, ImportOptions, ImportedScene, LightKind,
+    self, AlphaMode, CameraProjection, ImportOptions, ImportedLightKind, ImportedScene,
 };
 use plumb::scene::{NodeId, NodeKind, Scene};
 use serde::Serialize;
@@ -101,11 +101,11 @@ fn camera_kind(p: &CameraProjection) -> String {
     }
 }
 
-fn light_kind(k: &LightKind) -> String {
+fn light_kind(k: &ImportedLightKind) -> String {
     match k {
-        LightKind::Directional => "directional".to_owned(),
-        LightKind::Point => "point".to_owned(),
-        LightKind::Spot {
+        ImportedLightKind::Directional => "directional".to_owned(),
+        ImportedLightKind::Point => "point".to_owned(),
+        ImportedLightKind::Spot {
             inner_cone_angle,
             outer_cone_angle,
         } => format!("spot inner={inner_cone_angle} outer={outer_cone_angle}"),
@@ -135,8 +135,16 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
                 NodeKind::Geometry => "geometry",
             },
             parent,
-            local: scene.local(id).map_err(e)?.to_mat4().to_cols_array(),
-            world: scene.world(id).map_err(e)?.to_mat4().to_cols_array(),
+            local: scene
+                .local_transform(id)
+                .map_err(e)?
+                .to_mat4()
+                .to_cols_array(),
+            world: scene
+                .world_transform(id)
+                .map_err(e)?
+                .to_mat4()
+                .to_cols_array(),
             bound: (!bound.is_empty()).then(|| JsonBound {
                 center: bound.center().to_array(),
                 radius: bound.radius(),

@@ -73,7 +73,8 @@ pub(crate) fn sphere_lines(
         }
     }
     let colors = vec![Vec4::new(1.0, 0.85, 0.1, 1.0); positions.len()];
-    plumb::scene::Mesh::new(plumb::scene::Topology::Lines, positions, indices)?.with_colors(colors)
+    plumb::scene::Mesh::new(plumb::scene::MeshTopology::Lines, positions, indices)?
+        .with_colors(colors)
 }
 
 #[cfg(feature = "viewer")]
@@ -85,7 +86,7 @@ mod window {
     use plumb::orbit::Orbit;
     use plumb::raster::math;
     use plumb::scene::io::{self, Applied, Imported};
-    use plumb::scene::{CullMode, GlobalState, NodeKind, Scene, SoftRenderer, WireframeState};
+    use plumb::scene::{Culling, GlobalState, NodeKind, Scene, SoftRenderer, WireframeState};
 
     use super::{sphere_lines, ViewArgs};
     use crate::cli::render::load_mapped;
@@ -121,7 +122,7 @@ mod window {
             .add_geometry(root, "plumb-view bounds", Arc::new(lines))
             .map_err(|e| e.to_string())?;
         scene
-            .set_cull_mode(bounds_node, CullMode::Always)
+            .set_culling(bounds_node, Culling::Always)
             .map_err(|e| e.to_string())?;
         Ok(Variant {
             scene,
@@ -224,11 +225,11 @@ mod window {
                     )
                     .map_err(e)?;
                 let mode = if bounds {
-                    CullMode::Never
+                    Culling::Never
                 } else {
-                    CullMode::Always
+                    Culling::Always
                 };
-                v.scene.set_cull_mode(v.bounds_node, mode).map_err(e)?;
+                v.scene.set_culling(v.bounds_node, mode).map_err(e)?;
                 io::apply_animations(&mut v.scene, &v.imported.animations, time)
                     .map_err(|e| e.to_string())?;
                 v.scene.update(f64::from(time));

@@ -330,7 +330,7 @@ pub fn apply_animations(
 ) -> Result<(), SceneError> {
     for n in merge_animations(animations) {
         let local = n.sample(t)?;
-        scene.set_local(n.node, local)?;
+        scene.set_local_transform(n.node, local)?;
     }
     Ok(())
 }
@@ -508,14 +508,17 @@ mod tests {
         assert_eq!(anim.duration(), 1.0);
         apply_animations(&mut scene, std::slice::from_ref(&anim), 0.25).unwrap();
         assert_eq!(
-            scene.local(a).unwrap().translation(),
+            scene.local_transform(a).unwrap().translation(),
             Vec3::new(2.5, 0.0, 0.0)
         );
-        assert_eq!(scene.local(a).unwrap().scale(), Some(Vec3::splat(2.0)));
+        assert_eq!(
+            scene.local_transform(a).unwrap().scale(),
+            Some(Vec3::splat(2.0))
+        );
         assert_eq!(add_animation_controllers(&mut scene, &[anim]).unwrap(), 1);
         scene.update(0.5);
         assert_eq!(
-            scene.world(a).unwrap().translation(),
+            scene.world_transform(a).unwrap().translation(),
             Vec3::new(5.0, 0.0, 0.0)
         );
     }

@@ -29,7 +29,7 @@
 //!
 //! # Lights
 //!
-//! Every `KHR_lights_punctual` light becomes a scene [`Light`] (file order, at most
+//! Every `KHR_lights_punctual` light becomes a scene [`SceneLight`] (file order, at most
 //! [`MAX_LIGHTS`]; the rest are ignored), placed by its node's world transform when
 //! [`Applied::place_lights`] runs (position: the node's origin; direction: its local −z):
 //!
@@ -62,13 +62,13 @@ use glam::{Vec3, Vec4};
 use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Source};
 use plumb_raster::texture::Texture;
 
-use super::imported::{Imported, LightKind};
+use super::imported::{Imported, ImportedLightKind};
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
 use crate::camera::Camera;
 use crate::effect::{Effect, TextureStage};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::light::{Light, LightId, LightType, MAX_LIGHTS};
+use crate::light::{LightId, LightType, SceneLight, MAX_LIGHTS};
 use crate::mesh::Mesh;
 use crate::state::{
     AlphaState, BlendFactor, CompareFunc, CullState, GlobalState, MaterialState, ZBufferState,
@@ -166,14 +166,19 @@ impl Applied {
 
 /// The scene light for an imported punctual light (see the [module docs](self) for the
 /// rule), not yet placed.
-fn scene_light(kind: LightKind, color: Vec3, intensity: f32, range: Option<f32>) -> Light {
+fn scene_light(
+    kind: ImportedLightKind,
+    color: Vec3,
+    intensity: f32,
+    range: Option<f32>,
+) -> SceneLight {
     let color4 = color.extend(1.0);
-    let base = Light {
+    let base = SceneLight {
         diffuse: color4,
         specular: color4,
-        ..Light::default()
+        ..SceneLight::default()
     };
-    let positional = Light {
+    let positional = SceneLight {
         intensity: 1.0,
         constant: 0.0,
         linear: 0.0,
@@ -188,19 +193,19 @@ fn scene_light(kind: LightKind, color: Vec3, intensity: f32, range: Option<f32>)
         ..base
     };
     match kind {
-        LightKind::Directional => Light {
+        ImportedLightKind::Directional => SceneLight {
             kind: LightType::Directional,
             intensity: intensity.max(0.0),
             ..base
         },
-        LightKind::Point => Light {
+        ImportedLightKind::Point => SceneLight {
             kind: LightType::Point,
             ..positional
         },
-        LightKind::Spot {
+        ImportedLightKind::Spot {
             inner_cone_angle,
             outer_cone_angle,
-        } => Light {
+        } => SceneLight {
             kind: LightType::Spot,
             angle: outer_cone_angle,
             inner_angle: Some(inner_cone_angle.min(outer_cone_angle)),
@@ -257,12 +262,12 @@ pub fn apply(
     if !applied.lit.is_empty() {
         if imported.lights.is_empty() {
             if options.default_lights {
-                let key = Light {
+                let key = SceneLight {
                     diffuse: Vec3::splat(DEFAULT_KEY_DIFFUSE).extend(1.0),
                     specular: Vec3::splat(DEFAULT_KEY_SPECULAR).extend(1.0),
-                    ..Light::directional(Vec3::NEG_Z)
+                    ..SceneLight::directional(Vec3::NEG_Z)
                 };
-                let fill = Light::ambient(Vec3::splat(DEFAULT_FILL_AMBIENT));
+                let fill = SceneLight::ambient(Vec3::splat(DEFAULT_FILL_AMBIENT));
                 applied
                     .lights
                     .push((scene.add_light(key)?, LightSource::Key));
@@ -705,21 +710,21 @@ mod tests {
     #[test]
     fn punctual_light_rule() {
         let c = Vec3::new(1.0, 0.5, 0.25);
-        let d = scene_light(LightKind::Directional, c, 3.0, Some(5.0));
+        let d = scene_light(ImportedLightKind::Directional, c, 3.0, Some(5.0));
         assert_eq!(d.kind, LightType::Directional);
         assert_eq!(d.intensity, 3.0);
         assert_eq!(d.diffuse, c.extend(1.0));
         assert_eq!(d.specular, c.extend(1.0));
         assert_eq!(d.ambient.truncate(), Vec3::ZERO);
         assert_eq!(d.range, None, "a directional light has no range");
-        let p = scene_light(LightKind::Point, c, 4.0, Some(10.0));
+        let p = scene_light(ImportedLightKind::Point, c, 4.0, Some(10.0));
         assert_eq!(p.kind, LightType::Point);
         assert!(p.attenuate && p.on);
         assert_eq!((p.constant, p.linear, p.quadratic), (0.0, 0.0, 0.25));
         // At distance 2 the factor 1/(0.25·4) = 1 = I/d².
         assert_eq!(1.0 / (p.quadratic * 4.0), 4.0 / 4.0);
         let s = scene_light(
-            LightKind::Spot {
+            ImportedLightKind::Spot {
                 inner_cone_angle: 0.2,
                 outer_cone_angle: 0.6,
             },
@@ -734,10 +739,10 @@ mod tests {
         assert_eq!(s.range, None);
         assert_eq!(p.range, Some(10.0), "range kept for point and spot lights");
         assert_eq!(
-            scene_light(LightKind::Point, c, 1.0, Some(f32::INFINITY)).range,
+            scene_light(ImportedLightKind::Point, c, 1.0, Some(f32::INFINITY)).range,
             None
         );
-        assert!(!scene_light(LightKind::Point, c, 0.0, None).on);
+        assert!(!scene_light(ImportedLightKind::Point, c, 0.0, None).on);
     }
 
     #[test]

@@ -33,7 +33,7 @@ use plumb_raster::math;
 
 use crate::bound::Bound;
 use crate::camera::Camera;
-use crate::cull::CullMode;
+use crate::cull::Culling;
 use crate::error::SceneError;
 use crate::graph::{NodeKind, Scene};
 
@@ -61,12 +61,12 @@ pub fn geometry_box(scene: &Scene) -> Result<Bound, SceneError> {
     let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
     let mut stack = vec![scene.root()];
     while let Some(id) = stack.pop() {
-        if scene.cull_mode(id)? == CullMode::Always {
+        if scene.culling(id)? == Culling::Always {
             continue;
         }
         match scene.kind(id)? {
             NodeKind::Geometry => {
-                let world = scene.world(id)?;
+                let world = scene.world_transform(id)?;
                 for &p in scene.mesh(id)?.positions() {
                     let w = world.apply_point(p);
                     if w.is_finite() {
@@ -258,7 +258,7 @@ mod tests {
         scene.add_geometry(sw, "a", tri(1.0)).unwrap();
         scene.add_geometry(sw, "b", tri(50.0)).unwrap();
         let hidden = scene.add_geometry(root, "hidden", tri(-80.0)).unwrap();
-        scene.set_cull_mode(hidden, CullMode::Always).unwrap();
+        scene.set_culling(hidden, Culling::Always).unwrap();
         scene.update(0.0);
         // No active child, the other leaf force-culled: nothing to frame.
         assert_eq!(geometry_box(&scene).unwrap(), Bound::Empty);

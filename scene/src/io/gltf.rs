@@ -46,7 +46,7 @@ pub use self::accessor::MAX_ACCESSOR_ELEMENTS;
 
 use super::error::IoError;
 use super::imported::{
-    CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedScene, LightKind,
+    CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedLightKind, ImportedScene,
 };
 use super::material::ImportedMaterial;
 use super::{uri, ImportOptions};
@@ -298,12 +298,12 @@ fn light_of(
         return Ok(None);
     };
     let kind = match light.kind() {
-        ::gltf::khr_lights_punctual::Kind::Directional => LightKind::Directional,
-        ::gltf::khr_lights_punctual::Kind::Point => LightKind::Point,
+        ::gltf::khr_lights_punctual::Kind::Directional => ImportedLightKind::Directional,
+        ::gltf::khr_lights_punctual::Kind::Point => ImportedLightKind::Point,
         ::gltf::khr_lights_punctual::Kind::Spot {
             inner_cone_angle,
             outer_cone_angle,
-        } => LightKind::Spot {
+        } => ImportedLightKind::Spot {
             inner_cone_angle,
             outer_cone_angle,
         },
@@ -313,7 +313,7 @@ fn light_of(
         && light.intensity().is_finite()
         && light.range().is_none_or(f32::is_finite)
         && match kind {
-            LightKind::Spot {
+            ImportedLightKind::Spot {
                 inner_cone_angle,
                 outer_cone_angle,
             } => inner_cone_angle.is_finite() && outer_cone_angle.is_finite(),
@@ -391,7 +391,7 @@ fn build(
             .add_group(parent, name)
             .map_err(|e| ctx.scene_err(&label, e))?;
         scene
-            .set_local(id, local)
+            .set_local_transform(id, local)
             .map_err(|e| ctx.scene_err(&label, e))?;
         ids[index] = Some(id);
         if let Some(mesh) = node.mesh() {

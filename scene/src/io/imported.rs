@@ -104,9 +104,17 @@ impl ImportedCamera {
     }
 }
 
-/// The kind of a punctual light (`KHR_lights_punctual`).
+/// Former name of [`ImportedLightKind`] (plumb-raster's `light::LightKind` is another concept).
+#[deprecated(
+    note = "renamed to `ImportedLightKind`; plumb_raster::light::LightKind is another type"
+)]
+pub type LightKind = ImportedLightKind;
+
+/// The kind of a punctual light (`KHR_lights_punctual`) as imported. (The scene's light type
+/// is [`LightType`](crate::light::LightType); plumb-raster's `light::LightKind` is the
+/// pipeline's.)
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum LightKind {
+pub enum ImportedLightKind {
     /// Parallel light shining along the node's local −z.
     Directional,
     /// Light from the node's origin in all directions.
@@ -128,7 +136,7 @@ pub struct ImportedLight {
     /// The light's name in the file (may be empty).
     pub name: String,
     /// Directional, point or spot.
-    pub kind: LightKind,
+    pub kind: ImportedLightKind,
     /// Linear RGB colour.
     pub color: Vec3,
     /// Intensity (lux for directional lights, candela for point and spot lights).
@@ -182,7 +190,7 @@ mod tests {
             .with_scale(scale)
             .and_then(|t| t.with_translation(Vec3::new(1.0, 2.0, 3.0)))
             .unwrap();
-        scene.set_local(node, local).unwrap();
+        scene.set_local_transform(node, local).unwrap();
         let c = ImportedCamera {
             node,
             name: String::new(),

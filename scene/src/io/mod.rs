@@ -87,8 +87,14 @@ pub use error::{IoError, Location};
 pub use framing::frame_bound;
 pub use import::{import, Format};
 pub use imported::{
-    CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedScene, LightKind,
+    CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedLightKind, ImportedScene,
 };
+
+/// Former name of [`ImportedLightKind`] (plumb-raster's `light::LightKind` is another concept).
+#[deprecated(
+    note = "renamed to `ImportedLightKind`; plumb_raster::light::LightKind is another type"
+)]
+pub type LightKind = ImportedLightKind;
 pub use material::{AlphaMode, FixedFunctionColors, ImportedMaterial, TextureBinding};
 pub use options::{ImportOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TEXTURE_SIZE};
 

@@ -36,7 +36,7 @@ use super::imported::Imported;
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
 use super::{texture_image, uri, ImportOptions};
 use crate::graph::{NodeId, Scene};
-use crate::mesh::{Mesh, Topology};
+use crate::mesh::{Mesh, MeshTopology};
 
 /// An in-memory reader that remembers how far the parser has read, so an error can be
 /// given the line it happened on.
@@ -390,7 +390,7 @@ fn convert_mesh(file: &Path, name: &str, m: &tobj::Mesh) -> Result<Mesh, IoError
     };
     let positions: Vec<Vec3> = m.positions.chunks_exact(3).map(Vec3::from_slice).collect();
     let n = positions.len();
-    let mut mesh = Mesh::new(Topology::Triangles, positions, m.indices.clone()).map_err(err)?;
+    let mut mesh = Mesh::new(MeshTopology::Triangles, positions, m.indices.clone()).map_err(err)?;
     if m.normals.len() == 3 * n && n > 0 {
         mesh = mesh
             .with_normals(m.normals.chunks_exact(3).map(Vec3::from_slice).collect())

@@ -143,7 +143,7 @@ pub fn build_tree(scene: &mut Scene, spec: &[NodeSpec], max_depth: usize) -> Vec
                 .add_geometry(parent, name, meshes[n.mesh % meshes.len()].clone())
                 .unwrap(),
         };
-        scene.set_local(id, n.local.build()).unwrap();
+        scene.set_local_transform(id, n.local.build()).unwrap();
         if n.kind < 2 && scene.depth(id).unwrap() < max_depth {
             groups.push(id);
         }

@@ -21,7 +21,7 @@ use glam::{Vec2, Vec3, Vec4};
 
 use super::ctx::Ctx;
 use crate::io::error::IoError;
-use crate::mesh::{Mesh, Topology, MAX_UV_SETS};
+use crate::mesh::{Mesh, MeshTopology, MAX_UV_SETS};
 
 /// The triangle list of a strip.
 pub(crate) fn strip_to_list(idx: &[u32]) -> Vec<u32> {
@@ -187,17 +187,17 @@ pub(crate) fn convert(
         None => (0..vertex_count).collect(),
     };
     let (topology, indices) = match prim.mode() {
-        Mode::Points => (Topology::Points, indices),
-        Mode::Lines => (Topology::Lines, indices),
-        Mode::LineLoop => (Topology::LineLoop, indices),
-        Mode::LineStrip => (Topology::LineStrip, indices),
-        Mode::Triangles => (Topology::Triangles, indices),
-        Mode::TriangleStrip => (Topology::Triangles, strip_to_list(&indices)),
-        Mode::TriangleFan => (Topology::Triangles, fan_to_list(&indices)),
+        Mode::Points => (MeshTopology::Points, indices),
+        Mode::Lines => (MeshTopology::Lines, indices),
+        Mode::LineLoop => (MeshTopology::LineLoop, indices),
+        Mode::LineStrip => (MeshTopology::LineStrip, indices),
+        Mode::Triangles => (MeshTopology::Triangles, indices),
+        Mode::TriangleStrip => (MeshTopology::Triangles, strip_to_list(&indices)),
+        Mode::TriangleFan => (MeshTopology::Triangles, fan_to_list(&indices)),
     };
     let whole = match topology {
-        Topology::Triangles => indices.len() % 3 == 0,
-        Topology::Lines => indices.len() % 2 == 0,
+        MeshTopology::Triangles => indices.len() % 3 == 0,
+        MeshTopology::Lines => indices.len() % 2 == 0,
         _ => true,
     };
     if !whole {
@@ -210,7 +210,7 @@ pub(crate) fn convert(
             ),
         ));
     }
-    let flat = topology == Topology::Triangles && attrs.normals.is_none();
+    let flat = topology == MeshTopology::Triangles && attrs.normals.is_none();
     let (attrs, indices) = if flat {
         let count = u32::try_from(indices.len())
             .map_err(|_| ctx.invalid(label, "too many indices".to_owned()))?;

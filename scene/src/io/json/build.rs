@@ -20,12 +20,12 @@ use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
 use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
 use crate::io::{add_animation_controllers, ImportOptions};
-use crate::light::{Light, LightType};
-use crate::mesh::{Mesh, Topology};
+use crate::light::{LightType, SceneLight};
+use crate::mesh::{Mesh, MeshTopology};
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
 use crate::state::{
-    AlphaState, CullState, DitherState, FogState, GlobalState, MaterialState, PolygonOffsetState,
+    AlphaState, CullState, DitherState, Fog, GlobalState, MaterialState, PolygonOffsetState,
     StencilState, WireframeState, ZBufferState,
 };
 use crate::transform::{rotation_axis_angle, Transform};
@@ -155,7 +155,7 @@ pub(super) fn build_located(
             .add_group(root, c.name.clone())
             .map_err(ctx.scene_err(&context))?;
         scene
-            .set_local(node, local)
+            .set_local_transform(node, local)
             .map_err(ctx.scene_err(&context))?;
         let projection = match c.projection {
             ProjectionDoc::Perspective => CameraProjection::Perspective {
@@ -271,7 +271,7 @@ fn camera(c: &CameraDoc, aspect: f32) -> Result<Camera, SceneError> {
     Ok(cam)
 }
 
-fn light(ctx: &Ctx, context: &str, l: &LightDoc) -> Result<Light, IoError> {
+fn light(ctx: &Ctx, context: &str, l: &LightDoc) -> Result<SceneLight, IoError> {
     let kind = match l.kind {
         LightTypeDoc::Ambient => LightType::Ambient,
         LightTypeDoc::Directional => LightType::Directional,
@@ -284,7 +284,7 @@ fn light(ctx: &Ctx, context: &str, l: &LightDoc) -> Result<Light, IoError> {
     if !(0.0..=180.0).contains(&angle) {
         return Err(ctx.invalid(context, format!("angle_degrees {angle} is outside 0..=180")));
     }
-    Ok(Light {
+    Ok(SceneLight {
         kind,
         ambient: l
             .ambient
@@ -381,11 +381,11 @@ fn mesh(ctx: &Ctx, context: &str, m: &MeshDoc) -> Result<Mesh, IoError> {
 fn inline(ctx: &Ctx, context: &str, m: &InlineMeshDoc) -> Result<Mesh, IoError> {
     let err = ctx.scene_err(context);
     let topology = match m.topology {
-        TopologyDoc::Points => Topology::Points,
-        TopologyDoc::Lines => Topology::Lines,
-        TopologyDoc::LineStrip => Topology::LineStrip,
-        TopologyDoc::LineLoop => Topology::LineLoop,
-        TopologyDoc::Triangles => Topology::Triangles,
+        TopologyDoc::Points => MeshTopology::Points,
+        TopologyDoc::Lines => MeshTopology::Lines,
+        TopologyDoc::LineStrip => MeshTopology::LineStrip,
+        TopologyDoc::LineLoop => MeshTopology::LineLoop,
+        TopologyDoc::Triangles => MeshTopology::Triangles,
     };
     let positions: Vec<Vec3> = m.positions.iter().map(v3).collect();
     let n =
@@ -452,7 +452,7 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
         out.push(GlobalState::Dither(DitherState { enabled: d.enabled }));
     }
     if let Some(f) = &s.fog {
-        out.push(GlobalState::Fog(FogState {
+        out.push(GlobalState::Fog(Fog {
             enabled: f.enabled,
             start: f.start.get(),
             end: f.end.get(),
@@ -491,13 +491,13 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
     if let Some(st) = &s.stencil {
         out.push(GlobalState::Stencil(StencilState {
             enabled: st.enabled,
-            compare: st.compare.into(),
+            func: st.compare.into(),
             reference: st.reference,
-            mask: st.mask,
+            read_mask: st.mask,
             write_mask: st.write_mask,
-            on_fail: st.on_fail.into(),
-            on_z_fail: st.on_z_fail.into(),
-            on_z_pass: st.on_z_pass.into(),
+            fail: st.on_fail.into(),
+            depth_fail: st.on_z_fail.into(),
+            pass: st.on_z_pass.into(),
         }));
     }
     if let Some(p) = &s.polygon_offset {
@@ -534,7 +534,9 @@ fn fill<'a>(
         None => Transform::IDENTITY,
     };
     if doc.transform.is_some() {
-        scene.set_local(id, local).map_err(ctx.scene_err(path))?;
+        scene
+            .set_local_transform(id, local)
+            .map_err(ctx.scene_err(path))?;
     }
     if let Some(s) = &doc.states {
         for state in states(s) {
@@ -545,7 +547,7 @@ fn fill<'a>(
     }
     if let Some(m) = doc.cull_mode {
         scene
-            .set_cull_mode(id, m.into())
+            .set_culling(id, m.into())
             .map_err(ctx.scene_err(path))?;
     }
     for name in &doc.lights {

@@ -104,7 +104,7 @@ pub struct NodeDoc {
     pub active: Option<usize>,
     /// How frustum culling treats this node and its subtree (default `dynamic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cull_mode: Option<CullModeDoc>,
+    pub cull_mode: Option<CullingDoc>,
     /// Global render states set on this node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<StatesDoc>,
@@ -122,10 +122,10 @@ pub struct NodeDoc {
     pub children: Vec<NodeDoc>,
 }
 
-/// Per-node frustum culling (`crate::CullMode`).
+/// Per-node frustum culling (`crate::Culling`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CullModeDoc {
+pub enum CullingDoc {
     /// Test the node's world bound against the camera's planes (the default).
     Dynamic,
     /// Never drawn, with its subtree.
@@ -134,12 +134,12 @@ pub enum CullModeDoc {
     Never,
 }
 
-impl From<CullModeDoc> for crate::node::CullMode {
-    fn from(d: CullModeDoc) -> Self {
+impl From<CullingDoc> for crate::node::Culling {
+    fn from(d: CullingDoc) -> Self {
         match d {
-            CullModeDoc::Dynamic => crate::node::CullMode::Dynamic,
-            CullModeDoc::Always => crate::node::CullMode::Always,
-            CullModeDoc::Never => crate::node::CullMode::Never,
+            CullingDoc::Dynamic => crate::node::Culling::Dynamic,
+            CullingDoc::Always => crate::node::Culling::Always,
+            CullingDoc::Never => crate::node::Culling::Never,
         }
     }
 }

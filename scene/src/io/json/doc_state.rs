@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::real::{r3, r4, Real, Real3, Real4};
 use crate::state::{
-    AlphaState, BlendFactor, CompareFunc, CullFace, FogApply, FogDensity, FogState, FrontFace,
+    AlphaState, BlendFactor, CompareFunc, CullFace, Fog, FogApply, FogDensity, FrontFace,
     MaterialState, ShadeState, StencilOp, StencilState, ZBufferState,
 };
 use plumb_raster::combine::{CombineFn, CombineState, Operand, Source};
@@ -228,7 +228,7 @@ pub struct FogDoc {
 
 impl Default for FogDoc {
     fn default() -> Self {
-        let f = FogState::OFF;
+        let f = Fog::OFF;
         FogDoc {
             enabled: true,
             start: Real::lit(f.start),
@@ -323,16 +323,16 @@ pub struct StencilDoc {
 
 impl Default for StencilDoc {
     fn default() -> Self {
-        let s = StencilState::OFF;
+        let s = StencilState::DISABLED;
         StencilDoc {
             enabled: true,
-            compare: s.compare.into(),
+            compare: s.func.into(),
             reference: s.reference,
-            mask: s.mask,
+            mask: s.read_mask,
             write_mask: s.write_mask,
-            on_fail: s.on_fail.into(),
-            on_z_fail: s.on_z_fail.into(),
-            on_z_pass: s.on_z_pass.into(),
+            on_fail: s.fail.into(),
+            on_z_fail: s.depth_fail.into(),
+            on_z_pass: s.pass.into(),
         }
     }
 }
