@@ -29,6 +29,15 @@
 //! [`ImportedMaterial::fixed_function_approximation`]. A scene without a camera is framed by
 //! [`frame_bound`] (rule in [`framing`]).
 //!
+//! # Modules
+//!
+//! The file-I/O layer sits on top of the crate (see the crate's module map) and has an order
+//! of its own, from the bottom: [`error`] and the import options; file and image reading;
+//! the records an import returns ([`material`], [`animation`], [`imported`]); all-or-nothing
+//! staging; [`framing`] and [`apply`](mod@apply); the readers ([`gltf`], [`obj`]);
+//! [`import()`], which picks a reader by extension; the scene-file format ([`json`], which
+//! may import glTF and OBJ files); and [`load`], which picks JSON or [`import()`].
+//!
 //! # Determinism
 //!
 //! Imports are deterministic: nodes are created in file order (pre-order, child order),
