@@ -9,9 +9,14 @@
 //! modules (`mod tests { … }`) count as part of their file's module. The test fails on a cycle
 //! and prints each one with the line that makes every edge.
 //!
+//! For plumb-scene it also checks the layer order of its module map (`SCENE_LAYERS`): a
+//! module imports only from its own layer and the layers below.
+//!
 //! Plain Rust, no dependencies: `cargo test --test module_cycles` (it also runs as part of
-//! `cargo test --workspace`). `cargo-modules dependencies --acyclic` does a similar check with
-//! rust-analyzer, but needs an install and a toolchain-matched release.
+//! `cargo test --workspace`). `cargo-modules dependencies --acyclic` was tried instead (0.27;
+//! 0.28 needs a newer rustc): it checks rust-analyzer's item-level graph and stopped on a false
+//! cycle between `glam::Vec3` and a trait implementation in plumb-scene, and it takes a long
+//! install — so this test, which needs nothing, is the check.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
@@ -53,6 +58,97 @@ const CHECKED: &[Checked] = &[
         skip: Some("texture <-> texture::{filter, image, mip}, fix pending in raster"),
     },
 ];
+
+/// plumb-scene's layers, bottom first (its crate docs have the module map): a top-level
+/// module may import from its own layer and the layers below, never from above. A new module
+/// must be added to one.
+const SCENE_LAYERS: &[(&str, &[&str])] = &[
+    (
+        "value types",
+        &[
+            "id",
+            "error",
+            "plane",
+            "ray",
+            "transform",
+            "bound",
+            "mesh",
+            "shapes",
+            "state",
+            "light",
+            "camera",
+            "effect",
+            "screen",
+            "controller",
+        ],
+    ),
+    (
+        "graph",
+        &[
+            "node",
+            "graph",
+            "hierarchy",
+            "intent",
+            "switch",
+            "billboard",
+            "lookup",
+        ],
+    ),
+    (
+        "passes",
+        &["update", "render_state", "cull", "pick", "print"],
+    ),
+    ("frame", &["renderer", "multipass", "draw", "soft"]),
+    ("file I/O", &["io"]),
+];
+
+#[test]
+fn scene_layers_import_only_downwards() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scene/src/lib.rs");
+    let graph = ModuleGraph::read(&root);
+    let layer_of = |m: &Module| -> Option<usize> {
+        let top = m.first()?;
+        SCENE_LAYERS
+            .iter()
+            .position(|(_, mods)| mods.contains(&top.as_str()))
+    };
+    let mut problems = Vec::new();
+    for m in graph.files.keys() {
+        if let Some(top) = m.first() {
+            if layer_of(m).is_none() {
+                problems.push(format!(
+                    "module `{top}` is in no layer: add it to SCENE_LAYERS"
+                ));
+            }
+        }
+    }
+    for (from, targets) in graph.edges() {
+        let (Some(a), Some(file)) = (layer_of(&from), graph.files.get(&from)) else {
+            continue;
+        };
+        for (to, (line, path)) in targets {
+            if let Some(b) = layer_of(&to) {
+                if b > a {
+                    problems.push(format!(
+                        "{}:{line} ({}, layer {}) uses {path} ({}, layer {})",
+                        graph.relative(file),
+                        from.join("::"),
+                        SCENE_LAYERS[a].0,
+                        to.join("::"),
+                        SCENE_LAYERS[b].0
+                    ));
+                }
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
+    assert!(
+        problems.is_empty(),
+        "plumb-scene imports against its layers:\n{}",
+        problems.join("\n")
+    );
+}
 
 #[test]
 fn no_module_cycles() {
