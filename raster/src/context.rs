@@ -19,7 +19,7 @@ use crate::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
 use crate::fragment::{FragmentPath, FragmentShader, Scratch, VertexColorShader};
 use crate::setup::{GeometryStats, SetupCtx, TriSink, WinVertex};
 use crate::simd::SimdLevel;
-use crate::state::PipelineState;
+use crate::state::{PipelineState, PolygonMode};
 use crate::target::{RenderTarget, TileMut, TILE_SIZE};
 use crate::vertex::{ClipVertex, Indices, Topology, VertexInput, MAX_VARYINGS};
 use crate::Error;
@@ -175,17 +175,19 @@ impl Context {
             indices,
             topology,
             vertices.positions.len(),
-            |i, out| vertices.fetch(i, out),
+            (|i| vertices.positions[i], |i, out| vertices.fetch(i, out)),
         )
     }
 
-    /// The general draw: `fetch(i, out)` fills vertex `i`'s clip position and first `nvar`
-    /// varyings; `shader` turns interpolated varyings into colours.
+    /// The general draw: `position(i)` is vertex `i`'s clip position, `fetch(i, out)` fills
+    /// its clip position and first `nvar` varyings; `shader` turns interpolated varyings into
+    /// colours. Filled triangles are culled and rejected from their positions alone: the
+    /// varyings of a triangle that covers no pixel centre are never fetched.
     #[allow(
         clippy::too_many_arguments,
         reason = "internal entry point shared by all draws"
     )]
-    pub(crate) fn draw_with<F>(
+    pub(crate) fn draw_with<P, F>(
         &mut self,
         state: &PipelineState,
         (nvar, flat_count): (usize, usize),
@@ -193,9 +195,10 @@ impl Context {
         indices: Indices<'_>,
         topology: Topology,
         vertex_count: usize,
-        fetch: F,
+        (position, fetch): (P, F),
     ) -> Result<DrawStats, Error>
     where
+        P: Fn(usize) -> glam::Vec4 + Sync,
         F: Fn(usize, &mut ClipVertex) + Sync,
     {
         state.validate()?;
@@ -225,8 +228,33 @@ impl Context {
             let mut v = [ClipVertex::default(); 3];
             let mut w = [WinVertex::ZERO; MAX_POLY];
             let per = topology.vertices_per_primitive();
+            let filled = per == 3 && ctx.polygon_mode == PolygonMode::Fill;
             for p in range {
                 let e = topology.primitive(p);
+                if filled {
+                    let idx = [indices.get(e[0]), indices.get(e[1]), indices.get(e[2])];
+                    let pos = [position(idx[0]), position(idx[1]), position(idx[2])];
+                    match screen_triangle(&ctx, &planes, &pos) {
+                        Screen::NeedsClip => {}
+                        Screen::Rejected(count) => {
+                            sink.stats.primitives += 1;
+                            if let Some(c) = count {
+                                *c(&mut sink.stats) += 1;
+                            }
+                            continue;
+                        }
+                        Screen::Draw { snapped, front } => {
+                            sink.stats.primitives += 1;
+                            for k in 0..3 {
+                                fetch(idx[k], &mut v[k]);
+                                ctx.to_window_into(&v[k], &mut w[k]);
+                            }
+                            let flat = ctx.flat.then_some((&v[0].var, ctx.flat_count));
+                            sink.triangle(&ctx, [&w[0], &w[1], &w[2]], snapped, flat, front);
+                            continue;
+                        }
+                    }
+                }
                 for k in 0..per {
                     fetch(indices.get(e[k]), &mut v[k]);
                 }
@@ -323,6 +351,66 @@ impl Context {
     pub fn color_image(&mut self) -> RgbaImage {
         self.target().to_rgba_image()
     }
+}
+
+/// Which counter of [`GeometryStats`] a rejected primitive adds to.
+type Counter = fn(&mut GeometryStats) -> &mut u64;
+
+/// What the positions alone say about a filled triangle.
+enum Screen {
+    /// Crosses a clip plane: the general path ([`assemble`]) clips it.
+    NeedsClip,
+    /// Nothing to draw; the counter it adds to, if any (a triangle that covers no pixel
+    /// centre counts nowhere, as in [`TriSink::triangle`]).
+    Rejected(Option<Counter>),
+    /// Inside every clip plane, facing the kept way, covering pixels: snapped positions.
+    Draw {
+        snapped: [(i32, i32); 3],
+        front: bool,
+    },
+}
+
+/// The decisions of [`assemble`] and [`TriSink::polygon`] for an unclipped filled triangle,
+/// in the same order and with the same expressions, from clip positions only.
+#[inline]
+fn screen_triangle(ctx: &SetupCtx, planes: &ClipPlanes, pos: &[glam::Vec4; 3]) -> Screen {
+    if pos.iter().any(|p| !p.is_finite()) {
+        return Screen::Rejected(Some(|s| &mut s.non_finite));
+    }
+    let (mut and, mut or) = (!0u32, 0u32);
+    for p in pos {
+        let c = planes.outcode(*p);
+        and &= c;
+        or |= c;
+    }
+    if and != 0 {
+        return Screen::Rejected(Some(|s| &mut s.clipped_away));
+    }
+    if or != 0 {
+        return Screen::NeedsClip;
+    }
+    let mut snapped = [(0, 0); 3];
+    for (p, s) in pos.iter().zip(&mut snapped) {
+        let (x, y) = ctx.window_xy(*p);
+        match (crate::setup::snap(x), crate::setup::snap(y)) {
+            (Some(x), Some(y)) => *s = (x.0, y.0),
+            _ => return Screen::Rejected(Some(|s| &mut s.degenerate)),
+        }
+    }
+    let xs = [snapped[0].0, snapped[1].0, snapped[2].0];
+    let ys = [snapped[0].1, snapped[1].1, snapped[2].1];
+    let a2 = crate::setup::area2(&xs, &ys);
+    if a2 == 0 {
+        return Screen::Rejected(Some(|s| &mut s.degenerate));
+    }
+    let (keep, front) = TriSink::facing(ctx, a2);
+    if !keep {
+        return Screen::Rejected(Some(|s| &mut s.culled));
+    }
+    if crate::setup::pixel_bbox(ctx, &xs, &ys).is_none() {
+        return Screen::Rejected(None);
+    }
+    Screen::Draw { snapped, front }
 }
 
 /// Clips and sets up one primitive (`v` holds 1, 2 or 3 vertices).

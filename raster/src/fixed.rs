@@ -20,6 +20,18 @@ pub const SUBPIXEL_HALF: i32 = SUBPIXEL_ONE / 2;
 /// Largest magnitude of a window coordinate (pixels) after guard-band clipping.
 pub const GUARD_BAND_PX: f32 = 32768.0;
 
+/// `x.round() as i32` (nearest, ties away from zero) for finite `|x| < 2²⁴`, without the
+/// `roundf` library call baseline x86-64 makes for `f32::round`. Exact: the truncation
+/// `t` and the fraction `x − t` are representable, so the comparison with ½ decides the
+/// same way `round` does.
+#[inline]
+pub(crate) fn round_ties_away(x: f32) -> i32 {
+    debug_assert!(x.abs() < 16_777_216.0, "{x}");
+    let t = x as i32;
+    let f = x - t as f32;
+    t + i32::from(f >= 0.5) - i32::from(f <= -0.5)
+}
+
 /// A snapped window coordinate in 16.8 fixed point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Fixed(pub i32);
@@ -32,7 +44,7 @@ impl Fixed {
     #[inline]
     pub fn snap(v: f32) -> Option<Fixed> {
         if v.is_finite() && v.abs() <= GUARD_BAND_PX + 1.0 {
-            Some(Fixed((v * SUBPIXEL_ONE as f32).round() as i32))
+            Some(Fixed(round_ties_away(v * SUBPIXEL_ONE as f32)))
         } else {
             None
         }
@@ -143,6 +155,25 @@ pub fn half_line_span(c: i64, s: i64, n: i64) -> (i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_ties_away_is_f32_round() {
+        let check = |x: f32| assert_eq!(round_ties_away(x), x.round() as i32, "{x:e}");
+        // Every tie k + ½ and its float neighbours, both signs, up to 2¹⁶; then a strided
+        // sweep of all bit patterns below 2²⁴.
+        for k in 0..65_536 {
+            let tie = k as f32 + 0.5;
+            for x in [f32::from_bits(tie.to_bits() - 1), tie, f32::from_bits(tie.to_bits() + 1)] {
+                check(x);
+                check(-x);
+            }
+        }
+        for bits in (0..16_777_216f32.to_bits()).step_by(997) {
+            let x = f32::from_bits(bits);
+            check(x);
+            check(-x);
+        }
+    }
 
     #[test]
     fn snap_rounds_to_nearest_sub_pixel() {

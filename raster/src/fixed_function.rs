@@ -393,16 +393,23 @@ impl Context {
                 .transpose(),
             lighting: lit,
         };
-        // Vertex stage once per vertex (shared vertices are not re-lit), in parallel.
+        // Vertex stage once per vertex (shared vertices are not re-lit), in parallel, into
+        // a packed array of `4 + count` floats per vertex (a `ClipVertex` holds 52 floats:
+        // for a million-vertex mesh, 200 MB to fill and stream instead of ~50).
         let n = mesh.positions.len();
-        let mut verts = vec![ClipVertex::default(); n];
+        let stride = 4 + layout.count;
+        const BLOCK: usize = 4096;
+        let mut verts = vec![0.0f32; n * stride];
         self.pool().install(|| {
             verts
-                .par_chunks_mut(4096)
+                .par_chunks_mut(BLOCK * stride)
                 .enumerate()
                 .for_each(|(c, chunk)| {
-                    for (j, v) in chunk.iter_mut().enumerate() {
-                        stage.run(c * 4096 + j, v);
+                    let mut v = ClipVertex::default();
+                    for (j, out) in chunk.chunks_exact_mut(stride).enumerate() {
+                        stage.run(c * BLOCK + j, &mut v);
+                        out[..4].copy_from_slice(&v.pos.to_array());
+                        out[4..].copy_from_slice(&v.var[..layout.count]);
                     }
                 })
         });
@@ -434,11 +441,14 @@ impl Context {
             indices,
             topology,
             n,
-            |i, out| {
-                let v = &verts[i];
-                out.pos = v.pos;
-                out.var[..layout.count].copy_from_slice(&v.var[..layout.count]);
-            },
+            (
+                |i| Vec4::from_slice(&verts[i * stride..i * stride + 4]),
+                |i, out| {
+                    let v = &verts[i * stride..(i + 1) * stride];
+                    out.pos = Vec4::from_slice(&v[..4]);
+                    out.var[..layout.count].copy_from_slice(&v[4..]);
+                },
+            ),
         )
     }
 }

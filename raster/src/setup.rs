@@ -148,6 +148,18 @@ impl SetupCtx {
         }
     }
 
+    /// The window `(x, y)` of a clip position, by the expressions of
+    /// [`SetupCtx::to_window`].
+    #[inline]
+    pub fn window_xy(&self, p: glam::Vec4) -> (f32, f32) {
+        let q = 1.0 / p.w;
+        let vp = &self.viewport;
+        (
+            vp.x + (p.x * q + 1.0) * (vp.width * 0.5),
+            vp.y + (1.0 - p.y * q) * (vp.height * 0.5),
+        )
+    }
+
     /// [`SetupCtx::to_window`] into `out`, copying only the draw's `nvar` varyings (the rest
     /// of `out.var` is never read).
     #[inline]
@@ -185,9 +197,9 @@ pub(crate) struct TriSink {
 }
 
 #[inline]
-fn snap(v: f32) -> Option<Fixed> {
+pub(crate) fn snap(v: f32) -> Option<Fixed> {
     if v.is_finite() && v.abs() <= crate::fixed::GUARD_BAND_PX + QUAD_SLACK_PX {
-        Some(Fixed((v * SUBPIXEL_ONE as f32).round() as i32))
+        Some(Fixed(crate::fixed::round_ties_away(v * SUBPIXEL_ONE as f32)))
     } else {
         None
     }
@@ -206,10 +218,28 @@ fn snap_all(w: &[WinVertex], out: &mut [(i32, i32)]) -> bool {
 
 /// Doubled signed area in fixed-point units² (positive = clockwise in NDC).
 #[inline]
-fn area2(xs: &[i32; 3], ys: &[i32; 3]) -> i64 {
+pub(crate) fn area2(xs: &[i32; 3], ys: &[i32; 3]) -> i64 {
     let (x0, y0) = (i64::from(xs[0]), i64::from(ys[0]));
     (i64::from(xs[1]) - x0) * (i64::from(ys[2]) - y0)
         - (i64::from(xs[2]) - x0) * (i64::from(ys[1]) - y0)
+}
+
+/// The pixels whose centres lie in the triangle's bounding box, `[x0, x1) × [y0, y1)`,
+/// clamped to the clip rectangle; `None` when that is empty.
+#[inline]
+pub(crate) fn pixel_bbox(ctx: &SetupCtx, xs: &[i32; 3], ys: &[i32; 3]) -> Option<[i32; 4]> {
+    let minx = Fixed(xs[0].min(xs[1]).min(xs[2])).ceil_pixel_centre();
+    let maxx = Fixed(xs[0].max(xs[1]).max(xs[2])).floor_pixel_centre() + 1;
+    let miny = Fixed(ys[0].min(ys[1]).min(ys[2])).ceil_pixel_centre();
+    let maxy = Fixed(ys[0].max(ys[1]).max(ys[2])).floor_pixel_centre() + 1;
+    let r = &ctx.clip_rect;
+    let bbox = [
+        minx.max(r[0]),
+        miny.max(r[1]),
+        maxx.min(r[2]),
+        maxy.min(r[3]),
+    ];
+    (bbox[0] < bbox[2] && bbox[1] < bbox[3]).then_some(bbox)
 }
 
 impl TriSink {
@@ -238,21 +268,9 @@ impl TriSink {
             v.swap(1, 2);
             a2 = -a2;
         }
-        // Pixel bounding box of the sample points inside the triangle's box.
-        let minx = Fixed(xs[0].min(xs[1]).min(xs[2])).ceil_pixel_centre();
-        let maxx = Fixed(xs[0].max(xs[1]).max(xs[2])).floor_pixel_centre() + 1;
-        let miny = Fixed(ys[0].min(ys[1]).min(ys[2])).ceil_pixel_centre();
-        let maxy = Fixed(ys[0].max(ys[1]).max(ys[2])).floor_pixel_centre() + 1;
-        let r = &ctx.clip_rect;
-        let bbox = [
-            minx.max(r[0]),
-            miny.max(r[1]),
-            maxx.min(r[2]),
-            maxy.min(r[3]),
-        ];
-        if bbox[0] >= bbox[2] || bbox[1] >= bbox[3] {
+        let Some(bbox) = pixel_bbox(ctx, &xs, &ys) else {
             return false;
-        }
+        };
 
         // Plane equations in f64 from the snapped positions.
         let inv = 1.0 / SUBPIXEL_ONE as f64;
@@ -310,7 +328,7 @@ impl TriSink {
 
     /// Whether a window-space polygon (doubled signed area `a2`) survives culling, and whether
     /// it is front facing.
-    fn facing(ctx: &SetupCtx, a2: i64) -> (bool, bool) {
+    pub(crate) fn facing(ctx: &SetupCtx, a2: i64) -> (bool, bool) {
         // a2 > 0 ⇔ clockwise on screen with y up (NDC).
         let front = match ctx.front_face {
             FrontFace::Ccw => a2 < 0,

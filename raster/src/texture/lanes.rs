@@ -690,6 +690,17 @@ mod tests {
     /// bits exactly.
     #[test]
     fn lanes_match_scalar() {
+        // Unoptimised builds of the dispatched kernels need more than a test thread's 2 MiB
+        // of stack (every level's copy of the kernel's vector temporaries).
+        std::thread::Builder::new()
+            .stack_size(32 << 20)
+            .spawn(lanes_match_scalar_body)
+            .expect("test thread")
+            .join()
+            .expect("lanes_match_scalar");
+    }
+
+    fn lanes_match_scalar_body() {
         let (u, v, r) = inputs();
         let n = u.len();
         for tex in textures() {
