@@ -9,7 +9,7 @@
 //! (`refimages/models/ATTRIBUTION.md`). Run it with a copy of the assets:
 //!
 //! ```text
-//! PLUMB_ASSETS=../shared/assets cargo test --release --test model_goldens -- --ignored
+//! PLUMB_ASSETS=../shared/assets cargo test --profile ci --test model_goldens -- --ignored
 //! ```
 //!
 //! `PLUMB_BLESS=1` writes the goldens instead of comparing: open each one beside the model's
@@ -143,7 +143,7 @@ fn check(case: &ModelCase, dir: &Path, bless: bool) -> Result<(), String> {
 }
 
 #[test]
-#[ignore = "needs the Khronos sample models: PLUMB_ASSETS=../shared/assets cargo test --release --test model_goldens -- --ignored"]
+#[ignore = "needs the Khronos sample models: PLUMB_ASSETS=../shared/assets cargo test --profile ci --test model_goldens -- --ignored"]
 fn model_goldens() {
     let dir = temp_dir("models");
     let bless = std::env::var("PLUMB_BLESS").is_ok_and(|v| v == "1");

@@ -49,13 +49,10 @@ const CHECKED: &[Checked] = &[
         root: "src/main.rs",
         skip: None,
     },
-    // SKIPPED until fixed: `texture` (texture.rs) imports its submodules `filter`, `image` and
-    // `mip`, which import `Texture` and friends back from it. Raster's owner is fixing it;
-    // remove this skip then (the test prints a note once the cycles are gone).
     Checked {
         name: "plumb-raster",
         root: "raster/src/lib.rs",
-        skip: Some("texture <-> texture::{filter, image, mip}, fix pending in raster"),
+        skip: None,
     },
 ];
 

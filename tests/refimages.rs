@@ -2,9 +2,9 @@
 //! test trial per case (`libtest-mimic`), so a case runs by name and cases run in parallel:
 //!
 //! ```sh
-//! cargo test --release --test refimages -- near_clip          # every trial whose name has it
-//! cargo test --release --test refimages -- --exact raster::near_clip
-//! cargo test --release --test refimages -- --list             # the trials
+//! cargo test --profile ci --test refimages -- near_clip       # every trial whose name has it
+//! cargo test --profile ci --test refimages -- --exact raster::near_clip
+//! cargo test --profile ci --test refimages -- --list          # the trials
 //! ```
 //!
 //! - A case is a file pair `refimages/<area>/<case>.json` + `<case>.png`, discovered by the

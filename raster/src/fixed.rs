@@ -163,7 +163,11 @@ mod tests {
         // sweep of all bit patterns below 2²⁴.
         for k in 0..65_536 {
             let tie = k as f32 + 0.5;
-            for x in [f32::from_bits(tie.to_bits() - 1), tie, f32::from_bits(tie.to_bits() + 1)] {
+            for x in [
+                f32::from_bits(tie.to_bits() - 1),
+                tie,
+                f32::from_bits(tie.to_bits() + 1),
+            ] {
                 check(x);
                 check(-x);
             }

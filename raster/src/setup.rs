@@ -199,7 +199,9 @@ pub(crate) struct TriSink {
 #[inline]
 pub(crate) fn snap(v: f32) -> Option<Fixed> {
     if v.is_finite() && v.abs() <= crate::fixed::GUARD_BAND_PX + QUAD_SLACK_PX {
-        Some(Fixed(crate::fixed::round_ties_away(v * SUBPIXEL_ONE as f32)))
+        Some(Fixed(crate::fixed::round_ties_away(
+            v * SUBPIXEL_ONE as f32,
+        )))
     } else {
         None
     }

@@ -9,7 +9,7 @@
 //! The models may not be committed (`LICENSES.md` there: fetched third-party data stays in
 //! `shared/`), and a fresh clone has no `shared/`, so these tests are ignored in the default
 //! run. Run them with
-//! `PLUMB_ASSETS=../shared/assets cargo test --release -p plumb-scene --test gltf_assets -- --ignored`.
+//! `PLUMB_ASSETS=../shared/assets cargo test --profile ci -p plumb-scene --test gltf_assets -- --ignored`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

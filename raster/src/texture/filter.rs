@@ -5,9 +5,9 @@
 
 use glam::{Vec2, Vec4};
 
+use super::chain::Texture;
 use super::image::MipLevel;
 use super::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};
-use super::Texture;
 use crate::math;
 
 /// Texel coordinates are clamped to ±2²² before taking their floor: past that an `f32` has at

@@ -8,7 +8,8 @@ use glam::Vec4;
 
 use crate::Error;
 
-use super::MAX_TEXTURE_SIZE;
+/// Largest allowed texture side, in texels.
+pub const MAX_TEXTURE_SIZE: u32 = 16384;
 
 /// The layout of texel bytes handed to [`Texture::from_format`](super::Texture::from_format).
 ///

@@ -14,10 +14,10 @@
 
 use fearless_simd::{f32x8, i32x8, prelude::*};
 
+use super::chain::Texture;
 use super::filter::{wrap_nb, COORD_LIMIT};
 use super::image::INV_255;
 use super::sampler::{MagFilter, MinFilter, Sampler, Wrap};
-use super::Texture;
 
 /// Lanes per kernel step.
 pub(crate) const LANES: usize = 8;
