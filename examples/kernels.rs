@@ -7,7 +7,8 @@
 //! ```
 //! Workloads (1080p, 1 thread, the same scenes as `benches/fixed.rs` and `benches/raster.rs`):
 //! `fill` — a screen-filling tilted quad, trilinear + linear fog + depth test;
-//! `small` — 1M depth-tested ~10-pixel triangles with vertex colours.
+//! `small` — 1M depth-tested ~10-pixel triangles with vertex colours;
+//! `gouraud` — two screen-covering vertex-coloured triangles, perspective-correct, depth test.
 //! Instructions per fragment or per triangle: the difference between a run of `n + 1` and of
 //! `n` frames, divided by the frame's fragments (stats) or triangles.
 
@@ -139,6 +140,36 @@ fn small(ctx: &mut Context, frames: usize) {
     }
 }
 
+fn gouraud(ctx: &mut Context, frames: usize) {
+    let pos = [
+        Vec4::new(-1.0, -1.0, 0.3, 1.0),
+        Vec4::new(2.0, -2.0, 1.0, 2.0),
+        Vec4::new(1.5, 1.5, 0.6, 1.5),
+        Vec4::new(-1.0, 1.0, 0.4, 1.0),
+    ];
+    let col = [
+        Vec4::new(1.0, 0.0, 0.0, 1.0),
+        Vec4::new(0.0, 1.0, 0.0, 1.0),
+        Vec4::new(0.0, 0.0, 1.0, 1.0),
+        Vec4::new(1.0, 1.0, 0.0, 1.0),
+    ];
+    let st = PipelineState {
+        depth: DepthState::LEQUAL_WRITE,
+        ..ctx.default_state()
+    };
+    for _ in 0..frames {
+        ctx.clear(Vec4::ZERO, 1.0, 0);
+        ctx.draw(
+            &st,
+            &VertexInput::colored(&pos, &col),
+            Indices::U16(&[0, 1, 2, 0, 2, 3]),
+            Topology::TriangleList,
+        )
+        .expect("valid draw");
+        ctx.finish();
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let frames = args.get(1).and_then(|f| f.parse().ok()).unwrap_or(1);
@@ -146,8 +177,9 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("fill") => fill(&mut ctx, frames),
         Some("small") => small(&mut ctx, frames),
+        Some("gouraud") => gouraud(&mut ctx, frames),
         _ => {
-            eprintln!("usage: kernels fill|small [frames]");
+            eprintln!("usage: kernels fill|small|gouraud [frames]");
             std::process::exit(2);
         }
     }
