@@ -600,3 +600,104 @@ fn bad_plumb_simd_is_a_one_line_error() {
         "scalar and default differ"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// hostile inputs (issue 11): decoder panics and files that are not regular files
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `plumb args...` in `dir`, killing it (and failing) if it has not exited in 30 s.
+fn plumb_within(dir: &Path, args: &[&str]) -> std::process::Output {
+    use std::time::{Duration, Instant};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("plumb runs");
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("plumb {args:?} did not exit within 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// A 1×1 paletted PNG whose PLTE chunk holds `plte` (valid when its length is 3·k).
+fn paletted_png(plte: &[u8]) -> Vec<u8> {
+    fn crc32(data: &[u8]) -> u32 {
+        let mut c = 0xffff_ffffu32;
+        for &b in data {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xedb8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc32(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    chunk(&mut out, b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 3, 0, 0, 0]);
+    chunk(&mut out, b"PLTE", plte);
+    // zlib, one stored block: the scanline [filter 0, index 0], then its Adler-32 (= 0x00030001).
+    chunk(
+        &mut out,
+        b"IDAT",
+        &[0x78, 0x01, 1, 2, 0, 0xfd, 0xff, 0, 0, 0, 3, 0, 1],
+    );
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+#[test]
+fn diff_ragged_palette_png_is_bad_input_not_a_panic() {
+    let dir = temp_dir("diff-plte");
+    std::fs::write(dir.join("good.png"), paletted_png(&[10, 20, 30])).unwrap();
+    std::fs::write(dir.join("ragged.png"), paletted_png(&[10, 20, 30, 40])).unwrap();
+    assert_success(&plumb(&dir, &["diff", "good.png", "good.png"]));
+    assert_bad_input(&plumb(&dir, &["diff", "good.png", "ragged.png"]), "PLTE");
+}
+
+#[cfg(unix)]
+#[test]
+fn fifo_inputs_are_refused_not_waited_on() {
+    let dir = temp_dir("fifo-inputs");
+    let fifo = |name: &str| {
+        let ok = std::process::Command::new("mkfifo")
+            .arg(dir.join(name))
+            .status()
+            .expect("mkfifo runs")
+            .success();
+        assert!(ok, "mkfifo {name}");
+    };
+    fifo("pipe.png");
+    save(&solid(4, 4, [0; 4]), &dir, "a.png");
+    assert_bad_input(
+        &plumb_within(&dir, &["diff", "a.png", "pipe.png"]),
+        "not a regular file",
+    );
+    // A draw trace whose buffer is a FIFO.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(repo.join("refimages/raster/stencil_mask.json")).unwrap();
+    std::fs::write(dir.join("stencil_mask.json"), text).unwrap();
+    fifo("stencil_mask.bin");
+    let o = plumb_within(&dir, &["info", "stencil_mask.json"]);
+    assert_bad_input(&o, "not a regular file");
+    let o = plumb_within(&dir, &["render", "stencil_mask.json", "-o", "t.png"]);
+    assert_bad_input(&o, "not a regular file");
+}

@@ -624,8 +624,13 @@ impl OwnedIndices {
     }
 }
 
+/// Reads a regular file of at most `max` bytes. The metadata is checked before the file is
+/// opened: a FIFO would block the read forever and a device (`/dev/zero`) never ends.
 fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
     let meta = std::fs::metadata(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(err(format!("{}: not a regular file", path.display())));
+    }
     if meta.len() > max {
         return Err(err(format!(
             "{}: {} bytes is more than the limit of {max}",
@@ -750,7 +755,7 @@ impl Trace {
             return Err(err(format!(
                 "{}: buffer \"{}\" must be a file name beside the JSON",
                 json_path.display(),
-                name.buffer
+                name.buffer.escape_debug()
             )));
         }
         let bin = json_path.with_file_name(&name.buffer);

@@ -58,13 +58,23 @@ fn parse_ppd(s: &str) -> Result<f32, String> {
 }
 
 /// Reads any image the `image` crate can decode (format guessed from the content) as RGBA8.
+/// Only regular files are read (a FIFO or a device would block or never end), and PNG
+/// chunk structure the `png` decoder relies on is checked first.
 fn load(path: &Path) -> Result<RgbaImage, String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let img = ImageReader::open(path)
-        .map_err(|e| err(&e))?
+    let meta = std::fs::metadata(path).map_err(|e| err(&e))?;
+    if !meta.is_file() {
+        return Err(err(&"not a regular file"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| err(&e))?;
+    plumb_scene::io::check_png_chunks(&bytes).map_err(|e| err(&e))?;
+    let reader = ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
-        .map_err(|e| err(&e))?
-        .decode()
+        .map_err(|e| err(&e))?;
+    // Containment: decoders are not panic-free on malformed data (see
+    // `plumb_scene::io::check_png_chunks`); a panic here becomes bad input, not a crash.
+    let img = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || reader.decode()))
+        .map_err(|_| err(&"the image decoder failed on malformed data"))?
         .map_err(|e| err(&e))?;
     Ok(img.to_rgba8())
 }

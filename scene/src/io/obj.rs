@@ -180,6 +180,47 @@ fn check_text(file: &Path, text: &str) -> Result<(), IoError> {
     Ok(())
 }
 
+/// First pass over an MTL file: statements `tobj` would panic on (`Kd 1 1`: it takes three
+/// numbers without checking there are three) or silently misread are refused with their
+/// line. Colours (`Ka Kd Ks Ke`, and `Tf` unless `spectral`/`xyz`) need three values,
+/// scalars (`Ns Ni d`) one. Non-UTF-8 text is left to `tobj`'s own error.
+fn check_mtl(file: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(());
+    };
+    for (i, line) in text.lines().enumerate() {
+        let mut tok = line.split_whitespace();
+        let Some(kind) = tok.next() else { continue };
+        let args: Vec<&str> = tok.collect();
+        let need = match kind {
+            "Ka" | "Kd" | "Ks" | "Ke" => 3,
+            "Tf" if !matches!(args.first(), Some(&"spectral") | Some(&"xyz")) => 3,
+            "Ns" | "Ni" | "d" => 1,
+            _ => continue,
+        };
+        if args.len() < need {
+            let what = if need == 3 {
+                "three numbers (r g b)"
+            } else {
+                "a number"
+            };
+            return Err(IoError::Parse {
+                file: file.to_owned(),
+                location: Some(Location {
+                    line: i + 1,
+                    column: None,
+                }),
+                message: format!(
+                    "'{kind}' needs {what}, found {} value{}",
+                    args.len(),
+                    if args.len() == 1 { "" } else { "s" }
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Roughness for an MTL `Ns` (the inverse of the shininess rule).
 fn roughness_from_ns(ns: Option<f32>) -> f32 {
     match ns {
@@ -270,6 +311,9 @@ pub fn import_obj(
                 })
             }
         };
+        if let Err(e) = check_mtl(&full, &bytes) {
+            return fail(e);
+        }
         let mut r = Tracked {
             data: &bytes,
             pos: 0,

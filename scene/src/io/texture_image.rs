@@ -72,9 +72,47 @@ pub(crate) fn decode(
     limits.max_image_width = Some(max_side);
     limits.max_image_height = Some(max_side);
     r.limits(limits);
-    let img = r.decode().map_err(|e| image_err(e.to_string()))?;
+    if let Err(reason) = check_png_chunks(bytes) {
+        return Err(image_err(reason));
+    }
+    // Containment: the decoders are not panic-free on malformed data (`png` 0.18 indexes
+    // past a PLTE whose length is not a multiple of 3; that case is refused above, but
+    // mutation fuzzing finds such places faster than they can be listed). A panic inside
+    // the decoder becomes a typed error rather than taking the process down.
+    let img = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || r.decode()))
+        .map_err(|_| image_err("the decoder failed on malformed data".to_owned()))?
+        .map_err(|e| image_err(e.to_string()))?;
     let tex = Texture::from_image(&img).map_err(|e| image_err(e.to_string()))?;
     Ok(tex.with_generated_mips())
+}
+
+/// Structural checks on a PNG's chunks that the `png` decoder relies on without checking:
+/// a `PLTE` chunk holds whole RGB entries (its length is a multiple of 3). Bytes that are
+/// not a PNG pass (other decoders, or the decoder's own errors, handle them).
+///
+/// # Errors
+/// The reason, for [`IoError::Image`].
+pub fn check_png_chunks(bytes: &[u8]) -> Result<(), String> {
+    const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if !bytes.starts_with(SIGNATURE) {
+        return Ok(());
+    }
+    let mut pos = SIGNATURE.len();
+    while let Some(head) = bytes.get(pos..pos + 8) {
+        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+        let kind = &head[4..8];
+        if kind == b"PLTE" && len % 3 != 0 {
+            return Err(format!(
+                "PLTE chunk is {len} bytes long, not a whole number of RGB entries"
+            ));
+        }
+        if kind == b"IEND" {
+            break;
+        }
+        // length + type + data + CRC
+        pos = pos.saturating_add(12).saturating_add(len as usize);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

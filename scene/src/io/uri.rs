@@ -3,6 +3,13 @@
 //!
 //! Files are read whole, after a size check against the import limit. Nothing here touches
 //! the network: a URI with a scheme other than `data:` (`http:`, `file:`) is refused.
+//!
+//! **Staying inside the asset**: a referenced file (glTF buffer or image, OBJ `mtllib`, MTL
+//! texture map, a scene file's `import` or texture `file`) resolves inside the folder of the
+//! file that references it. Absolute paths, and `..` components that climb above that
+//! folder, are refused ([`inside`]); the check is lexical (a symbolic link inside the folder
+//! is followed). Only regular files are read ([`read_file`]): a FIFO, a device or a
+//! directory is refused from its metadata, before it is opened.
 
 use std::path::{Path, PathBuf};
 
@@ -46,7 +53,40 @@ fn percent_decode(s: &str) -> Result<String, String> {
     String::from_utf8(out).map_err(|_| "percent-decoded path is not UTF-8".to_owned())
 }
 
-/// Reads a whole file after checking its size against `max_bytes`.
+/// `base` joined with the relative path `rel`, which must stay inside `base`: absolute
+/// paths (and Windows drive or UNC prefixes) are refused, and so is a `..` that climbs
+/// above `base`. A `..` that comes back down (`a/../b`) is fine.
+///
+/// # Errors
+/// Why the path was refused, for a message.
+pub(crate) fn inside(base: &Path, rel: &str) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let p = Path::new(rel);
+    let mut depth = 0usize;
+    for c in p.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => {
+                return Err(
+                    "absolute paths are refused (referenced files must be inside the \
+                     referencing file's folder)"
+                        .to_owned(),
+                )
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                depth = depth.checked_sub(1).ok_or_else(|| {
+                    "'..' climbs out of the referencing file's folder (refused)".to_owned()
+                })?;
+            }
+            Component::Normal(_) => depth += 1,
+        }
+    }
+    Ok(base.join(p))
+}
+
+/// Reads a whole file after checking its size against `max_bytes`. Only regular files are
+/// read: the metadata is checked before the file is opened, so a FIFO (which would block)
+/// or a device (`/dev/zero`, which never ends) is refused.
 pub(crate) fn read_file(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
@@ -74,7 +114,7 @@ pub(crate) fn uri_path(base: &Path, uri: &str) -> Result<PathBuf, String> {
         }
     }
     let decoded = percent_decode(uri)?;
-    Ok(base.join(decoded))
+    inside(base, &decoded)
 }
 
 /// Loads the bytes a URI refers to (a data URI or a file relative to `base`).
@@ -123,6 +163,14 @@ mod tests {
         assert_eq!(
             uri_path(Path::new("m"), "tex%20a.png").unwrap(),
             Path::new("m").join("tex a.png")
+        );
+        assert!(uri_path(Path::new("m"), "/etc/hostname").is_err());
+        assert!(uri_path(Path::new("m"), "../secret.bin").is_err());
+        assert!(uri_path(Path::new("m"), "a/../../secret.bin").is_err());
+        assert!(uri_path(Path::new("m"), "%2E%2E/secret.bin").is_err());
+        assert_eq!(
+            uri_path(Path::new("m"), "a/../b.bin").unwrap(),
+            Path::new("m").join("a/../b.bin")
         );
         assert_eq!(
             display_uri("data:image/png;base64,AAAA"),

@@ -19,7 +19,7 @@ use crate::graph::{NodeId, Scene};
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
 use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
-use crate::io::{add_animation_controllers, ImportOptions};
+use crate::io::{add_animation_controllers, uri, ImportOptions};
 use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::screen::{ScreenLayer, ScreenPolygon};
@@ -624,7 +624,12 @@ fn import(
     rel: &str,
     path: &str,
 ) -> Result<(), IoError> {
-    let file = ctx.dir.join(rel);
+    let file = uri::inside(ctx.dir, rel).map_err(|reason| IoError::MissingResource {
+        file: ctx.file.to_owned(),
+        kind: "imported scene",
+        uri: rel.to_owned(),
+        reason,
+    })?;
     let ext = file
         .extension()
         .and_then(|e| e.to_str())

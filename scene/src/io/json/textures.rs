@@ -9,7 +9,7 @@ use plumb_raster::texture::{Texture, MAX_TEXTURE_SIZE};
 use super::doc::{GradientDirection, Real4, TextureDoc};
 use super::limits::read_limited;
 use crate::io::error::{IoError, Location};
-use crate::io::{texture_image, ImportOptions};
+use crate::io::{texture_image, uri, ImportOptions};
 
 /// Largest side of a procedural texture, in texels.
 pub const MAX_PROCEDURAL_SIZE: u32 = 4096;
@@ -72,7 +72,12 @@ pub(super) fn build_texture(
         }
     };
     let texture = if let Some(rel) = &t.file {
-        let path = dir.join(rel);
+        let path = uri::inside(dir, rel).map_err(|reason| IoError::MissingResource {
+            file: file.to_owned(),
+            kind: "image",
+            uri: rel.clone(),
+            reason,
+        })?;
         let max_side = options.max_texture_size.min(MAX_TEXTURE_SIZE);
         let bytes =
             read_limited(&path, options.max_file_bytes).map_err(|e| IoError::MissingResource {

@@ -1,0 +1,361 @@
+//! Issue 11 slice: crafted inputs that used to panic inside a dependency (`gltf`, `tobj`,
+//! `png`), escape the asset's folder, print multi-line or misleading errors, or load in
+//! quadratic time. Each gives a typed, one-line error naming the file — never a panic.
+
+mod gltf_builder;
+
+use std::path::{Path, PathBuf};
+
+use gltf_builder::{png, temp_dir, triangle, write, Builder};
+use plumb_scene::io::{self, ImportOptions, IoError};
+use serde_json::json;
+
+/// Loads `dir/file` (written with `bytes`) and expects a one-line error naming the file.
+fn load_err(name: &str, file: &str, bytes: impl AsRef<[u8]>) -> (PathBuf, IoError) {
+    let dir = temp_dir(name);
+    let p = write(&dir, file, bytes);
+    let e = load_at(&p);
+    (p, e)
+}
+
+fn load_at(p: &Path) -> IoError {
+    load_naming(p, p)
+}
+
+/// Loads `p`, expecting a one-line error that starts with `named` (the file it is about).
+fn load_naming(p: &Path, named: &Path) -> IoError {
+    let e = io::load(p, &ImportOptions::default()).expect_err("must fail");
+    let text = e.to_string();
+    assert!(text.starts_with(&named.display().to_string()), "{text}");
+    assert!(!text.contains(['\n', '\r']), "one line: {text:?}");
+    e
+}
+
+// ---- 1. Panics inside dependencies ------------------------------------------------------
+
+/// A triangle document with one animation channel targeting `target`.
+fn anim_doc(target: serde_json::Value) -> String {
+    let mut b = Builder::default();
+    let mut d = triangle(&mut b);
+    let t = b.f32s(&[0.0, 1.0], "SCALAR");
+    let v = b.f32s(&[0.0; 6], "VEC3");
+    d["animations"] = json!([{
+        "samplers": [{"input": t, "output": v}],
+        "channels": [{"sampler": 0, "target": target}]
+    }]);
+    b.gltf(d)
+}
+
+#[test]
+fn animation_channel_on_missing_node_is_invalid() {
+    let (_, e) = load_err(
+        "anim-node-oob",
+        "a.gltf",
+        anim_doc(json!({"node": 7, "path": "translation"})),
+    );
+    assert!(matches!(e, IoError::Invalid { .. }), "{e}");
+    assert!(e.to_string().contains("animations[0].channels[0]"), "{e}");
+    assert!(e.to_string().contains("node 7"), "{e}");
+}
+
+#[test]
+fn animation_channel_with_unknown_path_is_invalid() {
+    let (_, e) = load_err(
+        "anim-path",
+        "a.gltf",
+        anim_doc(json!({"node": 0, "path": "colour"})),
+    );
+    assert!(matches!(e, IoError::Invalid { .. }), "{e}");
+    assert!(e.to_string().contains("animations[0].channels[0]"), "{e}");
+}
+
+const TRI_OBJ: &str = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n";
+
+#[test]
+fn mtl_colour_with_too_few_numbers_is_a_parse_error() {
+    for (k, line) in [
+        "Kd 1 1",
+        "Ka 1",
+        "Ks",
+        "Ke 0.5 0.5",
+        "Tf 1 1",
+        "Ns",
+        "Ni",
+        "d",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = temp_dir(&format!("mtl-short-{k}"));
+        let mtl = write(&dir, "m.mtl", format!("newmtl a\n\n{line}\n"));
+        let p = write(&dir, "s.obj", TRI_OBJ);
+        let e = load_naming(&p, &mtl);
+        let text = e.to_string();
+        assert!(matches!(e, IoError::Parse { .. }), "{text}");
+        assert!(
+            text.starts_with(&format!("{}:3: ", mtl.display())),
+            "names the MTL file and line: {text}"
+        );
+    }
+}
+
+/// A minimal valid paletted PNG (1×1, 8-bit, index 0) with a PLTE chunk of `plte` bytes.
+fn paletted_png(plte: &[u8]) -> Vec<u8> {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc32(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    // 1x1, bit depth 8, colour type 3 (palette).
+    chunk(&mut out, b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 3, 0, 0, 0]);
+    chunk(&mut out, b"PLTE", plte);
+    // zlib stream of the one scanline [filter 0, index 0], stored (no compression).
+    let raw = [0u8, 0];
+    let mut z = vec![0x78, 0x01, 1, 2, 0, 0xfd, 0xff];
+    z.extend_from_slice(&raw);
+    let (mut a, mut b) = (1u32, 0u32);
+    for &x in &raw {
+        a = (a + x as u32) % 65521;
+        b = (b + a) % 65521;
+    }
+    z.extend_from_slice(&((b << 16) | a).to_be_bytes());
+    chunk(&mut out, b"IDAT", &z);
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = 0xffff_ffffu32;
+    for &b in data {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xedb8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// A textured triangle glTF whose image is `img.png` next to it.
+fn textured_gltf() -> String {
+    let mut b = Builder::default();
+    let mut d = triangle(&mut b);
+    let uv = b.f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "VEC2");
+    d["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = json!(uv);
+    d["meshes"][0]["primitives"][0]["material"] = json!(0);
+    d["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+    d["textures"] = json!([{"source": 0}]);
+    d["images"] = json!([{"uri": "img.png"}]);
+    b.gltf(d)
+}
+
+#[test]
+fn palette_png_with_ragged_plte_is_an_image_error() {
+    // The well-formed palette decodes (the test image itself is right)...
+    let dir = temp_dir("plte-ok");
+    write(&dir, "img.png", paletted_png(&[1, 2, 3]));
+    let p = write(&dir, "s.gltf", textured_gltf());
+    io::load(&p, &ImportOptions::default()).expect("a valid paletted PNG loads");
+    // ...and a PLTE whose length is not a multiple of 3 is refused, not a panic.
+    for (k, plte) in [&[1u8, 2, 3, 4][..], &[1, 2, 3, 4, 5, 6, 7]]
+        .iter()
+        .enumerate()
+    {
+        let dir = temp_dir(&format!("plte-ragged-{k}"));
+        write(&dir, "img.png", paletted_png(plte));
+        let p = write(&dir, "s.gltf", textured_gltf());
+        let e = load_at(&p);
+        assert!(matches!(e, IoError::Image { .. }), "{e}");
+        assert!(e.to_string().contains("PLTE"), "{e}");
+    }
+}
+
+// ---- 2. Staying inside the asset --------------------------------------------------------
+
+/// A folder `name` with `secret.bin` beside it (outside) and `asset/` inside, returning
+/// `(asset dir, secret path)`.
+fn asset_and_secret(name: &str) -> (PathBuf, PathBuf) {
+    let top = temp_dir(name);
+    let secret = write(&top, "secret.bin", [0u8; 64]);
+    let asset = top.join("asset");
+    std::fs::create_dir_all(&asset).unwrap();
+    (asset, secret)
+}
+
+#[test]
+fn gltf_uris_outside_the_folder_are_refused() {
+    let (asset, secret) = asset_and_secret("escape-gltf");
+    let mut b = Builder::default();
+    let d = triangle(&mut b);
+    for uri in [
+        "../secret.bin".to_owned(),
+        "sub/../../secret.bin".to_owned(),
+        "%2E%2E/secret.bin".to_owned(),
+        secret.display().to_string(),
+    ] {
+        let p = write(&asset, "m.gltf", b.gltf_external(d.clone(), &uri));
+        let e = load_at(&p);
+        assert!(
+            matches!(&e, IoError::MissingResource { kind: "buffer", .. }),
+            "{uri}: {e}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("refused") && (text.contains("..") || text.contains("absolute")),
+            "{uri}: {text}"
+        );
+    }
+    // An image URI is held to the same rule.
+    let mut d2 = d.clone();
+    d2["meshes"][0]["primitives"][0]["material"] = json!(0);
+    d2["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+    d2["textures"] = json!([{"source": 0}]);
+    d2["images"] = json!([{"uri": "../img.png"}]);
+    write(asset.parent().unwrap(), "img.png", png(2, 2, [1, 2, 3, 4]));
+    let p = write(&asset, "i.gltf", b.gltf(d2));
+    let e = load_at(&p);
+    assert!(
+        matches!(&e, IoError::MissingResource { kind: "image", .. }),
+        "{e}"
+    );
+    // A `..` that comes back down stays inside and loads.
+    std::fs::create_dir_all(asset.join("sub")).unwrap();
+    // (`gltf_external` writes no .bin: take the bytes from the embedded data URI.)
+    let embedded = b.gltf(d);
+    let doc: serde_json::Value = serde_json::from_str(&embedded).unwrap();
+    let data_uri = doc["buffers"][0]["uri"].as_str().unwrap().to_owned();
+    let bytes = base64_decode(data_uri.split(',').nth(1).unwrap());
+    write(&asset, "m.bin", bytes);
+    let p = write(
+        &asset,
+        "ok.gltf",
+        b.gltf_external(triangle_doc(), "sub/../m.bin"),
+    );
+    io::load(&p, &ImportOptions::default()).expect("a '..' that stays inside loads");
+}
+
+fn triangle_doc() -> serde_json::Value {
+    triangle(&mut Builder::default())
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.bytes().filter(|&c| c != b'=') {
+        let v = ALPHABET.iter().position(|&a| a == c).unwrap() as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+#[test]
+fn obj_mtllib_and_texture_outside_the_folder_are_refused() {
+    let (asset, secret) = asset_and_secret("escape-obj");
+    write(asset.parent().unwrap(), "up.mtl", "newmtl a\nKd 1 0 0\n");
+    for lib in ["../up.mtl".to_owned(), secret.display().to_string()] {
+        let p = write(
+            &asset,
+            "s.obj",
+            format!("mtllib {lib}\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n"),
+        );
+        let e = load_at(&p);
+        assert!(
+            matches!(
+                &e,
+                IoError::MissingResource {
+                    kind: "material library",
+                    ..
+                }
+            ),
+            "{lib}: {e}"
+        );
+        assert!(e.to_string().contains("refused"), "{e}");
+    }
+    write(asset.parent().unwrap(), "t.png", png(2, 2, [1, 2, 3, 4]));
+    write(&asset, "m.mtl", "newmtl a\nKd 1 0 0\nmap_Kd ../t.png\n");
+    let p = write(&asset, "s.obj", TRI_OBJ);
+    let e = load_at(&p);
+    assert!(e.to_string().contains("refused"), "{e}");
+}
+
+#[test]
+fn scene_file_import_and_texture_outside_the_folder_are_refused() {
+    let (asset, _) = asset_and_secret("escape-json");
+    write(
+        asset.parent().unwrap(),
+        "up.obj",
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    write(asset.parent().unwrap(), "up.png", png(2, 2, [1, 2, 3, 4]));
+    let abs = asset.parent().unwrap().join("up.obj").display().to_string();
+    for rel in ["../up.obj", abs.as_str()] {
+        let doc = json!({"format": "plumb-scene", "version": 1,
+            "root": {"children": [{"name": "i", "import": rel}]}});
+        let p = write(&asset, "s.json", doc.to_string());
+        let e = load_at(&p);
+        assert!(
+            matches!(
+                &e,
+                IoError::MissingResource {
+                    kind: "imported scene",
+                    ..
+                }
+            ),
+            "{rel}: {e}"
+        );
+        assert!(e.to_string().contains("refused"), "{e}");
+    }
+    let doc = json!({"format": "plumb-scene", "version": 1,
+        "textures": [{"name": "t", "file": "../up.png"}],
+        "root": {"children": []}});
+    let p = write(&asset, "t.json", doc.to_string());
+    let e = load_at(&p);
+    assert!(
+        matches!(&e, IoError::MissingResource { kind: "image", .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("refused"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn fifo_and_directory_buffers_are_refused_without_blocking() {
+    let dir = temp_dir("fifo-buffer");
+    let fifo = dir.join("pipe.bin");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    std::fs::create_dir_all(dir.join("folder.bin")).unwrap();
+    let mut b = Builder::default();
+    let d = triangle(&mut b);
+    for uri in ["pipe.bin", "folder.bin"] {
+        let p = write(&dir, "m.gltf", b.gltf_external(d.clone(), uri));
+        // Run on a thread so a regression fails the test instead of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let q = p.clone();
+        std::thread::spawn(move || {
+            let r = io::load(&q, &ImportOptions::default()).map(|_| ());
+            let _ = tx.send(r);
+        });
+        let r = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("{uri}: loading blocked"));
+        let e = r.expect_err("must fail");
+        assert!(e.to_string().contains("not a regular file"), "{uri}: {e}");
+    }
+}
