@@ -71,6 +71,8 @@ pub struct Context {
     stats: FrameStats,
     /// Instruction set of the fragment kernels.
     simd: SimdLevel,
+    /// A clear not yet written: each tile applies it, in its worker, just before its bins.
+    pending_clear: Option<TileClear>,
 }
 
 impl Context {
@@ -98,6 +100,7 @@ impl Context {
             queued: 0,
             stats: FrameStats::default(),
             simd,
+            pending_clear: None,
         })
     }
 
@@ -142,13 +145,19 @@ impl Context {
         PipelineState::new(self.width(), self.height())
     }
 
-    /// Clears colour (as floats, converted like fragment colours), depth and stencil.
+    /// Clears colour (as floats, converted like fragment colours), depth (clamped to 0..1;
+    /// NaN becomes 1) and stencil.
+    ///
+    /// Queued draws are rasterised first. The clear itself is deferred: each tile's worker
+    /// writes it just before the tile's next triangles (or at the next read-back), so a frame
+    /// touches its pixels once, in cache and in parallel.
     pub fn clear(&mut self, color: glam::Vec4, depth: f32, stencil: u8) {
         self.finish();
-        let c = [color.x, color.y, color.z, color.w].map(crate::fragment::to_unorm8);
-        self.target.clear_color(c);
-        self.target.clear_depth(depth);
-        self.target.clear_stencil(stencil);
+        self.pending_clear = Some(TileClear {
+            color: [color.x, color.y, color.z, color.w].map(crate::fragment::to_unorm8),
+            depth: crate::target::clear_depth_value(depth),
+            stencil,
+        });
     }
 
     /// Draws primitives whose vertex colours are their fragment colours.
@@ -223,18 +232,39 @@ impl Context {
         let draw = self.paths.len() as u32;
         self.paths.push((path, stride));
         let (tiles_x, tiles_y) = (self.target.tiles_x(), self.target.tiles_y());
+        // Indexed filled triangles share vertices (about six triangles each in a grid): their
+        // screen-space tests are computed once per vertex, in parallel — when the indices
+        // reference at least as many elements as there are vertices (a draw of a few
+        // triangles out of a large vertex array computes them per triangle instead).
+        let filled =
+            topology.vertices_per_primitive() == 3 && ctx.polygon_mode == PolygonMode::Fill;
+        let screen: Option<Vec<ScreenVertex>> =
+            (filled && !matches!(indices, Indices::None) && elements >= vertex_count).then(|| {
+                const BLOCK: usize = 4096;
+                let mut sv = vec![ScreenVertex::default(); vertex_count];
+                self.pool.install(|| {
+                    sv.par_chunks_mut(BLOCK).enumerate().for_each(|(c, chunk)| {
+                        for (j, s) in chunk.iter_mut().enumerate() {
+                            *s = ScreenVertex::new(&ctx, &planes, position(c * BLOCK + j));
+                        }
+                    })
+                });
+                sv
+            });
         let run = |range: std::ops::Range<usize>| {
             let mut sink = TriSink::default();
             let mut v = [ClipVertex::default(); 3];
             let mut w = [WinVertex::ZERO; MAX_POLY];
             let per = topology.vertices_per_primitive();
-            let filled = per == 3 && ctx.polygon_mode == PolygonMode::Fill;
             for p in range {
                 let e = topology.primitive(p);
                 if filled {
                     let idx = [indices.get(e[0]), indices.get(e[1]), indices.get(e[2])];
-                    let pos = [position(idx[0]), position(idx[1]), position(idx[2])];
-                    match screen_triangle(&ctx, &planes, &pos) {
+                    let sv = match &screen {
+                        Some(sv) => [sv[idx[0]], sv[idx[1]], sv[idx[2]]],
+                        None => idx.map(|i| ScreenVertex::new(&ctx, &planes, position(i))),
+                    };
+                    match screen_triangle(&ctx, sv) {
                         Screen::NeedsClip => {}
                         Screen::Rejected(count) => {
                             sink.stats.primitives += 1;
@@ -300,7 +330,8 @@ impl Context {
 
     /// Rasterises everything queued. Called automatically before any read-back.
     pub fn finish(&mut self) {
-        if self.chunks.is_empty() {
+        let clear = self.pending_clear.take();
+        if self.chunks.is_empty() && clear.is_none() {
             self.paths.clear();
             return;
         }
@@ -313,15 +344,19 @@ impl Context {
             tiles
                 .into_par_iter()
                 .enumerate()
-                .map(|(i, mut tile)| {
+                .map_init(Scratch::new, |scratch, (i, mut tile)| {
+                    if let Some(c) = &clear {
+                        tile.color.fill(c.color);
+                        tile.depth.fill(c.depth);
+                        tile.stencil.fill(c.stencil);
+                    }
                     if chunks.iter().all(|c| c.tiles[i].tris.is_empty()) {
                         return 0;
                     }
                     let tx = (i as u32 % tiles_x) as i32 * TILE_SIZE as i32;
                     let ty = (i as u32 / tiles_x) as i32 * TILE_SIZE as i32;
-                    let mut scratch = Scratch::new();
                     let bins = chunks.iter().map(|c| &c.tiles[i]);
-                    raster_tile(&mut tile, tx, ty, bins, paths, &mut scratch)
+                    raster_tile(&mut tile, tx, ty, bins, paths, scratch)
                 })
                 .sum()
         });
@@ -353,6 +388,14 @@ impl Context {
     }
 }
 
+/// The values of a deferred [`Context::clear`], converted.
+#[derive(Clone, Copy)]
+struct TileClear {
+    color: [u8; 4],
+    depth: f32,
+    stencil: u8,
+}
+
 /// Which counter of [`GeometryStats`] a rejected primitive adds to.
 type Counter = fn(&mut GeometryStats) -> &mut u64;
 
@@ -370,18 +413,52 @@ enum Screen {
     },
 }
 
+/// What the screen-space tests need of one vertex, from its clip position alone.
+#[derive(Clone, Copy, Default)]
+struct ScreenVertex {
+    finite: bool,
+    /// [`ClipPlanes::outcode`] (0 when not finite).
+    outcode: u32,
+    /// The snapped window position, when finite and inside every clip plane (`None` also
+    /// when snapping fails).
+    snapped: Option<(i32, i32)>,
+}
+
+impl ScreenVertex {
+    #[inline]
+    fn new(ctx: &SetupCtx, planes: &ClipPlanes, p: glam::Vec4) -> ScreenVertex {
+        if !p.is_finite() {
+            return ScreenVertex::default();
+        }
+        let outcode = planes.outcode(p);
+        let snapped = if outcode == 0 {
+            let (x, y) = ctx.window_xy(p);
+            match (crate::setup::snap(x), crate::setup::snap(y)) {
+                (Some(x), Some(y)) => Some((x.0, y.0)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        ScreenVertex {
+            finite: true,
+            outcode,
+            snapped,
+        }
+    }
+}
+
 /// The decisions of [`assemble`] and [`TriSink::polygon`] for an unclipped filled triangle,
-/// in the same order and with the same expressions, from clip positions only.
+/// in the same order and with the same expressions, from its vertices' [`ScreenVertex`]es.
 #[inline]
-fn screen_triangle(ctx: &SetupCtx, planes: &ClipPlanes, pos: &[glam::Vec4; 3]) -> Screen {
-    if pos.iter().any(|p| !p.is_finite()) {
+fn screen_triangle(ctx: &SetupCtx, v: [ScreenVertex; 3]) -> Screen {
+    if v.iter().any(|v| !v.finite) {
         return Screen::Rejected(Some(|s| &mut s.non_finite));
     }
     let (mut and, mut or) = (!0u32, 0u32);
-    for p in pos {
-        let c = planes.outcode(*p);
-        and &= c;
-        or |= c;
+    for v in &v {
+        and &= v.outcode;
+        or |= v.outcode;
     }
     if and != 0 {
         return Screen::Rejected(Some(|s| &mut s.clipped_away));
@@ -389,16 +466,12 @@ fn screen_triangle(ctx: &SetupCtx, planes: &ClipPlanes, pos: &[glam::Vec4; 3]) -
     if or != 0 {
         return Screen::NeedsClip;
     }
-    let mut snapped = [(0, 0); 3];
-    for (p, s) in pos.iter().zip(&mut snapped) {
-        let (x, y) = ctx.window_xy(*p);
-        match (crate::setup::snap(x), crate::setup::snap(y)) {
-            (Some(x), Some(y)) => *s = (x.0, y.0),
-            _ => return Screen::Rejected(Some(|s| &mut s.degenerate)),
-        }
-    }
-    let xs = [snapped[0].0, snapped[1].0, snapped[2].0];
-    let ys = [snapped[0].1, snapped[1].1, snapped[2].1];
+    let (Some(a), Some(b), Some(c)) = (v[0].snapped, v[1].snapped, v[2].snapped) else {
+        return Screen::Rejected(Some(|s| &mut s.degenerate));
+    };
+    let snapped = [a, b, c];
+    let xs = [a.0, b.0, c.0];
+    let ys = [a.1, b.1, c.1];
     let a2 = crate::setup::area2(&xs, &ys);
     if a2 == 0 {
         return Screen::Rejected(Some(|s| &mut s.degenerate));

@@ -103,12 +103,7 @@ impl RenderTarget {
 
     /// Sets every depth value (clamped to 0..1; NaN becomes 1).
     pub fn clear_depth(&mut self, depth: f32) {
-        let d = if depth.is_nan() {
-            1.0
-        } else {
-            depth.clamp(0.0, 1.0)
-        };
-        self.depth.fill(d);
+        self.depth.fill(clear_depth_value(depth));
     }
 
     /// Sets every stencil value.
@@ -174,6 +169,15 @@ impl RenderTarget {
                 depth,
                 stencil,
             })
+    }
+}
+
+/// The depth a clear to `depth` stores: clamped to 0..1, NaN becomes 1.
+pub(crate) fn clear_depth_value(depth: f32) -> f32 {
+    if depth.is_nan() {
+        1.0
+    } else {
+        depth.clamp(0.0, 1.0)
     }
 }
 
