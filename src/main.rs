@@ -62,7 +62,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            // One line whatever the error quotes (names and paths from the input files).
+            eprintln!("error: {}", plumb_scene::io::escape_control(&e.to_string()));
             ExitCode::from(cli::EXIT_BAD_INPUT)
         }
     }

@@ -701,3 +701,28 @@ fn fifo_inputs_are_refused_not_waited_on() {
     let o = plumb_within(&dir, &["render", "stencil_mask.json", "-o", "t.png"]);
     assert_bad_input(&o, "not a regular file");
 }
+
+#[test]
+fn errors_quoting_control_characters_stay_on_one_line() {
+    let dir = temp_dir("ctl-chars");
+    std::fs::write(
+        dir.join("q.obj"),
+        "mtllib gone\rerror: injected.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+    )
+    .unwrap();
+    let o = plumb(&dir, &["render", "q.obj", "-o", "x.png", "--size", "8x8"]);
+    assert_bad_input(&o, r"gone\rerror: injected.mtl");
+}
+
+#[test]
+fn a_finite_far_scene_is_not_reported_as_non_finite() {
+    let dir = temp_dir("far-scene");
+    std::fs::write(
+        dir.join("far.obj"),
+        "v 3e38 0 0\nv 3e38 1 0\nv 3e38 0 1\nf 1 2 3\n",
+    )
+    .unwrap();
+    let o = plumb(&dir, &["render", "far.obj", "-o", "x.png", "--size", "8x8"]);
+    assert_bad_input(&o, "cannot be framed in single precision");
+    assert!(!stderr(&o).contains("non-finite"), "{}", stderr(&o));
+}

@@ -136,7 +136,15 @@ impl Bound {
         match *self {
             Bound::Empty => Vec3::ZERO,
             Bound::Sphere { center, .. } => center,
-            Bound::Aabb { min, max } => (min + max) * 0.5,
+            Bound::Aabb { min, max } => {
+                let c = (min + max) * 0.5;
+                if c.is_finite() {
+                    c
+                } else {
+                    // `min + max` overflowed (a box near ±f32::MAX): halve first.
+                    min * 0.5 + max * 0.5
+                }
+            }
         }
     }
 
@@ -145,7 +153,22 @@ impl Bound {
         match *self {
             Bound::Empty => 0.0,
             Bound::Sphere { radius, .. } => radius,
-            Bound::Aabb { min, max } => ((max - min) * 0.5).length(),
+            Bound::Aabb { min, max } => {
+                let r = ((max - min) * 0.5).length();
+                if r.is_finite() {
+                    r
+                } else {
+                    // `max - min` or the squares overflowed: halve and scale first. The
+                    // result is infinite only when the radius itself exceeds f32::MAX.
+                    let h = max * 0.5 - min * 0.5;
+                    let m = h.abs().max_element();
+                    if m > 0.0 && m.is_finite() {
+                        m * (h / m).length()
+                    } else {
+                        r
+                    }
+                }
+            }
         }
     }
 

@@ -20,6 +20,9 @@ pub enum SceneError {
     /// A matrix given as a rotation is not orthonormal with determinant +1 (within tolerance).
     #[error("matrix is not a rotation (orthonormal, determinant +1)")]
     NotARotation,
+    /// A rotation given by a quaternion or an axis that is zero, so it names no rotation.
+    #[error("{0} is zero and names no rotation")]
+    ZeroRotation(&'static str),
     /// A transform has no inverse (a zero scale or a singular matrix).
     #[error("transform is singular and cannot be inverted")]
     SingularTransform,

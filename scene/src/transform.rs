@@ -17,7 +17,7 @@
 //! huge but finite transforms can still overflow; world data is then non-finite and culling and
 //! picking treat such nodes conservatively.)
 
-use glam::{Mat3, Mat4, Quat, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 
 use crate::error::SceneError;
 use crate::plane::Plane;
@@ -62,6 +62,35 @@ fn check_mat(m: &Mat3, what: &'static str) -> Result<(), SceneError> {
     }
 }
 
+/// `v / |v|` without overflow or underflow: when `|v|` is not a usable positive finite
+/// number (components near `f32::MAX` or subnormal), `v` is first divided by its largest
+/// component. `None` for a zero vector.
+fn normalize4(v: Vec4) -> Option<Vec4> {
+    let len = v.length();
+    if len > 0.0 && len.is_finite() {
+        return Some(v / len);
+    }
+    let m = v.abs().max_element();
+    if m == 0.0 || !m.is_finite() {
+        return None;
+    }
+    let s = v / m;
+    Some(s / s.length())
+}
+
+/// The unit quaternion of `q` (any finite non-zero length, also near `f32::MAX`).
+///
+/// # Errors
+/// [`SceneError::NonFinite`] for NaN or infinity, [`SceneError::ZeroRotation`] for zero.
+pub(crate) fn unit_quat(q: Quat) -> Result<Quat, SceneError> {
+    if !q.is_finite() {
+        return Err(SceneError::NonFinite { what: "rotation" });
+    }
+    normalize4(Vec4::from(q))
+        .map(Quat::from_vec4)
+        .ok_or(SceneError::ZeroRotation("rotation quaternion"))
+}
+
 /// Whether `m` is a proper rotation within [`ROTATION_TOLERANCE`].
 pub fn is_rotation(m: &Mat3) -> bool {
     if !m.is_finite() {
@@ -79,7 +108,7 @@ pub fn is_rotation(m: &Mat3) -> bool {
 /// `plumb_raster::math` so it is bit-identical on every platform.
 ///
 /// # Errors
-/// [`SceneError::NonFinite`] for a non-finite angle or axis, [`SceneError::NotARotation`] for a
+/// [`SceneError::NonFinite`] for a non-finite angle or axis, [`SceneError::ZeroRotation`] for a
 /// zero axis.
 pub fn rotation_axis_angle(axis: Vec3, angle: f32) -> Result<Mat3, SceneError> {
     check_vec(axis, "rotation axis")?;
@@ -88,11 +117,9 @@ pub fn rotation_axis_angle(axis: Vec3, angle: f32) -> Result<Mat3, SceneError> {
             what: "rotation angle",
         });
     }
-    let len = axis.length();
-    if len == 0.0 || !len.is_finite() {
-        return Err(SceneError::NotARotation);
-    }
-    let a = axis / len;
+    let a = normalize4(axis.extend(0.0))
+        .ok_or(SceneError::ZeroRotation("rotation axis"))?
+        .truncate();
     let (s, c) = plumb_raster::math::sin_cos(angle);
     let t = 1.0 - c;
     Ok(Mat3::from_cols(
@@ -172,18 +199,12 @@ impl Transform {
     /// Scale, then rotate by the (normalized) quaternion, then translate.
     ///
     /// # Errors
-    /// [`SceneError::NonFinite`], or [`SceneError::NotARotation`] for a zero quaternion.
+    /// [`SceneError::NonFinite`], or [`SceneError::ZeroRotation`] for a zero quaternion.
     pub fn from_srt(scale: Vec3, rotation: Quat, translation: Vec3) -> Result<Self, SceneError> {
-        if !rotation.is_finite() {
-            return Err(SceneError::NonFinite { what: "rotation" });
-        }
-        let len = rotation.length();
-        if len == 0.0 || !len.is_finite() {
-            return Err(SceneError::NotARotation);
-        }
+        let unit = unit_quat(rotation)?;
         Self::IDENTITY
             .with_scale(scale)?
-            .with_rotation(Mat3::from_quat(rotation / len))?
+            .with_rotation(Mat3::from_quat(unit))?
             .with_translation(translation)
     }
 

@@ -359,3 +359,138 @@ fn fifo_and_directory_buffers_are_refused_without_blocking() {
         assert!(e.to_string().contains("not a regular file"), "{uri}: {e}");
     }
 }
+
+// ---- 3. One-line, true errors -----------------------------------------------------------
+
+/// A triangle document whose one node is `node` (with `"mesh": 0` added).
+fn one_node(mut node: serde_json::Value) -> String {
+    let mut b = Builder::default();
+    let mut d = triangle(&mut b);
+    node["mesh"] = json!(0);
+    d["nodes"] = json!([node]);
+    b.gltf(d)
+}
+
+#[test]
+fn control_characters_in_names_and_paths_are_escaped() {
+    let (_, e) = load_err(
+        "ctl-node",
+        "n.gltf",
+        one_node(json!({"name": "wheel\nerror: fake\r\u{1b}[2J", "translation": [1e39, 0, 0]})),
+    );
+    let text = e.to_string();
+    assert!(matches!(e, IoError::NonFinite { .. }), "{text}");
+    assert!(
+        text.contains(r"'wheel\nerror: fake\r\u{1b}[2J'"),
+        "escaped: {text}"
+    );
+    // A path with a newline and a carriage return in a folder name.
+    let dir = temp_dir("ctl-path").join("odd\nname\r");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = write(&dir, "g.gltf", "not json");
+    let e = io::load(&p, &ImportOptions::default()).expect_err("garbage");
+    let text = e.to_string();
+    assert!(!text.contains(['\n', '\r']), "one line: {text:?}");
+    assert!(text.contains(r"odd\nname\r/g.gltf"), "{text}");
+    // A scene file whose node name holds a tab and a newline (JSON escapes them).
+    let doc = json!({"format": "plumb-scene", "version": 1, "root": {"children": [
+        {"name": "a\tb\nc", "mesh": {"box": {}},
+         "transform": {"rotation": {"quaternion": [0, 0, 0, 0]}}}]}});
+    let (_, e) = load_err("ctl-json", "s.json", doc.to_string());
+    assert!(e.to_string().contains(r"a\tb\nc"), "{e}");
+}
+
+#[test]
+fn zero_rotations_are_called_zero() {
+    let (_, e) = load_err(
+        "zero-q",
+        "z.gltf",
+        one_node(json!({"rotation": [0, 0, 0, 0]})),
+    );
+    let text = e.to_string();
+    assert!(text.contains("rotation quaternion is zero"), "{text}");
+    assert!(!text.contains("matrix"), "{text}");
+    for (k, rotation) in [
+        json!({"quaternion": [0, 0, 0, 0]}),
+        json!({"axis": [0, 0, 0], "degrees": 30}),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let doc = json!({"format": "plumb-scene", "version": 1, "root": {"children": [
+            {"name": "n", "mesh": {"box": {}}, "transform": {"rotation": rotation}}]}});
+        let (_, e) = load_err(&format!("zero-json-{k}"), "s.json", doc.to_string());
+        let text = e.to_string();
+        assert!(text.contains("is zero"), "{text}");
+        assert!(!text.contains("matrix is not a rotation"), "{text}");
+        assert!(!text.contains("usable length"), "{text}");
+    }
+    // A finite quaternion near f32::MAX is not zero: it normalizes.
+    let dir = temp_dir("big-q");
+    let p = write(
+        &dir,
+        "b.gltf",
+        one_node(json!({"rotation": [3e38, 3e38, 0, 0]})),
+    );
+    io::load(&p, &ImportOptions::default()).expect("a large finite quaternion normalizes");
+    let doc = json!({"format": "plumb-scene", "version": 1, "root": {"children": [
+        {"name": "n", "mesh": {"box": {}},
+         "transform": {"rotation": {"axis": [3e38, 3e38, 0], "degrees": 30}}}]}});
+    let p = write(&dir, "s.json", doc.to_string());
+    io::load(&p, &ImportOptions::default()).expect("a large finite axis normalizes");
+}
+
+#[test]
+fn zero_rotation_keyframes_are_called_zero() {
+    let mut b = Builder::default();
+    let mut d = triangle(&mut b);
+    let t = b.f32s(&[0.0, 1.0], "SCALAR");
+    let q = b.f32s(&[0.0; 8], "VEC4");
+    d["animations"] = json!([{
+        "samplers": [{"input": t, "output": q}],
+        "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]
+    }]);
+    let dir = temp_dir("zero-keys");
+    let p = write(&dir, "k.gltf", b.gltf(d));
+    match io::load(&p, &ImportOptions::default()) {
+        Err(e) => assert!(e.to_string().contains("zero"), "{e}"),
+        Ok(mut s) => {
+            let e = io::apply_animations(&mut s.scene, &s.imported.animations, 0.5)
+                .expect_err("a zero rotation cannot be posed");
+            assert!(e.to_string().contains("rotation quaternion is zero"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn a_finite_far_scene_is_not_called_non_finite() {
+    for (k, t) in [[3e38f32, 0.0, 0.0], [3e38, 3e38, 3e38], [-3e38, 0.0, 0.0]]
+        .into_iter()
+        .enumerate()
+    {
+        let dir = temp_dir(&format!("far-{k}"));
+        let p = write(&dir, "f.gltf", one_node(json!({"translation": t})));
+        let s = io::load(&p, &ImportOptions::default()).expect("finite translations load");
+        let bound = plumb_scene::io::framing::geometry_box(&s.scene).unwrap();
+        let e = io::frame_bound(&bound, 0.8, 1.0).expect_err("cannot be framed in f32");
+        let text = e.to_string();
+        assert!(!text.contains("non-finite"), "{text}");
+        assert!(text.contains("single precision"), "{text}");
+    }
+    // Two far-apart objects: a box from -3e38 to 3e38 (its extent overflows f32).
+    let mut b = Builder::default();
+    let mut d = triangle(&mut b);
+    d["scenes"] = json!([{"nodes": [0, 1]}]);
+    d["nodes"] = json!([
+        {"name": "l", "mesh": 0, "translation": [-3e38, -3e38, -3e38]},
+        {"name": "r", "mesh": 0, "translation": [3e38, 3e38, 3e38]}
+    ]);
+    let dir = temp_dir("far-apart");
+    let p = write(&dir, "f.gltf", b.gltf(d));
+    let s = io::load(&p, &ImportOptions::default()).expect("finite translations load");
+    let bound = plumb_scene::io::framing::geometry_box(&s.scene).unwrap();
+    let e = io::frame_bound(&bound, 0.8, 1.0).expect_err("too large to frame");
+    let text = e.to_string();
+    assert!(!text.contains("non-finite"), "{text}");
+    assert!(text.contains("too large"), "{text}");
+}

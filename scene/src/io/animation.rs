@@ -248,7 +248,7 @@ impl NodeAnimation {
     /// The node's local transform at time `t`: scale, then rotation, then translation.
     ///
     /// # Errors
-    /// [`SceneError::NotARotation`] if a cubic rotation track passes through zero.
+    /// [`SceneError::ZeroRotation`] if a cubic rotation track passes through zero.
     pub fn sample(&self, t: f32) -> Result<Transform, SceneError> {
         let tr = self
             .translation
@@ -321,7 +321,7 @@ pub fn merge_animations(animations: &[Animation]) -> Vec<NodeAnimation> {
 /// stale until the next [`Scene::update`].
 ///
 /// # Errors
-/// [`SceneError::StaleId`] if an animated node was removed; [`SceneError::NotARotation`] as
+/// [`SceneError::StaleId`] if an animated node was removed; [`SceneError::ZeroRotation`] as
 /// in [`NodeAnimation::sample`]. Nodes before the failing one are already posed.
 pub fn apply_animations(
     scene: &mut Scene,

@@ -4,8 +4,10 @@
 //! material library it references), then the line and column where the format has them
 //! (`file.gltf:3:14: …` for JSON syntax errors, `file.obj:12: …` for OBJ), then the place in
 //! the document (`node 'wheel'`, `accessor 3`, `meshes[0].primitives[1].indices`) and what is
-//! wrong. Messages are one line, so a command-line tool can print them as they are.
+//! wrong. Messages are one line, so a command-line tool can print them as they are: control
+//! characters in names, paths and quoted text are escaped ([`escape_control`]).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -32,8 +34,37 @@ impl fmt::Display for Location {
 /// `file` or `file:line[:column]`.
 fn at(file: &Path, location: &Option<Location>) -> String {
     match location {
-        Some(l) => format!("{}:{l}", file.display()),
-        None => file.display().to_string(),
+        Some(l) => format!("{}:{l}", esc_path(file)),
+        None => esc_path(file).into_owned(),
+    }
+}
+
+/// `s` with control characters (newline, carriage return, escape, …) written as Rust
+/// escapes (`\n`, `\r`, `\u{1b}`), so a message stays on one line and cannot move the
+/// terminal's cursor whatever names and paths the files hold. Other text is unchanged.
+pub fn escape_control(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn esc(s: &str) -> Cow<'_, str> {
+    escape_control(s)
+}
+
+fn esc_path(p: &Path) -> Cow<'_, str> {
+    match p.to_string_lossy() {
+        Cow::Borrowed(s) => escape_control(s),
+        Cow::Owned(s) => Cow::Owned(escape_control(&s).into_owned()),
     }
 }
 
@@ -42,7 +73,7 @@ fn at(file: &Path, location: &Option<Location>) -> String {
 #[non_exhaustive]
 pub enum IoError {
     /// A file could not be opened or read (missing, a directory, no permission).
-    #[error("{}: cannot read: {reason}", file.display())]
+    #[error("{}: cannot read: {}", esc_path(file), esc(reason))]
     Read {
         /// The file.
         file: PathBuf,
@@ -50,13 +81,16 @@ pub enum IoError {
         reason: String,
     },
     /// The file extension names no format the importers know.
-    #[error("{}: unsupported scene format (expected .json, .gltf, .glb or .obj)", file.display())]
+    #[error(
+        "{}: unsupported scene format (expected .json, .gltf, .glb or .obj)",
+        esc_path(file)
+    )]
     UnsupportedFormat {
         /// The file.
         file: PathBuf,
     },
     /// A file is larger than [`crate::io::ImportOptions::max_file_bytes`].
-    #[error("{}: {size} bytes exceeds the limit of {max} bytes", file.display())]
+    #[error("{}: {size} bytes exceeds the limit of {max} bytes", esc_path(file))]
     FileTooLarge {
         /// The file.
         file: PathBuf,
@@ -66,7 +100,7 @@ pub enum IoError {
         max: u64,
     },
     /// A document limit was exceeded (nodes or nesting of a JSON scene file).
-    #[error("{}: more than {max} {what}", file.display())]
+    #[error("{}: more than {max} {what}", esc_path(file))]
     Limit {
         /// The file.
         file: PathBuf,
@@ -76,7 +110,7 @@ pub enum IoError {
         max: usize,
     },
     /// The file is not well-formed (JSON syntax, GLB container, OBJ statement).
-    #[error("{}: {message}", at(file, location))]
+    #[error("{}: {}", at(file, location), esc(message))]
     Parse {
         /// The file.
         file: PathBuf,
@@ -86,7 +120,12 @@ pub enum IoError {
         message: String,
     },
     /// A buffer, image or material library the scene refers to could not be loaded.
-    #[error("{}: {kind} '{uri}' could not be loaded: {reason}", file.display())]
+    #[error(
+        "{}: {kind} '{}' could not be loaded: {}",
+        esc_path(file),
+        esc(uri),
+        esc(reason)
+    )]
     MissingResource {
         /// The scene file holding the reference.
         file: PathBuf,
@@ -99,7 +138,7 @@ pub enum IoError {
     },
     /// Well-formed but inconsistent content: out-of-range accessors or indices, wrong
     /// accessor types, bad keyframe times, hierarchy cycles.
-    #[error("{}: {context}: {message}", at(file, location))]
+    #[error("{}: {}: {}", at(file, location), esc(context), esc(message))]
     Invalid {
         /// The file.
         file: PathBuf,
@@ -111,7 +150,7 @@ pub enum IoError {
         message: String,
     },
     /// A NaN or infinite number where a finite one is needed (positions, transforms, …).
-    #[error("{}: {context}: non-finite value in {what}", at(file, location))]
+    #[error("{}: {}: non-finite value in {what}", at(file, location), esc(context))]
     NonFinite {
         /// The file.
         file: PathBuf,
@@ -124,7 +163,7 @@ pub enum IoError {
     },
     /// A feature plumb does not import (skins, morph targets): refused rather than drawn
     /// wrongly.
-    #[error("{}: {context}: {feature} are not supported", file.display())]
+    #[error("{}: {}: {feature} are not supported", esc_path(file), esc(context))]
     Unsupported {
         /// The file.
         file: PathBuf,
@@ -135,8 +174,9 @@ pub enum IoError {
     },
     /// A texture image larger than [`crate::io::ImportOptions::max_texture_size`] on a side.
     #[error(
-        "{}: image '{image}' is {width}x{height}; the limit is {max} texels per side",
-        file.display()
+        "{}: image '{}' is {width}x{height}; the limit is {max} texels per side",
+        esc_path(file),
+        esc(image)
     )]
     ImageTooLarge {
         /// The scene file.
@@ -151,7 +191,12 @@ pub enum IoError {
         max: u32,
     },
     /// A texture image could not be decoded.
-    #[error("{}: image '{image}' could not be decoded: {reason}", file.display())]
+    #[error(
+        "{}: image '{}' could not be decoded: {}",
+        esc_path(file),
+        esc(image),
+        esc(reason)
+    )]
     Image {
         /// The scene file.
         file: PathBuf,
@@ -161,7 +206,12 @@ pub enum IoError {
         reason: String,
     },
     /// The scene graph refused an edit (node or depth limit, invalid mesh).
-    #[error("{}: {context}: {source}", file.display())]
+    #[error(
+        "{}: {}: {}",
+        esc_path(file),
+        esc(context),
+        esc(&source.to_string())
+    )]
     Scene {
         /// The file.
         file: PathBuf,

@@ -99,6 +99,22 @@ pub fn frame_bound(bound: &Bound, fov_y: f32, aspect: f32) -> Result<Camera, Sce
         (bound.center(), bound.radius())
     };
     if !(center.is_finite() && radius.is_finite()) {
+        let finite_input = match *bound {
+            Bound::Aabb { min, max } => min.is_finite() && max.is_finite(),
+            Bound::Sphere { center, radius } => center.is_finite() && radius.is_finite(),
+            Bound::Empty => true,
+        };
+        if finite_input {
+            // Finite coordinates whose extent does not fit in an f32 (a box from -3e38 to
+            // 3e38): say so, rather than calling finite numbers non-finite.
+            return Err(SceneError::InvalidArgument {
+                what: "world bound",
+                message: format!(
+                    "the scene's extent is too large to frame (its radius exceeds {:e})",
+                    f32::MAX
+                ),
+            });
+        }
         return Err(SceneError::NonFinite {
             what: "world bound",
         });
@@ -135,6 +151,18 @@ pub fn frame_bound(bound: &Bound, fov_y: f32, aspect: f32) -> Result<Camera, Sce
         }
     };
     let (near, far) = clip_range(d, r);
+    if !(near < far && far.is_finite()) {
+        // Finite, but single precision cannot hold a depth range around a bound this small
+        // for its distance from the origin (or this large): a true message, not "non-finite".
+        return Err(SceneError::InvalidArgument {
+            what: "world bound",
+            message: format!(
+                "a scene of radius {radius} centred {:e} from the origin cannot be framed in \
+                 single precision",
+                center.abs().max_element()
+            ),
+        });
+    }
     let mut camera = Camera::perspective(fov_y, aspect, near, far)?;
     let eye = center + back * d;
     camera.look_at(eye, center, Vec3::Y)?;

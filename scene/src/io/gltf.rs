@@ -229,9 +229,7 @@ fn node_transform(ctx: &Ctx<'_>, node: &::gltf::Node<'_>) -> Result<Transform, I
                 return Ok(Transform::IDENTITY);
             }
             super::animation::trs(s, r, t).map_err(|e| match e {
-                SceneError::NotARotation => {
-                    ctx.invalid(&label, "rotation quaternion is zero".to_owned())
-                }
+                SceneError::ZeroRotation(_) => ctx.invalid(&label, e.to_string()),
                 e => ctx.scene_err(&label, e),
             })
         }

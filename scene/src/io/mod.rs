@@ -92,7 +92,7 @@ pub use animation::{
     add_animation_controllers, apply_animations, Animation, Interpolation, NodeAnimation, Track,
 };
 pub use apply::{apply, Applied, ApplyOptions, LightSource};
-pub use error::{IoError, Location};
+pub use error::{escape_control, IoError, Location};
 pub use framing::frame_bound;
 pub use import::{import, Format};
 pub use imported::{

@@ -346,11 +346,9 @@ fn transform(ctx: &Ctx, context: &str, t: &TransformDoc) -> Result<Transform, Io
             }
             (None, None, None, Some(q)) => {
                 let q = Quat::from_xyzw(q[0].get(), q[1].get(), q[2].get(), q[3].get());
-                let len = q.length();
-                if len == 0.0 || !len.is_finite() {
-                    return Err(ctx.invalid(context, "rotation quaternion has no usable length"));
-                }
-                Mat3::from_quat(q / len)
+                let unit = crate::transform::unit_quat(q)
+                    .map_err(|e| ctx.invalid(context, e.to_string()))?;
+                Mat3::from_quat(unit)
             }
             _ => return Err(ctx.invalid(
                 context,
