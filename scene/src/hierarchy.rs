@@ -314,6 +314,39 @@ impl Scene {
         Ok(())
     }
 
+    /// Moves every child of `from` to the end of `to`'s children, in order, keeping their
+    /// local transforms, and returns them. Linear in the number of nodes moved (moving them
+    /// one by one with [`Scene::reparent`] scans `from`'s child list each time). All or
+    /// nothing: every child is checked as [`Scene::attach`] would before anything moves.
+    ///
+    /// # Errors
+    /// As [`Scene::attach`].
+    pub(crate) fn move_children(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+    ) -> Result<Vec<NodeId>, SceneError> {
+        let moved = self.node(from)?.children.clone();
+        self.node(to)?;
+        for &c in &moved {
+            self.check_attach(to, c)?;
+        }
+        if let Ok(f) = self.node_mut(from) {
+            f.children.clear();
+            if let NodeData::Switch { active } = &mut f.data {
+                *active = None;
+            }
+        }
+        self.nodes.mark(from, Dirty::BOUND);
+        for &c in &moved {
+            if let Ok(n) = self.node_mut(c) {
+                n.parent = None;
+            }
+            self.link(to, c, None);
+        }
+        Ok(moved)
+    }
+
     /// Removes `id` and its whole subtree (and their controllers). Returns the number of nodes
     /// removed. Meshes survive as long as other nodes (or the caller) hold them.
     ///

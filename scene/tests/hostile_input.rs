@@ -494,3 +494,60 @@ fn a_finite_far_scene_is_not_called_non_finite() {
     assert!(!text.contains("non-finite"), "{text}");
     assert!(text.contains("too large"), "{text}");
 }
+
+// ---- 4. Linear loading ------------------------------------------------------------------
+
+/// How many top-level nodes / objects the load tests use (10^5 by default; timing is the
+/// benchmark's business, this only checks they load and keep their order).
+fn many() -> usize {
+    std::env::var("PLUMB_MANY_NODES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000)
+}
+
+#[test]
+fn many_top_level_gltf_nodes_load() {
+    let n = many();
+    let mut b = Builder::default();
+    let mut d = triangle(&mut b);
+    let nodes: Vec<serde_json::Value> = (0..n)
+        .map(|i| json!({"name": format!("n{i}"), "translation": [i as f32, 0.0, 0.0]}))
+        .collect();
+    d["nodes"] = serde_json::Value::Array(nodes);
+    d["scenes"] = json!([{"nodes": (0..n).collect::<Vec<_>>()}]);
+    let dir = temp_dir("many-gltf");
+    let p = write(&dir, "many.gltf", b.gltf(d));
+    let start = std::time::Instant::now();
+    let s = io::load(&p, &ImportOptions::default()).expect("loads");
+    eprintln!("{n} glTF nodes loaded in {:?}", start.elapsed());
+    assert_eq!(s.imported.roots.len(), n);
+    let root = s.scene.root();
+    let kids = s.scene.children(root).unwrap();
+    assert_eq!(kids.len(), n);
+    assert_eq!(s.scene.name(kids[0]).unwrap(), "n0");
+    assert_eq!(s.scene.name(kids[n - 1]).unwrap(), format!("n{}", n - 1));
+}
+
+#[test]
+fn many_obj_objects_load() {
+    let n = many();
+    let mut text = String::with_capacity(n * 48);
+    for i in 0..n {
+        let v = 3 * i;
+        text.push_str(&format!(
+            "o obj{i}\nv {i} 0 0\nv {i} 1 0\nv {i} 0 1\nf {} {} {}\n",
+            v + 1,
+            v + 2,
+            v + 3
+        ));
+    }
+    let dir = temp_dir("many-obj");
+    let p = write(&dir, "many.obj", text);
+    let start = std::time::Instant::now();
+    let s = io::load(&p, &ImportOptions::default()).expect("loads");
+    eprintln!("{n} OBJ objects loaded in {:?}", start.elapsed());
+    assert_eq!(s.imported.roots.len(), n);
+    let kids = s.scene.children(s.scene.root()).unwrap();
+    assert_eq!(s.scene.name(kids[n - 1]).unwrap(), format!("obj{}", n - 1));
+}

@@ -392,6 +392,9 @@ pub fn import_obj(
             .file_stem()
             .map_or_else(|| "obj".to_owned(), |s| s.to_string_lossy().into_owned());
         let mut groups: Vec<(String, NodeId, usize)> = Vec::new();
+        // Name → index in `groups` (a linear search made 10^5 objects quadratic).
+        let mut by_name: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::new();
         for model in &models {
             let m = &model.mesh;
             if m.indices.is_empty() {
@@ -402,13 +405,14 @@ pub fn import_obj(
             } else {
                 model.name.clone()
             };
-            let gi = match groups.iter().position(|g| g.0 == name) {
-                Some(i) => i,
+            let gi = match by_name.get(&name) {
+                Some(&i) => i,
                 None => {
                     let id = scene
                         .add_group(staging, name.clone())
                         .map_err(|e| scene_err(&name, e))?;
                     groups.push((name.clone(), id, 0));
+                    by_name.insert(name.clone(), groups.len() - 1);
                     groups.len() - 1
                 }
             };

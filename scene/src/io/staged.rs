@@ -4,7 +4,7 @@
 use super::error::IoError;
 use super::imported::Imported;
 use crate::error::SceneError;
-use crate::graph::{NodeId, Reparent, Scene};
+use crate::graph::{NodeId, Scene};
 
 /// Runs an importer's `build` under a detached staging group, then moves the nodes it made
 /// under `parent`: all or nothing — on any error the scene is left as it was. Sets
@@ -26,19 +26,15 @@ pub(crate) fn build_staged(
             return Err(e);
         }
     };
-    let top: Vec<NodeId> = scene
-        .children(staging)
-        .map(<[_]>::to_vec)
-        .unwrap_or_default();
-    for &n in &top {
-        if let Err(e) = scene.reparent(n, parent, Reparent::KeepLocal) {
-            for &m in &top {
-                let _ = scene.remove(m);
-            }
+    // One bulk move (linear): moving the nodes one by one scans the staging group's child
+    // list each time, which made 10^5 top-level nodes quadratic.
+    let top = match scene.move_children(staging, parent) {
+        Ok(top) => top,
+        Err(e) => {
             let _ = scene.remove(staging);
             return Err(scene_err("attaching the imported nodes", e));
         }
-    }
+    };
     let _ = scene.remove(staging);
     imported.roots = top;
     Ok(imported)
