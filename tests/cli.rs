@@ -726,3 +726,51 @@ fn a_finite_far_scene_is_not_reported_as_non_finite() {
     assert_bad_input(&o, "cannot be framed in single precision");
     assert!(!stderr(&o).contains("non-finite"), "{}", stderr(&o));
 }
+
+#[test]
+fn diff_refuses_images_past_the_pixel_limit_before_decoding() {
+    let dir = temp_dir("diff-limit");
+    // The header of a 1-bit 22000x22000 grey PNG (no image data): refused from its header,
+    // before the 1.9 GB the decoded comparison would need is allocated.
+    let mut huge = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8; 4], data: &[u8]| {
+        huge.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut c = 0xffff_ffffu32;
+        for &b in kind.iter().chain(data) {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xedb8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        huge.extend_from_slice(kind);
+        huge.extend_from_slice(data);
+        huge.extend_from_slice(&(!c).to_be_bytes());
+    };
+    chunk(
+        b"IHDR",
+        &[0, 0, 0x55, 0xf0, 0, 0, 0x55, 0xf0, 1, 0, 0, 0, 0],
+    );
+    chunk(b"IDAT", &[0x78, 0x01]);
+    chunk(b"IEND", &[]);
+    std::fs::write(dir.join("huge.png"), huge).unwrap();
+    save(&solid(4, 4, [0; 4]), &dir, "a.png");
+    assert_bad_input(
+        &plumb(&dir, &["diff", "a.png", "huge.png"]),
+        "22000x22000 is 484000000 pixels, more than the limit of 16777216 (--max-image-pixels)",
+    );
+    // The limit is an option.
+    save(&solid(8, 8, [0; 4]), &dir, "b.png");
+    save(&solid(8, 8, [0; 4]), &dir, "c.png");
+    assert_success(&plumb(&dir, &["diff", "b.png", "c.png"]));
+    assert_bad_input(
+        &plumb(
+            &dir,
+            &["diff", "b.png", "c.png", "--max-image-pixels", "63"],
+        ),
+        "more than the limit of 63",
+    );
+}

@@ -16,6 +16,9 @@ use plumb::diff::{compare, DiffOptions};
 
 use super::{say, CliResult, EXIT_COMPARISON_FAILED};
 
+/// Default for `--max-image-pixels`: 4096 × 4096.
+pub const DEFAULT_MAX_IMAGE_PIXELS: u64 = 4096 * 4096;
+
 /// Arguments of `plumb diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -38,6 +41,11 @@ pub struct DiffArgs {
     /// Also fail when the perceptual (FLIP-style) mean exceeds E (0..=1). Default: not checked.
     #[arg(long, value_name = "E", value_parser = parse_mean)]
     pub max_mean: Option<f64>,
+    /// Largest image accepted, in pixels (width × height), checked from the header before
+    /// anything is decoded. The comparison holds about 92 bytes per pixel, so the default
+    /// (4096 × 4096) peaks near 1.5 GB.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_IMAGE_PIXELS)]
+    pub max_image_pixels: u64,
     /// Pixels per degree of visual angle for the perceptual metric.
     #[arg(long, value_name = "PPD", default_value_t = DiffOptions::DEFAULT_PPD, value_parser = parse_ppd)]
     pub ppd: f32,
@@ -60,7 +68,7 @@ fn parse_ppd(s: &str) -> Result<f32, String> {
 /// Reads any image the `image` crate can decode (format guessed from the content) as RGBA8.
 /// Only regular files are read (a FIFO or a device would block or never end), and PNG
 /// chunk structure the `png` decoder relies on is checked first.
-fn load(path: &Path) -> Result<RgbaImage, String> {
+fn load(path: &Path, max_pixels: u64) -> Result<RgbaImage, String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let meta = std::fs::metadata(path).map_err(|e| err(&e))?;
     if !meta.is_file() {
@@ -68,9 +76,20 @@ fn load(path: &Path) -> Result<RgbaImage, String> {
     }
     let bytes = std::fs::read(path).map_err(|e| err(&e))?;
     plumb_scene::io::check_png_chunks(&bytes).map_err(|e| err(&e))?;
-    let reader = ImageReader::new(std::io::Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|e| err(&e))?;
+    let reader = || {
+        ImageReader::new(std::io::Cursor::new(bytes.as_slice()))
+            .with_guessed_format()
+            .map_err(|e| err(&e))
+    };
+    let (w, h) = reader()?.into_dimensions().map_err(|e| err(&e))?;
+    let pixels = u64::from(w) * u64::from(h);
+    if pixels > max_pixels {
+        return Err(err(&format!(
+            "{w}x{h} is {pixels} pixels, more than the limit of {max_pixels} \
+             (--max-image-pixels)"
+        )));
+    }
+    let reader = reader()?;
     // Containment: decoders are not panic-free on malformed data (see
     // `plumb_scene::io::check_png_chunks`); a panic here becomes bad input, not a crash.
     let img = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || reader.decode()))
@@ -81,8 +100,8 @@ fn load(path: &Path) -> Result<RgbaImage, String> {
 
 /// Compares the two images, prints the numbers, writes the heat map if asked.
 pub fn run(args: &DiffArgs) -> CliResult {
-    let a = load(&args.a)?;
-    let b = load(&args.b)?;
+    let a = load(&args.a, args.max_image_pixels)?;
+    let b = load(&args.b, args.max_image_pixels)?;
     let options = DiffOptions {
         threshold: args.threshold,
         pixels_per_degree: args.ppd,
