@@ -551,3 +551,88 @@ fn many_obj_objects_load() {
     let kids = s.scene.children(s.scene.root()).unwrap();
     assert_eq!(s.scene.name(kids[n - 1]).unwrap(), format!("obj{}", n - 1));
 }
+
+// ---- 5. Decoded texture memory ----------------------------------------------------------
+
+/// Decoded bytes of a 64×64 RGBA texture with its mips.
+const TEX64: u64 = (64 * 64 + 32 * 32 + 16 * 16 + 8 * 8 + 4 * 4 + 2 * 2 + 1) * 4;
+
+fn with_texture_limit(max: u64) -> ImportOptions {
+    ImportOptions {
+        max_texture_bytes: max,
+        ..ImportOptions::default()
+    }
+}
+
+#[test]
+fn one_image_referenced_many_times_is_held_to_the_texture_limit() {
+    // Forty glTF images naming one PNG: each is decoded, and each decode is charged.
+    let mut b = Builder::default();
+    let mut d = triangle(&mut b);
+    let uv = b.f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "VEC2");
+    let n = 40u32;
+    d["meshes"][0]["primitives"] = json!((0..n)
+        .map(|i| json!({"attributes": {"POSITION": 0, "TEXCOORD_0": uv}, "indices": 1, "material": i}))
+        .collect::<Vec<_>>());
+    d["materials"] = json!((0..n)
+        .map(|i| json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": i}}}))
+        .collect::<Vec<_>>());
+    d["textures"] = json!((0..n).map(|i| json!({"source": i})).collect::<Vec<_>>());
+    d["images"] = json!((0..n)
+        .map(|_| json!({"uri": "big.png"}))
+        .collect::<Vec<_>>());
+    let dir = temp_dir("tex-amplify");
+    write(&dir, "big.png", png(64, 64, [9, 9, 9, 255]));
+    let p = write(&dir, "a.gltf", b.gltf(d));
+    io::load(&p, &with_texture_limit(u64::from(n) * TEX64)).expect("fits exactly");
+    let e = io::load(&p, &with_texture_limit(3 * TEX64)).expect_err("past the limit");
+    assert!(
+        matches!(e, IoError::TextureMemory { needed: TEX64, used, max, .. }
+            if used == 3 * TEX64 && max == 3 * TEX64),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(text.contains("max_texture_bytes"), "{text}");
+    assert!(!text.contains('\n'), "{text}");
+}
+
+#[test]
+fn procedural_and_imported_textures_share_one_limit() {
+    let dir = temp_dir("tex-json");
+    // Procedural textures are charged before their texels are made.
+    let checker = |name: &str| {
+        json!({"name": name, "checker": {"size": [64, 64], "cells": [2, 2],
+        "colors": [[0, 0, 0, 1], [1, 1, 1, 1]]}})
+    };
+    let doc = json!({"format": "plumb-scene", "version": 1,
+        "textures": [checker("a"), checker("b"), checker("c")], "root": {"children": []}});
+    let p = write(&dir, "p.json", doc.to_string());
+    io::load(&p, &with_texture_limit(3 * TEX64)).expect("fits");
+    let e = io::load(&p, &with_texture_limit(2 * TEX64)).expect_err("third one passes it");
+    assert!(matches!(e, IoError::TextureMemory { .. }), "{e}");
+    // A scene file's own textures and those of the OBJ it imports count together.
+    write(&dir, "t.png", png(64, 64, [1, 2, 3, 255]));
+    write(&dir, "m.mtl", "newmtl a\nKd 1 1 1\nmap_Kd t.png\n");
+    write(
+        &dir,
+        "m.obj",
+        "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nusemtl a\nf 1/1 2/1 3/1\n",
+    );
+    let doc = json!({"format": "plumb-scene", "version": 1,
+        "textures": [checker("a")],
+        "root": {"children": [{"name": "i", "import": "m.obj"}]}});
+    let p = write(&dir, "i.json", doc.to_string());
+    io::load(&p, &with_texture_limit(2 * TEX64)).expect("fits");
+    let e = io::load(&p, &with_texture_limit(2 * TEX64 - 1)).expect_err("import passes it");
+    assert!(
+        matches!(&e, IoError::TextureMemory { used: 0, max, .. } if *max == TEX64 - 1),
+        "the import gets what is left: {e}"
+    );
+    // Two imports of textured files: the second is charged with the first's textures.
+    let doc = json!({"format": "plumb-scene", "version": 1,
+        "root": {"children": [{"name": "i", "import": "m.obj"}, {"name": "j", "import": "m.obj"}]}});
+    let p = write(&dir, "ii.json", doc.to_string());
+    io::load(&p, &with_texture_limit(2 * TEX64)).expect("fits");
+    let e = io::load(&p, &with_texture_limit(2 * TEX64 - 1)).expect_err("second import");
+    assert!(matches!(e, IoError::TextureMemory { .. }), "{e}");
+}

@@ -190,6 +190,26 @@ pub enum IoError {
         /// The limit in force.
         max: u32,
     },
+    /// Decoding a texture would pass [`crate::io::ImportOptions::max_texture_bytes`].
+    #[error(
+        "{}: image '{}' needs {needed} bytes decoded (with mips); with {used} bytes of \
+         textures already decoded that passes the limit of {max} bytes \
+         (ImportOptions::max_texture_bytes)",
+        esc_path(file),
+        esc(image)
+    )]
+    TextureMemory {
+        /// The file referencing the image.
+        file: PathBuf,
+        /// The image's URI or name.
+        image: String,
+        /// Decoded bytes this image needs.
+        needed: u64,
+        /// Decoded bytes already used by the load.
+        used: u64,
+        /// The limit in force.
+        max: u64,
+    },
     /// A texture image could not be decoded.
     #[error(
         "{}: image '{}' could not be decoded: {}",
@@ -255,6 +275,7 @@ impl IoError {
             | IoError::Unsupported { file, .. }
             | IoError::ImageTooLarge { file, .. }
             | IoError::Image { file, .. }
+            | IoError::TextureMemory { file, .. }
             | IoError::Scene { file, .. } => file,
         }
     }

@@ -120,6 +120,7 @@ pub fn import_gltf_bytes(
         options,
         buffers: Vec::new(),
         images: BTreeMap::new(),
+        texture_budget: super::texture_image::TextureBudget::new(options.max_texture_bytes),
     };
     ctx.buffers = load_buffers(&ctx, &doc, bin)?;
     // Build detached, attach at the end: all or nothing. (Errors about the staging and the

@@ -105,7 +105,9 @@ pub use imported::{
 )]
 pub type LightKind = ImportedLightKind;
 pub use material::{AlphaMode, FixedFunctionColors, ImportedMaterial, TextureBinding};
-pub use options::{ImportOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TEXTURE_SIZE};
+pub use options::{
+    ImportOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TEXTURE_BYTES, DEFAULT_MAX_TEXTURE_SIZE,
+};
 pub use texture_image::check_png_chunks;
 
 #[allow(unused_imports, reason = "named in the module docs")]

@@ -364,6 +364,7 @@ pub fn import_obj(
     let mut table: Vec<Arc<ImportedMaterial>> = Vec::with_capacity(materials.len());
     let mut textures: BTreeMap<std::path::PathBuf, Arc<plumb_raster::texture::Texture>> =
         BTreeMap::new();
+    let mut budget = texture_image::TextureBudget::new(options.max_texture_bytes);
     for (i, m) in materials.iter().enumerate() {
         let dir = dirs.get(i).map_or(base, |d| d.as_path());
         table.push(Arc::new(convert_material(
@@ -372,6 +373,7 @@ pub fn import_obj(
             m,
             options,
             &mut textures,
+            &mut budget,
         )?));
     }
     let default = Arc::new(ImportedMaterial {
@@ -475,6 +477,7 @@ fn convert_material(
     m: &tobj::Material,
     options: &ImportOptions,
     textures: &mut BTreeMap<std::path::PathBuf, Arc<plumb_raster::texture::Texture>>,
+    budget: &mut texture_image::TextureBudget,
 ) -> Result<ImportedMaterial, IoError> {
     let context = format!("material '{}'", m.name);
     let kd = m.diffuse.map_or(Vec3::ONE, Vec3::from_array);
@@ -520,6 +523,7 @@ fn convert_material(
                         &bytes,
                         None,
                         options.max_texture_size,
+                        budget,
                     )?);
                     textures.insert(full.clone(), t.clone());
                     t

@@ -4,6 +4,8 @@
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
 /// Default for [`ImportOptions::max_texture_size`]: 8192 texels per side.
 pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
+/// Default for [`ImportOptions::max_texture_bytes`]: 1 GiB of decoded texels.
+pub const DEFAULT_MAX_TEXTURE_BYTES: u64 = 1 << 30;
 
 /// Import settings and limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +15,10 @@ pub struct ImportOptions {
     /// Largest texture side accepted, in texels (at most
     /// [`plumb_raster::texture::MAX_TEXTURE_SIZE`], which also applies).
     pub max_texture_size: u32,
+    /// Most bytes of decoded textures (RGBA8, mip chains included) one load may hold, over
+    /// every image of the file and of the files a scene file imports. Checked from each
+    /// image's header (or a procedural texture's size) before its texels are allocated.
+    pub max_texture_bytes: u64,
     /// Whether to decode textures; without them materials have no texture bindings (quicker
     /// when only the structure is wanted).
     pub textures: bool,
@@ -23,6 +29,7 @@ impl Default for ImportOptions {
         ImportOptions {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
+            max_texture_bytes: DEFAULT_MAX_TEXTURE_BYTES,
             textures: true,
         }
     }

@@ -2,9 +2,12 @@
 //!
 //! The size is checked from the image header before any texel is decoded, so an oversized
 //! image costs nothing: each side must be at most [`crate::io::ImportOptions::max_texture_size`]
-//! (default [`crate::io::DEFAULT_MAX_TEXTURE_SIZE`]). Texels are stored as they are in the file
-//! (no colour-space conversion: plumb does no colour management). Row 0 of the image is
-//! `v = 0`, which is glTF's convention (uv origin at the top left of the image).
+//! (default [`crate::io::DEFAULT_MAX_TEXTURE_SIZE`]), and the decoded bytes (mips included)
+//! are charged to the load's [`TextureBudget`]
+//! ([`crate::io::ImportOptions::max_texture_bytes`]) before any texel is allocated. Texels
+//! are stored as they are in the file (no colour-space conversion: plumb does no colour
+//! management). Row 0 of the image is `v = 0`, which is glTF's convention (uv origin at the
+//! top left of the image).
 
 use std::io::Cursor;
 use std::path::Path;
@@ -13,6 +16,64 @@ use ::image::{ImageFormat, ImageReader, Limits};
 use plumb_raster::texture::Texture;
 
 use super::error::IoError;
+
+/// Decoded bytes of a `width × height` RGBA8 texture with its full mip chain.
+pub(crate) fn mip_chain_bytes(width: u32, height: u32) -> u64 {
+    let (mut w, mut h, mut total) = (u64::from(width.max(1)), u64::from(height.max(1)), 0u64);
+    loop {
+        total = total.saturating_add(w * h * 4);
+        if w == 1 && h == 1 {
+            return total;
+        }
+        w = (w / 2).max(1);
+        h = (h / 2).max(1);
+    }
+}
+
+/// Decoded bytes a texture holds (every level, RGBA8).
+pub(crate) fn texture_bytes(t: &Texture) -> u64 {
+    (0..t.level_count())
+        .filter_map(|i| t.level(i))
+        .map(|l| u64::from(l.width()) * u64::from(l.height()) * 4)
+        .sum()
+}
+
+/// The decoded-texture memory of one load ([`crate::io::ImportOptions::max_texture_bytes`]),
+/// charged before texels are allocated.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TextureBudget {
+    pub(crate) used: u64,
+    pub(crate) max: u64,
+}
+
+impl TextureBudget {
+    pub(crate) fn new(max: u64) -> TextureBudget {
+        TextureBudget { used: 0, max }
+    }
+
+    /// What is left.
+    pub(crate) fn remaining(&self) -> u64 {
+        self.max.saturating_sub(self.used)
+    }
+
+    /// Charges `needed` bytes for `image` (referenced by `file`).
+    ///
+    /// # Errors
+    /// [`IoError::TextureMemory`] past the limit (nothing is charged then).
+    pub(crate) fn charge(&mut self, file: &Path, image: &str, needed: u64) -> Result<(), IoError> {
+        if needed > self.remaining() {
+            return Err(IoError::TextureMemory {
+                file: file.to_owned(),
+                image: image.to_owned(),
+                needed,
+                used: self.used,
+                max: self.max,
+            });
+        }
+        self.used += needed;
+        Ok(())
+    }
+}
 
 /// The format a MIME type names, if it is one we decode.
 fn format_from_mime(mime: &str) -> Option<ImageFormat> {
@@ -36,6 +97,7 @@ pub(crate) fn decode(
     bytes: &[u8],
     mime: Option<&str>,
     max_side: u32,
+    budget: &mut TextureBudget,
 ) -> Result<Texture, IoError> {
     let image_err = |reason: String| IoError::Image {
         file: file.to_owned(),
@@ -67,6 +129,7 @@ pub(crate) fn decode(
             max: max_side,
         });
     }
+    budget.charge(file, name, mip_chain_bytes(width, height))?;
     let mut r = reader()?;
     let mut limits = Limits::default();
     limits.max_image_width = Some(max_side);
@@ -126,16 +189,59 @@ mod tests {
         out.into_inner()
     }
 
+    fn big() -> TextureBudget {
+        TextureBudget::new(u64::MAX)
+    }
+
+    #[test]
+    fn budget_is_charged_before_decoding() {
+        assert_eq!(mip_chain_bytes(4, 2), (8 + 2 + 1) * 4);
+        assert_eq!(mip_chain_bytes(1, 1), 4);
+        let mut b = TextureBudget::new(2 * mip_chain_bytes(4, 2));
+        for _ in 0..2 {
+            decode(Path::new("s.gltf"), "a.png", &png(4, 2), None, 16, &mut b).unwrap();
+        }
+        let e = decode(Path::new("s.gltf"), "a.png", &png(4, 2), None, 16, &mut b).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                IoError::TextureMemory {
+                    needed: 44,
+                    used: 88,
+                    max: 88,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
     #[test]
     fn decodes_png_with_mips() {
-        let t = decode(Path::new("s.gltf"), "a.png", &png(4, 2), None, 16).unwrap();
+        let t = decode(
+            Path::new("s.gltf"),
+            "a.png",
+            &png(4, 2),
+            None,
+            16,
+            &mut big(),
+        )
+        .unwrap();
         assert_eq!((t.width(), t.height(), t.level_count()), (4, 2, 3));
         assert_eq!(t.level(0).unwrap().texel(3, 1), Some([10, 20, 30, 255]));
     }
 
     #[test]
     fn size_limit_and_garbage() {
-        let e = decode(Path::new("s.gltf"), "big.png", &png(9, 2), None, 8).unwrap_err();
+        let e = decode(
+            Path::new("s.gltf"),
+            "big.png",
+            &png(9, 2),
+            None,
+            8,
+            &mut big(),
+        )
+        .unwrap_err();
         assert_eq!(
             e,
             IoError::ImageTooLarge {
@@ -146,7 +252,15 @@ mod tests {
                 max: 8
             }
         );
-        let e = decode(Path::new("s.gltf"), "x.png", b"not an image", None, 8).unwrap_err();
+        let e = decode(
+            Path::new("s.gltf"),
+            "x.png",
+            b"not an image",
+            None,
+            8,
+            &mut big(),
+        )
+        .unwrap_err();
         assert!(matches!(e, IoError::Image { .. }), "{e}");
         let mut truncated = png(4, 4);
         truncated.truncate(truncated.len() / 2);
@@ -156,6 +270,7 @@ mod tests {
             &truncated,
             Some("image/png"),
             8,
+            &mut big(),
         );
         assert!(matches!(e, Err(IoError::Image { .. })), "{e:?}");
     }

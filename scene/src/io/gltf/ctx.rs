@@ -11,6 +11,7 @@ use plumb_raster::texture::Texture;
 
 use crate::error::SceneError;
 use crate::io::error::IoError;
+use crate::io::texture_image::TextureBudget;
 use crate::io::ImportOptions;
 
 /// Shared state of one import: the file, its folder, the options and the loaded buffers,
@@ -21,6 +22,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) options: &'a ImportOptions,
     pub(crate) buffers: Vec<Vec<u8>>,
     pub(crate) images: BTreeMap<usize, Arc<Texture>>,
+    /// Decoded texture bytes of this import, against the options' limit.
+    pub(crate) texture_budget: TextureBudget,
 }
 
 impl Ctx<'_> {

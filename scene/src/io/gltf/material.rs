@@ -96,6 +96,7 @@ impl Ctx<'_> {
             &bytes,
             mime.as_deref(),
             self.options.max_texture_size,
+            &mut self.texture_budget,
         )?);
         self.images.insert(img.index(), tex.clone());
         Ok(tex)

@@ -19,6 +19,7 @@ use crate::graph::{NodeId, Scene};
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
 use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
+use crate::io::texture_image::{texture_bytes, TextureBudget};
 use crate::io::{add_animation_controllers, uri, ImportOptions};
 use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
@@ -70,6 +71,7 @@ pub(super) fn build_located(
         imported: Imported::default(),
         locations,
         pointers: BTreeMap::new(),
+        texture_budget: TextureBudget::new(options.max_texture_bytes),
     };
     ctx.point("root", "/root".to_owned());
     let mut scene = Scene::new();
@@ -91,6 +93,7 @@ pub(super) fn build_located(
             dir,
             &options,
             ctx.location(&format!("texture '{}'", t.name)),
+            &mut ctx.texture_budget,
         )?;
         if ctx.textures.insert(&t.name, tex).is_some() {
             return Err(ctx.invalid("textures", format!("duplicate name '{}'", t.name)));
@@ -646,7 +649,23 @@ fn import(
             reason: "no such file".to_owned(),
         });
     }
-    let imported = crate::io::import(scene, parent, &file, ctx.options)?;
+    // The imported file gets what is left of this load's texture budget, and what its
+    // textures hold is charged here afterwards (each distinct texture once).
+    let child_options = ImportOptions {
+        max_texture_bytes: ctx.texture_budget.remaining(),
+        ..*ctx.options
+    };
+    let imported = crate::io::import(scene, parent, &file, &child_options)?;
+    let mut seen = std::collections::HashSet::new();
+    let used: u64 = imported
+        .materials
+        .values()
+        .flat_map(|m| [&m.base_color_texture, &m.emissive_texture])
+        .flatten()
+        .filter(|b| seen.insert(Arc::as_ptr(&b.texture)))
+        .map(|b| texture_bytes(&b.texture))
+        .sum();
+    ctx.texture_budget.used = ctx.texture_budget.used.saturating_add(used);
     let Imported {
         roots: _,
         materials,

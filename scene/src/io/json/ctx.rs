@@ -18,6 +18,7 @@ use crate::graph::NodeId;
 use crate::id::LightId;
 use crate::io::error::{IoError, Location};
 use crate::io::imported::Imported;
+use crate::io::texture_image::TextureBudget;
 use crate::io::ImportOptions;
 
 /// A document vector as a `glam` one.
@@ -47,6 +48,8 @@ pub(super) struct Ctx<'a> {
     pub(super) locations: &'a Locations,
     /// Error context (node path, `texture 't'`, …) → JSON pointer of its object.
     pub(super) pointers: BTreeMap<String, String>,
+    /// Decoded texture bytes of the whole load (this file's textures and its imports').
+    pub(super) texture_budget: TextureBudget,
 }
 
 impl Ctx<'_> {

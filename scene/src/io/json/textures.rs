@@ -9,6 +9,7 @@ use plumb_raster::texture::{Texture, MAX_TEXTURE_SIZE};
 use super::doc::{GradientDirection, Real4, TextureDoc};
 use super::limits::read_limited;
 use crate::io::error::{IoError, Location};
+use crate::io::texture_image::{mip_chain_bytes, TextureBudget};
 use crate::io::{texture_image, uri, ImportOptions};
 
 /// Largest side of a procedural texture, in texels.
@@ -42,6 +43,7 @@ pub(super) fn build_texture(
     dir: &Path,
     options: &ImportOptions,
     location: Option<Location>,
+    budget: &mut TextureBudget,
 ) -> Result<Arc<Texture>, IoError> {
     let context = format!("texture '{}'", t.name);
     let invalid = |message: String| IoError::Invalid {
@@ -89,10 +91,11 @@ pub(super) fn build_texture(
                     other => other.to_string(),
                 },
             })?;
-        texture_image::decode(file, rel, &bytes, None, max_side)?
+        texture_image::decode(file, rel, &bytes, None, max_side, budget)?
     } else {
         let (w, h, data) = if let Some(c) = &t.checker {
             let [w, h] = check_size(c.size)?;
+            budget.charge(file, &t.name, mip_chain_bytes(w, h))?;
             let [cx, cy] = c.cells;
             if cx == 0 || cy == 0 || cx > w || cy > h {
                 return Err(invalid(format!(
@@ -112,6 +115,7 @@ pub(super) fn build_texture(
             (w, h, data)
         } else if let Some(g) = &t.gradient {
             let [w, h] = check_size(g.size)?;
+            budget.charge(file, &t.name, mip_chain_bytes(w, h))?;
             let mut data = Vec::with_capacity((w * h * 4) as usize);
             for y in 0..h {
                 for x in 0..w {
