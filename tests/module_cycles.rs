@@ -77,6 +77,9 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "effect",
             "screen",
             "controller",
+            "keyframe",
+            "morph",
+            "skin",
         ],
     ),
     (
@@ -87,6 +90,7 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "hierarchy",
             "intent",
             "switch",
+            "dlod",
             "billboard",
             "lookup",
         ],

@@ -1,9 +1,11 @@
 //! Drawing a frame: [`Scene::draw`] = update → cull → sort → draw through a [`Renderer`].
 //!
 //! 1. **Update**: billboards are pointed at the camera ([`Scene::face_billboards`]), then
-//!    [`Scene::update`] runs at the time of the last update (controllers are re-run at that
-//!    time; they are functions of time, so this changes nothing), bringing world transforms,
-//!    bounds and resolved render state up to date.
+//!    world transforms, bounds and resolved render state are brought up to date as
+//!    [`Scene::update`] does, **without running controllers** (they run once per
+//!    [`Scene::update`], which the application calls with its time). Discrete-LOD switches then
+//!    select their child by the distance to the camera
+//!    ([`Scene::select_levels_of_detail`]).
 //! 2. **Cull** against the camera ([`Scene::cull_into`]): visible geometry leaves in tree order.
 //! 3. **Sort**: leaves whose resolved alpha state blends (with colour factors other than
 //!    `ONE, ZERO`, [`AlphaState::is_transparent`](crate::state::AlphaState::is_transparent))
@@ -116,7 +118,8 @@ impl Scene {
         renderer: &mut dyn Renderer,
     ) -> Result<SceneDrawStats, SceneError> {
         self.face_billboards(camera.location());
-        let update = self.update(self.time);
+        let update = self.refresh();
+        self.select_levels_of_detail(camera.location());
         let visible = self.cull(camera);
         self.draw_visible(camera, renderer, &visible, update)
     }

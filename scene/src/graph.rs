@@ -32,7 +32,7 @@ use std::sync::Arc;
 use glam::{Mat3, Mat4, Vec3, Vec4};
 
 use crate::bound::{Bound, BoundKind};
-use crate::controller::Controller;
+use crate::controller::{Controller, MeshController};
 use crate::error::SceneError;
 use crate::light::SceneLight;
 use crate::mesh::Mesh;
@@ -107,12 +107,16 @@ pub struct Scene {
     pub(crate) limits: Limits,
     pub(crate) bound_kind: BoundKind,
     pub(crate) controllers: Vec<(NodeId, Box<dyn Controller>)>,
+    /// Mesh controllers, in the order they were added.
+    pub(crate) mesh_controllers: Vec<(NodeId, Box<dyn MeshController>)>,
     /// Counters of the last update.
     pub(crate) last_stats: UpdateStats,
     /// The light table.
     pub(crate) lights: Vec<SceneLight>,
     /// Billboard groups, in creation order.
     pub(crate) billboards: Vec<NodeId>,
+    /// Discrete-LOD switches, in creation order.
+    pub(crate) dlods: Vec<NodeId>,
     /// The eye position billboards were last aligned to.
     pub(crate) billboard_eye: Option<Vec3>,
     /// Some node has (or had) a planar shadow / reflection effect.
@@ -123,8 +127,6 @@ pub struct Scene {
     pub(crate) global_ambient: Vec3,
     /// Screen-space polygons.
     pub(crate) screen_polygons: Vec<ScreenPolygon>,
-    /// The time of the last update (drawing re-runs the update at this time).
-    pub(crate) time: f64,
 }
 
 impl fmt::Debug for Scene {
@@ -134,6 +136,7 @@ impl fmt::Debug for Scene {
             .field("limits", &self.limits)
             .field("bound_kind", &self.bound_kind)
             .field("controllers", &self.controllers.len())
+            .field("mesh_controllers", &self.mesh_controllers.len())
             .finish_non_exhaustive()
     }
 }
@@ -163,6 +166,8 @@ impl Scene {
             limits,
             bound_kind: BoundKind::Sphere,
             controllers: Vec::new(),
+            mesh_controllers: Vec::new(),
+            dlods: Vec::new(),
             last_stats: UpdateStats::default(),
             lights: Vec::new(),
             billboards: Vec::new(),
@@ -171,7 +176,6 @@ impl Scene {
             background: Vec4::new(0.0, 0.0, 0.0, 1.0),
             global_ambient: Vec3::ZERO,
             screen_polygons: Vec::new(),
-            time: 0.0,
         }
     }
 
@@ -479,9 +483,35 @@ impl Scene {
         Ok(())
     }
 
-    /// Number of controllers attached (to any node).
+    /// Attaches a mesh controller (morph, skin; see [`controller`](crate::controller)) to the
+    /// geometry leaf `node`; the update runs mesh controllers after world transforms are
+    /// current, in the order they were added. A controller whose
+    /// [`world_is_identity`](MeshController::world_is_identity) is true pins the leaf's world
+    /// transform to the identity from the next update on.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`] (for the leaf or a bone), [`SceneError::NotAGeometry`], or what
+    /// [`MeshController::check`] returns for the leaf's mesh.
+    pub fn add_mesh_controller(
+        &mut self,
+        node: NodeId,
+        controller: Box<dyn MeshController>,
+    ) -> Result<(), SceneError> {
+        controller.check(self.mesh(node)?)?;
+        for &b in controller.bones() {
+            self.node(b)?;
+        }
+        if controller.world_is_identity() {
+            self.node_mut(node)?.world_identity = true;
+            self.nodes.mark(node, Dirty::TRANSFORM);
+        }
+        self.mesh_controllers.push((node, controller));
+        Ok(())
+    }
+
+    /// Number of controllers attached (to any node), transform and mesh controllers together.
     pub fn controller_count(&self) -> usize {
-        self.controllers.len()
+        self.controllers.len() + self.mesh_controllers.len()
     }
 
     /// Sets the clear colour frames start with.

@@ -370,6 +370,11 @@ impl Scene {
             let nodes = &self.nodes;
             self.controllers.retain(|(n, _)| nodes.get(*n).is_some());
         }
+        if !self.mesh_controllers.is_empty() {
+            let nodes = &self.nodes;
+            self.mesh_controllers
+                .retain(|(n, _)| nodes.get(*n).is_some());
+        }
         Ok(removed)
     }
 

@@ -11,8 +11,8 @@
 //!
 //! | layer | modules | what lives there |
 //! |---|---|---|
-//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller trait |
-//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`billboard`], [`lookup`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch and billboard nodes, finding nodes |
+//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers |
+//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`dlod`], [`billboard`], [`lookup`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch, discrete-LOD and billboard nodes, finding nodes |
 //! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print) | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump |
 //! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, [`SoftRenderer`] over plumb-raster |
 //! | 5. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
@@ -156,17 +156,21 @@ pub mod controller;
 pub mod effect;
 pub mod error;
 pub mod id;
+pub mod keyframe;
 pub mod light;
 pub mod mesh;
+pub mod morph;
 pub mod plane;
 pub mod ray;
 pub mod screen;
 pub mod shapes;
+pub mod skin;
 pub mod state;
 pub mod transform;
 
 // Layer 2 — the graph.
 pub mod billboard;
+pub mod dlod;
 pub mod graph;
 pub mod hierarchy;
 pub mod intent;
@@ -192,14 +196,16 @@ pub mod io;
 
 pub use bound::{merge_spheres, Bound, BoundKind};
 pub use camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
-pub use controller::Controller;
+pub use controller::{Controller, ControllerTiming, MeshController, RepeatType};
 pub use cull::{CullStats, Culling, DrawItem, VisibleSet};
 pub use draw::{FrameSettings, SceneDrawStats};
 pub use effect::{Effect, TexCoords, TextureStage};
 pub use error::SceneError;
 pub use graph::{Limits, NodeId, NodeKind, Reparent, Scene, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES};
+pub use keyframe::KeyframeController;
 pub use light::{Light, LightId, LightType, SceneLight, MAX_LIGHTS};
 pub use mesh::{Mesh, MeshTopology, MAX_UV_SETS};
+pub use morph::MorphController;
 pub use pick::PickRecord;
 pub use plane::{Plane, Side};
 pub use ray::Ray;
@@ -208,6 +214,7 @@ pub use renderer::{
     BackendStats, ColorSource, Draw, DrawRole, Frame, LightingTerms, Pass, Renderer, Space,
 };
 pub use screen::{ScreenLayer, ScreenPolygon};
+pub use skin::SkinController;
 pub use soft::SoftRenderer;
 pub use state::{
     AlphaState, BlendFactor, CompareFunc, CullFace, CullState, DitherState, Fog, FogApply,

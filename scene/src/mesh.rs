@@ -251,6 +251,40 @@ impl Mesh {
         self
     }
 
+    /// A copy with new positions (one per vertex) and everything else kept — what morph and
+    /// skin controllers produce (Eberly's `UpdateMS` after a vertex edit): the local bounds are
+    /// recomputed, and a triangle mesh that has normals gets them regenerated from the new
+    /// positions as [`Mesh::with_generated_normals`] does (other topologies keep theirs).
+    ///
+    /// # Errors
+    /// [`SceneError::AttributeLength`] or [`SceneError::NonFinite`].
+    pub fn with_deformed_positions(&self, positions: Vec<Vec3>) -> Result<Self, SceneError> {
+        check_len("positions", self.positions.len(), positions.len())?;
+        if positions.iter().any(|p| !p.is_finite()) {
+            return Err(SceneError::NonFinite { what: "positions" });
+        }
+        let regenerate = self.normals.is_some() && self.topology == MeshTopology::Triangles;
+        let mesh = Mesh {
+            topology: self.topology,
+            sphere: Bound::from_points(BoundKind::Sphere, &positions),
+            aabb: Bound::from_points(BoundKind::Aabb, &positions),
+            positions,
+            normals: if regenerate {
+                None
+            } else {
+                self.normals.clone()
+            },
+            colors: self.colors.clone(),
+            uvs: self.uvs.clone(),
+            indices: self.indices.clone(),
+        };
+        Ok(if regenerate {
+            mesh.with_generated_normals()
+        } else {
+            mesh
+        })
+    }
+
     /// Primitive topology.
     pub fn topology(&self) -> MeshTopology {
         self.topology

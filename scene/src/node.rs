@@ -67,6 +67,15 @@ pub(crate) struct RenderIntent {
     pub(crate) effect: Option<Arc<Effect>>,
 }
 
+/// The discrete-LOD data of a switch (see [`dlod`](crate::dlod)): the LOD centre in the
+/// switch's local space and the `[min, max)` local distance interval of each child that has
+/// one, in the order they were set.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Lod {
+    pub(crate) center: glam::Vec3,
+    pub(crate) ranges: Vec<(NodeId, f32, f32)>,
+}
+
 /// What a node is, with its kind's data.
 #[derive(Debug, Clone)]
 pub(crate) enum NodeData {
@@ -135,6 +144,11 @@ pub(crate) struct Node {
     pub(crate) resolved: Option<Arc<ResolvedRender>>,
     /// A billboard group: turns about its local up axis to face the camera.
     pub(crate) billboard: bool,
+    /// The world transform is the identity whatever the ancestors (a skinned leaf, whose
+    /// mesh a controller computes in world space).
+    pub(crate) world_identity: bool,
+    /// A discrete-LOD switch: its centre and the distance interval of each child.
+    pub(crate) lod: Option<Box<Lod>>,
     /// What is stale (see the module docs); set only by [`Arena::mark`] and creation.
     dirty: Dirty,
 }
@@ -155,6 +169,8 @@ impl Node {
             intent: None,
             resolved: None,
             billboard: false,
+            world_identity: false,
+            lod: None,
             dirty: Dirty::TRANSFORM.and(Dirty::RENDER),
         }
     }

@@ -12,8 +12,13 @@
 //!
 //! # The walk
 //!
-//! `update(time)` first runs the controllers (in the order they were added), then walks down
-//! from the root, iteratively:
+//! `update(time)` first runs the transform controllers (in the order they were added), then
+//! walks down from the root; if there are mesh controllers (morph, skin) it then runs them —
+//! world transforms are current, so bones are ready whatever the tree order — and walks again,
+//! which visits only the leaves whose meshes changed and their ancestors (see
+//! [`controller`](crate::controller)). Controllers run once per update; `Scene::draw` does the
+//! walk without them. A leaf skinned in world space keeps an identity world transform. The
+//! walk is iterative:
 //!
 //! * a node is visited only if it or a descendant is dirty — clean subtrees are skipped whole;
 //! * a node's world transform is recomputed (`world = parent.world ∘ local`) iff its own local
@@ -32,6 +37,7 @@ use crate::billboard::face_eye;
 use crate::bound::Bound;
 use crate::graph::Scene;
 use crate::node::{Dirty, Node, NodeData};
+use crate::transform::Transform;
 
 pub use crate::graph::UpdateStats;
 
@@ -58,30 +64,41 @@ impl Scene {
     /// Runs the controllers at `time`, then brings every world transform and world bound under
     /// the root up to date, touching only dirty paths (see the [module docs](self)).
     pub fn update(&mut self, time: f64) -> UpdateStats {
-        let mut stats = UpdateStats {
-            controllers: self.run_controllers(time),
-            ..UpdateStats::default()
-        };
-        self.walk(&mut stats);
-        stats.render_states = self.resolve_render_state();
-        self.time = time;
-        self.last_stats = stats;
-        stats
+        self.update_at(time, false)
     }
 
     /// Like [`Scene::update`], but recomputes every node under the root (the reference the
     /// incremental path must match bit for bit).
     pub fn update_full(&mut self, time: f64) -> UpdateStats {
+        self.update_at(time, true)
+    }
+
+    fn update_at(&mut self, time: f64, full: bool) -> UpdateStats {
         let mut stats = UpdateStats {
             controllers: self.run_controllers(time),
             ..UpdateStats::default()
         };
-        let root = self.root();
-        self.nodes.mark(root, Dirty::TRANSFORM.and(Dirty::RENDER));
+        if full {
+            let root = self.root();
+            self.nodes.mark(root, Dirty::TRANSFORM.and(Dirty::RENDER));
+        }
+        self.walk(&mut stats);
+        if !self.mesh_controllers.is_empty() {
+            stats.controllers += self.run_mesh_controllers(time);
+            self.walk(&mut stats);
+        }
+        stats.render_states = self.resolve_render_state();
+        self.last_stats = stats;
+        stats
+    }
+
+    /// Brings world data and resolved render state up to date **without** running controllers
+    /// (what [`Scene::draw`](crate::Scene::draw) does before culling: controllers run once per
+    /// [`Scene::update`]).
+    pub(crate) fn refresh(&mut self) -> UpdateStats {
+        let mut stats = UpdateStats::default();
         self.walk(&mut stats);
         stats.render_states = self.resolve_render_state();
-        self.time = time;
-        self.last_stats = stats;
         stats
     }
 
@@ -116,6 +133,7 @@ impl Scene {
                     let recompute = force || node.transform_changed();
                     if recompute {
                         node.world = match parent_world {
+                            _ if node.world_identity => Transform::IDENTITY,
                             Some(pw) => pw.compose(&node.local),
                             None => node.local,
                         };
@@ -192,6 +210,36 @@ impl Scene {
         // Controllers added during the run (none today) would be kept after the old ones.
         controllers.append(&mut self.controllers);
         self.controllers = controllers;
+        n
+    }
+
+    /// Runs every mesh controller once (world transforms are current); returns how many ran.
+    fn run_mesh_controllers(&mut self, time: f64) -> usize {
+        let mut controllers = std::mem::take(&mut self.mesh_controllers);
+        let mut bones = Vec::new();
+        for (node, c) in &mut controllers {
+            bones.clear();
+            let mut live = true;
+            for &b in c.bones() {
+                match self.world_transform(b) {
+                    Ok(w) => bones.push(*w),
+                    Err(_) => live = false,
+                }
+            }
+            if !live {
+                continue;
+            }
+            let Ok(mesh) = self.mesh(*node) else {
+                continue;
+            };
+            if let Some(m) = c.update(time, mesh, &bones) {
+                // The id was just checked, so this cannot fail.
+                let _ = self.set_mesh(*node, std::sync::Arc::new(m));
+            }
+        }
+        let n = controllers.len();
+        controllers.append(&mut self.mesh_controllers);
+        self.mesh_controllers = controllers;
         n
     }
 }

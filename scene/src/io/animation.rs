@@ -55,30 +55,7 @@ impl Keyframe for Vec3 {
     }
 }
 
-/// `cos` of the angle under which two unit quaternions are blended linearly instead of
-/// spherically (their angle is below about 0.05°, where `sin θ` loses precision).
-const SLERP_LINEAR_COS: f32 = 0.999_999_6;
-
-/// Spherical linear interpolation along the shorter arc (glTF's reference `slerp`), with
-/// transcendental functions from `plumb_raster::math`.
-pub fn slerp(a: Quat, b: Quat, s: f32) -> Quat {
-    let (a4, mut b4) = (Vec4::from(a), Vec4::from(b));
-    let mut d = a4.dot(b4);
-    if d < 0.0 {
-        b4 = -b4;
-        d = -d;
-    }
-    let out = if d > SLERP_LINEAR_COS {
-        a4 + (b4 - a4) * s
-    } else {
-        let theta = plumb_raster::math::acos(d.min(1.0));
-        let sin_theta = plumb_raster::math::sin(theta);
-        let wa = plumb_raster::math::sin((1.0 - s) * theta) / sin_theta;
-        let wb = plumb_raster::math::sin(s * theta) / sin_theta;
-        a4 * wa + b4 * wb
-    };
-    Quat::from_vec4(out.normalize_or_zero())
-}
+pub use crate::keyframe::slerp;
 
 impl Keyframe for Quat {
     fn interpolate(a: Self, b: Self, s: f32) -> Self {

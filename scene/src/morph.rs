@@ -1,0 +1,203 @@
+//! Morphing (Eberly's `MorphController`, book-advanced §1.14): a geometry leaf's vertices as a
+//! weighted combination of `T` targets with the same vertex count `V`, the weights keyed over
+//! time.
+//!
+//! Target 0 is stored **absolute** (`X₀`); targets `1..T` are stored as **differences**
+//! `Xᵢ − X₀` ([`MorphController::new`] takes them so; [`MorphController::from_targets`]
+//! computes them). Each of the `K` keys holds the weights `w₁ … w_{T−1}` (`w₀` is implied). At
+//! an update, the application time is mapped to controller time by the
+//! [`ControllerTiming`], the bounding keys `(k₀, k₁)` and `u` are found as for keyframes, and
+//! with `cᵢ = (1 − u)·w[k₀]ᵢ + u·w[k₁]ᵢ` (the book's code) every vertex becomes
+//!
+//! `X = X₀ + Σᵢ cᵢ·(Xᵢ − X₀)`, summed in target order,
+//!
+//! written into a copy of the leaf's mesh with [`Mesh::with_deformed_positions`] (bounds
+//! recomputed, normals regenerated if it has them), so culling and picking see the morphed
+//! shape. Weights need not be positive or sum to 1 (that is only the usual case), but must be
+//! finite.
+
+use glam::Vec3;
+
+use crate::controller::{check_key_times, ControllerTiming, KeyCursor, MeshController};
+use crate::error::SceneError;
+use crate::mesh::Mesh;
+use crate::transform::Transform;
+
+/// Keyed blending of morph targets (see the [module docs](self)). Attach it to a geometry leaf
+/// with [`Scene::add_mesh_controller`](crate::Scene::add_mesh_controller).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MorphController {
+    timing: ControllerTiming,
+    /// `[X₀, X₁ − X₀, …]`, each of `V` vertices.
+    targets: Vec<Vec<Vec3>>,
+    times: Vec<f32>,
+    /// `K` arrays of `T − 1` weights.
+    weights: Vec<Vec<f32>>,
+    cursor: KeyCursor,
+}
+
+fn invalid(message: String) -> SceneError {
+    SceneError::InvalidArgument {
+        what: "morph controller",
+        message,
+    }
+}
+
+impl MorphController {
+    /// A morph controller from target 0 (absolute), the differences `Xᵢ − X₀` of the other
+    /// targets, the key times and one array of `T − 1` weights per key.
+    ///
+    /// # Errors
+    /// [`SceneError::InvalidArgument`] for no targets, targets of different vertex counts, no
+    /// keys, key times not strictly increasing, or a key whose weight count is not `T − 1`;
+    /// [`SceneError::NonFinite`] for a non-finite vertex, time or weight.
+    pub fn new(
+        timing: ControllerTiming,
+        base: Vec<Vec3>,
+        differences: Vec<Vec<Vec3>>,
+        times: Vec<f32>,
+        weights: Vec<Vec<f32>>,
+    ) -> Result<Self, SceneError> {
+        let v = base.len();
+        if let Some((i, d)) = differences.iter().enumerate().find(|(_, d)| d.len() != v) {
+            return Err(invalid(format!(
+                "target {} has {} vertices, target 0 has {v}",
+                i + 1,
+                d.len()
+            )));
+        }
+        let mut targets = Vec::with_capacity(differences.len() + 1);
+        targets.push(base);
+        targets.extend(differences);
+        if targets.iter().flatten().any(|p| !p.is_finite()) {
+            return Err(SceneError::NonFinite {
+                what: "morph target",
+            });
+        }
+        check_key_times(&times, "morph key times")?;
+        if weights.len() != times.len() {
+            return Err(invalid(format!(
+                "{} key times but {} weight arrays",
+                times.len(),
+                weights.len()
+            )));
+        }
+        if let Some((k, w)) = weights
+            .iter()
+            .enumerate()
+            .find(|(_, w)| w.len() != targets.len() - 1)
+        {
+            return Err(invalid(format!(
+                "key {k} has {} weights; {} targets need {}",
+                w.len(),
+                targets.len(),
+                targets.len() - 1
+            )));
+        }
+        if weights.iter().flatten().any(|w| !w.is_finite()) {
+            return Err(SceneError::NonFinite {
+                what: "morph weight",
+            });
+        }
+        Ok(MorphController {
+            timing,
+            targets,
+            times,
+            weights,
+            cursor: KeyCursor::default(),
+        })
+    }
+
+    /// A morph controller from absolute targets (the first is target 0; the differences to it
+    /// are computed here).
+    ///
+    /// # Errors
+    /// As [`MorphController::new`]; no targets at all is [`SceneError::InvalidArgument`].
+    pub fn from_targets(
+        timing: ControllerTiming,
+        targets: Vec<Vec<Vec3>>,
+        times: Vec<f32>,
+        weights: Vec<Vec<f32>>,
+    ) -> Result<Self, SceneError> {
+        let mut it = targets.into_iter();
+        let base = it.next().ok_or_else(|| invalid("no targets".to_owned()))?;
+        let differences = it
+            .map(|t| {
+                if t.len() == base.len() {
+                    Ok(t.iter().zip(&base).map(|(x, x0)| *x - *x0).collect())
+                } else {
+                    Err(invalid(format!(
+                        "a target has {} vertices, target 0 has {}",
+                        t.len(),
+                        base.len()
+                    )))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        MorphController::new(timing, base, differences, times, weights)
+    }
+
+    /// Number of vertices `V` of every target.
+    pub fn vertex_count(&self) -> usize {
+        self.targets[0].len()
+    }
+
+    /// Number of targets `T` (target 0 included).
+    pub fn target_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// The time mapping and active flag.
+    pub fn timing(&self) -> &ControllerTiming {
+        &self.timing
+    }
+
+    /// Replaces the time mapping and active flag.
+    pub fn set_timing(&mut self, timing: ControllerTiming) {
+        self.timing = timing;
+    }
+
+    /// The interpolated weights `c₁ … c_{T−1}` at application time `app_time`.
+    pub fn weights_at(&mut self, app_time: f64) -> Vec<f32> {
+        let t = self.timing.control_time(app_time) as f32;
+        let (k0, k1, u) = self.cursor.find(t, &self.times);
+        let (w0, w1) = (&self.weights[k0], &self.weights[k1]);
+        let om = 1.0 - u;
+        w0.iter().zip(w1).map(|(a, b)| om * a + u * b).collect()
+    }
+
+    /// The morphed vertices at application time `app_time` (see the [module docs](self)).
+    pub fn positions_at(&mut self, app_time: f64) -> Vec<Vec3> {
+        let c = self.weights_at(app_time);
+        let mut out = self.targets[0].clone();
+        for (ci, diff) in c.iter().zip(&self.targets[1..]) {
+            for (x, d) in out.iter_mut().zip(diff) {
+                *x += *ci * *d;
+            }
+        }
+        out
+    }
+}
+
+impl MeshController for MorphController {
+    fn check(&self, mesh: &Mesh) -> Result<(), SceneError> {
+        if mesh.positions().len() == self.vertex_count() {
+            Ok(())
+        } else {
+            Err(SceneError::AttributeLength {
+                attribute: "morph targets",
+                expected: mesh.positions().len(),
+                actual: self.vertex_count(),
+            })
+        }
+    }
+
+    /// `None` when inactive, when the mesh no longer has `V` vertices, or when the sum
+    /// overflowed.
+    fn update(&mut self, time: f64, mesh: &Mesh, _bones: &[Transform]) -> Option<Mesh> {
+        if !self.timing.active() || mesh.positions().len() != self.vertex_count() {
+            return None;
+        }
+        mesh.with_deformed_positions(self.positions_at(time)).ok()
+    }
+}
