@@ -1,12 +1,22 @@
 //! Homogeneous clipping of triangles and lines.
 //!
 //! Primitives are clipped in clip space against: the near plane `z ≥ 0`, the far plane
-//! `z ≤ w`, four guard-band planes (so snapped window coordinates stay inside
-//! [`crate::fixed::GUARD_BAND_PX`]) and the user clip planes. Near and far together imply
-//! `w ≥ 0`, so nothing behind the eye survives, and a vertex with `w = 0` can only remain as a
-//! degenerate point (rejected at snapping). x/y are *not* clipped to the viewport: the
-//! rasteriser's bounding box does that for free, and the guard band only prevents fixed-point
-//! overflow.
+//! `z ≤ w`, four x/y planes and the user clip planes. Near and far together imply `w ≥ 0`, so
+//! nothing behind the eye survives, and a vertex with `w = 0` can only remain as a degenerate
+//! point (rejected at snapping).
+//!
+//! **The x/y planes depend on the primitive** (GL 1.4 §2.11, "the view volume"):
+//! - *filled polygons* ([`ClipPlanes::new`]) are clipped only to a guard band (so snapped
+//!   window coordinates stay inside [`crate::fixed::GUARD_BAND_PX`]); the rest of the view
+//!   volume is cut in window space, where it is the viewport rectangle: setup clamps every
+//!   triangle's pixel box to target ∩ scissor ∩ viewport. For a filled polygon that is exactly
+//!   GL's clip to `−w ≤ x, y ≤ w`, and much cheaper.
+//! - *points, lines, and polygons drawn in `Line` or `Point` mode* ([`ClipPlanes::view`]) are
+//!   clipped to the view volume itself, `−w ≤ x, y ≤ w`: a point whose centre is outside is
+//!   discarded, a line is cut where it leaves the volume, and a polygon's vertices and edges
+//!   outside it are not drawn — as GL does. Their quads (`point_size`, `line_width`) are then
+//!   only cut at target ∩ scissor, so a wide point or line whose centre is inside may spill
+//!   past the viewport edge, as in GL (§3.3, §3.4).
 //!
 //! **Watertightness across shared edges.** Where an edge crosses a plane the new vertex is
 //! always computed from the inside end towards the outside end, `v = in + t·(out − in)` with
@@ -34,7 +44,7 @@ pub struct ClipPlanes {
 }
 
 impl ClipPlanes {
-    /// Near, far, guard band for `viewport`, then the user planes.
+    /// Near, far, guard band for `viewport`, then the user planes (for filled polygons).
     pub fn new(viewport: &Viewport, user: &[Option<Vec4>]) -> ClipPlanes {
         // window x = vx + (ndc + 1)·vw/2 must stay in [−G, G]:
         //   ndc ≥ lo = (−G − vx)·2/vw − 1   and   ndc ≤ hi = (G − vx)·2/vw − 1.
@@ -44,6 +54,18 @@ impl ClipPlanes {
         let x_hi = (g - viewport.x) * 2.0 / viewport.width - 1.0;
         let y_lo = 1.0 - (g - viewport.y) * 2.0 / viewport.height;
         let y_hi = 1.0 - (-g - viewport.y) * 2.0 / viewport.height;
+        Self::with_band([x_lo, x_hi, y_lo, y_hi], user)
+    }
+
+    /// Near, far, the view volume's `−w ≤ x ≤ w`, `−w ≤ y ≤ w`, then the user planes (for
+    /// points, lines and polygons drawn in `Line` or `Point` mode; GL 1.4 §2.11). The view
+    /// volume lies inside every guard band, so these planes also keep snapping in range.
+    pub fn view(user: &[Option<Vec4>]) -> ClipPlanes {
+        Self::with_band([-1.0, 1.0, -1.0, 1.0], user)
+    }
+
+    /// Near, far, the x/y planes `x_lo·w ≤ x ≤ x_hi·w`, `y_lo·w ≤ y ≤ y_hi·w`, user planes.
+    fn with_band([x_lo, x_hi, y_lo, y_hi]: [f32; 4], user: &[Option<Vec4>]) -> ClipPlanes {
         let mut planes = [Vec4::ZERO; MAX_PLANES];
         planes[0] = Vec4::new(0.0, 0.0, 1.0, 0.0); // z ≥ 0
         planes[1] = Vec4::new(0.0, 0.0, -1.0, 1.0); // z ≤ w

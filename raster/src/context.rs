@@ -219,7 +219,10 @@ impl Context {
             });
         }
         let ctx = SetupCtx::new(state, self.width(), self.height(), nvar, flat_count);
+        // Filled polygons clip x/y to the guard band (setup cuts them at the viewport);
+        // points, lines and polygons in line or point mode clip to the view volume.
         let planes = ClipPlanes::new(&state.viewport, &state.clip_planes);
+        let view_planes = ClipPlanes::view(&state.clip_planes);
         let elements = indices.len(vertex_count);
         let prims = topology.primitive_count(elements);
 
@@ -288,7 +291,12 @@ impl Context {
                 for k in 0..per {
                     fetch(indices.get(e[k]), &mut v[k]);
                 }
-                assemble(&ctx, &planes, topology, &v[..per], &mut w, &mut sink);
+                let planes = if per == 3 && ctx.polygon_mode == PolygonMode::Fill {
+                    &planes
+                } else {
+                    &view_planes
+                };
+                assemble(&ctx, planes, topology, &v[..per], &mut w, &mut sink);
             }
             let bins = ChunkBins::new(&sink, draw, stride, tiles_x, tiles_y);
             (sink.stats, bins)
@@ -480,13 +488,15 @@ fn screen_triangle(ctx: &SetupCtx, v: [ScreenVertex; 3]) -> Screen {
     if !keep {
         return Screen::Rejected(Some(|s| &mut s.culled));
     }
-    if crate::setup::pixel_bbox(ctx, &xs, &ys).is_none() {
+    if crate::setup::pixel_bbox(&ctx.clip_rect, &xs, &ys).is_none() {
         return Screen::Rejected(None);
     }
     Screen::Draw { snapped, front }
 }
 
-/// Clips and sets up one primitive (`v` holds 1, 2 or 3 vertices).
+/// Clips and sets up one primitive (`v` holds 1, 2 or 3 vertices) against `planes`: the
+/// guard-band set for filled polygons, the view-volume set for everything else
+/// ([`crate::clip`]). A point is kept only when its centre is inside every plane.
 fn assemble(
     ctx: &SetupCtx,
     planes: &ClipPlanes,

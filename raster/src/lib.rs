@@ -33,13 +33,17 @@
 //!   row 0 is the top row of images. See [`Viewport`] for the mapping.
 //! - **Rasterization.** Vertices snap to 1/256 pixel ([`fixed`]); 64-bit integer edge
 //!   functions; **top-left fill rule** (a pixel centre on a shared edge belongs to exactly one
-//!   triangle). Near and far planes are clipped exactly, x/y only against a guard band
-//!   ([`clip`]); coordinates are never wrapped.
+//!   triangle). Near and far planes are clipped exactly; x/y of filled polygons against a
+//!   guard band, then cut at target ∩ scissor ∩ viewport; points, lines and polygons in line
+//!   or point mode against the view volume `−w ≤ x, y ≤ w` (GL 1.4 §2.11; [`clip`]);
+//!   coordinates are never wrapped.
 //! - **Interpolation.** Depth linear in screen space; every other attribute
 //!   perspective-correct. Flat shading takes the first vertex of each primitive (Vulkan's
 //!   `provokingVertexMode = FIRST`; strips and fans as [`Topology`] documents).
 //! - **Lines and points** are rasterized as quads: lines as parallelograms `line_width` thick
-//!   (the GL wide-line rule), points as `point_size` squares, both under the fill rule.
+//!   (the GL wide-line rule), points as `point_size` squares, both under the fill rule. A
+//!   point whose centre is outside the view volume is discarded; a wide point or line that is
+//!   kept may spill past the viewport edge, as in GL.
 //! - **Colour.** RGBA8 unorm framebuffer, `f32` fragment math, `floor(clamp(x, 0, 1)·255 +
 //!   0.5)` to store, `d / 255` to read. No colour management: values are used as stored.
 //! - **Depth and stencil.** `f32` depth cleared to 1, `u8` stencil; GL semantics for every

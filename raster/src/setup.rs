@@ -49,7 +49,8 @@ impl WinVertex {
 pub(crate) struct TriSetup {
     pub xs: [i32; 3],
     pub ys: [i32; 3],
-    /// Pixel bounding box `[x0, x1) × [y0, y1)`, clamped to the target and scissor.
+    /// Pixel bounding box `[x0, x1) × [y0, y1)`, clamped to [`SetupCtx::clip_rect`] (filled
+    /// polygons) or [`SetupCtx::quad_rect`] (point and line quads).
     pub bbox: [i32; 4],
     /// Snapped position of vertex 0 in pixels (the planes' origin).
     pub ref_x: f32,
@@ -98,8 +99,14 @@ impl GeometryStats {
 /// Per-draw constants of the setup stage.
 pub(crate) struct SetupCtx {
     pub viewport: Viewport,
-    /// Pixel rectangle `[x0, x1) × [y0, y1)` that may be touched (target ∩ scissor).
+    /// Pixel rectangle `[x0, x1) × [y0, y1)` a filled polygon may touch: target ∩ scissor ∩
+    /// viewport. Cutting there is GL's x/y clip to the view volume (GL 1.4 §2.11), which
+    /// [`crate::clip`] leaves to setup for filled polygons.
     pub clip_rect: [i32; 4],
+    /// Pixel rectangle a point or line quad may touch: target ∩ scissor. Points and lines are
+    /// clipped to the view volume in clip space ([`crate::clip::ClipPlanes::view`]), so only
+    /// the width of a wide point or line reaches past the viewport, as in GL.
+    pub quad_rect: [i32; 4],
     pub cull: CullMode,
     pub front_face: FrontFace,
     pub polygon_mode: PolygonMode,
@@ -132,9 +139,22 @@ impl SetupCtx {
                 sy1 as i32,
             ];
         }
+        // The viewport's pixels: those whose centre (x + ½) lies in [vx, vx + vw) (left and top
+        // edges in, right and bottom out, the fill rule's choice for the clip edges). f64 sums
+        // of f32 values are exact; `as i32` saturates (the values are within ±2¹⁵ anyway).
+        let vp = &state.viewport;
+        let first = |a: f32| (f64::from(a) - 0.5).ceil() as i32;
+        let end = |a: f32, len: f32| (f64::from(a) + f64::from(len) - 0.5).ceil() as i32;
+        let clip_rect = [
+            r[0].max(first(vp.x)),
+            r[1].max(first(vp.y)),
+            r[2].min(end(vp.x, vp.width)),
+            r[3].min(end(vp.y, vp.height)),
+        ];
         SetupCtx {
             viewport: state.viewport,
-            clip_rect: r,
+            clip_rect,
+            quad_rect: r,
             cull: state.cull,
             front_face: state.front_face,
             polygon_mode: state.polygon_mode,
@@ -227,14 +247,13 @@ pub(crate) fn area2(xs: &[i32; 3], ys: &[i32; 3]) -> i64 {
 }
 
 /// The pixels whose centres lie in the triangle's bounding box, `[x0, x1) × [y0, y1)`,
-/// clamped to the clip rectangle; `None` when that is empty.
+/// clamped to the rectangle `r`; `None` when that is empty.
 #[inline]
-pub(crate) fn pixel_bbox(ctx: &SetupCtx, xs: &[i32; 3], ys: &[i32; 3]) -> Option<[i32; 4]> {
+pub(crate) fn pixel_bbox(r: &[i32; 4], xs: &[i32; 3], ys: &[i32; 3]) -> Option<[i32; 4]> {
     let minx = Fixed(xs[0].min(xs[1]).min(xs[2])).ceil_pixel_centre();
     let maxx = Fixed(xs[0].max(xs[1]).max(xs[2])).floor_pixel_centre() + 1;
     let miny = Fixed(ys[0].min(ys[1]).min(ys[2])).ceil_pixel_centre();
     let maxy = Fixed(ys[0].max(ys[1]).max(ys[2])).floor_pixel_centre() + 1;
-    let r = &ctx.clip_rect;
     let bbox = [
         minx.max(r[0]),
         miny.max(r[1]),
@@ -245,11 +264,24 @@ pub(crate) fn pixel_bbox(ctx: &SetupCtx, xs: &[i32; 3], ys: &[i32; 3]) -> Option
 }
 
 impl TriSink {
-    /// Sets up one window-space triangle with snapped positions `p`. `flat` holds the
-    /// provoking vertex's varyings when shading is flat. Returns whether a triangle was
-    /// emitted.
+    /// Sets up one triangle of a filled polygon: window-space vertices `v` with snapped
+    /// positions `p`, cut at [`SetupCtx::clip_rect`]. `flat` holds the provoking vertex's
+    /// varyings when shading is flat. Returns whether a triangle was emitted.
     pub fn triangle(
         &mut self,
+        ctx: &SetupCtx,
+        v: [&WinVertex; 3],
+        p: [(i32, i32); 3],
+        flat: Flat<'_>,
+        front: bool,
+    ) -> bool {
+        self.triangle_in(&ctx.clip_rect, ctx, v, p, flat, front)
+    }
+
+    /// [`TriSink::triangle`] cut at the pixel rectangle `rect`.
+    fn triangle_in(
+        &mut self,
+        rect: &[i32; 4],
         ctx: &SetupCtx,
         v: [&WinVertex; 3],
         p: [(i32, i32); 3],
@@ -270,7 +302,7 @@ impl TriSink {
             v.swap(1, 2);
             a2 = -a2;
         }
-        let Some(bbox) = pixel_bbox(ctx, &xs, &ys) else {
+        let Some(bbox) = pixel_bbox(rect, &xs, &ys) else {
             return false;
         };
 
@@ -463,7 +495,8 @@ impl TriSink {
                 }
             }
         }
-        self.triangle(ctx, [c[0], c[1], c[2]], [p[0], p[1], p[2]], flat, front);
-        self.triangle(ctx, [c[0], c[2], c[3]], [p[0], p[2], p[3]], flat, front);
+        let r = &ctx.quad_rect;
+        self.triangle_in(r, ctx, [c[0], c[1], c[2]], [p[0], p[1], p[2]], flat, front);
+        self.triangle_in(r, ctx, [c[0], c[2], c[3]], [p[0], p[2], p[3]], flat, front);
     }
 }

@@ -475,6 +475,128 @@ fn constant_colour_full_screen_triangle() {
     }
 }
 
+/// A 16×16 viewport at (8, 8) of a 32×32 target, and the clip position of window point
+/// `(x, y)` through it.
+fn small_viewport(c: &Context) -> (PipelineState, impl Fn(f32, f32) -> Vec4) {
+    let st = PipelineState {
+        viewport: Viewport {
+            x: 8.0,
+            y: 8.0,
+            width: 16.0,
+            height: 16.0,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        },
+        ..state(c)
+    };
+    let at = |x: f32, y: f32| Vec4::new((x - 8.0) / 8.0 - 1.0, 1.0 - (y - 8.0) / 8.0, 0.5, 1.0);
+    (st, at)
+}
+
+/// GL 1.4 §2.11: primitives are clipped to the view volume `−w ≤ x, y ≤ w`, i.e. nothing of
+/// a filled polygon lands outside the viewport, even where the target extends past it.
+#[test]
+fn triangle_larger_than_the_viewport_is_cut_at_it() {
+    let mut c = ctx(128, 128, 2);
+    let st = PipelineState {
+        viewport: Viewport {
+            x: 32.0,
+            y: 32.0,
+            width: 64.0,
+            height: 64.0,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        },
+        ..state(&c)
+    };
+    full_screen(&mut c, &st, 0.5, RED);
+    let img = c.color_image();
+    for (x, y, p) in img.enumerate_pixels() {
+        let inside = (32..96).contains(&x) && (32..96).contains(&y);
+        assert_eq!(p.0[0] == 255, inside, "pixel ({x}, {y})");
+    }
+    assert_eq!(c.stats().fragments_written, 64 * 64);
+    // A fractional viewport takes the pixels whose centres lie in [x, x + width): 10.5..20.5
+    // holds the centres of pixels 10..=19.
+    let mut c = ctx(32, 32, 1);
+    let st = PipelineState {
+        viewport: Viewport {
+            x: 10.5,
+            y: 0.0,
+            width: 10.0,
+            height: 32.0,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        },
+        ..state(&c)
+    };
+    full_screen(&mut c, &st, 0.5, RED);
+    let img = c.color_image();
+    for x in 0..32 {
+        assert_eq!(
+            img.get_pixel(x, 5).0[0] == 255,
+            (10..20).contains(&x),
+            "x = {x}"
+        );
+    }
+}
+
+/// GL 1.4 §2.11: a point whose centre is outside the view volume is discarded, and a line is
+/// cut where it leaves it; wide points and lines kept by that rule may spill past the
+/// viewport edge (GL rasterises their full width, §3.3–§3.4), and plumb does the same.
+#[test]
+fn points_and_lines_are_clipped_to_the_view_volume() {
+    let mut c = ctx(32, 32, 1);
+    let (st, at) = small_viewport(&c);
+    let wide = PipelineState {
+        point_size: 6.0,
+        line_width: 4.0,
+        ..st
+    };
+    let draw = |c: &mut Context, st: &PipelineState, pos: &[Vec4], t: Topology| {
+        let col = vec![RED; pos.len()];
+        c.draw(st, &VertexInput::colored(pos, &col), Indices::None, t)
+            .unwrap();
+    };
+    // Centre 1.5 px right of the viewport (x = 24): discarded although 3 px wide.
+    draw(&mut c, &wide, &[at(25.5, 16.5)], Topology::PointList);
+    // A 4-wide horizontal line 1 px below the viewport (y = 24): discarded.
+    draw(
+        &mut c,
+        &wide,
+        &[at(10.0, 25.0), at(20.0, 25.0)],
+        Topology::LineList,
+    );
+    assert!(c.color_image().pixels().all(|p| p.0[0] == 0));
+    // A 1-px line through the whole target is cut at the viewport: pixels 8..=23 of row 12.
+    draw(
+        &mut c,
+        &st,
+        &[at(0.0, 12.5), at(32.0, 12.5)],
+        Topology::LineList,
+    );
+    let img = c.color_image();
+    for x in 0..32 {
+        assert_eq!(
+            img.get_pixel(x, 12).0[0] == 255,
+            (8..24).contains(&x),
+            "x = {x}"
+        );
+    }
+    // A 6-px point centred inside, 1.5 px from the right edge (x = 24), covers [19.5, 25.5):
+    // pixels 19..=24, spilling into pixel 24 outside the viewport.
+    let mut c = ctx(32, 32, 1);
+    draw(&mut c, &wide, &[at(22.5, 16.5)], Topology::PointList);
+    let img = c.color_image();
+    for x in 0..32 {
+        assert_eq!(
+            img.get_pixel(x, 16).0[0] == 255,
+            (19..25).contains(&x),
+            "x = {x}"
+        );
+    }
+}
+
 #[test]
 fn huge_coordinates_render_like_full_screen() {
     // Vertices at ±1e6 in clip space (w = 1) are guard-band clipped, not wrapped.
