@@ -283,7 +283,9 @@ impl Context {
                                 ctx.to_window_into(&v[k], &mut w[k]);
                             }
                             let flat = ctx.flat.then_some((&v[0].var, ctx.flat_count));
-                            sink.triangle(&ctx, [&w[0], &w[1], &w[2]], snapped, flat, front);
+                            let offset = TriSink::polygon_offset(&ctx, &w[..3], &snapped);
+                            let v3 = [&w[0], &w[1], &w[2]];
+                            sink.triangle(&ctx, v3, snapped, flat, front, offset);
                             continue;
                         }
                     }
@@ -528,12 +530,12 @@ fn assemble(
     match topology {
         Topology::PointList => {
             let w = ctx.to_window(&v[0]);
-            sink.point(ctx, &w, true);
+            sink.point(ctx, &w, None, true, None);
         }
         Topology::LineList | Topology::LineStrip => {
             if let Some((a, b)) = clip_line(&v[0], &v[1], planes, or, ctx.nvar) {
                 let (wa, wb) = (ctx.to_window(&a), ctx.to_window(&b));
-                sink.line(ctx, &wa, &wb, flat, true);
+                sink.line(ctx, &wa, &wb, flat, true, None);
             }
         }
         _ if or == 0 => {

@@ -43,7 +43,8 @@
 //! - **Lines and points** are rasterized as quads: lines as parallelograms `line_width` thick
 //!   (the GL wide-line rule), points as `point_size` squares, both under the fill rule. A
 //!   point whose centre is outside the view volume is discarded; a wide point or line that is
-//!   kept may spill past the viewport edge, as in GL.
+//!   kept may spill past the viewport edge, as in GL. Polygon offset applies to polygons only
+//!   (in any polygon mode), once per polygon ([`PolygonOffset`]).
 //! - **Colour.** RGBA8 unorm framebuffer, `f32` fragment math, `floor(clamp(x, 0, 1)·255 +
 //!   0.5)` to store, `d / 255` to read. No colour management: values are used as stored.
 //! - **Depth and stencil.** `f32` depth cleared to 1, `u8` stencil; GL semantics for every

@@ -114,6 +114,7 @@ pub(crate) struct SetupCtx {
     /// Varyings affected by flat shading (the leading colour block).
     pub flat_count: usize,
     pub nvar: usize,
+    /// Polygon offset (GL 1.4 §3.5.5), for polygons only: see [`TriSink::polygon_offset`].
     pub offset_factor: f32,
     pub offset_units: f32,
     pub point_half: f32,
@@ -266,7 +267,8 @@ pub(crate) fn pixel_bbox(r: &[i32; 4], xs: &[i32; 3], ys: &[i32; 3]) -> Option<[
 impl TriSink {
     /// Sets up one triangle of a filled polygon: window-space vertices `v` with snapped
     /// positions `p`, cut at [`SetupCtx::clip_rect`]. `flat` holds the provoking vertex's
-    /// varyings when shading is flat. Returns whether a triangle was emitted.
+    /// varyings when shading is flat; `offset` is the polygon's depth offset
+    /// ([`TriSink::polygon_offset`]). Returns whether a triangle was emitted.
     pub fn triangle(
         &mut self,
         ctx: &SetupCtx,
@@ -274,11 +276,17 @@ impl TriSink {
         p: [(i32, i32); 3],
         flat: Flat<'_>,
         front: bool,
+        offset: Option<f32>,
     ) -> bool {
-        self.triangle_in(&ctx.clip_rect, ctx, v, p, flat, front)
+        self.triangle_in(&ctx.clip_rect, ctx, v, p, flat, front, offset)
     }
 
-    /// [`TriSink::triangle`] cut at the pixel rectangle `rect`.
+    /// [`TriSink::triangle`] cut at the pixel rectangle `rect`, its depth plane moved by
+    /// `offset` (the polygon offset of the polygon it belongs to, if any).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "internal; the one triangle setup all primitives share"
+    )]
     fn triangle_in(
         &mut self,
         rect: &[i32; 4],
@@ -287,6 +295,7 @@ impl TriSink {
         p: [(i32, i32); 3],
         flat: Flat<'_>,
         front: bool,
+        offset: Option<f32>,
     ) -> bool {
         let mut xs = [p[0].0, p[1].0, p[2].0];
         let mut ys = [p[0].1, p[1].1, p[2].1];
@@ -320,13 +329,8 @@ impl TriSink {
         };
         let base = self.planes.len() as u32;
         let mut zp = plane(f64::from(v[0].z), f64::from(v[1].z), f64::from(v[2].z));
-        if ctx.offset_factor != 0.0 || ctx.offset_units != 0.0 {
-            let zmax = v[0].z.abs().max(v[1].z.abs()).max(v[2].z.abs());
-            // Smallest resolvable difference of an f32 depth at zmax: 2^(e − 23).
-            let e = ((zmax.to_bits() >> 23) & 0xff).max(1) as i32 - 127;
-            let r = f32::from_bits(((e - 23 + 127).max(1) as u32) << 23);
-            let slope = zp[1].abs().max(zp[2].abs());
-            zp[0] += ctx.offset_factor * slope + ctx.offset_units * r;
+        if let Some(o) = offset {
+            zp[0] += o;
         }
         self.planes.extend_from_slice(&zp);
         let qp = plane(f64::from(v[0].q), f64::from(v[1].q), f64::from(v[2].q));
@@ -358,6 +362,62 @@ impl TriSink {
         });
         self.stats.triangles_setup += 1;
         true
+    }
+
+    /// The depth offset of a polygon (GL 1.4 §3.5.5), `None` when the offset is zero:
+    /// `factor·m + units·r`, computed **once per polygon** and added to the depth of every
+    /// fragment it makes, whatever the polygon mode — filled, each edge in `Line` mode, each
+    /// vertex in `Point` mode. `m = max(|∂z/∂x|, |∂z/∂y|)` is the polygon's depth slope (from
+    /// its largest fan triangle `(0, i, i + 1)`, the first on ties; for a triangle, its own
+    /// plane, by the expressions of [`TriSink::triangle`]); `r = 2^(e − 23)` is the smallest
+    /// resolvable difference of an `f32` depth at the polygon's largest `|z|` (exponent `e`).
+    ///
+    /// GL enables the offset per mode (`POLYGON_OFFSET_FILL`, `_LINE`, `_POINT`); plumb's
+    /// [`crate::PolygonOffset`] is one setting, so a non-zero offset means all three enabled.
+    /// Point and line *primitives* are never offset.
+    pub(crate) fn polygon_offset(ctx: &SetupCtx, w: &[WinVertex], p: &[(i32, i32)]) -> Option<f32> {
+        if ctx.offset_factor == 0.0 && ctx.offset_units == 0.0 {
+            return None;
+        }
+        let n = w.len();
+        let (mut best, mut best_a2) = (1, 0i64);
+        for i in 1..n - 1 {
+            let xs = [p[0].0, p[i].0, p[i + 1].0];
+            let ys = [p[0].1, p[i].1, p[i + 1].1];
+            let a2 = area2(&xs, &ys).abs();
+            if a2 > best_a2 {
+                (best, best_a2) = (i, a2);
+            }
+        }
+        let mut slope = 0.0f32;
+        if best_a2 != 0 {
+            let mut xs = [p[0].0, p[best].0, p[best + 1].0];
+            let mut ys = [p[0].1, p[best].1, p[best + 1].1];
+            let mut z = [w[0].z, w[best].z, w[best + 1].z];
+            if area2(&xs, &ys) < 0 {
+                xs.swap(1, 2);
+                ys.swap(1, 2);
+                z.swap(1, 2);
+            }
+            // The z plane's slopes, exactly as `triangle` computes them.
+            let inv = 1.0 / SUBPIXEL_ONE as f64;
+            let (x0, y0) = (f64::from(xs[0]) * inv, f64::from(ys[0]) * inv);
+            let (e1x, e1y) = (f64::from(xs[1]) * inv - x0, f64::from(ys[1]) * inv - y0);
+            let (e2x, e2y) = (f64::from(xs[2]) * inv - x0, f64::from(ys[2]) * inv - y0);
+            let inv_area = 1.0 / (best_a2 as f64 * inv * inv);
+            let (d1, d2) = (
+                f64::from(z[1]) - f64::from(z[0]),
+                f64::from(z[2]) - f64::from(z[0]),
+            );
+            let dx = ((d1 * e2y - d2 * e1y) * inv_area) as f32;
+            let dy = ((d2 * e1x - d1 * e2x) * inv_area) as f32;
+            slope = dx.abs().max(dy.abs());
+        }
+        let zmax = w.iter().fold(0.0f32, |m, v| m.max(v.z.abs()));
+        // Smallest resolvable difference of an f32 depth at zmax: 2^(e − 23).
+        let e = ((zmax.to_bits() >> 23) & 0xff).max(1) as i32 - 127;
+        let r = f32::from_bits(((e - 23 + 127).max(1) as u32) << 23);
+        Some(ctx.offset_factor * slope + ctx.offset_units * r)
     }
 
     /// Whether a window-space polygon (doubled signed area `a2`) survives culling, and whether
@@ -410,6 +470,7 @@ impl TriSink {
             self.stats.culled += 1;
             return;
         }
+        let offset = Self::polygon_offset(ctx, w, &p[..n]);
         match ctx.polygon_mode {
             PolygonMode::Fill => {
                 for i in 1..n - 1 {
@@ -419,6 +480,7 @@ impl TriSink {
                         [p[0], p[i], p[i + 1]],
                         flat,
                         front,
+                        offset,
                     );
                 }
             }
@@ -426,14 +488,14 @@ impl TriSink {
                 for i in 0..n {
                     if edge[i] {
                         let j = if i + 1 == n { 0 } else { i + 1 };
-                        self.line(ctx, &w[i], &w[j], flat, front);
+                        self.line(ctx, &w[i], &w[j], flat, front, offset);
                     }
                 }
             }
             PolygonMode::Point => {
                 for i in 0..n {
                     if orig[i] {
-                        self.point(ctx, &w[i], front);
+                        self.point(ctx, &w[i], flat, front, offset);
                     }
                 }
             }
@@ -443,6 +505,8 @@ impl TriSink {
     /// A segment as a parallelogram `line_width` thick (the GL wide-line rule: x-major
     /// lines are extended vertically, y-major horizontally; ends are not extended). The two
     /// triangles share a diagonal, so the top-left rule covers each pixel at most once.
+    /// `offset`: the depth offset of the polygon whose edge this is (`None` for a line
+    /// primitive: GL offsets polygons only).
     pub fn line(
         &mut self,
         ctx: &SetupCtx,
@@ -450,6 +514,7 @@ impl TriSink {
         b: &WinVertex,
         flat: Flat<'_>,
         front: bool,
+        offset: Option<f32>,
     ) {
         let (dx, dy) = (b.x - a.x, b.y - a.y);
         let (ox, oy) = if dx.abs() >= dy.abs() {
@@ -468,23 +533,46 @@ impl TriSink {
         } else {
             None
         });
-        self.quad(ctx, [&c0, &c1, &c2, &c3], flat, front);
+        self.quad(ctx, [&c0, &c1, &c2, &c3], flat, front, offset);
     }
 
-    /// A point as a `point_size` square centred on the vertex, attributes taken from it.
-    pub fn point(&mut self, ctx: &SetupCtx, p: &WinVertex, front: bool) {
+    /// A point as a `point_size` square centred on the vertex, attributes taken from it —
+    /// except the leading ones `flat` gives (a polygon's provoking vertex under flat shading,
+    /// GL 1.4 §2.13.7, for polygon mode `Point`). `offset` as in [`TriSink::line`].
+    pub fn point(
+        &mut self,
+        ctx: &SetupCtx,
+        p: &WinVertex,
+        flat: Flat<'_>,
+        front: bool,
+        offset: Option<f32>,
+    ) {
         let h = ctx.point_half;
+        let mut own = *p;
+        if let Some((f, n)) = flat {
+            own.var[..n].copy_from_slice(&f[..n]);
+        }
+        let p = &own;
         let at = |sx: f32, sy: f32| WinVertex {
             x: p.x + h * sx,
             y: p.y + h * sy,
             ..*p
         };
         let (c0, c1, c2, c3) = (at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0));
-        self.quad(ctx, [&c0, &c1, &c2, &c3], Some((&p.var, ctx.nvar)), front);
+        let consts = Some((&p.var, ctx.nvar));
+        self.quad(ctx, [&c0, &c1, &c2, &c3], consts, front, offset);
     }
 
-    /// Two triangles `(0, 1, 2)`, `(0, 2, 3)` sharing a diagonal.
-    fn quad(&mut self, ctx: &SetupCtx, c: [&WinVertex; 4], flat: Flat<'_>, front: bool) {
+    /// Two triangles `(0, 1, 2)`, `(0, 2, 3)` sharing a diagonal, cut at
+    /// [`SetupCtx::quad_rect`].
+    fn quad(
+        &mut self,
+        ctx: &SetupCtx,
+        c: [&WinVertex; 4],
+        flat: Flat<'_>,
+        front: bool,
+        offset: Option<f32>,
+    ) {
         let mut p = [(0i32, 0i32); 4];
         for (i, v) in c.iter().enumerate() {
             match (snap(v.x), snap(v.y)) {
@@ -496,7 +584,8 @@ impl TriSink {
             }
         }
         let r = &ctx.quad_rect;
-        self.triangle_in(r, ctx, [c[0], c[1], c[2]], [p[0], p[1], p[2]], flat, front);
-        self.triangle_in(r, ctx, [c[0], c[2], c[3]], [p[0], p[2], p[3]], flat, front);
+        let (t0, t1) = ([c[0], c[1], c[2]], [c[0], c[2], c[3]]);
+        self.triangle_in(r, ctx, t0, [p[0], p[1], p[2]], flat, front, offset);
+        self.triangle_in(r, ctx, t1, [p[0], p[2], p[3]], flat, front, offset);
     }
 }

@@ -103,8 +103,14 @@ impl Default for DepthState {
 }
 
 /// Polygon offset: `z += factor·max(|∂z/∂x|, |∂z/∂y|) + units·r`, where `r` is the smallest
-/// resolvable depth difference of an `f32` depth buffer at the triangle's largest depth
+/// resolvable depth difference of an `f32` depth buffer at the polygon's largest depth
 /// (`2^(e − 23)` for exponent `e`), as GL specifies for floating-point depth buffers.
+///
+/// As GL 1.4 §3.5.5: computed once per polygon from the polygon's own depth slope and added
+/// to every fragment it makes, whatever the [`PolygonMode`]; point and line primitives are
+/// never offset. GL has three enables (`POLYGON_OFFSET_FILL`, `_LINE`, `_POINT`); plumb has
+/// this one setting, so a non-zero offset acts as all three enabled (the scene crate's single
+/// `enabled` flag maps onto it the same way).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 #[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "trace", serde(deny_unknown_fields))]

@@ -885,6 +885,117 @@ fn polygon_offset_moves_depth() {
     );
 }
 
+/// GL 1.4 §3.5.5: polygon offset applies to polygons only, in whatever mode they are
+/// drawn — never to point and line primitives. plumb has one offset (no separate
+/// `POLYGON_OFFSET_FILL/LINE/POINT` enables): a non-zero [`PolygonOffset`] acts as all three
+/// enabled, so polygons drawn in `Line` or `Point` mode are offset too.
+#[test]
+fn polygon_offset_applies_to_polygons_only() {
+    // Slope 0, units = 2 at depth 0.5: offset 2·2^−24 (see `polygon_offset_moves_depth`).
+    let offset = 0.5 + 2.0 * f32::from_bits((127 - 24) << 23);
+    let depth_of = |topology: Topology, mode: PolygonMode| {
+        let mut c = ctx(8, 8, 1);
+        let st = PipelineState {
+            polygon_offset: PolygonOffset {
+                factor: 1.0,
+                units: 2.0,
+            },
+            polygon_mode: mode,
+            depth: DepthState {
+                func: CompareFunc::Always,
+                write: true,
+            },
+            ..c.default_state()
+        };
+        let pos = [
+            win(&c, 2.5, 2.5, 0.5),
+            win(&c, 6.5, 2.5, 0.5),
+            win(&c, 2.5, 6.5, 0.5),
+        ];
+        let n = topology.vertices_per_primitive();
+        c.draw(
+            &st,
+            &VertexInput::colored(&pos[..n], &[RED; 3][..n]),
+            Indices::None,
+            topology,
+        )
+        .unwrap();
+        c.target().depth_at(2, 2).unwrap()
+    };
+    assert_eq!(depth_of(Topology::PointList, PolygonMode::Fill), 0.5);
+    assert_eq!(depth_of(Topology::LineList, PolygonMode::Fill), 0.5);
+    assert_eq!(depth_of(Topology::TriangleList, PolygonMode::Fill), offset);
+    assert_eq!(depth_of(Topology::TriangleList, PolygonMode::Line), offset);
+    assert_eq!(depth_of(Topology::TriangleList, PolygonMode::Point), offset);
+}
+
+/// GL 1.4 §3.5.5: the offset is computed once per polygon, from the polygon's depth slope,
+/// and applied to all its fragments — in `Line` mode to every edge. A triangle whose depth
+/// changes only down the screen, drawn filled and then as an outline pulled forward by
+/// `factor = −1` under `LESS`: the top edge has no depth slope of its own, but it must still
+/// move by the polygon's slope (0.6 / 10 px) and win.
+#[test]
+fn polygon_offset_in_line_mode_uses_the_polygon_slope() {
+    let mut c = ctx(16, 16, 1);
+    let fill = PipelineState {
+        depth: DepthState::LESS_WRITE,
+        ..c.default_state()
+    };
+    let pos = [
+        win(&c, 2.5, 2.5, 0.2),
+        win(&c, 12.5, 2.5, 0.2),
+        win(&c, 2.5, 12.5, 0.8),
+    ];
+    tris(&mut c, &fill, &pos, Vec4::new(0.0, 0.0, 1.0, 1.0));
+    let lines = PipelineState {
+        polygon_mode: PolygonMode::Line,
+        polygon_offset: PolygonOffset {
+            factor: -1.0,
+            units: 0.0,
+        },
+        ..fill
+    };
+    tris(&mut c, &lines, &pos, RED);
+    for x in 3..12 {
+        assert_eq!(px(&mut c, x, 2), [255, 0, 0, 255], "top edge, x = {x}");
+    }
+    for y in 3..12 {
+        assert_eq!(px(&mut c, 2, y), [255, 0, 0, 255], "left edge, y = {y}");
+    }
+}
+
+/// GL 1.4 §2.13.7 and §3.5.4: in polygon mode `Point` with flat shading every point of a
+/// polygon takes the provoking vertex's colour (plumb: the first), not its own.
+#[test]
+fn flat_shading_in_point_mode_uses_the_provoking_vertex() {
+    let mut c = ctx(8, 8, 1);
+    let st = PipelineState {
+        shade: ShadeModel::Flat,
+        polygon_mode: PolygonMode::Point,
+        ..state(&c)
+    };
+    let pos = [
+        win(&c, 1.5, 1.5, 0.5),
+        win(&c, 6.5, 1.5, 0.5),
+        win(&c, 1.5, 6.5, 0.5),
+    ];
+    let col = [
+        Vec4::new(0.0, 1.0, 0.0, 1.0),
+        RED,
+        Vec4::new(0.0, 0.0, 1.0, 1.0),
+    ];
+    c.draw(
+        &st,
+        &VertexInput::colored(&pos, &col),
+        Indices::None,
+        Topology::TriangleList,
+    )
+    .unwrap();
+    for (x, y) in [(1, 1), (6, 1), (1, 6)] {
+        assert_eq!(px(&mut c, x, y), [0, 255, 0, 255], "point ({x}, {y})");
+    }
+}
+
 // ---------------------------------------------------------------- lines and points
 
 #[test]
