@@ -15,7 +15,13 @@
 //! - **Mip chain.** Floor halving down to 1×1 with the exact-area box filter of `mip` (the
 //!   2×2 box `(a+b+c+d+2)/4` for even sizes; documented weights for odd sizes).
 //! - **Level of detail.** `λ = log2 ρ`, `ρ = max(|∂uv/∂x·size|, |∂uv/∂y·size|)` ([`lod`]),
-//!   then bias and min/max clamps ([`Sampler::adjust_lod`]); `λ ≤ 0` magnifies.
+//!   then bias and min/max clamps ([`Sampler::adjust_lod`]); `λ ≤ c` magnifies, with the
+//!   switch point `c` of GL 1.4 §3.8.8 ([`Sampler::switch_point`]): ½ for mag `Linear` with
+//!   min `NearestMipmapNearest` / `NearestMipmapLinear`, else 0. Mesa uses 0 for every pair;
+//!   plumb follows the spec.
+//! - **Border colour.** Read through the texture's base format like a texel (GL 2.1 §3.8.8;
+//!   [`TexelFormat::convert_border`]): an `L8` border is `(r, r, r, 1)`, an `Rgb8` one is
+//!   opaque.
 //! - **Limits.** Each side `1..=`[`MAX_TEXTURE_SIZE`], any size (non-power-of-two included).
 //! - **Determinism.** Only IEEE `f32` arithmetic and [`crate::math::log2_lod`]; no allocation
 //!   while sampling.

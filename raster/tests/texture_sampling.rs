@@ -4,7 +4,7 @@
 //! `⌊u·n⌋`; linear filters around `u·n − 0.5`).
 
 use glam::{Vec2, Vec4};
-use plumb_raster::texture::{lod, MagFilter, MinFilter, Sampler, Texture, Wrap};
+use plumb_raster::texture::{lod, MagFilter, MinFilter, Sampler, TexelFormat, Texture, Wrap};
 use plumb_raster::SimdLevel;
 
 /// `tex.sample_lod(s, uv, l)`, held to the same bits through the fragment stage's batch
@@ -130,6 +130,33 @@ fn border_colour_is_exact_and_edge_never_uses_it() {
         bytes(sample_lod(&tex, &s, Vec2::new(1.5, 0.625), 0.0)),
         [180, 120, 7, 255]
     );
+}
+
+/// GL 2.1 §3.8.8: the border colour is converted through the texture's base internal format
+/// like a texel (Table 3.15: L = R, A = A, missing components of RGB/L read as alpha 1), so a
+/// luminance texture's border is grey and an RGB texture's border is opaque.
+#[test]
+fn border_colour_takes_the_texture_format() {
+    let border = Vec4::new(0.2, 0.4, 0.6, 0.8);
+    let outside = Vec2::new(-3.0, 5.0);
+    let cases = [
+        (TexelFormat::Rgba8, 4, border),
+        (TexelFormat::Rgb8, 3, Vec4::new(0.2, 0.4, 0.6, 1.0)),
+        (TexelFormat::L8, 1, Vec4::new(0.2, 0.2, 0.2, 1.0)),
+        (TexelFormat::La8, 2, Vec4::new(0.2, 0.2, 0.2, 0.8)),
+    ];
+    for (format, bytes_per_texel, want) in cases {
+        let tex = Texture::from_format(format, 2, 2, &vec![100; 4 * bytes_per_texel]).unwrap();
+        for s in [Sampler::NEAREST, Sampler::BILINEAR] {
+            let s = s.with_wrap(Wrap::ClampToBorder).with_border(border);
+            assert_eq!(sample_lod(&tex, &s, outside, 0.0), want, "{format:?} {s:?}");
+            assert_eq!(
+                tex.sample_grad(&s, outside, Vec2::ZERO, Vec2::ZERO),
+                want,
+                "{format:?} {s:?}"
+            );
+        }
+    }
 }
 
 /// 2×2 texture whose four texels are the four unit vectors, so a bilinear sample *is* the
@@ -327,6 +354,13 @@ fn blend_weights_between_levels_and_nearest_level_rule() {
                 min,
                 ..Sampler::TRILINEAR
             };
+            // Mag `Linear` over min `NearestMipmapLinear` magnifies up to λ = ½ (GL 1.4
+            // §3.8.8's switch point c = ½): level 0.
+            let want = if min == MinFilter::NearestMipmapLinear && lambda <= 0.5 {
+                0.0
+            } else {
+                want
+            };
             let got = sample_lod(&tex, &s, uv, lambda).x * 255.0;
             assert!(
                 (got - want).abs() < 1e-3,
@@ -391,6 +425,56 @@ fn magnification_vs_minification_filter() {
     assert_eq!(sample_lod(&tex, &s, uv, 0.0).x, 1.0); // λ ≤ 0 → mag (nearest)
     assert_eq!(sample_lod(&tex, &s, uv, -3.0).x, 1.0);
     assert!((sample_lod(&tex, &s, uv, 0.1).x - 0.5).abs() < 1e-6); // λ > 0 → min (linear)
+}
+
+/// GL 1.4 §3.8.8 ("Texture Magnification"): with mag `LINEAR` and min
+/// `NEAREST_MIPMAP_NEAREST` or `NEAREST_MIPMAP_LINEAR` the switch-over point is `c = 0.5`
+/// (magnified for `λ ≤ 0.5`), otherwise `c = 0`. (Mesa switches at 0 for every pair.)
+#[test]
+fn magnification_switch_point_is_one_half_for_linear_over_nearest_mipmaps() {
+    // Level 0, 2×1: black, white; level 1, 1×1: grey 100. At u = 0.5 linear reads 0.5,
+    // nearest reads white, level 1 reads 100/255.
+    let tex = Texture::from_levels(vec![
+        (2, 1, vec![0, 0, 0, 255, 255, 255, 255, 255]),
+        (1, 1, vec![100, 100, 100, 255]),
+    ])
+    .unwrap();
+    let uv = Vec2::new(0.5, 0.5);
+    let with = |mag, min| Sampler {
+        mag,
+        min,
+        ..Sampler::BILINEAR
+    };
+    use MagFilter as G;
+    use MinFilter as N;
+    for min in [N::NearestMipmapNearest, N::NearestMipmapLinear] {
+        let s = with(G::Linear, min);
+        // λ = 0.25 and 0.5: magnified (c = ½): linear on level 0.
+        assert_eq!(sample_lod(&tex, &s, uv, 0.25).x, 0.5, "{min:?}");
+        assert_eq!(sample_lod(&tex, &s, uv, 0.5).x, 0.5, "{min:?}");
+        // Past c: minified with the min filter (NEAREST_MIPMAP_NEAREST: level ⌈λ + ½⌉ − 1 = 1;
+        // NEAREST_MIPMAP_LINEAR: levels 0 and 1 at weight t = 0.75).
+        let want = if min == N::NearestMipmapNearest {
+            100.0 / 255.0
+        } else {
+            0.25 + 0.75 * (100.0 / 255.0)
+        };
+        assert!(
+            (sample_lod(&tex, &s, uv, 0.75).x - want).abs() < 1e-6,
+            "{min:?}"
+        );
+        // The same through the anisotropic path (λ = log2 1.25 ≈ 0.32 from the gradient).
+        let s = s.with_anisotropy(4);
+        let g = Vec2::new(1.25 / 2.0, 0.0);
+        assert_eq!(tex.sample_grad(&s, uv, g, g).x, 0.5, "{min:?}");
+    }
+    // Every other pair switches at c = 0: λ = 0.25 is minified.
+    let s = with(G::Nearest, N::Linear);
+    assert_eq!(sample_lod(&tex, &s, uv, 0.25).x, 0.5);
+    let s = with(G::Linear, N::Nearest);
+    assert_eq!(sample_lod(&tex, &s, uv, 0.25).x, 1.0);
+    let s = with(G::Nearest, N::NearestMipmapNearest);
+    assert_eq!(sample_lod(&tex, &s, uv, 0.25).x, 1.0);
 }
 
 #[test]

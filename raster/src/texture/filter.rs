@@ -247,13 +247,17 @@ impl Texture {
     /// `lambda_base` is `log2 ρ` before bias and clamps (as returned by [`lod`] or
     /// [`Texture::lod`]); the sampler's bias and min/max LOD are applied here
     /// ([`Sampler::adjust_lod`]). Then, with the adjusted λ and `q = level_count − 1`:
-    /// - `λ ≤ 0` (or NaN): magnified, `mag` filter on level 0;
+    /// - `λ ≤ c` (or NaN): magnified, `mag` filter on level 0, where `c` is
+    ///   [`Sampler::switch_point`] (½ for mag `Linear` over min `Nearest*Mipmap*`, else 0 —
+    ///   GL 1.4 §3.8.8; Mesa uses 0 for every pair);
     /// - `Nearest` / `Linear`: that filter on level 0;
     /// - `*MipmapNearest`: level `d = 0` if `λ ≤ ½`, else `min(⌈λ + ½⌉ − 1, q)`;
     /// - `*MipmapLinear`: levels `d = ⌊λ⌋` and `d + 1` (both clamped to `q`), blended as
     ///   `(1 − t)·τ_d + t·τ_{d+1}` with `t = λ − ⌊λ⌋`; for `λ ≥ q` only level `q`.
     ///
     /// A texture without mipmaps used with a mipmap filter samples level 0 (`q = 0`).
+    /// The border colour is read through the texture's format
+    /// ([`TexelFormat::convert_border`](super::TexelFormat::convert_border)).
     /// Returns RGBA in 0..1. No anisotropy here (it needs the derivatives).
     #[inline]
     pub fn sample_lod(&self, s: &Sampler, uv: Vec2, lambda_base: f32) -> Vec4 {
@@ -298,7 +302,7 @@ impl Texture {
         };
         let nf = n as f32;
         let lambda = s.adjust_lod(0.5 * math::log2_lod(major2 / (nf * nf)));
-        let minified = lambda > 0.0; // false for NaN
+        let minified = lambda > s.switch_point(); // false for NaN
         if n == 1 || !minified {
             return self.sample_adjusted(s, uv, lambda);
         }
@@ -330,7 +334,7 @@ impl Texture {
         lambda: f32,
     ) -> Vec4 {
         let base = &self.levels[0];
-        let minified = lambda > 0.0; // false for NaN
+        let minified = lambda > s.switch_point(); // false for NaN
         if !minified {
             return filter_level_nb::<WU, WV>(base, uv, s.mag == MagFilter::Linear);
         }
@@ -364,9 +368,14 @@ impl Texture {
     /// Samples with an already-adjusted λ (bias and clamps applied).
     #[inline]
     pub(crate) fn sample_adjusted(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Vec4 {
+        // The border colour as a texel of this format (GL 2.1 §3.8.8).
+        let s = &Sampler {
+            border: self.format.convert_border(s.border),
+            ..*s
+        };
         let base = &self.levels[0];
         // NaN compares false, so it is treated as magnification.
-        let minified = lambda > 0.0;
+        let minified = lambda > s.switch_point();
         if !minified {
             return filter_level(base, s, uv, s.mag == MagFilter::Linear);
         }

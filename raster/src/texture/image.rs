@@ -56,6 +56,26 @@ impl TexelFormat {
         matches!(self, TexelFormat::Rgba8 | TexelFormat::La8)
     }
 
+    /// The border colour `c` (RGBA, as set on the sampler) converted through this base
+    /// format like a texel (GL 2.1 §3.8.8 and Table 3.15: `L = R`, `A = A`, components the
+    /// format lacks read as in the table above — RGB and L have alpha 1):
+    ///
+    /// | format | border read as |
+    /// |---|---|
+    /// | `Rgba8` | (r, g, b, a) |
+    /// | `Rgb8`  | (r, g, b, 1) |
+    /// | `L8`    | (r, r, r, 1) |
+    /// | `La8`   | (r, r, r, a) |
+    #[inline]
+    pub fn convert_border(self, c: Vec4) -> Vec4 {
+        match self {
+            TexelFormat::Rgba8 => c,
+            TexelFormat::Rgb8 => Vec4::new(c.x, c.y, c.z, 1.0),
+            TexelFormat::L8 => Vec4::new(c.x, c.x, c.x, 1.0),
+            TexelFormat::La8 => Vec4::new(c.x, c.x, c.x, c.w),
+        }
+    }
+
     /// Converts one input texel (exactly `bytes_per_texel` bytes) to RGBA8.
     #[inline]
     fn to_rgba(self, t: &[u8]) -> [u8; 4] {

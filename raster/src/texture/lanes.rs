@@ -63,6 +63,8 @@ impl LaneFilter {
         if s.mag != MagFilter::Linear || s.max_anisotropy > 1 {
             return None;
         }
+        // The kernels minify for λ > 0: right for these filter pairs only.
+        debug_assert_eq!(s.switch_point(), 0.0);
         Some(LaneFilter {
             mips,
             wrap_u: code(s.wrap_u)?,

@@ -4,7 +4,7 @@ use glam::{Vec2, Vec4};
 
 use crate::math;
 
-/// Filter used when the texture is magnified (λ ≤ 0).
+/// Filter used when the texture is magnified (λ ≤ c, [`Sampler::switch_point`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
@@ -16,7 +16,7 @@ pub enum MagFilter {
     Linear,
 }
 
-/// Filter used when the texture is minified (λ > 0). The first word is the filter within a
+/// Filter used when the texture is minified (λ > c, [`Sampler::switch_point`]). The first word is the filter within a
 /// level, the second the filter between levels (GL naming).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
@@ -99,15 +99,16 @@ impl Wrap {
 #[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
 pub struct Sampler {
-    /// Filter when magnified (λ ≤ 0).
+    /// Filter when magnified (λ ≤ c, [`Sampler::switch_point`]).
     pub mag: MagFilter,
-    /// Filter when minified (λ > 0).
+    /// Filter when minified (λ > c).
     pub min: MinFilter,
     /// Wrap along u (columns).
     pub wrap_u: Wrap,
     /// Wrap along v (rows).
     pub wrap_v: Wrap,
-    /// Border colour for [`Wrap::ClampToBorder`], RGBA in 0..1.
+    /// Border colour for [`Wrap::ClampToBorder`], RGBA in 0..1; read through the texture's
+    /// base format like a texel ([`TexelFormat::convert_border`](super::TexelFormat::convert_border)).
     pub border: Vec4,
     /// Added to λ before the clamps (GL `TEXTURE_LOD_BIAS`).
     pub lod_bias: f32,
@@ -165,6 +166,22 @@ impl Sampler {
         self.wrap_u = wrap;
         self.wrap_v = wrap;
         self
+    }
+
+    /// The level of detail `c` at which the filter switches from `mag` to `min` (GL 1.4
+    /// §3.8.8, "Texture Magnification"): `λ ≤ c` magnifies, `λ > c` minifies. `c = 0.5` when
+    /// `mag` is `Linear` and `min` is `NearestMipmapNearest` or `NearestMipmapLinear`, else
+    /// `c = 0`. (The spec's rule, so that a magnified linear image does not switch to a
+    /// sharper nearest one just past λ = 0. Mesa switches at 0 for every pair.)
+    #[inline]
+    pub const fn switch_point(&self) -> f32 {
+        match (self.mag, self.min) {
+            (
+                MagFilter::Linear,
+                MinFilter::NearestMipmapNearest | MinFilter::NearestMipmapLinear,
+            ) => 0.5,
+            _ => 0.0,
+        }
     }
 
     /// The same sampler with the given border colour.
