@@ -151,6 +151,31 @@ fn controllers_run_once_per_update_not_again_in_draw() {
 
 // ----- §1.13 keyframes -----
 
+/// `docs/examples/controllers.json`: `pendulum` has keys y = −2 at 0 and y = 2 at 2, cycle
+/// repeat over [0, 2], frequency 2.
+#[test]
+fn scene_file_keyframes_repeat() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/controllers.json");
+    let mut s = plumb_scene::io::load(&path, &Default::default()).unwrap();
+    let node = s.scene.find("pendulum").unwrap();
+    // (t, y): t꜀ = 2t; t = 0.25 → t꜀ 0.5 → u 0.25 → y −1; t = 1 → t꜀ 2 (m = 1, odd, frac 0)
+    // → 2 → y 2; t = 1.25 → t꜀ 2.5 → m 1.25 (odd) → 2 − 0.5 = 1.5 → y 1; t = 2 → t꜀ 4
+    // (m = 2, even) → 0 → y −2; t = −0.25 → t꜀ −0.5 → m −0.25 (⌊m⌋ = −1, odd, frac 0.75)
+    // → 2 − 1.5 = 0.5 → y −1.
+    for (t, y) in [
+        (0.25, -1.0),
+        (1.0, 2.0),
+        (1.25, 1.0),
+        (2.0, -2.0),
+        (-0.25, -1.0),
+    ] {
+        s.scene.update(t);
+        let got = s.scene.local_transform(node).unwrap().translation();
+        assert_eq!(got, Vec3::new(-3.0, y, 0.0), "t = {t}");
+    }
+}
+
 /// Translation keys at t = 0, 1, 3: (0,0,0), (2,0,0), (2,4,0). Rotation keys about +z at
 /// t = 0, 2: 0° and 90°. Uniform-scale keys at t = 1, 2: 1 and 3. Timing over [0, 3].
 fn keyframes(repeat: RepeatType) -> KeyframeController {

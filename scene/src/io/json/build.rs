@@ -14,13 +14,14 @@ use super::effects;
 use super::locate::Locations;
 use super::textures::build_texture;
 use crate::camera::Camera;
+use crate::controller::{ControllerTiming, RepeatType};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
 use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
 use crate::io::texture_image::{texture_bytes, TextureBudget};
-use crate::io::{add_animation_controllers, uri, ImportOptions};
+use crate::io::{uri, ImportOptions};
 use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::screen::{ScreenLayer, ScreenPolygon};
@@ -738,22 +739,52 @@ fn controller(
                 ),
                 None => None,
             };
-            let animation = Animation {
-                name: context.to_owned(),
-                nodes: vec![NodeAnimation {
-                    node,
-                    rest_translation: base.translation(),
-                    rest_rotation: Quat::from_mat3(&base_rotation),
-                    rest_scale: base.scale().unwrap_or(Vec3::ONE),
-                    translation,
-                    rotation,
-                    scale,
-                }],
+            let track = NodeAnimation {
+                node,
+                rest_translation: base.translation(),
+                rest_rotation: Quat::from_mat3(&base_rotation),
+                rest_scale: base.scale().unwrap_or(Vec3::ONE),
+                translation,
+                rotation,
+                scale,
             };
-            add_animation_controllers(scene, std::slice::from_ref(&animation))
+            let timing = keyframe_timing(k, &times).map_err(ctx.scene_err(context))?;
+            let sampled = track.clone();
+            scene
+                .add_controller(
+                    node,
+                    Box::new(move |time: f64, _: &Transform| {
+                        if !timing.active() {
+                            return None;
+                        }
+                        sampled.sample(timing.control_time(time) as f32).ok()
+                    }),
+                )
                 .map_err(ctx.scene_err(context))?;
-            ctx.imported.animations.push(animation);
+            ctx.imported.animations.push(Animation {
+                name: context.to_owned(),
+                nodes: vec![track],
+            });
         }
     }
     Ok(())
+}
+
+/// The time mapping of a `keyframes` controller: by default clamp over its first to last key
+/// time, which maps every time to itself inside the keys (the tracks hold their ends anyway).
+fn keyframe_timing(k: &KeyframesDoc, times: &[f32]) -> Result<ControllerTiming, SceneError> {
+    let first = times.first().copied().unwrap_or(0.0);
+    let last = times.last().copied().unwrap_or(first);
+    let min = k.min_time.map_or(first, Real::get);
+    let max = k.max_time.map_or(last, Real::get);
+    let repeat = match k.repeat {
+        RepeatDoc::Clamp => RepeatType::Clamp,
+        RepeatDoc::Wrap => RepeatType::Wrap,
+        RepeatDoc::Cycle => RepeatType::Cycle,
+    };
+    Ok(ControllerTiming::over(f64::from(min), f64::from(max))?
+        .with_repeat(repeat)
+        .with_phase(f64::from(k.phase.map_or(0.0, Real::get)))?
+        .with_frequency(f64::from(k.frequency.map_or(1.0, Real::get)))?
+        .with_active(k.active.unwrap_or(true)))
 }

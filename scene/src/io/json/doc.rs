@@ -502,4 +502,35 @@ pub struct KeyframesDoc {
     /// Scales, one per key (three for cubic splines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scales: Option<Vec<Real3>>,
+    /// What happens outside `[min_time, max_time]` (default clamp).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub repeat: RepeatDoc,
+    /// Start of the controller-time interval (default: the first key time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_time: Option<Real>,
+    /// End of the controller-time interval (default: the last key time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_time: Option<Real>,
+    /// Phase `p` of `controller time = frequency·time + p` (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Real>,
+    /// Frequency of `controller time = frequency·time + phase` (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<Real>,
+    /// Whether the controller runs (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
+}
+
+/// How controller time repeats outside its interval (the book's `RepeatType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepeatDoc {
+    /// Hold the ends.
+    #[default]
+    Clamp,
+    /// Start again at the interval's start.
+    Wrap,
+    /// Run forward, then backward (ping-pong).
+    Cycle,
 }
