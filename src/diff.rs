@@ -73,6 +73,9 @@ use std::fmt;
 
 use image::{Rgba, RgbaImage};
 
+mod png_rows;
+pub use png_rows::PngRows;
+
 use crate::raster::math;
 
 /// How to compare two images.
@@ -172,6 +175,9 @@ pub enum DiffError {
         /// Size of the second image.
         b: (u32, u32),
     },
+    /// A row source (a file being decoded) or the error callback failed; the message says
+    /// which file and why.
+    Read(String),
 }
 
 impl fmt::Display for DiffError {
@@ -180,79 +186,261 @@ impl fmt::Display for DiffError {
             DiffError::SizeMismatch { a, b } => {
                 write!(f, "image sizes differ: {}x{} vs {}x{}", a.0, a.1, b.0, b.1)
             }
+            DiffError::Read(message) => f.write_str(message),
         }
     }
 }
 
 impl std::error::Error for DiffError {}
 
-/// Compares `a` (the reference) with `b` (the test image).
+/// Compares `a` (the reference) with `b` (the test image), in memory.
+///
+/// The same computation as [`compare_rows`], which streams and is what `plumb diff` uses;
+/// this one keeps the per-pixel errors for [`Diff::heat_map`].
 ///
 /// # Errors
 /// [`DiffError::SizeMismatch`] when the sizes differ.
 pub fn compare(a: &RgbaImage, b: &RgbaImage, options: &DiffOptions) -> Result<Diff, DiffError> {
-    if a.dimensions() != b.dimensions() {
+    let mut errors = Vec::new();
+    let report = compare_rows(
+        &mut ImageRows::new(a),
+        &mut ImageRows::new(b),
+        options,
+        &mut |_, row| {
+            errors.extend_from_slice(row);
+            Ok(())
+        },
+    )?;
+    Ok(Diff { report, errors })
+}
+
+/// Rows of an RGBA8 image, top to bottom: what [`compare_rows`] reads. [`ImageRows`] reads
+/// an image in memory, [`PngRows`] a PNG file row by row.
+pub trait RowSource {
+    /// `(width, height)` in pixels.
+    fn size(&self) -> (u32, u32);
+    /// Fills `out` (`4 · width` bytes, RGBA8) with the next row.
+    ///
+    /// # Errors
+    /// A message saying why the row could not be read (it names the file, if any).
+    fn next_row(&mut self, out: &mut [u8]) -> Result<(), String>;
+}
+
+/// The rows of an image in memory.
+#[derive(Clone, Debug)]
+pub struct ImageRows<'a> {
+    image: &'a RgbaImage,
+    y: u32,
+}
+
+impl<'a> ImageRows<'a> {
+    /// Reads `image` from its top row.
+    pub fn new(image: &'a RgbaImage) -> Self {
+        ImageRows { image, y: 0 }
+    }
+}
+
+impl RowSource for ImageRows<'_> {
+    fn size(&self) -> (u32, u32) {
+        self.image.dimensions()
+    }
+
+    fn next_row(&mut self, out: &mut [u8]) -> Result<(), String> {
+        let stride = 4 * self.image.width() as usize;
+        let start = self.y as usize * stride;
+        let row = self
+            .image
+            .as_raw()
+            .get(start..start + stride)
+            .ok_or_else(|| "read past the last row".to_owned())?;
+        out.copy_from_slice(row);
+        self.y += 1;
+        Ok(())
+    }
+}
+
+/// Receives each row's per-pixel errors, `(y, errors)`, top to bottom; an `Err` stops the
+/// comparison ([`compare_rows`]).
+pub type ErrorRows<'a> = dyn FnMut(u32, &[f32]) -> Result<(), String> + 'a;
+
+/// Output rows computed per band: the working set is `BAND_ROWS + 2·radius` rows of each
+/// image, whatever its height.
+const BAND_ROWS: usize = 64;
+
+/// Compares `a` (the reference) with `b` (the test image) **streaming**: rows are read top
+/// to bottom and the perceptual error is computed in bands of rows, so memory is
+/// proportional to the width, not the area ([`working_set_bytes`]). `errors(y, row)` receives
+/// each row's per-pixel FLIP-style errors in order (for a heat map); an error it returns
+/// stops the comparison.
+///
+/// The numbers are exactly those of the whole-image computation: each band reads the rows
+/// its filters reach (clamped at the image's top and bottom edges, not the band's), and sums
+/// run in the same order.
+///
+/// # Errors
+/// [`DiffError::SizeMismatch`] when the sizes differ; [`DiffError::Read`] when a source or
+/// the `errors` callback fails.
+pub fn compare_rows(
+    a: &mut dyn RowSource,
+    b: &mut dyn RowSource,
+    options: &DiffOptions,
+    errors: &mut ErrorRows<'_>,
+) -> Result<DiffReport, DiffError> {
+    compare_banded(a, b, options, BAND_ROWS, errors)
+}
+
+/// Bytes [`compare_rows`] holds for two images `width` pixels wide compared at
+/// `pixels_per_degree` (both windows, every filter plane and the convolution scratch), for a
+/// caller's memory limit. Independent of the height: the window is 64 rows plus
+/// the filters' reach above and below, which grows with the pixels per degree.
+pub fn working_set_bytes(width: u32, pixels_per_degree: f32) -> u64 {
+    let ppd = effective_ppd(pixels_per_degree);
+    let rows = (BAND_ROWS + 2 * Flip::new(ppd).radius()) as u64;
+    // Per image and window pixel: 4 input bytes plus at most 18 f32 planes alive at once
+    // (3 colour, luminance, convolution scratch, 3 filtered, 3 CIELAB, 4 feature, edge,
+    // point, errors); both images are filtered at the same time.
+    2 * rows * u64::from(width) * (4 + 18 * 4)
+}
+
+/// [`DiffOptions::pixels_per_degree`], or the default where it is unusable.
+fn effective_ppd(ppd: f32) -> f32 {
+    if ppd.is_finite() && ppd > 0.0 {
+        ppd
+    } else {
+        DiffOptions::DEFAULT_PPD
+    }
+}
+
+fn compare_banded(
+    a: &mut dyn RowSource,
+    b: &mut dyn RowSource,
+    options: &DiffOptions,
+    band_rows: usize,
+    errors: &mut ErrorRows<'_>,
+) -> Result<DiffReport, DiffError> {
+    if a.size() != b.size() {
         return Err(DiffError::SizeMismatch {
-            a: a.dimensions(),
-            b: b.dimensions(),
+            a: a.size(),
+            b: b.size(),
         });
     }
-    let (width, height) = a.dimensions();
+    let (width, height) = a.size();
+    let (w, h) = (width as usize, height as usize);
     let t = options.threshold;
+    let flip = Flip::new(effective_ppd(options.pixels_per_degree));
+    let radius = flip.radius();
+    let band_rows = band_rows.max(1);
 
+    let mut win_a = Window::new(w);
+    let mut win_b = Window::new(w);
     let mut pixels_over = 0u64;
     let mut max_delta = 0u8;
     let mut sq_sum = 0u64;
-    for (pa, pb) in a.pixels().zip(b.pixels()) {
-        let mut px_max = 0u8;
-        for c in 0..4 {
-            let d = pa.0[c].abs_diff(pb.0[c]);
-            px_max = px_max.max(d);
-            if c < 3 {
-                sq_sum += u64::from(d) * u64::from(d);
-            }
-        }
-        max_delta = max_delta.max(px_max);
-        if px_max > t {
-            pixels_over += 1;
-        }
-    }
-    let samples = 3 * u64::from(width) * u64::from(height);
-    let psnr = psnr_from_sums(sq_sum, samples);
-
-    let ppd = if options.pixels_per_degree.is_finite() && options.pixels_per_degree > 0.0 {
-        options.pixels_per_degree
-    } else {
-        DiffOptions::DEFAULT_PPD
-    };
-    let errors = if sq_sum == 0 {
-        // Identical RGB: every stage below gives exactly 0; skip the filtering.
-        vec![0.0; (width as usize) * (height as usize)]
-    } else {
-        flip_errors(a, b, ppd)
-    };
     let mut sum = 0.0f64;
     let mut perceptual_max = 0.0f32;
-    for &e in &errors {
-        sum += f64::from(e);
-        perceptual_max = perceptual_max.max(e);
-    }
-    let n = (width as usize) * (height as usize);
-    let perceptual_mean = if n == 0 { 0.0 } else { sum / n as f64 };
+    let mut y0 = 0;
+    while y0 < h {
+        let y1 = (y0 + band_rows).min(h);
+        let (s0, s1) = (y0.saturating_sub(radius), (y1 + radius).min(h));
+        win_a.advance(a, s0, s1).map_err(DiffError::Read)?;
+        win_b.advance(b, s0, s1).map_err(DiffError::Read)?;
 
-    Ok(Diff {
-        report: DiffReport {
-            width,
-            height,
-            threshold: t,
-            pixels_over,
-            max_delta,
-            psnr,
-            perceptual_mean,
-            perceptual_max,
-        },
-        errors,
+        // Exact statistics, each row once.
+        for (pa, pb) in win_a
+            .rows(y0, y1)
+            .chunks_exact(4)
+            .zip(win_b.rows(y0, y1).chunks_exact(4))
+        {
+            let mut px_max = 0u8;
+            for c in 0..4 {
+                let d = pa[c].abs_diff(pb[c]);
+                px_max = px_max.max(d);
+                if c < 3 {
+                    sq_sum += u64::from(d) * u64::from(d);
+                }
+            }
+            max_delta = max_delta.max(px_max);
+            if px_max > t {
+                pixels_over += 1;
+            }
+        }
+
+        // Where every row the filters reach has the same RGB, every stage gives exactly 0
+        // (tested): skip the filtering.
+        let same = win_a
+            .rows(s0, s1)
+            .chunks_exact(4)
+            .zip(win_b.rows(s0, s1).chunks_exact(4))
+            .all(|(p, q)| p[..3] == q[..3]);
+        let band = if same {
+            vec![0.0; (y1 - y0) * w]
+        } else {
+            flip.band_errors(&win_a, &win_b, (s0, s1), (y0, y1), h)
+        };
+        for (i, row) in band.chunks_exact(w.max(1)).enumerate() {
+            for &e in row {
+                sum += f64::from(e);
+                perceptual_max = perceptual_max.max(e);
+            }
+            errors(u32::try_from(y0 + i).unwrap_or(u32::MAX), row).map_err(DiffError::Read)?;
+        }
+        y0 = y1;
+    }
+    let samples = 3 * u64::from(width) * u64::from(height);
+    let n = w * h;
+    Ok(DiffReport {
+        width,
+        height,
+        threshold: t,
+        pixels_over,
+        max_delta,
+        psnr: psnr_from_sums(sq_sum, samples),
+        perceptual_mean: if n == 0 { 0.0 } else { sum / n as f64 },
+        perceptual_max,
     })
+}
+
+/// The rows `first..first + count` of one image, RGBA8.
+struct Window {
+    width: usize,
+    first: usize,
+    bytes: Vec<u8>,
+    /// Rows read from the source so far.
+    read: usize,
+}
+
+impl Window {
+    fn new(width: usize) -> Window {
+        Window {
+            width,
+            first: 0,
+            bytes: Vec::new(),
+            read: 0,
+        }
+    }
+
+    /// Makes the window hold rows `s0..s1` (both never decreasing between calls).
+    fn advance(&mut self, src: &mut dyn RowSource, s0: usize, s1: usize) -> Result<(), String> {
+        let stride = 4 * self.width;
+        if s0 > self.first {
+            let drop = (s0 - self.first).min(self.bytes.len() / stride.max(1));
+            self.bytes.drain(..drop * stride);
+            self.first = s0;
+        }
+        while self.read < s1 {
+            let at = self.bytes.len();
+            self.bytes.resize(at + stride, 0);
+            src.next_row(&mut self.bytes[at..])?;
+            self.read += 1;
+        }
+        Ok(())
+    }
+
+    /// Bytes of rows `y0..y1` (inside the window).
+    fn rows(&self, y0: usize, y1: usize) -> &[u8] {
+        let stride = 4 * self.width;
+        &self.bytes[(y0 - self.first) * stride..(y1 - self.first) * stride]
+    }
 }
 
 /// `10 · log10(255² / (sq_sum / samples))`, `inf` for `sq_sum == 0`.
@@ -394,7 +582,7 @@ fn hyab(p: [f32; 3], q: [f32; 3]) -> f32 {
     (p[0] - q[0]).abs() + (da * da + db * db).sqrt()
 }
 
-/// A single-channel image, row-major.
+/// A single-channel image band, row-major: image rows `first..first + h`.
 struct Plane {
     w: usize,
     h: usize,
@@ -412,12 +600,22 @@ impl Plane {
 }
 
 /// Separable convolution with clamp-to-edge: `kx` along x, then `ky` along y. Kernels have odd
-/// length `2r + 1`, centred.
-fn convolve(src: &Plane, kx: &[f32], ky: &[f32]) -> Plane {
-    let (w, h) = (src.w, src.h);
-    let mut tmp = Plane::new(w, h);
+/// length `2r + 1`, centred. `src` holds image rows `s0..s0 + src.h` of an image `height`
+/// rows tall; the result holds rows `y0..y1`, clamped at the **image's** top and bottom, so
+/// every band of an image gives the rows the whole image would (the window must reach
+/// `r` rows beyond the band where the image has them).
+fn convolve(
+    src: &Plane,
+    kx: &[f32],
+    ky: &[f32],
+    s0: usize,
+    (y0, y1): (usize, usize),
+    height: usize,
+) -> Plane {
+    let w = src.w;
+    let mut tmp = Plane::new(w, src.h);
     let rx = (kx.len() / 2) as isize;
-    for y in 0..h {
+    for y in 0..src.h {
         let row = &src.data[y * w..(y + 1) * w];
         for x in 0..w {
             let mut acc = 0.0f32;
@@ -428,26 +626,27 @@ fn convolve(src: &Plane, kx: &[f32], ky: &[f32]) -> Plane {
             tmp.data[y * w + x] = acc;
         }
     }
-    let mut out = Plane::new(w, h);
+    let mut out = Plane::new(w, y1 - y0);
     let ry = (ky.len() / 2) as isize;
-    for y in 0..h {
+    for y in y0..y1 {
+        let o = (y - y0) * w;
         for x in 0..w {
             let mut acc = 0.0f32;
             for (i, &k) in ky.iter().enumerate() {
-                let sy = (y as isize + i as isize - ry).clamp(0, h as isize - 1) as usize;
-                acc += k * tmp.data[sy * w + x];
+                let sy = (y as isize + i as isize - ry).clamp(0, height as isize - 1) as usize;
+                acc += k * tmp.data[(sy - s0) * w + x];
             }
-            out.data[y * w + x] = acc;
+            out.data[o + x] = acc;
         }
     }
     out
 }
 
-/// One Gaussian term `a·√(π/b)·exp(−π²r²/b)` of a CSF kernel: its 1D unnormalised profile
-/// `exp(−π²x²/b)` (x in degrees) and its 2D weight `a·√(π/b)·(Σ profile)²` before the whole
-/// kernel is normalised.
+/// One Gaussian term `a·√(π/b)·exp(−π²r²/b)` of a CSF kernel: its 1D profile
+/// `exp(−π²x²/b)` (x in degrees) normalised so that profile ⊗ profile sums to 1, and its 2D
+/// weight `a·√(π/b)·(Σ profile)²` over all terms' weights.
 struct CsfTerm {
-    profile: Vec<f32>,
+    kernel: Vec<f32>,
     weight: f32,
 }
 
@@ -466,7 +665,7 @@ fn csf_terms(params: &[(f32, f32)], ppd: f32) -> Vec<CsfTerm> {
             let s: f32 = profile.iter().sum();
             CsfTerm {
                 weight: a * (pi / b).sqrt() * s * s,
-                profile,
+                kernel: profile.iter().map(|v| v / s).collect(),
             }
         })
         .collect();
@@ -477,13 +676,16 @@ fn csf_terms(params: &[(f32, f32)], ppd: f32) -> Vec<CsfTerm> {
     terms
 }
 
-fn csf_filter(src: &Plane, terms: &[CsfTerm]) -> Plane {
-    let mut out = Plane::new(src.w, src.h);
+fn csf_filter(
+    src: &Plane,
+    terms: &[CsfTerm],
+    s0: usize,
+    band: (usize, usize),
+    height: usize,
+) -> Plane {
+    let mut out = Plane::new(src.w, band.1 - band.0);
     for t in terms {
-        // Normalise the 1D profile so that profile ⊗ profile sums to 1, then weight.
-        let s: f32 = t.profile.iter().sum();
-        let k: Vec<f32> = t.profile.iter().map(|v| v / s).collect();
-        let part = convolve(src, &k, &k);
+        let part = convolve(src, &t.kernel, &t.kernel, s0, band, height);
         for (o, p) in out.data.iter_mut().zip(&part.data) {
             *o += t.weight * p;
         }
@@ -529,7 +731,7 @@ fn feature_kernels(ppd: f32) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     (gauss, split_normalise(d1), split_normalise(d2))
 }
 
-/// Per-image intermediate results.
+/// One band's intermediate results for one image.
 struct Prepared {
     /// CSF-filtered colour, as Hunt-adjusted CIELAB.
     lab: Vec<[f32; 3]>,
@@ -539,88 +741,133 @@ struct Prepared {
     point: Vec<f32>,
 }
 
-fn prepare(img: &RgbaImage, ppd: f32, lut: &[f32; 256], wp: [f32; 3]) -> Prepared {
-    let (w, h) = (img.width() as usize, img.height() as usize);
-    let mut ch = [Plane::new(w, h), Plane::new(w, h), Plane::new(w, h)];
-    let mut lum = Plane::new(w, h);
-    for (i, p) in img.pixels().enumerate() {
-        let rgb = [
-            lut[p.0[0] as usize],
-            lut[p.0[1] as usize],
-            lut[p.0[2] as usize],
-        ];
-        let v = xyz_to_ycxcz(mat3(&RGB_TO_XYZ, rgb), wp);
-        for c in 0..3 {
-            ch[c].data[i] = v[c];
-        }
-        // The achromatic channel normalised to [0, 1]: (Yy + 16) / 116 = Y / Yn.
-        lum.data[i] = (v[0] + 16.0) / 116.0;
-    }
-
-    let yy = csf_terms(&[(1.0, 0.0047)], ppd);
-    let cx = csf_terms(&[(1.0, 0.0053)], ppd);
-    let cz = csf_terms(&[(34.1, 0.04), (13.5, 0.025)], ppd);
-    let f = [
-        csf_filter(&ch[0], &yy),
-        csf_filter(&ch[1], &cx),
-        csf_filter(&ch[2], &cz),
-    ];
-    let lab = (0..w * h)
-        .map(|i| {
-            let xyz = ycxcz_to_xyz([f[0].data[i], f[1].data[i], f[2].data[i]], wp);
-            let rgb = mat3(&XYZ_TO_RGB, xyz).map(|c| c.clamp(0.0, 1.0));
-            hunt_lab(rgb, wp)
-        })
-        .collect();
-
-    let (gauss, d1, d2) = feature_kernels(ppd);
-    let ex = convolve(&lum, &d1, &gauss);
-    let ey = convolve(&lum, &gauss, &d1);
-    let px = convolve(&lum, &d2, &gauss);
-    let py = convolve(&lum, &gauss, &d2);
-    let mag = |a: &Plane, b: &Plane| -> Vec<f32> {
-        a.data
-            .iter()
-            .zip(&b.data)
-            .map(|(x, y)| (x * x + y * y).sqrt())
-            .collect()
-    };
-    Prepared {
-        lab,
-        edge: mag(&ex, &ey),
-        point: mag(&px, &py),
-    }
+/// The FLIP-style pipeline for one viewing condition: its kernels and constants.
+struct Flip {
+    lut: [f32; 256],
+    wp: [f32; 3],
+    /// CSF terms of Yy, Cx, Cz.
+    csf: [Vec<CsfTerm>; 3],
+    gauss: Vec<f32>,
+    d1: Vec<f32>,
+    d2: Vec<f32>,
+    cmax: f32,
 }
 
-/// Per-pixel FLIP-style error of `b` against `a` (same size), each in `[0, 1]`.
-fn flip_errors(a: &RgbaImage, b: &RgbaImage, ppd: f32) -> Vec<f32> {
-    const QC: f32 = 0.7;
-    const QF: f32 = 0.5;
-    const PC: f32 = 0.4;
-    const PT: f32 = 0.95;
-    let wp = white();
-    let lut = srgb_table();
-    let cmax = math::powf(
-        hyab(hunt_lab([0.0, 1.0, 0.0], wp), hunt_lab([0.0, 0.0, 1.0], wp)),
-        QC,
-    );
-    let pa = prepare(a, ppd, &lut, wp);
-    let pb = prepare(b, ppd, &lut, wp);
-    (0..pa.lab.len())
-        .map(|i| {
-            let e = math::powf(hyab(pa.lab[i], pb.lab[i]), QC);
-            let ec = if e < PC * cmax {
-                PT / (PC * cmax) * e
-            } else {
-                PT + (e - PC * cmax) / (cmax - PC * cmax) * (1.0 - PT)
-            };
-            let df = (pa.edge[i] - pb.edge[i])
-                .abs()
-                .max((pa.point[i] - pb.point[i]).abs());
-            let dfn = math::powf(df * core::f32::consts::FRAC_1_SQRT_2, QF);
-            math::powf(ec, 1.0 - dfn).clamp(0.0, 1.0)
-        })
-        .collect()
+const QC: f32 = 0.7;
+const QF: f32 = 0.5;
+const PC: f32 = 0.4;
+const PT: f32 = 0.95;
+
+impl Flip {
+    fn new(ppd: f32) -> Flip {
+        let wp = white();
+        let (gauss, d1, d2) = feature_kernels(ppd);
+        Flip {
+            lut: srgb_table(),
+            wp,
+            csf: [
+                csf_terms(&[(1.0, 0.0047)], ppd),
+                csf_terms(&[(1.0, 0.0053)], ppd),
+                csf_terms(&[(34.1, 0.04), (13.5, 0.025)], ppd),
+            ],
+            gauss,
+            d1,
+            d2,
+            cmax: math::powf(
+                hyab(hunt_lab([0.0, 1.0, 0.0], wp), hunt_lab([0.0, 0.0, 1.0], wp)),
+                QC,
+            ),
+        }
+    }
+
+    /// The largest kernel radius: how many rows beyond a band its filters read.
+    fn radius(&self) -> usize {
+        let csf = self.csf.iter().flatten().map(|t| t.kernel.len() / 2);
+        csf.chain([self.gauss.len() / 2]).max().unwrap_or(0)
+    }
+
+    /// Filters one image's window (rows `s0..s1`) for output rows `band`.
+    fn prepare(
+        &self,
+        win: &Window,
+        (s0, s1): (usize, usize),
+        band: (usize, usize),
+        height: usize,
+    ) -> Prepared {
+        let (w, n) = (win.width, s1 - s0);
+        let mut ch = [Plane::new(w, n), Plane::new(w, n), Plane::new(w, n)];
+        let mut lum = Plane::new(w, n);
+        for (i, p) in win.rows(s0, s1).chunks_exact(4).enumerate() {
+            let lut = &self.lut;
+            let rgb = [lut[p[0] as usize], lut[p[1] as usize], lut[p[2] as usize]];
+            let v = xyz_to_ycxcz(mat3(&RGB_TO_XYZ, rgb), self.wp);
+            for c in 0..3 {
+                ch[c].data[i] = v[c];
+            }
+            // The achromatic channel normalised to [0, 1]: (Yy + 16) / 116 = Y / Yn.
+            lum.data[i] = (v[0] + 16.0) / 116.0;
+        }
+        let f: Vec<Plane> = (0..3)
+            .map(|c| csf_filter(&ch[c], &self.csf[c], s0, band, height))
+            .collect();
+        let lab = (0..f[0].data.len())
+            .map(|i| {
+                let xyz = ycxcz_to_xyz([f[0].data[i], f[1].data[i], f[2].data[i]], self.wp);
+                let rgb = mat3(&XYZ_TO_RGB, xyz).map(|c| c.clamp(0.0, 1.0));
+                hunt_lab(rgb, self.wp)
+            })
+            .collect();
+        let conv = |kx: &[f32], ky: &[f32]| convolve(&lum, kx, ky, s0, band, height);
+        let ex = conv(&self.d1, &self.gauss);
+        let ey = conv(&self.gauss, &self.d1);
+        let px = conv(&self.d2, &self.gauss);
+        let py = conv(&self.gauss, &self.d2);
+        let mag = |a: &Plane, b: &Plane| -> Vec<f32> {
+            a.data
+                .iter()
+                .zip(&b.data)
+                .map(|(x, y)| (x * x + y * y).sqrt())
+                .collect()
+        };
+        Prepared {
+            lab,
+            edge: mag(&ex, &ey),
+            point: mag(&px, &py),
+        }
+    }
+
+    /// Per-pixel FLIP-style errors of `b` against `a` for output rows `band`, each in
+    /// `[0, 1]`; the windows hold rows `window` of an image `height` rows tall. The two
+    /// images are filtered in parallel (the result does not depend on it).
+    fn band_errors(
+        &self,
+        a: &Window,
+        b: &Window,
+        window: (usize, usize),
+        band: (usize, usize),
+        height: usize,
+    ) -> Vec<f32> {
+        let (pa, pb) = rayon::join(
+            || self.prepare(a, window, band, height),
+            || self.prepare(b, window, band, height),
+        );
+        (0..pa.lab.len())
+            .map(|i| {
+                let cmax = self.cmax;
+                let e = math::powf(hyab(pa.lab[i], pb.lab[i]), QC);
+                let ec = if e < PC * cmax {
+                    PT / (PC * cmax) * e
+                } else {
+                    PT + (e - PC * cmax) / (cmax - PC * cmax) * (1.0 - PT)
+                };
+                let df = (pa.edge[i] - pb.edge[i])
+                    .abs()
+                    .max((pa.point[i] - pb.point[i]).abs());
+                let dfn = math::powf(df * core::f32::consts::FRAC_1_SQRT_2, QF);
+                math::powf(ec, 1.0 - dfn).clamp(0.0, 1.0)
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -656,11 +903,106 @@ mod tests {
         assert!(d.heat_map().pixels().all(|p| p.0 == [0, 0, 0, 255]));
     }
 
+    /// The whole image as one band, without the identical-window shortcut.
+    fn flip_errors(a: &RgbaImage, b: &RgbaImage, ppd: f32) -> Vec<f32> {
+        let h = a.height() as usize;
+        let (mut wa, mut wb) = (
+            Window::new(a.width() as usize),
+            Window::new(b.width() as usize),
+        );
+        wa.advance(&mut ImageRows::new(a), 0, h).unwrap();
+        wb.advance(&mut ImageRows::new(b), 0, h).unwrap();
+        Flip::new(ppd).band_errors(&wa, &wb, (0, h), (0, h), h)
+    }
+
     #[test]
     fn identical_images_through_the_full_pipeline_give_zero() {
-        // Bypass the sq_sum == 0 shortcut: the pipeline itself must give exactly 0.
+        // Bypass the identical-window shortcut: the pipeline itself must give exactly 0
+        // (which is what makes the shortcut exact).
         let a = gradient(12, 10);
         assert!(flip_errors(&a, &a, 67.0).iter().all(|&e| e == 0.0));
+    }
+
+    /// A pair that differs in a few scattered places, so some bands are identical and
+    /// some are not.
+    fn scattered_pair(w: u32, h: u32) -> (RgbaImage, RgbaImage) {
+        let a = gradient(w, h);
+        let mut b = a.clone();
+        for (x, y) in [(3, 0), (w - 1, 40), (10, 41), (5, h - 1), (w / 2, h / 2)] {
+            let p = b.get_pixel(x, y).0;
+            b.put_pixel(x, y, Rgba([p[0] ^ 0x5a, p[1], p[2] / 2, p[3]]));
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn bands_give_the_whole_image_numbers_exactly() {
+        // 30 × 300 with errors at the top and bottom edges and at band seams: every band
+        // height gives the bits of the single-band computation, and so do the shortcuts.
+        let (a, b) = scattered_pair(30, 300);
+        let whole = flip_errors(&a, &b, 67.0);
+        assert!(whole.iter().any(|&e| e > 0.0));
+        assert!(whole.iter().filter(|&&e| e > 0.0).count() < whole.len() / 2);
+        for band in [1, 2, 7, 64, 299, 300, 1000] {
+            let mut got = Vec::new();
+            let r = compare_banded(
+                &mut ImageRows::new(&a),
+                &mut ImageRows::new(&b),
+                &DiffOptions::default(),
+                band,
+                &mut |y, row| {
+                    assert_eq!(y as usize * 30, got.len(), "rows arrive in order");
+                    got.extend_from_slice(row);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(got.len(), whole.len());
+            let same = got
+                .iter()
+                .zip(&whole)
+                .all(|(x, y)| x.to_bits() == y.to_bits());
+            assert!(same, "band height {band} changed the errors");
+            let mean = whole.iter().map(|&e| f64::from(e)).sum::<f64>() / whole.len() as f64;
+            assert_eq!(r.perceptual_mean, mean, "band height {band}");
+        }
+    }
+
+    #[test]
+    fn a_failing_source_or_sink_stops_the_comparison() {
+        struct Broken;
+        impl RowSource for Broken {
+            fn size(&self) -> (u32, u32) {
+                (4, 4)
+            }
+            fn next_row(&mut self, _: &mut [u8]) -> Result<(), String> {
+                Err("b.png: truncated".to_owned())
+            }
+        }
+        let a = gradient(4, 4);
+        let e = compare_rows(
+            &mut ImageRows::new(&a),
+            &mut Broken,
+            &DiffOptions::default(),
+            &mut |_, _| Ok(()),
+        );
+        assert_eq!(
+            e.unwrap_err(),
+            DiffError::Read("b.png: truncated".to_owned())
+        );
+        let e = compare_rows(
+            &mut ImageRows::new(&a),
+            &mut ImageRows::new(&a),
+            &DiffOptions::default(),
+            &mut |y, _| {
+                if y == 2 {
+                    Err("disk full".to_owned())
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(e.unwrap_err().to_string(), "disk full");
     }
 
     #[test]

@@ -629,39 +629,13 @@ fn plumb_within(dir: &Path, args: &[&str]) -> std::process::Output {
 
 /// A 1×1 paletted PNG whose PLTE chunk holds `plte` (valid when its length is 3·k).
 fn paletted_png(plte: &[u8]) -> Vec<u8> {
-    fn crc32(data: &[u8]) -> u32 {
-        let mut c = 0xffff_ffffu32;
-        for &b in data {
-            c ^= b as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-        }
-        !c
-    }
-    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let start = out.len();
-        out.extend_from_slice(kind);
-        out.extend_from_slice(data);
-        let crc = crc32(&out[start..]);
-        out.extend_from_slice(&crc.to_be_bytes());
-    }
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    chunk(&mut out, b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 3, 0, 0, 0]);
-    chunk(&mut out, b"PLTE", plte);
-    // zlib, one stored block: the scanline [filter 0, index 0], then its Adler-32 (= 0x00030001).
-    chunk(
-        &mut out,
-        b"IDAT",
-        &[0x78, 0x01, 1, 2, 0, 0xfd, 0xff, 0, 0, 0, 3, 0, 1],
-    );
-    chunk(&mut out, b"IEND", &[]);
-    out
+    use png_bytes::{ihdr, png, zlib_stored};
+    // The one scanline: filter 0, palette index 0.
+    png(
+        &ihdr(1, 1, 8, 3, 0),
+        &[(b"PLTE", plte)],
+        &zlib_stored(&[0, 0]),
+    )
 }
 
 #[test]
@@ -731,36 +705,17 @@ fn a_finite_far_scene_is_not_reported_as_non_finite() {
 fn diff_refuses_images_past_the_pixel_limit_before_decoding() {
     let dir = temp_dir("diff-limit");
     // The header of a 1-bit 22000x22000 grey PNG (no image data): refused from its header,
-    // before the 1.9 GB the decoded comparison would need is allocated.
-    let mut huge = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut chunk = |kind: &[u8; 4], data: &[u8]| {
-        huge.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let mut c = 0xffff_ffffu32;
-        for &b in kind.iter().chain(data) {
-            c ^= b as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-        }
-        huge.extend_from_slice(kind);
-        huge.extend_from_slice(data);
-        huge.extend_from_slice(&(!c).to_be_bytes());
-    };
-    chunk(
-        b"IHDR",
-        &[0, 0, 0x55, 0xf0, 0, 0, 0x55, 0xf0, 1, 0, 0, 0, 0],
+    // before anything is decoded.
+    let huge = png_bytes::png(
+        &png_bytes::ihdr(22_000, 22_000, 1, 0, 0),
+        &[],
+        &[0x78, 0x01],
     );
-    chunk(b"IDAT", &[0x78, 0x01]);
-    chunk(b"IEND", &[]);
     std::fs::write(dir.join("huge.png"), huge).unwrap();
     save(&solid(4, 4, [0; 4]), &dir, "a.png");
     assert_bad_input(
         &plumb(&dir, &["diff", "a.png", "huge.png"]),
-        "22000x22000 is 484000000 pixels, more than the limit of 16777216 (--max-image-pixels)",
+        "22000x22000 is 484000000 pixels, more than the limit of 268435456 (--max-image-pixels)",
     );
     // The limit is an option.
     save(&solid(8, 8, [0; 4]), &dir, "b.png");
@@ -773,4 +728,100 @@ fn diff_refuses_images_past_the_pixel_limit_before_decoding() {
         ),
         "more than the limit of 63",
     );
+}
+
+#[test]
+fn diff_reads_interlaced_pngs_as_their_pixels() {
+    // The same 13×11 picture (every pass of Adam7 non-empty) written plainly and interlaced:
+    // identical to plumb, and a changed copy differs from both by the same numbers.
+    let dir = temp_dir("diff-interlaced");
+    let img = RgbaImage::from_fn(13, 11, |x, y| {
+        image::Rgba([
+            (x * 19) as u8,
+            (y * 23) as u8,
+            ((x * y) % 256) as u8,
+            255 - x as u8,
+        ])
+    });
+    save(&img, &dir, "plain.png");
+    std::fs::write(dir.join("adam7.png"), png_bytes::interlaced_rgba(&img)).unwrap();
+    let o = plumb(&dir, &["diff", "plain.png", "adam7.png"]);
+    assert_success(&o);
+    assert!(
+        stdout(&o).contains("max channel delta: 0"),
+        "{}",
+        stdout(&o)
+    );
+    let mut changed = img.clone();
+    changed.put_pixel(12, 10, image::Rgba([0, 0, 0, 255]));
+    changed.put_pixel(3, 5, image::Rgba([255, 255, 255, 255]));
+    save(&changed, &dir, "changed.png");
+    let numbers = |a: &str| {
+        let o = plumb(&dir, &["diff", a, "changed.png"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .filter(|l| !l.starts_with("result"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let (plain, adam7) = (numbers("plain.png"), numbers("adam7.png"));
+    assert!(
+        plain.iter().any(|l| l.contains("pixels over T=0    2 ")),
+        "{plain:?}"
+    );
+    assert_eq!(plain, adam7);
+}
+
+#[test]
+fn diff_memory_limit_is_checked_from_the_headers() {
+    let dir = temp_dir("diff-memory");
+    let img = solid(300, 2, [9, 9, 9, 255]);
+    save(&img, &dir, "a.png");
+    std::fs::write(dir.join("b.png"), png_bytes::interlaced_rgba(&img)).unwrap();
+    // The streamed rows of a 300-pixel-wide pair at 67 ppd: 2 images · (64 + 2·10) rows ·
+    // 300 pixels · 76 bytes = 3 830 400 bytes; the interlaced one adds its 2 400 samples.
+    assert_success(&plumb(
+        &dir,
+        &["diff", "a.png", "a.png", "--max-memory", "3830400"],
+    ));
+    assert_bad_input(
+        &plumb(&dir, &["diff", "a.png", "a.png", "--max-memory", "3830399"]),
+        "needs about 3830400 bytes, more than the limit of 3830399 (--max-memory)",
+    );
+    assert_success(&plumb(
+        &dir,
+        &["diff", "a.png", "b.png", "--max-memory", "3832800"],
+    ));
+    assert_bad_input(
+        &plumb(&dir, &["diff", "a.png", "b.png", "--max-memory", "3832799"]),
+        "needs about 3832800 bytes",
+    );
+}
+
+#[test]
+fn diff_heat_map_is_streamed_to_the_same_pixels() {
+    // The heat map written row by row equals the library's in-memory one.
+    let dir = temp_dir("diff-heat");
+    let a = RgbaImage::from_fn(40, 150, |x, y| {
+        image::Rgba([(x * 5) as u8, y as u8, 80, 255])
+    });
+    let mut b = a.clone();
+    for (x, y) in [(0, 0), (39, 70), (20, 149), (5, 64)] {
+        b.put_pixel(x, y, image::Rgba([255, 0, 255, 255]));
+    }
+    save(&a, &dir, "a.png");
+    save(&b, &dir, "b.png");
+    let o = plumb(&dir, &["diff", "a.png", "b.png", "-o", "heat.png"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let written = image::open(dir.join("heat.png")).unwrap().to_rgba8();
+    let expected = plumb::diff::compare(&a, &b, &Default::default())
+        .unwrap()
+        .heat_map();
+    assert_eq!(written.dimensions(), (40, 150));
+    assert!(
+        written == expected,
+        "streamed heat map differs from the in-memory one"
+    );
+    assert!(expected.pixels().any(|p| p.0 != [0, 0, 0, 255]));
 }

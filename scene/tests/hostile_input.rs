@@ -636,3 +636,94 @@ fn procedural_and_imported_textures_share_one_limit() {
     let e = io::load(&p, &with_texture_limit(2 * TEX64 - 1)).expect_err("second import");
     assert!(matches!(e, IoError::TextureMemory { .. }), "{e}");
 }
+
+// ---- Geometry amplification ---------------------------------------------------------------
+
+/// A document whose mesh has one primitive per entry of `counts`, each with a POSITION
+/// accessor of that many VEC3 elements with no buffer view (all zeros, by the specification)
+/// and one sparse value: a few hundred bytes of JSON that declare gigabytes.
+fn zero_positions(counts: &[u64]) -> String {
+    // One sparse index (u8 0, padded) and one VEC3 value (0, 1, 0).
+    let mut bin = vec![0u8; 4];
+    for v in [0.0f32, 1.0, 0.0] {
+        bin.extend_from_slice(&v.to_le_bytes());
+    }
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64_encode(&bin)
+    );
+    let accessors: Vec<_> = counts
+        .iter()
+        .map(|&n| {
+            json!({"componentType": 5126, "count": n, "type": "VEC3",
+                "sparse": {"count": 1,
+                    "indices": {"bufferView": 0, "componentType": 5121},
+                    "values": {"bufferView": 1}}})
+        })
+        .collect();
+    let primitives: Vec<_> = (0..counts.len())
+        .map(|i| json!({"attributes": {"POSITION": i}, "mode": 0}))
+        .collect();
+    json!({
+        "asset": {"version": "2.0"},
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": primitives}],
+        "accessors": accessors,
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 1},
+            {"buffer": 0, "byteOffset": 4, "byteLength": 12}],
+        "buffers": [{"byteLength": 16, "uri": uri}]
+    })
+    .to_string()
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn declared_geometry_is_held_to_the_limit_before_allocating() {
+    // 2²⁶ − 1 VEC3 elements: 805 MB of f32 from 150 bytes of JSON, over the 512 MiB default.
+    let (_, e) = load_err("geom-one", "g.gltf", zero_positions(&[(1 << 26) - 1]));
+    let text = e.to_string();
+    assert!(text.contains("max_geometry_bytes"), "{text}");
+    assert!(text.contains("805306356 bytes decoded"), "{text}");
+    // Each accessor under the limit, together over it: the second is refused, and the
+    // message says how much was left.
+    let (_, e) = load_err(
+        "geom-sum",
+        "g.gltf",
+        zero_positions(&[25_000_000, 25_000_000]),
+    );
+    let text = e.to_string();
+    // 25 000 000 · 3 · 4 = 300 000 000 bytes each; 536 870 912 − 300 000 000 left after one.
+    assert!(text.contains("(236870912 bytes)"), "{text}");
+    // The limit is an option: a smaller one refuses a small file, a larger one loads it.
+    let dir = temp_dir("geom-option");
+    let p = write(&dir, "g.gltf", zero_positions(&[1000]));
+    let tight = ImportOptions {
+        max_geometry_bytes: 11_999,
+        ..ImportOptions::default()
+    };
+    assert!(io::load(&p, &tight).is_err());
+    let enough = ImportOptions {
+        max_geometry_bytes: 12_000,
+        ..ImportOptions::default()
+    };
+    io::load(&p, &enough).unwrap();
+}

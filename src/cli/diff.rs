@@ -10,14 +10,22 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use std::fs::File;
+use std::io::{BufWriter, Write};
+
 use clap::Args;
-use image::{ImageReader, RgbaImage};
-use plumb::diff::{compare, DiffOptions};
+use plumb::diff::{
+    compare_rows, heat_color, working_set_bytes, DiffError, DiffOptions, PngRows, RowSource,
+};
 
 use super::{say, CliResult, EXIT_COMPARISON_FAILED};
 
-/// Default for `--max-image-pixels`: 4096 × 4096.
-pub const DEFAULT_MAX_IMAGE_PIXELS: u64 = 4096 * 4096;
+/// Default for `--max-image-pixels`: 16384 × 16384. The comparison streams (memory grows
+/// with the width, not the area), so the limit bounds time; memory has its own limit.
+pub const DEFAULT_MAX_IMAGE_PIXELS: u64 = 16384 * 16384;
+
+/// Default for `--max-memory`: 1 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
 
 /// Arguments of `plumb diff`.
 #[derive(Debug, Args)]
@@ -42,10 +50,14 @@ pub struct DiffArgs {
     #[arg(long, value_name = "E", value_parser = parse_mean)]
     pub max_mean: Option<f64>,
     /// Largest image accepted, in pixels (width × height), checked from the header before
-    /// anything is decoded. The comparison holds about 92 bytes per pixel, so the default
-    /// (4096 × 4096) peaks near 1.5 GB.
+    /// anything is decoded.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_IMAGE_PIXELS)]
     pub max_image_pixels: u64,
+    /// Most bytes the comparison may hold, estimated from the headers before anything is
+    /// decoded: about 150 bytes per pixel of width (at the default ppd) for the streamed rows,
+    /// plus the whole image for an interlaced PNG (its rows do not arrive in order).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MEMORY)]
+    pub max_memory: u64,
     /// Pixels per degree of visual angle for the perceptual metric.
     #[arg(long, value_name = "PPD", default_value_t = DiffOptions::DEFAULT_PPD, value_parser = parse_ppd)]
     pub ppd: f32,
@@ -65,50 +77,39 @@ fn parse_ppd(s: &str) -> Result<f32, String> {
     }
 }
 
-/// Reads any image the `image` crate can decode (format guessed from the content) as RGBA8.
-/// Only regular files are read (a FIFO or a device would block or never end), and PNG
-/// chunk structure the `png` decoder relies on is checked first.
-fn load(path: &Path, max_pixels: u64) -> Result<RgbaImage, String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let meta = std::fs::metadata(path).map_err(|e| err(&e))?;
-    if !meta.is_file() {
-        return Err(err(&"not a regular file"));
-    }
-    let bytes = std::fs::read(path).map_err(|e| err(&e))?;
-    plumb_scene::io::check_png_chunks(&bytes).map_err(|e| err(&e))?;
-    let reader = || {
-        ImageReader::new(std::io::Cursor::new(bytes.as_slice()))
-            .with_guessed_format()
-            .map_err(|e| err(&e))
-    };
-    let (w, h) = reader()?.into_dimensions().map_err(|e| err(&e))?;
-    let pixels = u64::from(w) * u64::from(h);
-    if pixels > max_pixels {
-        return Err(err(&format!(
-            "{w}x{h} is {pixels} pixels, more than the limit of {max_pixels} \
-             (--max-image-pixels)"
-        )));
-    }
-    let reader = reader()?;
-    // Containment: decoders are not panic-free on malformed data (see
-    // `plumb_scene::io::check_png_chunks`); a panic here becomes bad input, not a crash.
-    let img = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || reader.decode()))
-        .map_err(|_| err(&"the image decoder failed on malformed data"))?
-        .map_err(|e| err(&e))?;
-    Ok(img.to_rgba8())
-}
-
-/// Compares the two images, prints the numbers, writes the heat map if asked.
+/// Compares the two images, prints the numbers, writes the heat map if asked. Both images
+/// and the heat map are streamed row by row (see [`plumb::diff::compare_rows`]).
 pub fn run(args: &DiffArgs) -> CliResult {
-    let a = load(&args.a, args.max_image_pixels)?;
-    let b = load(&args.b, args.max_image_pixels)?;
+    let mut a = PngRows::open(&args.a, args.max_image_pixels)?;
+    let mut b = PngRows::open(&args.b, args.max_image_pixels)?;
     let options = DiffOptions {
         threshold: args.threshold,
         pixels_per_degree: args.ppd,
     };
-    let diff = compare(&a, &b, &options)
-        .map_err(|e| format!("{} vs {}: {e}", args.a.display(), args.b.display()))?;
-    let r = diff.report;
+    let (w, h) = a.size();
+    let needed = working_set_bytes(w, args.ppd) + a.held_bytes() + b.held_bytes();
+    if needed > args.max_memory {
+        return Err(format!(
+            "{} vs {}: comparing {w}x{h} images needs about {needed} bytes, more than the \
+             limit of {} (--max-memory)",
+            args.a.display(),
+            args.b.display(),
+            args.max_memory
+        ));
+    }
+    let mut heat = match &args.out {
+        Some(out) if a.size() == b.size() => Some(HeatMap::create(out, w, h)?),
+        _ => None,
+    };
+    let report = compare_rows(&mut a, &mut b, &options, &mut |_, errors| match &mut heat {
+        Some(heat) => heat.write_row(errors),
+        None => Ok(()),
+    })
+    .map_err(|e| match e {
+        DiffError::Read(message) => message,
+        e => format!("{} vs {}: {e}", args.a.display(), args.b.display()),
+    })?;
+    let r = report;
 
     let total = r.pixel_count();
     let percent = if total == 0 {
@@ -136,10 +137,8 @@ pub fn run(args: &DiffArgs) -> CliResult {
         r.perceptual_max
     );
 
-    if let Some(out) = &args.out {
-        diff.heat_map()
-            .save_with_format(out, image::ImageFormat::Png)
-            .map_err(|e| format!("{}: {e}", out.display()))?;
+    if let (Some(heat), Some(out)) = (heat, &args.out) {
+        heat.finish()?;
         say!("wrote heat map {}", out.display());
     }
 
@@ -161,6 +160,45 @@ pub fn run(args: &DiffArgs) -> CliResult {
     } else {
         say!("result: FAIL ({})", reasons.join("; "));
         Ok(ExitCode::from(EXIT_COMPARISON_FAILED))
+    }
+}
+
+/// The heat map, written as its rows are computed.
+struct HeatMap {
+    name: String,
+    writer: png::StreamWriter<'static, BufWriter<File>>,
+    row: Vec<u8>,
+}
+
+impl HeatMap {
+    fn create(path: &Path, width: u32, height: u32) -> Result<HeatMap, String> {
+        let name = path.display().to_string();
+        let err = |e: &dyn std::fmt::Display| format!("{name}: {e}");
+        let file = File::create(path).map_err(|e| err(&e))?;
+        let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        let writer = encoder.write_header().map_err(|e| err(&e))?;
+        let writer = writer.into_stream_writer().map_err(|e| err(&e))?;
+        Ok(HeatMap {
+            name,
+            writer,
+            row: Vec::new(),
+        })
+    }
+
+    fn write_row(&mut self, errors: &[f32]) -> Result<(), String> {
+        self.row.clear();
+        self.row
+            .extend(errors.iter().flat_map(|&e| heat_color(e).0));
+        self.writer
+            .write_all(&self.row)
+            .map_err(|e| format!("{}: {e}", self.name))
+    }
+
+    fn finish(self) -> Result<(), String> {
+        let name = self.name;
+        self.writer.finish().map_err(|e| format!("{name}: {e}"))
     }
 }
 

@@ -121,6 +121,7 @@ pub fn import_gltf_bytes(
         buffers: Vec::new(),
         images: BTreeMap::new(),
         texture_budget: super::texture_image::TextureBudget::new(options.max_texture_bytes),
+        geometry_left: std::cell::Cell::new(options.max_geometry_bytes),
     };
     ctx.buffers = load_buffers(&ctx, &doc, bin)?;
     // Build detached, attach at the end: all or nothing. (Errors about the staging and the
@@ -128,6 +129,7 @@ pub fn import_gltf_bytes(
     let err_ctx = Ctx {
         buffers: Vec::new(),
         images: BTreeMap::new(),
+        geometry_left: std::cell::Cell::new(0),
         ..ctx
     };
     super::staged::build_staged(

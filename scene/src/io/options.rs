@@ -6,6 +6,9 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
 pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
 /// Default for [`ImportOptions::max_texture_bytes`]: 1 GiB of decoded texels.
 pub const DEFAULT_MAX_TEXTURE_BYTES: u64 = 1 << 30;
+/// Default for [`ImportOptions::max_geometry_bytes`]: 512 MiB of decoded vertex and index
+/// data per glTF file.
+pub const DEFAULT_MAX_GEOMETRY_BYTES: u64 = 512 << 20;
 
 /// Import settings and limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +25,11 @@ pub struct ImportOptions {
     /// Whether to decode textures; without them materials have no texture bindings (quicker
     /// when only the structure is wanted).
     pub textures: bool,
+    /// Most bytes of decoded vertex, index and animation data (accessors, as 4-byte
+    /// components after sparse substitution) one glTF file may produce. Checked from each
+    /// accessor's declared count before anything is allocated: a file of a few bytes can
+    /// declare 2²⁶ zero-filled elements per accessor, and many accessors.
+    pub max_geometry_bytes: u64,
 }
 
 impl Default for ImportOptions {
@@ -31,6 +39,7 @@ impl Default for ImportOptions {
             max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
             max_texture_bytes: DEFAULT_MAX_TEXTURE_BYTES,
             textures: true,
+            max_geometry_bytes: DEFAULT_MAX_GEOMETRY_BYTES,
         }
     }
 }

@@ -156,12 +156,29 @@ pub(crate) fn decode(
 /// # Errors
 /// The reason, for [`IoError::Image`].
 pub fn check_png_chunks(bytes: &[u8]) -> Result<(), String> {
+    check_png_chunks_in(&mut std::io::Cursor::new(bytes))
+}
+
+/// [`check_png_chunks`] on a seekable reader, reading only the 8-byte chunk headers (the
+/// chunk data is skipped), so a large file is checked without being loaded. The reader is
+/// left at an unspecified position.
+///
+/// # Errors
+/// The reason; also a read or seek failure.
+pub fn check_png_chunks_in<R: std::io::Read + std::io::Seek>(r: &mut R) -> Result<(), String> {
+    use std::io::SeekFrom;
     const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
-    if !bytes.starts_with(SIGNATURE) {
+    let end = r.seek(SeekFrom::End(0)).map_err(|e| e.to_string())?;
+    r.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+    let mut signature = [0u8; 8];
+    if end < 8 || r.read_exact(&mut signature).is_err() || signature != SIGNATURE {
         return Ok(());
     }
-    let mut pos = SIGNATURE.len();
-    while let Some(head) = bytes.get(pos..pos + 8) {
+    let mut pos = 8u64;
+    let mut head = [0u8; 8];
+    while pos.saturating_add(8) <= end {
+        r.seek(SeekFrom::Start(pos)).map_err(|e| e.to_string())?;
+        r.read_exact(&mut head).map_err(|e| e.to_string())?;
         let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
         let kind = &head[4..8];
         if kind == b"PLTE" && len % 3 != 0 {
@@ -173,7 +190,7 @@ pub fn check_png_chunks(bytes: &[u8]) -> Result<(), String> {
             break;
         }
         // length + type + data + CRC
-        pos = pos.saturating_add(12).saturating_add(len as usize);
+        pos = pos.saturating_add(12).saturating_add(u64::from(len));
     }
     Ok(())
 }

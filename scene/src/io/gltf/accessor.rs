@@ -117,6 +117,7 @@ impl Ctx<'_> {
         let csize = component_size(a.data_type());
         let elem = csize * a.dimensions().multiplicity();
         let count = a.count();
+        self.charge_geometry(what, count, a.dimensions().multiplicity())?;
         let mut data = self.gather(what, a.view(), a.offset(), count, elem)?;
         if let Some(sparse) = a.sparse() {
             let n = sparse.count();
@@ -160,6 +161,28 @@ impl Ctx<'_> {
             }
         }
         Ok((data, csize))
+    }
+
+    /// Charges `count` elements of `components` 4-byte values against
+    /// [`ImportOptions::max_geometry_bytes`](crate::io::ImportOptions::max_geometry_bytes),
+    /// before anything is allocated.
+    fn charge_geometry(&self, what: &str, count: usize, components: usize) -> Result<(), IoError> {
+        let bytes = (count as u64)
+            .saturating_mul(components as u64)
+            .saturating_mul(4);
+        let left = self.geometry_left.get();
+        if bytes > left {
+            let max = self.options.max_geometry_bytes;
+            return Err(self.invalid(
+                what,
+                format!(
+                    "{count} elements ({bytes} bytes decoded) exceed what is left ({left} bytes) \
+                     of the limit of {max} bytes of geometry per file (max_geometry_bytes)"
+                ),
+            ));
+        }
+        self.geometry_left.set(left - bytes);
+        Ok(())
     }
 
     fn check_dims(

@@ -24,6 +24,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) images: BTreeMap<usize, Arc<Texture>>,
     /// Decoded texture bytes of this import, against the options' limit.
     pub(crate) texture_budget: TextureBudget,
+    /// Bytes of decoded accessor data this import may still produce
+    /// ([`ImportOptions::max_geometry_bytes`]); a `Cell` because readers take `&self`.
+    pub(crate) geometry_left: std::cell::Cell<u64>,
 }
 
 impl Ctx<'_> {

@@ -9,6 +9,16 @@
 //! its target node and path). A missing
 //! POSITION `min`/`max`, which the specification requires, is tolerated: plumb computes its
 //! own bounds and many exporters omit them.
+//!
+//! Then what the specification forbids and the Khronos glTF-Validator reports as an
+//! **error** although the `gltf` crate accepts it ([`check_spec`], each with the validator's
+//! issue code): an asset version other than 2.x, zero-length buffers and buffer views,
+//! strides outside 4..=252 or not a multiple of 4, accessors of no elements, meshes without
+//! primitives, a node with both `matrix` and TRS, a node with two parents or in a cycle
+//! (anywhere in the file, used by a scene or not), and scene nodes that are not roots or are
+//! listed twice. `scene/tests/gltf_spec/invalid/` holds a file per class (and `valid/` files
+//! the validator accepts); `scripts/gltf-validator-check.mjs` runs the validator itself on
+//! them, as a cross-check.
 
 use std::path::Path;
 
@@ -70,7 +80,198 @@ fn check_shapes(file: &Path, root: &::gltf::json::Root) -> Result<(), IoError> {
             ));
         }
     }
-    check_channels(file, root)
+    check_channels(file, root)?;
+    check_spec(file, root)
+}
+
+/// What the glTF 2.0 specification forbids and the `gltf` crate accepts; the
+/// glTF-Validator's issue code for each is in the message's comment.
+fn check_spec(file: &Path, root: &::gltf::json::Root) -> Result<(), IoError> {
+    let bad = |context: String, message: String| IoError::Invalid {
+        file: file.to_owned(),
+        location: None,
+        context,
+        message,
+    };
+    // UNKNOWN_ASSET_MAJOR_VERSION / PATTERN_MISMATCH: "<major>.<minor>", major 2.
+    let parse_version = |v: &str| -> Option<(u32, u32)> {
+        let (major, minor) = v.split_once('.')?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(major) || !digits(minor) {
+            return None;
+        }
+        Some((major.parse().ok()?, minor.parse().ok()?))
+    };
+    let version = &root.asset.version;
+    match parse_version(version) {
+        Some((2, _)) => {}
+        Some((major, _)) => {
+            return Err(bad(
+                "asset.version".to_owned(),
+                format!("\"{version}\" is glTF {major}, not glTF 2"),
+            ))
+        }
+        None => {
+            return Err(bad(
+                "asset.version".to_owned(),
+                format!("\"{version}\" is not a version of the form \"2.0\""),
+            ))
+        }
+    }
+    // ASSET_MIN_VERSION_GREATER_THAN_VERSION.
+    if let Some(min) = &root.asset.min_version {
+        match (parse_version(min), parse_version(version)) {
+            (Some(m), Some(v)) if m <= v => {}
+            _ => {
+                return Err(bad(
+                    "asset.minVersion".to_owned(),
+                    format!("\"{min}\" is not a version at most asset.version \"{version}\""),
+                ))
+            }
+        }
+    }
+    // VALUE_NOT_IN_RANGE (schema minimum 1).
+    for (i, b) in root.buffers.iter().enumerate() {
+        if b.byte_length.0 == 0 {
+            return Err(bad(
+                format!("buffers[{i}].byteLength"),
+                "is 0; a buffer holds at least one byte".to_owned(),
+            ));
+        }
+    }
+    for (i, v) in root.buffer_views.iter().enumerate() {
+        if v.byte_length.0 == 0 {
+            return Err(bad(
+                format!("bufferViews[{i}].byteLength"),
+                "is 0; a buffer view holds at least one byte".to_owned(),
+            ));
+        }
+        // VALUE_NOT_IN_RANGE / VALUE_MULTIPLE_OF.
+        if let Some(stride) = v.byte_stride {
+            let stride = stride.0;
+            if !(4..=252).contains(&stride) || stride % 4 != 0 {
+                return Err(bad(
+                    format!("bufferViews[{i}].byteStride"),
+                    format!("is {stride}; a stride is a multiple of 4 in 4..=252"),
+                ));
+            }
+        }
+    }
+    for (i, a) in root.accessors.iter().enumerate() {
+        if a.count.0 == 0 {
+            return Err(bad(
+                format!("accessors[{i}].count"),
+                "is 0; an accessor holds at least one element".to_owned(),
+            ));
+        }
+    }
+    for (i, m) in root.meshes.iter().enumerate() {
+        // EMPTY_ENTITY / schema minItems 1.
+        if m.primitives.is_empty() {
+            return Err(bad(
+                format!("meshes[{i}].primitives"),
+                "is empty; a mesh has at least one primitive".to_owned(),
+            ));
+        }
+    }
+    check_node_graph(file, root)?;
+    Ok(())
+}
+
+/// The node graph is a forest: no node has two parents (NODE_PARENT_OVERRIDE), there are no
+/// cycles (NODE_LOOP), no node lists a child twice or a missing node, and every node a scene
+/// lists is a root (SCENE_NON_ROOT_NODE), listed once. Checked over every node, used or not,
+/// in linear time.
+fn check_node_graph(file: &Path, root: &::gltf::json::Root) -> Result<(), IoError> {
+    let bad = |context: String, message: String| IoError::Invalid {
+        file: file.to_owned(),
+        location: None,
+        context,
+        message,
+    };
+    let n = root.nodes.len();
+    let mut parent: Vec<Option<usize>> = vec![None; n];
+    for (i, node) in root.nodes.iter().enumerate() {
+        // Node matrix with TRS: NODE_MATRIX_TRS.
+        if node.matrix.is_some()
+            && (node.translation.is_some() || node.rotation.is_some() || node.scale.is_some())
+        {
+            return Err(bad(
+                format!("nodes[{i}]"),
+                "has both a matrix and translation/rotation/scale".to_owned(),
+            ));
+        }
+        for c in node.children.iter().flatten() {
+            let c = c.value();
+            if c >= n {
+                return Err(bad(
+                    format!("nodes[{i}].children"),
+                    format!("names node {c}, which does not exist ({n} nodes)"),
+                ));
+            }
+            if c == i {
+                return Err(bad(
+                    format!("nodes[{i}].children"),
+                    "lists the node itself (a cycle)".to_owned(),
+                ));
+            }
+            if let Some(p) = parent[c] {
+                return Err(bad(
+                    format!("nodes[{c}]"),
+                    format!("is a child of both node {p} and node {i} (a node has one parent)"),
+                ));
+            }
+            parent[c] = Some(i);
+        }
+    }
+    // With one parent each, a cycle is a parent chain that never reaches a root. Walk each
+    // chain once: 0 unvisited, 1 on the current chain, 2 known to reach a root.
+    let mut state = vec![0u8; n];
+    for start in 0..n {
+        let mut chain = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state[i] {
+                2 => break,
+                1 => {
+                    return Err(bad(
+                        format!("nodes[{i}]"),
+                        "is its own ancestor (the node hierarchy has a cycle)".to_owned(),
+                    ))
+                }
+                _ => {
+                    state[i] = 1;
+                    chain.push(i);
+                    at = parent[i];
+                }
+            }
+        }
+        for i in chain {
+            state[i] = 2;
+        }
+    }
+    for (s, scene) in root.scenes.iter().enumerate() {
+        let mut listed = vec![false; n];
+        for node in &scene.nodes {
+            let i = node.value();
+            if i >= n {
+                continue; // reported by the validation that follows
+            }
+            if let Some(p) = parent[i] {
+                return Err(bad(
+                    format!("scenes[{s}].nodes"),
+                    format!("lists node {i}, which is not a root (its parent is node {p})"),
+                ));
+            }
+            if std::mem::replace(&mut listed[i], true) {
+                return Err(bad(
+                    format!("scenes[{s}].nodes"),
+                    format!("lists node {i} twice"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Animation channels: `gltf-json`'s validator skips them, and the `gltf` reader panics on a
