@@ -748,6 +748,39 @@ fn dlod_draw_and_pick_see_only_the_active_child() {
     assert!(!scene.world_bound(lod).unwrap().is_empty());
 }
 
+/// `docs/examples/lod.json`: centre (0,0,−10), intervals [0,5), [5,20), [20,100).
+#[test]
+fn scene_file_lod() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/lod.json");
+    let mut s = plumb_scene::io::load(&path, &Default::default()).unwrap();
+    let rock = s.scene.find("rock").unwrap();
+    assert_eq!(s.scene.lod_center(rock).unwrap(), Vec3::ZERO);
+    s.scene.update(0.0);
+    for (eye, child) in [
+        (Vec3::new(0.0, 0.0, -8.0), Some("fine")),   // 2
+        (Vec3::ZERO, Some("medium")),                // 10
+        (Vec3::new(0.0, 0.0, 50.0), Some("coarse")), // 60
+        (Vec3::new(0.0, 0.0, 90.0), None),           // 100
+    ] {
+        s.scene.select_levels_of_detail(eye);
+        let active = s.scene.active_child(rock).unwrap();
+        assert_eq!(active, child.map(|c| s.scene.find(c).unwrap()), "eye {eye}");
+    }
+    // `lod` only on lod nodes, and not more ranges than children.
+    let bad = r#"{"format": "plumb-scene", "version": 1, "root": {"children": [
+        {"kind": "lod", "lod": {"ranges": [[0, 1], [1, 2]]}, "children": [{"mesh": {"box": {}}}]}]}}"#;
+    assert!(plumb_scene::io::json::parse(&path, bad)
+        .map(|d| plumb_scene::io::json::build(&d, &path, &Default::default()))
+        .unwrap()
+        .is_err());
+    let bad = r#"{"format": "plumb-scene", "version": 1, "root": {"children": [
+        {"kind": "group", "lod": {}}]}}"#;
+    assert!(plumb_scene::io::json::parse(&path, bad)
+        .map(|d| plumb_scene::io::json::build(&d, &path, &Default::default()))
+        .unwrap()
+        .is_err());
+}
+
 #[test]
 fn dlod_errors() {
     let (mut scene, lod, [high, ..]) = lod_scene(1.0);

@@ -223,8 +223,8 @@ fn wrong_types_truncation_and_garbage_are_parse_errors() {
         loc.is_some() && msg.contains("invalid type: string \"two\""),
         "{msg}"
     );
-    let (_, msg) = parse_err(&wrap(r#"{"kind": "lod"}"#));
-    assert!(msg.contains("unknown variant `lod`"), "{msg}");
+    let (_, msg) = parse_err(&wrap(r#"{"kind": "portal"}"#));
+    assert!(msg.contains("unknown variant `portal`"), "{msg}");
     let (_, msg) = parse_err(&wrap(r#"{"children": {}}"#));
     assert!(msg.contains("invalid type"), "{msg}");
     let full = wrap(r#"{"children": [{"mesh": {"sphere": {}}}]}"#);

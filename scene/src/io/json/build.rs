@@ -531,6 +531,9 @@ fn fill<'a>(
     if doc.active.is_some() && kind != NodeKindDoc::Switch {
         return Err(ctx.invalid(path, "\"active\" is only for switch nodes"));
     }
+    if doc.lod.is_some() != (kind == NodeKindDoc::Lod) {
+        return Err(ctx.invalid(path, "a \"lod\" node needs \"lod\", and only it has one"));
+    }
     let local = match &doc.transform {
         Some(t) => transform(ctx, path, t)?,
         None => Transform::IDENTITY,
@@ -605,6 +608,12 @@ fn fill<'a>(
             (NodeKindDoc::Billboard, None) => {
                 scene.add_billboard(id, child.name.clone()).map_err(err)?
             }
+            (NodeKindDoc::Lod, None) => {
+                let center = child.lod.as_ref().map_or(Vec3::ZERO, |l| v3(&l.center));
+                scene
+                    .add_dlod(id, child.name.clone(), center)
+                    .map_err(err)?
+            }
         };
         fill(scene, ctx, cid, child, &child_path, &child_pointer)?;
     }
@@ -615,6 +624,24 @@ fn fill<'a>(
         scene
             .set_active_index(id, Some(i))
             .map_err(ctx.scene_err(path))?;
+    }
+    if let Some(lod) = &doc.lod {
+        let children = scene.children(id).map_err(ctx.scene_err(path))?.to_vec();
+        if lod.ranges.len() > children.len() {
+            return Err(ctx.invalid(
+                path,
+                format!(
+                    "{} LOD ranges for {} children",
+                    lod.ranges.len(),
+                    children.len()
+                ),
+            ));
+        }
+        for (c, [min, max]) in children.into_iter().zip(&lod.ranges) {
+            scene
+                .set_lod_range(id, c, min.get(), max.get())
+                .map_err(ctx.scene_err(path))?;
+        }
     }
     Ok(())
 }

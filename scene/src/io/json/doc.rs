@@ -77,6 +77,22 @@ pub enum NodeKindDoc {
     Switch,
     /// A billboard group: turns about its y axis to face the camera.
     Billboard,
+    /// A discrete-LOD switch: draws the child whose `lod` distance interval holds the camera's
+    /// distance to the LOD centre.
+    Lod,
+}
+
+/// The LOD centre and per-child distance intervals of a `lod` node.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LodDoc {
+    /// LOD centre in the node's local space (default the origin).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub center: Real3,
+    /// One local distance interval `[min, max)` per child, in child order (children past the
+    /// end are never drawn).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranges: Vec<[Real; 2]>,
 }
 
 /// One node of the tree.
@@ -102,6 +118,9 @@ pub struct NodeDoc {
     /// A switch's active child (index into its children; default none drawn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<usize>,
+    /// A `lod` node's centre and distance intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lod: Option<LodDoc>,
     /// How frustum culling treats this node and its subtree (default `dynamic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cull_mode: Option<CullingDoc>,
