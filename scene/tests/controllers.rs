@@ -748,6 +748,25 @@ fn dlod_draw_and_pick_see_only_the_active_child() {
     assert!(!scene.world_bound(lod).unwrap().is_empty());
 }
 
+/// `docs/examples/controllers.json`: `morpher` blends from (0,0,0), (1,0,0), (0,1,0) to twice
+/// that over t ∈ [0, 1], wrapping.
+#[test]
+fn scene_file_morph() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/controllers.json");
+    let mut s = plumb_scene::io::load(&path, &Default::default()).unwrap();
+    let node = s.scene.find("morpher").unwrap();
+    // t = 0.5: c = 0.5 → vertex 1 at 1 + 0.5·1 = 1.5; t = 1.25 wraps to 0.25 → 1.25.
+    for (t, x) in [(0.5, 1.5), (1.25, 1.25)] {
+        s.scene.update(t);
+        let p = s.scene.mesh(node).unwrap().positions().to_vec();
+        assert_eq!(
+            p,
+            vec![Vec3::ZERO, Vec3::new(x, 0.0, 0.0), Vec3::new(0.0, x, 0.0)]
+        );
+    }
+}
+
 /// `docs/examples/lod.json`: centre (0,0,−10), intervals [0,5), [5,20), [20,100).
 #[test]
 fn scene_file_lod() {

@@ -24,6 +24,7 @@ use crate::io::texture_image::{texture_bytes, TextureBudget};
 use crate::io::{uri, ImportOptions};
 use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
+use crate::morph::MorphController;
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
 use crate::state::{
@@ -793,6 +794,31 @@ fn controller(
                 nodes: vec![track],
             });
         }
+        ControllerDoc::Morph(m) => {
+            let times: Vec<f32> = m.times.iter().map(|t| t.get()).collect();
+            let timing = controller_timing(
+                [m.min_time, m.max_time, m.phase, m.frequency],
+                m.repeat,
+                m.active,
+                &times,
+            )
+            .map_err(ctx.scene_err(context))?;
+            let targets = m
+                .targets
+                .iter()
+                .map(|t| t.iter().map(v3).collect())
+                .collect();
+            let weights = m
+                .weights
+                .iter()
+                .map(|w| w.iter().map(|x| x.get()).collect())
+                .collect();
+            let morph = MorphController::from_targets(timing, targets, times, weights)
+                .map_err(ctx.scene_err(context))?;
+            scene
+                .add_mesh_controller(node, Box::new(morph))
+                .map_err(ctx.scene_err(context))?;
+        }
     }
     Ok(())
 }
@@ -800,18 +826,34 @@ fn controller(
 /// The time mapping of a `keyframes` controller: by default clamp over its first to last key
 /// time, which maps every time to itself inside the keys (the tracks hold their ends anyway).
 fn keyframe_timing(k: &KeyframesDoc, times: &[f32]) -> Result<ControllerTiming, SceneError> {
+    controller_timing(
+        [k.min_time, k.max_time, k.phase, k.frequency],
+        k.repeat,
+        k.active,
+        times,
+    )
+}
+
+/// A controller's time mapping from `[min_time, max_time, phase, frequency]`, the repeat type
+/// and the active flag, with the interval defaulting to the first and last key times.
+fn controller_timing(
+    [min, max, phase, frequency]: [Option<Real>; 4],
+    repeat: RepeatDoc,
+    active: Option<bool>,
+    times: &[f32],
+) -> Result<ControllerTiming, SceneError> {
     let first = times.first().copied().unwrap_or(0.0);
     let last = times.last().copied().unwrap_or(first);
-    let min = k.min_time.map_or(first, Real::get);
-    let max = k.max_time.map_or(last, Real::get);
-    let repeat = match k.repeat {
+    let min = min.map_or(first, Real::get);
+    let max = max.map_or(last, Real::get);
+    let repeat = match repeat {
         RepeatDoc::Clamp => RepeatType::Clamp,
         RepeatDoc::Wrap => RepeatType::Wrap,
         RepeatDoc::Cycle => RepeatType::Cycle,
     };
     Ok(ControllerTiming::over(f64::from(min), f64::from(max))?
         .with_repeat(repeat)
-        .with_phase(f64::from(k.phase.map_or(0.0, Real::get)))?
-        .with_frequency(f64::from(k.frequency.map_or(1.0, Real::get)))?
-        .with_active(k.active.unwrap_or(true)))
+        .with_phase(f64::from(phase.map_or(0.0, Real::get)))?
+        .with_frequency(f64::from(frequency.map_or(1.0, Real::get)))?
+        .with_active(active.unwrap_or(true)))
 }

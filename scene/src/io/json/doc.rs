@@ -469,6 +469,38 @@ pub enum ControllerDoc {
     Spin(SpinDoc),
     /// Keyframed translation / rotation / scale.
     Keyframes(KeyframesDoc),
+    /// Keyed blending of morph targets (geometry nodes only).
+    Morph(MorphDoc),
+}
+
+/// `morph` parameters: the node's mesh blended between absolute targets.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MorphDoc {
+    /// Key times (controller time), strictly increasing.
+    pub times: Vec<Real>,
+    /// Absolute targets, each one position per mesh vertex; the first is target 0.
+    pub targets: Vec<Vec<Real3>>,
+    /// One array per key of the weights of targets 1, 2, … (target 0's is implied).
+    pub weights: Vec<Vec<Real>>,
+    /// What happens outside `[min_time, max_time]` (default clamp).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub repeat: RepeatDoc,
+    /// Start of the controller-time interval (default: the first key time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_time: Option<Real>,
+    /// End of the controller-time interval (default: the last key time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_time: Option<Real>,
+    /// Phase of `controller time = frequency·time + phase` (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Real>,
+    /// Frequency of `controller time = frequency·time + phase` (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<Real>,
+    /// Whether the controller runs (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
 }
 
 /// `spin` parameters.
