@@ -65,4 +65,17 @@ pub enum Error {
     /// A draw trace could not be read, written or played back (module `trace`).
     #[error("trace: {0}")]
     Trace(String),
+    /// One command of a draw trace failed on playback: which file, which command (0-based,
+    /// in the file's `commands` array) and what went wrong.
+    #[error("trace: {file}command {index} ({kind}): {source}")]
+    TraceCommand {
+        /// The trace's JSON file followed by `": "`, or empty for a trace not read from one.
+        file: String,
+        /// Position in the `commands` array.
+        index: usize,
+        /// `clear`, `draw` or `draw_fixed`.
+        kind: &'static str,
+        /// The command's own error.
+        source: Box<Error>,
+    },
 }

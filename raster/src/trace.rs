@@ -307,6 +307,8 @@ pub struct Trace {
     /// The binary part.
     pub buffer: Vec<u8>,
     textures: Vec<Arc<Texture>>,
+    /// The JSON file it was read from (for messages; empty for a recorded trace).
+    file: String,
 }
 
 fn err(message: impl Into<String>) -> Error {
@@ -468,6 +470,7 @@ impl Recorder {
                 textures: textures_doc,
                 commands: self.commands,
             },
+            file: String::new(),
             buffer: writer.bytes,
             textures: self.textures,
         }
@@ -726,6 +729,7 @@ impl Trace {
             doc,
             buffer,
             textures,
+            file: file.to_owned(),
         })
     }
 
@@ -802,12 +806,34 @@ impl Trace {
     /// Plays the commands into `target` (any size; the recorded viewport is in the states).
     ///
     /// # Errors
-    /// [`Error::Trace`] for a view past the buffer's end, and whatever the draws return.
+    /// [`Error::TraceCommand`], naming the file and the command, around [`Error::Trace`] for
+    /// a view past the buffer's end or a missing texture, or whatever the draw returned.
     pub fn replay(&self, target: &mut dyn DrawTarget) -> Result<(), Error> {
+        for (index, c) in self.doc.commands.iter().enumerate() {
+            self.play(c, target).map_err(|e| Error::TraceCommand {
+                file: if self.file.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}: ", self.file)
+                },
+                index,
+                kind: match c {
+                    CommandDoc::Clear { .. } => "clear",
+                    CommandDoc::Draw(_) => "draw",
+                    CommandDoc::DrawFixed(_) => "draw_fixed",
+                },
+                source: Box::new(e),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Plays one command.
+    fn play(&self, c: &CommandDoc, target: &mut dyn DrawTarget) -> Result<(), Error> {
         let r = Reader {
             bytes: &self.buffer,
         };
-        for c in &self.doc.commands {
+        {
             match c {
                 CommandDoc::Clear {
                     color,

@@ -275,6 +275,27 @@ fn bad_traces_are_typed_errors() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("index 200"), "{e}");
+    // Playback errors name the file and the command.
+    assert!(e.starts_with("trace: command 1 (draw): "), "{e}");
+    let e = load(&json, bad_index.buffer.clone())
+        .unwrap()
+        .replay(&mut context(16, 16, 1))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "trace: t.json: command 1 (draw): index 200 at position 0 is out of range for 3 vertices"
+    );
+    assert!(
+        matches!(
+            e,
+            Error::TraceCommand {
+                index: 1,
+                kind: "draw",
+                ..
+            }
+        ),
+        "{e}"
+    );
     // A missing buffer file, a path in the buffer name.
     let dir = scratch("bad");
     let path = dir.join("b.json");

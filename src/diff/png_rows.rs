@@ -7,7 +7,7 @@ use std::path::Path;
 
 use png::{ColorType, Transformations};
 
-use super::RowSource;
+use super::rows::RowSource;
 
 /// A PNG file decoded one row at a time into RGBA8 (grey, grey + alpha, RGB, palette and
 /// 16-bit images are converted as the `image` crate converts them: 16-bit samples keep their

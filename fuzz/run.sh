@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS each (default 60) with memory and time limits that make
+# blow-ups count as crashes: -rss_limit_mb=2048 (a 2 GB process), -timeout=10 s per input,
+# inputs up to 64 KiB. Prints each target's executions, corpus size and coverage (libFuzzer's
+# final stats). Needs `cargo install cargo-fuzz`; stable toolchain, so no sanitizer (`-s none`).
+#
+#   fuzz/run.sh 60          # a short run of every target (what .ci/run does)
+#   fuzz/run.sh 3600 gltf   # a long run of one target
+set -euo pipefail
+cd "$(dirname "$0")"
+secs=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(scene_file gltf glb obj png_texture trace diff raster_draw)
+[ -d corpus ] || ./seed.sh >/dev/null
+cargo fuzz build -s none -O
+mkdir -p logs
+for t in "${targets[@]}"; do
+    mkdir -p "corpus/$t" "artifacts/$t"
+    echo "== $t (${secs}s)"
+    if ! cargo fuzz run -s none -O "$t" "corpus/$t" -- \
+        -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
+        -print_final_stats=1 -artifact_prefix="artifacts/$t/" > "logs/$t.log" 2>&1; then
+        tail -40 "logs/$t.log"
+        echo "fuzz target $t failed: see fuzz/logs/$t.log and fuzz/artifacts/$t/"
+        exit 1
+    fi
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb|^Done|cov:" "logs/$t.log" | tail -3
+    echo "corpus: $(ls "corpus/$t" | wc -l) inputs"
+done

@@ -1,0 +1,151 @@
+//! What the fuzz targets share: splitting one input into several files, and drawing what a
+//! loader produced, so that every target also runs the scene's update, cull and draw on the
+//! data it accepted.
+
+use std::path::Path;
+
+use plumb_scene::io::{apply, framing, ApplyOptions, ImportedScene};
+use plumb_scene::{Camera, SoftRenderer};
+
+/// Splits `data` at the first occurrence of `sep` (the separator is dropped); the second part
+/// is empty when there is none.
+pub fn split<'a>(data: &'a [u8], sep: &[u8]) -> (&'a [u8], &'a [u8]) {
+    match data.windows(sep.len()).position(|w| w == sep) {
+        Some(i) => (&data[..i], &data[i + sep.len()..]),
+        None => (data, &[]),
+    }
+}
+
+/// Applies the imported materials, frames the geometry (or uses the first imported camera)
+/// and draws a 16 × 12 frame on one thread. Errors are fine; panics are what the fuzzer looks
+/// for.
+pub fn draw_imported(loaded: ImportedScene) {
+    let ImportedScene {
+        mut scene,
+        imported,
+    } = loaded;
+    let Ok(applied) = apply(&mut scene, &imported, &ApplyOptions::default()) else {
+        return;
+    };
+    let aspect = 16.0 / 12.0;
+    let camera = match imported.cameras.first() {
+        Some(c) => c.to_camera(&scene, aspect),
+        None => framing::geometry_box(&scene)
+            .and_then(|b| framing::frame_bound(&b, 0.8, aspect)),
+    };
+    let camera = match camera {
+        Ok(c) => c,
+        Err(_) => match Camera::perspective(0.8, aspect, 0.1, 100.0) {
+            Ok(c) => c,
+            Err(_) => return,
+        },
+    };
+    if applied.place_lights(&mut scene, &imported, &camera).is_err() {
+        return;
+    }
+    let Ok(mut renderer) = SoftRenderer::new(16, 12, Some(1)) else {
+        return;
+    };
+    let _ = scene.draw(&camera, &mut renderer);
+}
+
+/// A folder of its own for targets that must write files (OBJ + MTL, PNG pairs): one per
+/// process, under the system's temporary folder.
+pub fn scratch_dir() -> &'static Path {
+    use std::sync::OnceLock;
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("plumb-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary folder");
+        dir
+    })
+}
+
+/// Reads bytes as small values for structured targets; past the end it yields zeros.
+pub struct Bytes<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Bytes<'a> {
+    /// Reads from `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        Bytes { data }
+    }
+
+    /// Whether everything has been read.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The next byte.
+    pub fn u8(&mut self) -> u8 {
+        match self.data.split_first() {
+            Some((&b, rest)) => {
+                self.data = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+
+    /// The next two bytes, little-endian.
+    pub fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.u8(), self.u8()])
+    }
+
+    /// One of `n` choices.
+    pub fn choose(&mut self, n: usize) -> usize {
+        usize::from(self.u8()) % n.max(1)
+    }
+
+    /// A float: mostly small "nice" values (so geometry lands on screen), sometimes any
+    /// bit pattern (NaN, infinities, huge, denormal).
+    pub fn f32(&mut self) -> f32 {
+        match self.u8() % 8 {
+            0 => f32::from_bits(u32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])),
+            1 => [0.0, 1.0, -1.0, f32::NAN, f32::INFINITY, 1e30, -1e-30, 0.5][self.choose(8)],
+            _ => (f32::from(self.u16() as i16)) / 4096.0,
+        }
+    }
+}
+
+/// Imports glTF or GLB bytes as if read from `file` and draws them.
+pub fn import_and_draw(data: &[u8], file: &Path) {
+    let mut scene = plumb_scene::Scene::new();
+    let root = scene.root();
+    let options = plumb_scene::io::ImportOptions::default();
+    let Ok(imported) = plumb_scene::io::gltf::import_gltf_bytes(&mut scene, root, data, file, &options)
+    else {
+        return;
+    };
+    scene.update(0.0);
+    draw_imported(ImportedScene { scene, imported });
+}
+
+/// A GLB container around `json` and an optional `bin` chunk, each padded to 4 bytes as the
+/// format requires (so the fuzzer spends its time on the content, not the framing).
+pub fn glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
+    fn padded(b: &[u8], pad: u8) -> Vec<u8> {
+        let mut v = b.to_vec();
+        while v.len() % 4 != 0 {
+            v.push(pad);
+        }
+        v
+    }
+    let json = padded(json, b' ');
+    let bin = bin.map(|b| padded(b, 0));
+    let total = 12 + 8 + json.len() + bin.as_ref().map_or(0, |b| 8 + b.len());
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json);
+    if let Some(bin) = bin {
+        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&bin);
+    }
+    out
+}
