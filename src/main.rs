@@ -48,6 +48,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A panic inside a decoder that plumb contains (plumb_scene::io::contain) is reported as
+    // a one-line error; the default hook would print its message first.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !plumb_scene::io::is_containing() {
+            default_hook(info);
+        }
+    }));
     let parsed = match Cli::try_parse() {
         Ok(parsed) => parsed,
         Err(e) => return cli::report_clap_error(&e),

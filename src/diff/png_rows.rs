@@ -2,7 +2,6 @@
 
 use std::fs::File;
 use std::io::{BufReader, Seek, SeekFrom};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use png::{ColorType, Transformations};
@@ -51,7 +50,7 @@ impl std::fmt::Debug for PngRows {
 /// the decoder is not panic-free on malformed data (a ragged PLTE is checked before, in
 /// `check_png_chunks_in`, but fuzzing finds such places faster than they can be listed).
 fn contained<T>(f: impl FnOnce() -> Result<T, png::DecodingError>) -> Result<T, String> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    match plumb_scene::io::contain(f) {
         Ok(r) => r.map_err(|e| e.to_string()),
         Err(_) => Err("the PNG decoder failed on malformed data".to_owned()),
     }

@@ -73,6 +73,7 @@
 
 pub mod animation;
 pub mod apply;
+pub mod contain;
 pub mod error;
 pub mod framing;
 pub mod gltf;
@@ -92,6 +93,7 @@ pub use animation::{
     add_animation_controllers, apply_animations, Animation, Interpolation, NodeAnimation, Track,
 };
 pub use apply::{apply, Applied, ApplyOptions, LightSource};
+pub use contain::{contain, is_containing};
 pub use error::{escape_control, IoError, Location};
 pub use framing::frame_bound;
 pub use import::{import, Format};

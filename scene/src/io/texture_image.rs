@@ -142,7 +142,7 @@ pub(crate) fn decode(
     // past a PLTE whose length is not a multiple of 3; that case is refused above, but
     // mutation fuzzing finds such places faster than they can be listed). A panic inside
     // the decoder becomes a typed error rather than taking the process down.
-    let img = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || r.decode()))
+    let img = super::contain::contain(move || r.decode())
         .map_err(|_| image_err("the decoder failed on malformed data".to_owned()))?
         .map_err(|e| image_err(e.to_string()))?;
     let tex = Texture::from_image(&img).map_err(|e| image_err(e.to_string()))?;

@@ -350,7 +350,7 @@ pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
     // bounds checks in places (the POSITION case above is one found by fuzzing). The checks
     // above cover the known cases; should another one slip through, its panic becomes a
     // typed error here instead of taking the process down.
-    let validated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let validated = crate::io::contain::contain(|| {
         root.validate(&root, ::gltf::json::Path::new, &mut |path, error| {
             let path = path().to_string();
             let tolerated =
@@ -359,7 +359,7 @@ pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
                 errors.push((path, error));
             }
         });
-    }));
+    });
     if validated.is_err() {
         return Err(IoError::Invalid {
             file: file.to_owned(),
