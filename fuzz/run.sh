@@ -6,6 +6,8 @@
 #
 #   fuzz/run.sh 60          # a short run of every target (what .ci/run does)
 #   fuzz/run.sh 3600 gltf   # a long run of one target
+#
+# FUZZ_SEED=N fixes libFuzzer's random seed (0, the default, picks one).
 set -euo pipefail
 cd "$(dirname "$0")"
 secs=${1:-60}
@@ -20,7 +22,8 @@ for t in "${targets[@]}"; do
     echo "== $t (${secs}s)"
     if ! cargo fuzz run -s none -O "$t" "corpus/$t" -- \
         -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
-        -print_final_stats=1 -artifact_prefix="artifacts/$t/" > "logs/$t.log" 2>&1; then
+        -print_final_stats=1 -seed="${FUZZ_SEED:-0}" -artifact_prefix="artifacts/$t/" \
+        > "logs/$t.log" 2>&1; then
         tail -40 "logs/$t.log"
         echo "fuzz target $t failed: see fuzz/logs/$t.log and fuzz/artifacts/$t/"
         exit 1

@@ -2,7 +2,8 @@
 # Seed corpora for the fuzz targets from the repository's tests and examples, and from the
 # shared third-party models when present (PLUMB_ASSETS or ../../shared/assets). The corpora
 # are not committed; run this once before `cargo fuzz run`.
-set -euo pipefail
+# No pipefail: `find | head` closes its pipe early on purpose.
+set -eu
 cd "$(dirname "$0")"
 repo=..
 assets=${PLUMB_ASSETS:-$repo/../shared/assets}
@@ -23,15 +24,17 @@ for f in corpus/gltf/*.gltf; do { printf '\x00'; cat "$f"; } > "corpus/glb/wrapp
 find $repo/scene/tests $repo/docs $assets -name '*.obj' -size -32k 2>/dev/null | head -40 | while read -r f; do
     mtl="$(dirname "$f")/$(basename "$f" .obj).mtl"
     { cat "$f"; if [ -f "$mtl" ]; then printf '%s' "$sep"; cat "$mtl"; fi; } > "corpus/obj/$(echo "$f" | md5sum | cut -c1-12)"
-done
+done || true
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nmtllib model.mtl\nusemtl m\nf 1/1/1 2/1/1 3/1/1\nl 1 2\np 3\n%snewmtl m\nKd 1 0.5 0\nmap_Kd t.png\n' "$sep" > corpus/obj/hand
 find $repo/refimages -name '*.png' -size -4k | head -30 | while read -r f; do
     cp "$f" "corpus/png_texture/$(echo "$f" | md5sum | cut -c1-12)"
     { cat "$f"; printf '%s' "$sep"; cat "$f"; } > "corpus/diff/$(echo "$f" | md5sum | cut -c1-12)"
-done
+done || true
 for j in $repo/refimages/raster/*.json; do
     b="${j%.json}.bin"
-    [ -f "$b" ] && [ "$(stat -c %s "$b")" -lt 65536 ] && { cat "$j"; printf '%s' "$sep"; cat "$b"; } > "corpus/trace/$(basename "$j" .json)"
+    if [ -f "$b" ] && [ "$(stat -c %s "$b")" -lt 65536 ]; then
+        { cat "$j"; printf '%s' "$sep"; cat "$b"; } > "corpus/trace/$(basename "$j" .json)"
+    fi
 done
 seq 1 2000 | tr -d "\n" | head -c 4096 > corpus/raster_draw/counting
 for n in 1 2 3 4 5 6 7 8; do head -c $((n * 97)) /dev/zero | tr '\0' "\\$(printf '%03o' $((n * 29)))" > corpus/raster_draw/fill$n; done
