@@ -245,13 +245,18 @@ impl Context {
             (filled && !matches!(indices, Indices::None) && elements >= vertex_count).then(|| {
                 const BLOCK: usize = 4096;
                 let mut sv = vec![ScreenVertex::default(); vertex_count];
-                self.pool.install(|| {
-                    sv.par_chunks_mut(BLOCK).enumerate().for_each(|(c, chunk)| {
-                        for (j, s) in chunk.iter_mut().enumerate() {
-                            *s = ScreenVertex::new(&ctx, &planes, position(c * BLOCK + j));
-                        }
-                    })
-                });
+                let block = |(c, chunk): (usize, &mut [ScreenVertex])| {
+                    for (j, s) in chunk.iter_mut().enumerate() {
+                        *s = ScreenVertex::new(&ctx, &planes, position(c * BLOCK + j));
+                    }
+                };
+                // One block runs on the calling thread (no pool round trip per small draw).
+                if vertex_count > BLOCK {
+                    self.pool
+                        .install(|| sv.par_chunks_mut(BLOCK).enumerate().for_each(block));
+                } else {
+                    sv.chunks_mut(BLOCK).enumerate().for_each(block);
+                }
                 sv
             });
         let run = |range: std::ops::Range<usize>| {

@@ -400,19 +400,26 @@ impl Context {
         let stride = 4 + layout.count;
         const BLOCK: usize = 4096;
         let mut verts = vec![0.0f32; n * stride];
-        self.pool().install(|| {
-            verts
-                .par_chunks_mut(BLOCK * stride)
-                .enumerate()
-                .for_each(|(c, chunk)| {
-                    let mut v = ClipVertex::default();
-                    for (j, out) in chunk.chunks_exact_mut(stride).enumerate() {
-                        stage.run(c * BLOCK + j, &mut v);
-                        out[..4].copy_from_slice(&v.pos.to_array());
-                        out[4..].copy_from_slice(&v.var[..layout.count]);
-                    }
-                })
-        });
+        let block = |(c, chunk): (usize, &mut [f32])| {
+            let mut v = ClipVertex::default();
+            for (j, out) in chunk.chunks_exact_mut(stride).enumerate() {
+                stage.run(c * BLOCK + j, &mut v);
+                out[..4].copy_from_slice(&v.pos.to_array());
+                out[4..].copy_from_slice(&v.var[..layout.count]);
+            }
+        };
+        // One block runs on the calling thread: a small mesh (a scene of many small draws)
+        // must not pay a thread-pool round trip per draw. The blocks are the same either way.
+        if n > BLOCK {
+            self.pool().install(|| {
+                verts
+                    .par_chunks_mut(BLOCK * stride)
+                    .enumerate()
+                    .for_each(block)
+            });
+        } else {
+            verts.chunks_mut(BLOCK * stride).enumerate().for_each(block);
+        }
         let shader = FixedShader::new(
             ShaderLayout {
                 secondary: layout.secondary,
