@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::billboard::face_eye;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Reparent, Scene};
 use crate::mesh::Mesh;
@@ -382,6 +383,10 @@ impl Scene {
     /// (`W = L_root ∘ … ∘ L_id`, composed top-down exactly as `update` does, so the result is
     /// bit-identical to what the next update will store). O(depth).
     ///
+    /// Like `update`, a billboard on the path is turned to face the eye of the last
+    /// [`Scene::draw`](crate::Scene::draw) or [`Scene::face_billboards`] (unrotated before
+    /// any), and a leaf skinned in world space has the identity world transform.
+    ///
     /// # Errors
     /// [`SceneError::StaleId`].
     pub fn compute_world(&self, id: NodeId) -> Result<Transform, SceneError> {
@@ -389,15 +394,26 @@ impl Scene {
         let mut cur = Some(id);
         while let Some(c) = cur {
             let n = self.node(c)?;
-            chain.push(n.local);
+            chain.push(n);
             cur = n.parent;
         }
-        let mut it = chain.iter().rev();
-        let mut world = it.next().copied().unwrap_or(Transform::IDENTITY);
-        for local in it {
-            world = world.compose(local);
+        let eye = self.billboard_eye;
+        let mut world: Option<Transform> = None;
+        for n in chain.iter().rev() {
+            // The same operations, in the same order, as `update`'s walk.
+            let mut w = match world {
+                _ if n.world_identity => Transform::IDENTITY,
+                Some(pw) => pw.compose(&n.local),
+                None => n.local,
+            };
+            if n.billboard {
+                if let Some(eye) = eye {
+                    w = face_eye(&w, eye);
+                }
+            }
+            world = Some(w);
         }
-        Ok(world)
+        Ok(world.unwrap_or(Transform::IDENTITY))
     }
 
     /// Whether the node is the root or lies under it (only those are updated and drawn).

@@ -282,3 +282,38 @@ fn million_deep_chain_does_not_overflow_the_stack() {
     }
     drop(deep);
 }
+
+/// The bits of a transform's 4×4 matrix, for bit-for-bit comparisons.
+fn bits(t: &Transform) -> Vec<u32> {
+    t.to_mat4()
+        .to_cols_array()
+        .iter()
+        .map(|f| f.to_bits())
+        .collect()
+}
+
+/// Issue 14.2: `compute_world` promises the bits the next update stores, billboards included.
+#[test]
+fn compute_world_under_a_billboard_matches_update_bit_for_bit() {
+    let mut s = Scene::new();
+    let root = s.root();
+    let base = s.add_group(root, "base").unwrap();
+    s.set_translation(base, Vec3::new(0.5, -0.25, 2.0)).unwrap();
+    let board = s.add_billboard(base, "board").unwrap();
+    let child = s.add_group(board, "child").unwrap();
+    s.set_translation(child, Vec3::new(0.0, 0.0, 1.0)).unwrap();
+    // The eye is on the billboard's local +x axis (same y): the board turns a quarter turn
+    // about +y, so its local +z (and the child one unit along it) points at +x in world.
+    s.face_billboards(Vec3::new(10.5, -0.25, 2.0));
+    let before = s.compute_world(child).unwrap();
+    s.update(0.0);
+    let stored = *s.world_transform(child).unwrap();
+    assert_eq!(bits(&before), bits(&stored));
+    assert_eq!(
+        bits(&s.compute_world(board).unwrap()),
+        bits(s.world_transform(board).unwrap())
+    );
+    // By hand: board at (0.5, −0.25, 2), child one unit towards the eye.
+    let p = before.translation();
+    assert!((p - Vec3::new(1.5, -0.25, 2.0)).length() < 1e-5, "{p}");
+}
