@@ -82,6 +82,9 @@ pub struct SceneDrawStats {
     pub screen_polygons: usize,
     /// Extra draws issued by planar shadow / reflection effects.
     pub scene_effect_draws: usize,
+    /// Lit geometry leaves whose mesh has no normals: they are lit with GL's default current
+    /// normal `(0, 0, 1)` in local space for every vertex (a warning: give the mesh normals).
+    pub lit_without_normals: usize,
     /// The backend's counters (draws, passes, primitives in / clipped / out, fragments).
     pub backend: BackendStats,
 }
@@ -169,7 +172,8 @@ impl Scene {
             }
         }
         for &id in &opaque {
-            self.draw_leaf(id, DrawRole::Opaque, renderer, limits, None)?;
+            stats.lit_without_normals +=
+                self.draw_leaf(id, DrawRole::Opaque, renderer, limits, None)?;
         }
         stats.opaque = opaque.len();
         if self.has_scene_effects {
@@ -178,14 +182,21 @@ impl Scene {
                 match &d.pass {
                     EffectPass::Only(pass) => self.draw_leaf_with(d.leaf, renderer, pass)?,
                     EffectPass::Edited(edit) => {
-                        self.draw_leaf(d.leaf, DrawRole::SceneEffect, renderer, limits, Some(edit))?
+                        stats.lit_without_normals += self.draw_leaf(
+                            d.leaf,
+                            DrawRole::SceneEffect,
+                            renderer,
+                            limits,
+                            Some(edit),
+                        )?
                     }
                 }
             }
             stats.scene_effect_draws = draws.len();
         }
         for &(id, _) in &transparent {
-            self.draw_leaf(id, DrawRole::Transparent, renderer, limits, None)?;
+            stats.lit_without_normals +=
+                self.draw_leaf(id, DrawRole::Transparent, renderer, limits, None)?;
         }
         stats.transparent = transparent.len();
         for poly in &self.screen_polygons {
@@ -208,7 +219,8 @@ impl Scene {
             .collect()
     }
 
-    /// Draws one leaf with its lights and passes, each optionally edited.
+    /// Draws one leaf with its lights and passes, each optionally edited; returns 1 if the leaf
+    /// is lit but its mesh has no normals (see [`SceneDrawStats::lit_without_normals`]), else 0.
     fn draw_leaf(
         &self,
         id: NodeId,
@@ -216,7 +228,7 @@ impl Scene {
         renderer: &mut dyn Renderer,
         limits: Limits,
         edit: Option<&PassEdit>,
-    ) -> Result<(), SceneError> {
+    ) -> Result<usize, SceneError> {
         let node = self.node(id)?;
         let NodeData::Geometry(mesh) = &node.data else {
             return Err(SceneError::NotAGeometry(node.name.clone()));
@@ -237,7 +249,9 @@ impl Scene {
             mirror: node.world.is_mirror(),
             lights: &lights,
             passes: &passes,
-        })
+        })?;
+        let lit = !lights.is_empty() && passes.iter().any(|p| p.lighting.any());
+        Ok(usize::from(lit && mesh.normals().is_none()))
     }
 
     /// Draws a leaf of a scene effect with one explicit pass and no lights.

@@ -12,8 +12,10 @@
 //!   depth state (disabled = no test, no writes); shade, wireframe (polygon mode line), stencil,
 //!   polygon offset, colour mask; the world clip plane becomes a clip-space plane
 //!   (`(clip_from_world)⁻ᵀ · plane`). Dither is a no-op (RGBA8 with exact rounding).
-//! * **Lighting** — when the draw has lights, a lighting term is on and the mesh has normals:
-//!   the lights go to eye space, colours of terms that are off are zeroed (an ambient term off
+//! * **Lighting** — when the draw has lights and a lighting term is on: the lights go to eye
+//!   space (a mesh without normals is lit with GL's default current normal `(0, 0, 1)` in
+//!   local space at every vertex, as GL does; [`Scene::draw`](crate::Scene::draw) counts such
+//!   leaves in `SceneDrawStats::lit_without_normals`), colours of terms that are off are zeroed (an ambient term off
 //!   also drops the emissive colour and the global ambient), attenuation is `(1, 0, 0)` unless
 //!   `attenuate`, the spot angle becomes a cutoff in degrees, specular is added after
 //!   texturing (GL's separate specular colour, as the book's OpenGL renderer sets it). Otherwise
@@ -213,7 +215,6 @@ impl SoftRenderer {
     fn lighting(&self, draw: &Draw<'_>, pass: &Pass) -> Option<LightingState> {
         let lit = !draw.lights.is_empty()
             && pass.lighting.any()
-            && draw.mesh.normals().is_some()
             && matches!(draw.space, Space::World { .. });
         if !lit {
             return None;
@@ -370,9 +371,19 @@ impl SoftRenderer {
             }
         };
         let uvs: Vec<&[Vec2]> = mesh.uv_sets().iter().map(|u| u.as_slice()).collect();
+        // GL's current normal (0, 0, 1) when a lit mesh has none.
+        let current_normal;
+        let normals = match mesh.normals() {
+            Some(n) => Some(n),
+            None if ff.lighting.is_some() => {
+                current_normal = vec![Vec3::Z; mesh.positions().len()];
+                Some(&current_normal[..])
+            }
+            None => None,
+        };
         let input = MeshInput {
             positions: mesh.positions(),
-            normals: mesh.normals(),
+            normals,
             colors,
             uvs: &uvs,
         };

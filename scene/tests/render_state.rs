@@ -195,3 +195,37 @@ fn global_texture_effect_comes_from_the_nearest_group() {
         Err(SceneError::EffectPlacement { .. })
     ));
 }
+
+/// Issue 14.4: a lit mesh without normals is lit with GL's default current normal (0, 0, 1)
+/// (its material is not ignored) and the draw stats count it as a warning.
+#[test]
+fn lit_mesh_without_normals_uses_the_default_current_normal() {
+    let mut scene = Scene::new();
+    let root = scene.root();
+    let p = vec![
+        Vec3::new(-1.0, -1.0, 0.0),
+        Vec3::new(1.0, -1.0, 0.0),
+        Vec3::new(0.0, 1.0, 0.0),
+    ];
+    let tri = Mesh::triangles(p, vec![0, 1, 2]).unwrap();
+    assert!(tri.normals().is_none());
+    scene.add_geometry(root, "bare", Arc::new(tri)).unwrap();
+    let red = MaterialState::matte(Vec4::new(1.0, 0.0, 0.0, 1.0));
+    scene
+        .set_global_state(root, GlobalState::Material(red))
+        .unwrap();
+    let sun = scene
+        .add_light(SceneLight::directional(Vec3::new(0.0, 0.0, -1.0)))
+        .unwrap();
+    scene.attach_light(root, sun).unwrap();
+    let mut camera = Camera::perspective(1.0, 1.0, 0.1, 100.0).unwrap();
+    camera
+        .look_at(Vec3::new(0.0, 0.0, 3.0), Vec3::ZERO, Vec3::Y)
+        .unwrap();
+    let mut renderer = SoftRenderer::new(32, 32, Some(1)).unwrap();
+    let stats = scene.draw(&camera, &mut renderer).unwrap();
+    // N = (0, 0, 1), L = (0, 0, 1) towards the light: N·L = 1, diffuse (1, 0, 0), no
+    // ambient → pure red (unlit it would be the white default colour).
+    assert_eq!(renderer.image().get_pixel(16, 16).0, [255, 0, 0, 255]);
+    assert_eq!(stats.lit_without_normals, 1);
+}

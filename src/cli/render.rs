@@ -271,9 +271,17 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         applied
             .place_lights(&mut scene, &imported, &camera)
             .map_err(|e| e.to_string())?;
-        scene
+        let stats = scene
             .draw(&camera, &mut renderer)
             .map_err(|e| e.to_string())?;
+        if i == 0 && stats.lit_without_normals > 0 {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "warning: {} lit mesh(es) have no normals; lit with the default normal (0, 0, 1)",
+                stats.lit_without_normals
+            );
+        }
         let (out, depth) = match args.frames {
             Some(_) => (
                 frame_path(&args.out, i),
