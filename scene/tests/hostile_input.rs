@@ -99,6 +99,22 @@ fn mtl_colour_with_too_few_numbers_is_a_parse_error() {
     }
 }
 
+/// Found by the `obj` fuzz target in CI: a short `Kd` above a line that is not UTF-8. `tobj`
+/// reads line by line, so it reached its `Kd` panic before its UTF-8 error.
+#[test]
+fn mtl_not_utf8_below_a_short_colour_is_a_parse_error() {
+    let dir = temp_dir("mtl-not-utf8");
+    let mtl = write(&dir, "m.mtl", b"newmtl a\nKd 0\n\x9ct 0 0\n".to_vec());
+    let p = write(&dir, "s.obj", TRI_OBJ);
+    let e = load_naming(&p, &mtl);
+    let text = e.to_string();
+    assert!(matches!(e, IoError::Parse { .. }), "{text}");
+    assert!(
+        text.starts_with(&format!("{}:3: ", mtl.display())),
+        "names the MTL file and the bad line: {text}"
+    );
+}
+
 /// A minimal valid paletted PNG (1×1, 8-bit, index 0) with a PLTE chunk of `plte` bytes.
 fn paletted_png(plte: &[u8]) -> Vec<u8> {
     fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {

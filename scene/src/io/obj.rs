@@ -180,14 +180,30 @@ fn check_text(file: &Path, text: &str) -> Result<(), IoError> {
     Ok(())
 }
 
+/// `bytes` as UTF-8 text, or a parse error naming the line of the first invalid byte.
+fn utf8_text<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a str, IoError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        IoError::Parse {
+            file: file.to_owned(),
+            location: Some(Location { line, column: None }),
+            message: "not UTF-8 text".to_owned(),
+        }
+    })
+}
+
 /// First pass over an MTL file: statements `tobj` would panic on (`Kd 1 1`: it takes three
 /// numbers without checking there are three) or silently misread are refused with their
 /// line. Colours (`Ka Kd Ks Ke`, and `Tf` unless `spectral`/`xyz`) need three values,
-/// scalars (`Ns Ni d`) one. Non-UTF-8 text is left to `tobj`'s own error.
+/// scalars (`Ns Ni d`) one. Text that is not UTF-8 is refused here too, with the line of the
+/// first bad byte: `tobj` reads line by line, so a short `Kd` above the bad line would reach
+/// its panic before its UTF-8 error (found by the `obj` fuzz target).
 fn check_mtl(file: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Ok(());
-    };
+    let text = utf8_text(file, bytes)?;
     for (i, line) in text.lines().enumerate() {
         let mut tok = line.split_whitespace();
         let Some(kind) = tok.next() else { continue };
@@ -266,18 +282,7 @@ pub fn import_obj(
         reason,
     })?;
     let base = path.parent().unwrap_or(Path::new(""));
-    let text = std::str::from_utf8(&data).map_err(|e| {
-        let line = data[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
-        IoError::Parse {
-            file: path.to_owned(),
-            location: Some(Location { line, column: None }),
-            message: "not UTF-8 text".to_owned(),
-        }
-    })?;
+    let text = utf8_text(path, &data)?;
     check_text(path, text)?;
 
     // Material libraries: the first failure is kept and reported after parsing.
