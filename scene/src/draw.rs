@@ -121,7 +121,13 @@ impl Scene {
         renderer: &mut dyn Renderer,
     ) -> Result<SceneDrawStats, SceneError> {
         self.face_billboards(camera.location());
-        let update = self.refresh();
+        let mut update = self.refresh();
+        if !self.particle_systems.is_empty() {
+            self.face_particles(camera);
+            let quads = self.refresh();
+            update.visited += quads.visited;
+            update.bounds += quads.bounds;
+        }
         self.select_levels_of_detail(camera.location());
         let visible = self.cull(camera);
         self.draw_visible(camera, renderer, &visible, update)

@@ -34,9 +34,11 @@ use glam::{Mat3, Mat4, Vec3, Vec4};
 use crate::bound::{Bound, BoundKind};
 use crate::controller::{Controller, MeshController};
 use crate::error::SceneError;
+use crate::ik::IkController;
 use crate::light::SceneLight;
 use crate::mesh::Mesh;
 use crate::node::{Arena, Culling, Dirty, Node, NodeData};
+use crate::particles::ParticleLeaf;
 use crate::screen::ScreenPolygon;
 use crate::transform::Transform;
 
@@ -109,6 +111,10 @@ pub struct Scene {
     pub(crate) controllers: Vec<(NodeId, Box<dyn Controller>)>,
     /// Mesh controllers, in the order they were added.
     pub(crate) mesh_controllers: Vec<(NodeId, Box<dyn MeshController>)>,
+    /// Particle systems, in creation order (see [`motion`](crate::motion)).
+    pub(crate) particle_systems: Vec<ParticleLeaf>,
+    /// IK controllers, in the order they were added.
+    pub(crate) ik_controllers: Vec<IkController>,
     /// Counters of the last update.
     pub(crate) last_stats: UpdateStats,
     /// The light table.
@@ -167,6 +173,8 @@ impl Scene {
             bound_kind: BoundKind::Sphere,
             controllers: Vec::new(),
             mesh_controllers: Vec::new(),
+            particle_systems: Vec::new(),
+            ik_controllers: Vec::new(),
             dlods: Vec::new(),
             last_stats: UpdateStats::default(),
             lights: Vec::new(),

@@ -11,8 +11,8 @@
 //!
 //! | layer | modules | what lives there |
 //! |---|---|---|
-//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers |
-//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`dlod`], [`billboard`], [`lookup`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch, discrete-LOD and billboard nodes, finding nodes |
+//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver |
+//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`dlod`], [`billboard`], [`lookup`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch, discrete-LOD and billboard nodes, finding nodes, particle systems and IK controllers on the scene |
 //! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print) | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump |
 //! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, [`SoftRenderer`] over plumb-raster |
 //! | 5. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
@@ -156,10 +156,12 @@ pub mod controller;
 pub mod effect;
 pub mod error;
 pub mod id;
+pub mod ik;
 pub mod keyframe;
 pub mod light;
 pub mod mesh;
 pub mod morph;
+pub mod particles;
 pub mod plane;
 pub mod ray;
 pub mod screen;
@@ -175,6 +177,7 @@ pub mod graph;
 pub mod hierarchy;
 pub mod intent;
 pub mod lookup;
+pub mod motion;
 pub mod node;
 pub mod switch;
 
@@ -205,7 +208,9 @@ pub use graph::{Limits, NodeId, NodeKind, Reparent, Scene, DEFAULT_MAX_DEPTH, DE
 pub use keyframe::KeyframeController;
 pub use light::{Light, LightId, LightType, SceneLight, MAX_LIGHTS};
 pub use mesh::{Mesh, MeshTopology, MAX_UV_SETS};
+pub use ik::{IkController, IkGoal, IkJoint};
 pub use morph::MorphController;
+pub use particles::{ParticleController, Particles, PointController, SystemMotion};
 pub use pick::PickRecord;
 pub use plane::{Plane, Side};
 pub use ray::Ray;

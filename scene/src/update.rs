@@ -78,6 +78,12 @@ impl Scene {
             controllers: self.run_controllers(time),
             ..UpdateStats::default()
         };
+        if !self.ik_controllers.is_empty() {
+            stats.controllers += self.run_ik_controllers();
+        }
+        if !self.particle_systems.is_empty() {
+            stats.controllers += self.run_particle_controllers(time);
+        }
         if full {
             let root = self.root();
             self.nodes.mark(root, Dirty::TRANSFORM.and(Dirty::RENDER));
