@@ -13,15 +13,23 @@
 //!   polygon offset, colour mask; the world clip plane becomes a clip-space plane
 //!   (`(clip_from_world)⁻ᵀ · plane`). Dither is a no-op (RGBA8 with exact rounding).
 //! * **Lighting** — when the draw has lights and a lighting term is on: the lights go to eye
-//!   space (a mesh without normals is lit with GL's default current normal `(0, 0, 1)` in
-//!   local space at every vertex, as GL does; [`Scene::draw`](crate::Scene::draw) counts such
-//!   leaves in `SceneDrawStats::lit_without_normals`), colours of terms that are off are zeroed (an ambient term off
-//!   also drops the emissive colour and the global ambient), attenuation is `(1, 0, 0)` unless
-//!   `attenuate`, the spot angle becomes a cutoff in degrees, specular is added after
-//!   texturing (GL's separate specular colour, as the book's OpenGL renderer sets it). Otherwise
-//!   the primary colour is the pass's colour source.
+//!   space through the model-view's world part, as in GL and Wild Magic: `view_from_world`, or
+//!   `view_from_world · M` in a planar-reflection pass with mirror `M`, so the reflection is the
+//!   mirror image of the lit scene (`(M·n)·(M·l) = n·l`; a planar shadow's projective matrix
+//!   moves no light, and its pass is unlit). Bump-map light vectors need nothing: they are
+//!   vertex colours computed in the leaf's tangent space from the real light, so the mirror
+//!   carries them like the geometry. A mesh without normals is lit with GL's default current
+//!   normal `(0, 0, 1)` in local space at every vertex, as GL does
+//!   ([`Scene::draw`](crate::Scene::draw) counts such leaves in
+//!   `SceneDrawStats::lit_without_normals`). Colours of terms that are off are zeroed (an
+//!   ambient term off also drops the emissive colour and the global ambient), attenuation is
+//!   `(1, 0, 0)` unless `attenuate`, the spot angle becomes a cutoff in degrees, specular is
+//!   added after texturing (GL's separate specular colour, as the book's OpenGL renderer sets
+//!   it). Otherwise the primary colour is the pass's colour source.
 //! * **Textures** — each stage is a texture unit; sphere maps use GL sphere-map texgen;
-//!   projected textures use eye-linear texgen with planes `tex_from_world · world_from_view`.
+//!   projected textures use eye-linear texgen with planes `tex_from_world · world_from_view`
+//!   (in a reflection pass, `tex_from_world · M⁻¹ · world_from_view`: the projector moves with the
+//!   mirror like the lights).
 //! * **Fog** — the book's density functions on eye-space depth, per vertex or per pixel.
 
 use std::sync::Arc;
@@ -61,6 +69,57 @@ fn texture_matrix(m: Mat3) -> Mat4 {
 
 fn raster_err(e: plumb_raster::Error) -> SceneError {
     SceneError::Renderer(e.to_string())
+}
+
+/// The pass's extra world transform when lights move with it: an invertible affine matrix (the
+/// planar reflection's mirror). GL and Wild Magic put lights into eye space through the
+/// model-view in effect, so a reflected draw is lit by reflected lights and shows the mirror
+/// image of the lit scene. A projective or singular transform (a planar shadow's flattening,
+/// drawn unlit) leaves the lights where they are.
+fn light_transform(pass: &Pass) -> Mat4 {
+    match pass.transform {
+        Some(m) if m.row(3) == Vec4::W && m.determinant() != 0.0 && m.is_finite() => m,
+        _ => Mat4::IDENTITY,
+    }
+}
+
+/// A scene light in eye space: positions and directions (spot axes too) through `v`,
+/// `view_from_world` times the pass's [`light_transform`].
+fn eye_light(v: &Mat4, l: &SceneLight, t: crate::renderer::LightingTerms) -> Light {
+    let kind = match l.kind {
+        LightType::Ambient => LightKind::Ambient,
+        LightType::Directional => LightKind::Directional {
+            direction: v.transform_vector3(l.direction),
+        },
+        LightType::Point => LightKind::Point {
+            position: v.transform_point3(l.position),
+        },
+        LightType::Spot => LightKind::Spot {
+            position: v.transform_point3(l.position),
+            direction: v.transform_vector3(l.direction),
+            cutoff_deg: l.angle * (180.0 / core::f32::consts::PI),
+            exponent: l.exponent,
+        },
+    };
+    let on = |b: bool, c: Vec4| if b { c.truncate() } else { Vec3::ZERO };
+    Light {
+        kind,
+        ambient: on(t.ambient, l.ambient),
+        diffuse: on(t.diffuse, l.diffuse),
+        specular: on(t.specular, l.specular),
+        intensity: l.intensity,
+        attenuation: if l.attenuate {
+            [l.constant, l.linear, l.quadratic]
+        } else {
+            [1.0, 0.0, 0.0]
+        },
+        on: l.on,
+        spot_inner_deg: l
+            .inner_angle
+            .filter(|_| l.kind == LightType::Spot)
+            .map(|a| a * (180.0 / core::f32::consts::PI)),
+        range: l.range,
+    }
 }
 
 /// The CPU backend: a plumb-raster [`Context`] driven through the [`Renderer`] trait.
@@ -249,48 +308,11 @@ impl SoftRenderer {
                     .any(|l| l.specular.truncate() != Vec3::ZERO),
             ..LightingState::DEFAULT
         };
+        let view_from_light = self.view_from_world * light_transform(pass);
         for (slot, l) in state.lights.iter_mut().zip(draw.lights) {
-            *slot = Some(self.eye_light(l, t));
+            *slot = Some(eye_light(&view_from_light, l, t));
         }
         Some(state)
-    }
-
-    fn eye_light(&self, l: &SceneLight, t: crate::renderer::LightingTerms) -> Light {
-        let v = &self.view_from_world;
-        let kind = match l.kind {
-            LightType::Ambient => LightKind::Ambient,
-            LightType::Directional => LightKind::Directional {
-                direction: v.transform_vector3(l.direction),
-            },
-            LightType::Point => LightKind::Point {
-                position: v.transform_point3(l.position),
-            },
-            LightType::Spot => LightKind::Spot {
-                position: v.transform_point3(l.position),
-                direction: v.transform_vector3(l.direction),
-                cutoff_deg: l.angle * (180.0 / core::f32::consts::PI),
-                exponent: l.exponent,
-            },
-        };
-        let on = |b: bool, c: Vec4| if b { c.truncate() } else { Vec3::ZERO };
-        Light {
-            kind,
-            ambient: on(t.ambient, l.ambient),
-            diffuse: on(t.diffuse, l.diffuse),
-            specular: on(t.specular, l.specular),
-            intensity: l.intensity,
-            attenuation: if l.attenuate {
-                [l.constant, l.linear, l.quadratic]
-            } else {
-                [1.0, 0.0, 0.0]
-            },
-            on: l.on,
-            spot_inner_deg: l
-                .inner_angle
-                .filter(|_| l.kind == LightType::Spot)
-                .map(|a| a * (180.0 / core::f32::consts::PI)),
-            range: l.range,
-        }
     }
 
     fn run_pass(&mut self, draw: &Draw<'_>, pass: &Pass) -> Result<(), SceneError> {
@@ -315,7 +337,9 @@ impl SoftRenderer {
         };
         let clip_from_world = self.clip_from_view * self.view_from_world;
         let state = self.pipeline(draw, pass, clip_from_world);
-        let world_from_view = self.view_from_world.inverse();
+        // A projector, like a light, moves with the pass's mirror: the reflected geometry takes
+        // the texture its original has.
+        let world_from_view = (self.view_from_world * light_transform(pass)).inverse();
         let units = pass
             .textures
             .iter()
