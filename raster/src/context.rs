@@ -32,6 +32,9 @@ const MIN_CHUNK: usize = 4096;
 const MAX_CHUNK: usize = 1 << 16;
 /// Binned triangle copies that trigger a flush (bounds memory: about 128 bytes each).
 const MAX_QUEUED_TRIANGLES: usize = 2 << 20;
+/// Queued draws that trigger a flush: each holds its fragment path (about 1 KiB for a
+/// fixed-function draw) until `finish`. A scene of 10⁶ small leaves held 1 GB of them.
+const MAX_QUEUED_DRAWS: usize = 1 << 14;
 
 /// Options for a [`Context`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -232,8 +235,13 @@ impl Context {
             .unwrap_or(fearless_simd::Level::fallback());
         let path = Arc::new(FragmentPath::new(state, nvar, shader, level));
         let stride = 3 * (2 + nvar);
-        let draw = self.paths.len() as u32;
-        self.paths.push((path, stride));
+        if self.paths.len() >= MAX_QUEUED_DRAWS {
+            self.finish();
+        }
+        let mut draw = self.paths.len() as u32;
+        self.paths.push((Arc::clone(&path), stride));
+        // Whether a chunk of this draw is queued since its path was last pushed.
+        let mut queued_any = false;
         let (tiles_x, tiles_y) = (self.target.tiles_x(), self.target.tiles_y());
         // Indexed filled triangles share vertices (about six triangles each in a grid): their
         // screen-space tests are computed once per vertex, in parallel — when the indices
@@ -259,7 +267,7 @@ impl Context {
                 }
                 sv
             });
-        let run = |range: std::ops::Range<usize>| {
+        let run = |range: std::ops::Range<usize>, draw: u32| {
             let mut sink = TriSink::default();
             let mut v = [ClipVertex::default(); 3];
             let mut w = [WinVertex::ZERO; MAX_POLY];
@@ -322,21 +330,32 @@ impl Context {
                     .map(|c| c..(c + chunk).min(end))
                     .collect();
                 self.pool
-                    .install(|| chunks.into_par_iter().map(run).collect())
+                    .install(|| chunks.into_par_iter().map(|r| run(r, draw)).collect())
             } else {
-                vec![run(start..end)]
+                vec![run(start..end, draw)]
             };
             for (st, bins) in parts {
                 stats.geometry.add(&st);
                 if bins.triangles > 0 {
                     self.queued += bins.triangles;
                     self.chunks.push(bins);
+                    queued_any = true;
                 }
             }
             if self.queued >= MAX_QUEUED_TRIANGLES {
                 self.finish();
+                if end < prims {
+                    // The rest of this draw is queued after the flush, with its path again.
+                    draw = 0;
+                    queued_any = false;
+                    self.paths.push((Arc::clone(&path), stride));
+                }
             }
             start = end;
+        }
+        if !queued_any && self.paths.len() == draw as usize + 1 {
+            // Nothing of this draw was queued (all culled or clipped away): drop its path.
+            self.paths.pop();
         }
         self.stats.draws += 1;
         self.stats.geometry.add(&stats.geometry);
@@ -569,5 +588,54 @@ fn assemble(
                 flat,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Indices, PipelineState, Topology, VertexInput};
+    use glam::Vec4;
+
+    fn triangle(c: &mut Context, x: f32) {
+        let pos = [
+            Vec4::new(x, -0.5, 0.0, 1.0),
+            Vec4::new(x + 0.5, -0.5, 0.0, 1.0),
+            Vec4::new(x, 0.5, 0.0, 1.0),
+        ];
+        let col = [Vec4::ONE; 3];
+        let st = PipelineState::new(c.width(), c.height());
+        c.draw(
+            &st,
+            &VertexInput::colored(&pos, &col),
+            Indices::None,
+            Topology::TriangleList,
+        )
+        .unwrap();
+    }
+
+    /// Draws that queue nothing (here: entirely left of the view volume) do not keep their
+    /// fragment paths until `finish`.
+    #[test]
+    fn draws_that_queue_nothing_hold_no_state() {
+        let mut c = Context::new(32, 32, ContextOptions { threads: Some(1) }).unwrap();
+        for _ in 0..1000 {
+            triangle(&mut c, -5.0);
+        }
+        assert!(c.paths.is_empty(), "{} paths held", c.paths.len());
+        triangle(&mut c, 0.0);
+        assert_eq!(c.paths.len(), 1);
+    }
+
+    /// Queued draws are flushed at `MAX_QUEUED_DRAWS`, so their state is bounded too.
+    #[test]
+    fn queued_draws_are_bounded() {
+        let mut c = Context::new(32, 32, ContextOptions { threads: Some(1) }).unwrap();
+        for _ in 0..MAX_QUEUED_DRAWS + 10 {
+            triangle(&mut c, 0.0);
+            assert!(c.paths.len() <= MAX_QUEUED_DRAWS);
+        }
+        assert_eq!(c.paths.len(), 10);
+        assert_eq!(c.stats().draws, (MAX_QUEUED_DRAWS + 10) as u64);
     }
 }
