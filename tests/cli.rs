@@ -503,7 +503,7 @@ fn info_bad_inputs() {
     });
     assert_bad_input(
         &plumb(&dir, &["info", "skin.gltf"]),
-        "node 1 'c': skins are not supported",
+        "is skinned but has no JOINTS_0/WEIGHTS_0",
     );
     assert_bad_input(
         &plumb(&dir, &["info", "absent.glb"]),

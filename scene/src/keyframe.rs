@@ -24,6 +24,18 @@ use crate::controller::{check_key_times, Controller, ControllerTiming, KeyCursor
 use crate::error::SceneError;
 use crate::transform::{unit_quat, Transform};
 
+/// How values between keyframes are found (glTF's sampler interpolation; used by the glTF
+/// animation tracks and by [`MorphController`](crate::morph::MorphController) weights).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Hold the value of the previous key.
+    Step,
+    /// Linear (vectors, weights) or spherical linear (rotations).
+    Linear,
+    /// Cubic Hermite with per-key in and out tangents.
+    CubicSpline,
+}
+
 /// `cos` of the angle under which two unit quaternions are blended linearly instead of
 /// spherically (their angle is below about 0.05°, where `sin θ` loses precision).
 const SLERP_LINEAR_COS: f32 = 0.999_999_6;

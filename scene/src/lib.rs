@@ -219,7 +219,7 @@ pub use renderer::{
     BackendStats, ColorSource, Draw, DrawRole, Frame, LightingTerms, Pass, Renderer, Space,
 };
 pub use screen::{ScreenLayer, ScreenPolygon};
-pub use skin::SkinController;
+pub use skin::{SkinController, SkinInfluence};
 pub use soft::SoftRenderer;
 pub use state::{
     AlphaState, BlendFactor, CompareFunc, CullFace, CullState, DitherState, Fog, FogApply,

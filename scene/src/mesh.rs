@@ -285,6 +285,37 @@ impl Mesh {
         })
     }
 
+    /// A copy with new positions **and** new normals (one each per vertex), everything else
+    /// kept and the local bounds recomputed — what a skin or morph controller produces when it
+    /// deforms the normals itself instead of regenerating them.
+    ///
+    /// # Errors
+    /// [`SceneError::AttributeLength`] or [`SceneError::NonFinite`].
+    pub fn with_deformed_vertices(
+        &self,
+        positions: Vec<Vec3>,
+        normals: Vec<Vec3>,
+    ) -> Result<Self, SceneError> {
+        check_len("positions", self.positions.len(), positions.len())?;
+        check_len("normals", self.positions.len(), normals.len())?;
+        if positions.iter().any(|p| !p.is_finite()) {
+            return Err(SceneError::NonFinite { what: "positions" });
+        }
+        if normals.iter().any(|n| !n.is_finite()) {
+            return Err(SceneError::NonFinite { what: "normals" });
+        }
+        Ok(Mesh {
+            topology: self.topology,
+            sphere: Bound::from_points(BoundKind::Sphere, &positions),
+            aabb: Bound::from_points(BoundKind::Aabb, &positions),
+            positions,
+            normals: Some(normals),
+            colors: self.colors.clone(),
+            uvs: self.uvs.clone(),
+            indices: self.indices.clone(),
+        })
+    }
+
     /// Primitive topology.
     pub fn topology(&self) -> MeshTopology {
         self.topology

@@ -15,11 +15,22 @@
 //! recomputed, normals regenerated if it has them), so culling and picking see the morphed
 //! shape. Weights need not be positive or sum to 1 (that is only the usual case), but must be
 //! finite.
+//!
+//! Beyond the book (for glTF morph targets):
+//!
+//! * **Interpolation** ([`MorphController::with_keys`]): besides the book's linear blend, step
+//!   (`c = w[k₀]`) and cubic Hermite keys, stored like glTF's `CUBICSPLINE` samplers as
+//!   `(in-tangent, value, out-tangent)` weight arrays per key, blended per weight with the
+//!   formula of [`Track::sample`](crate::io::Track::sample).
+//! * **Normals** ([`MorphController::with_normals`]): normal 0 absolute and the differences of
+//!   the other targets; the morphed normal is `normalize(N₀ + Σᵢ cᵢ·ΔNᵢ)` (zero if that sum
+//!   vanishes), written with [`Mesh::with_deformed_vertices`] instead of regenerated.
 
 use glam::Vec3;
 
 use crate::controller::{check_key_times, ControllerTiming, KeyCursor, MeshController};
 use crate::error::SceneError;
+use crate::keyframe::Interpolation;
 use crate::mesh::Mesh;
 use crate::transform::Transform;
 
@@ -30,10 +41,54 @@ pub struct MorphController {
     timing: ControllerTiming,
     /// `[X₀, X₁ − X₀, …]`, each of `V` vertices.
     targets: Vec<Vec<Vec3>>,
+    /// `[N₀, N₁ − N₀, …]` when the normals are morphed.
+    normals: Option<Vec<Vec<Vec3>>>,
+    interpolation: Interpolation,
     times: Vec<f32>,
-    /// `K` arrays of `T − 1` weights.
+    /// `K` arrays of `T − 1` weights (`3K` for cubic keys: in-tangent, value, out-tangent).
     weights: Vec<Vec<f32>>,
     cursor: KeyCursor,
+}
+
+/// Checks keys for `targets` targets (see [`MorphController::with_keys`]).
+fn check_keys(
+    targets: usize,
+    interpolation: Interpolation,
+    times: &[f32],
+    weights: &[Vec<f32>],
+) -> Result<(), SceneError> {
+    check_key_times(times, "morph key times")?;
+    let per_key = if interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    if weights.len() != times.len() * per_key {
+        return Err(invalid(format!(
+            "{} key times need {} weight arrays, found {}",
+            times.len(),
+            times.len() * per_key,
+            weights.len()
+        )));
+    }
+    if let Some((k, w)) = weights
+        .iter()
+        .enumerate()
+        .find(|(_, w)| w.len() != targets - 1)
+    {
+        return Err(invalid(format!(
+            "weight array {k} has {} weights; {} targets need {}",
+            w.len(),
+            targets,
+            targets - 1
+        )));
+    }
+    if weights.iter().flatten().any(|w| !w.is_finite()) {
+        return Err(SceneError::NonFinite {
+            what: "morph weight",
+        });
+    }
+    Ok(())
 }
 
 fn invalid(message: String) -> SceneError {
@@ -74,34 +129,12 @@ impl MorphController {
                 what: "morph target",
             });
         }
-        check_key_times(&times, "morph key times")?;
-        if weights.len() != times.len() {
-            return Err(invalid(format!(
-                "{} key times but {} weight arrays",
-                times.len(),
-                weights.len()
-            )));
-        }
-        if let Some((k, w)) = weights
-            .iter()
-            .enumerate()
-            .find(|(_, w)| w.len() != targets.len() - 1)
-        {
-            return Err(invalid(format!(
-                "key {k} has {} weights; {} targets need {}",
-                w.len(),
-                targets.len(),
-                targets.len() - 1
-            )));
-        }
-        if weights.iter().flatten().any(|w| !w.is_finite()) {
-            return Err(SceneError::NonFinite {
-                what: "morph weight",
-            });
-        }
+        check_keys(targets.len(), Interpolation::Linear, &times, &weights)?;
         Ok(MorphController {
             timing,
             targets,
+            normals: None,
+            interpolation: Interpolation::Linear,
             times,
             weights,
             cursor: KeyCursor::default(),
@@ -137,6 +170,67 @@ impl MorphController {
         MorphController::new(timing, base, differences, times, weights)
     }
 
+    /// `self` with other keys: `interpolation`, strictly increasing `times` and per key one
+    /// array of `T − 1` weights — three for [`Interpolation::CubicSpline`] (in-tangent, value,
+    /// out-tangent, tangents per unit of controller time), as glTF stores them.
+    ///
+    /// # Errors
+    /// As the keys of [`MorphController::new`], with the count of arrays per key above.
+    pub fn with_keys(
+        mut self,
+        interpolation: Interpolation,
+        times: Vec<f32>,
+        weights: Vec<Vec<f32>>,
+    ) -> Result<Self, SceneError> {
+        check_keys(self.targets.len(), interpolation, &times, &weights)?;
+        self.interpolation = interpolation;
+        self.times = times;
+        self.weights = weights;
+        self.cursor = KeyCursor::default();
+        Ok(self)
+    }
+
+    /// `self` morphing normals too: normal 0 (absolute, one per vertex) and the differences
+    /// `Nᵢ − N₀` of the other targets (see the [module docs](self)).
+    ///
+    /// # Errors
+    /// [`SceneError::InvalidArgument`] for a count of vertices or targets that differs from
+    /// the positions'; [`SceneError::NonFinite`] for a non-finite value.
+    pub fn with_normals(
+        mut self,
+        base: Vec<Vec3>,
+        differences: Vec<Vec<Vec3>>,
+    ) -> Result<Self, SceneError> {
+        let v = self.vertex_count();
+        if differences.len() + 1 != self.targets.len() {
+            return Err(invalid(format!(
+                "{} normal targets for {} targets",
+                differences.len() + 1,
+                self.targets.len()
+            )));
+        }
+        if base.len() != v || differences.iter().any(|d| d.len() != v) {
+            return Err(invalid(format!(
+                "normal targets must have {v} vertices each"
+            )));
+        }
+        let mut normals = Vec::with_capacity(differences.len() + 1);
+        normals.push(base);
+        normals.extend(differences);
+        if normals.iter().flatten().any(|n| !n.is_finite()) {
+            return Err(SceneError::NonFinite {
+                what: "morph normal",
+            });
+        }
+        self.normals = Some(normals);
+        Ok(self)
+    }
+
+    /// The interpolation of the weights.
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
+    }
+
     /// Number of vertices `V` of every target.
     pub fn vertex_count(&self) -> usize {
         self.targets[0].len()
@@ -161,21 +255,62 @@ impl MorphController {
     pub fn weights_at(&mut self, app_time: f64) -> Vec<f32> {
         let t = self.timing.control_time(app_time) as f32;
         let (k0, k1, u) = self.cursor.find(t, &self.times);
-        let (w0, w1) = (&self.weights[k0], &self.weights[k1]);
-        let om = 1.0 - u;
-        w0.iter().zip(w1).map(|(a, b)| om * a + u * b).collect()
+        match self.interpolation {
+            Interpolation::Step => self.weights[k0].clone(),
+            Interpolation::Linear => {
+                let (w0, w1) = (&self.weights[k0], &self.weights[k1]);
+                let om = 1.0 - u;
+                w0.iter().zip(w1).map(|(a, b)| om * a + u * b).collect()
+            }
+            Interpolation::CubicSpline if k0 == k1 => self.weights[3 * k0 + 1].clone(),
+            Interpolation::CubicSpline => {
+                let dt = self.times[k1] - self.times[k0];
+                let (s, s2) = (u, u * u);
+                let s3 = s2 * s;
+                let h = [
+                    2.0 * s3 - 3.0 * s2 + 1.0,
+                    (s3 - 2.0 * s2 + s) * dt,
+                    -2.0 * s3 + 3.0 * s2,
+                    (s3 - s2) * dt,
+                ];
+                let p0 = &self.weights[3 * k0 + 1];
+                let m0 = &self.weights[3 * k0 + 2];
+                let p1 = &self.weights[3 * k1 + 1];
+                let m1 = &self.weights[3 * k1];
+                (0..p0.len())
+                    .map(|i| p0[i] * h[0] + m0[i] * h[1] + p1[i] * h[2] + m1[i] * h[3])
+                    .collect()
+            }
+        }
     }
 
-    /// The morphed vertices at application time `app_time` (see the [module docs](self)).
-    pub fn positions_at(&mut self, app_time: f64) -> Vec<Vec3> {
-        let c = self.weights_at(app_time);
-        let mut out = self.targets[0].clone();
-        for (ci, diff) in c.iter().zip(&self.targets[1..]) {
+    /// `X₀ + Σᵢ cᵢ·Dᵢ` over `[X₀, D₁, …]`, in target order.
+    fn blend(targets: &[Vec<Vec3>], c: &[f32]) -> Vec<Vec3> {
+        let mut out = targets[0].clone();
+        for (ci, diff) in c.iter().zip(&targets[1..]) {
             for (x, d) in out.iter_mut().zip(diff) {
                 *x += *ci * *d;
             }
         }
         out
+    }
+
+    /// The morphed vertices at application time `app_time` (see the [module docs](self)).
+    pub fn positions_at(&mut self, app_time: f64) -> Vec<Vec3> {
+        let c = self.weights_at(app_time);
+        Self::blend(&self.targets, &c)
+    }
+
+    /// The morphed unit normals at application time `app_time`, when the controller morphs
+    /// normals ([`MorphController::with_normals`]).
+    pub fn normals_at(&mut self, app_time: f64) -> Option<Vec<Vec3>> {
+        let c = self.weights_at(app_time);
+        let normals = self.normals.as_ref()?;
+        let mut n = Self::blend(normals, &c);
+        for x in &mut n {
+            *x = x.normalize_or_zero();
+        }
+        Some(n)
     }
 }
 
@@ -198,6 +333,17 @@ impl MeshController for MorphController {
         if !self.timing.active() || mesh.positions().len() != self.vertex_count() {
             return None;
         }
-        mesh.with_deformed_positions(self.positions_at(time)).ok()
+        let c = self.weights_at(time);
+        let positions = Self::blend(&self.targets, &c);
+        match &self.normals {
+            Some(normals) if mesh.normals().is_some() => {
+                let mut n = Self::blend(normals, &c);
+                for x in &mut n {
+                    *x = x.normalize_or_zero();
+                }
+                mesh.with_deformed_vertices(positions, n).ok()
+            }
+            _ => mesh.with_deformed_positions(positions).ok(),
+        }
     }
 }

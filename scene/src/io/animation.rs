@@ -22,16 +22,7 @@ use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::transform::Transform;
 
-/// How values between keyframes are found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Interpolation {
-    /// Hold the value of the previous key.
-    Step,
-    /// Linear (vectors) or spherical linear (rotations).
-    Linear,
-    /// Cubic Hermite with per-key in and out tangents.
-    CubicSpline,
-}
+pub use crate::keyframe::Interpolation;
 
 /// A value a track can interpolate.
 pub trait Keyframe: Copy + PartialEq + std::fmt::Debug {

@@ -11,7 +11,7 @@
 //!   [`crate::Transform::is_mirror`] flips the winding). A node without any transform gets
 //!   the identity. A matrix whose last row is not `0 0 0 1` is refused.
 //! * Each **primitive** of the node's mesh becomes a geometry leaf under that group, named
-//!   `<mesh>[<k>]`. The converted [`Mesh`] is built once per (mesh, primitive) and shared by
+//!   `<mesh>[<k>]`. The converted [`Mesh`](crate::Mesh) is built once per (mesh, primitive) and shared by
 //!   `Arc` between all nodes using the mesh. Conversion rules are in the `primitive`
 //!   submodule: strips and fans become triangle lists, missing normals are generated flat (as
 //!   the glTF specification requires), up to [`crate::MAX_UV_SETS`] uv sets and `COLOR_0`
@@ -21,8 +21,20 @@
 //! * **Cameras** and **lights** (`KHR_lights_punctual`) are recorded with their node.
 //! * **Animations** become [`crate::io::Animation`]s of the imported nodes' translation, rotation and
 //!   scale; channels on nodes outside the default scene are dropped.
-//! * **Skins** and **morph targets** (including `weights` animation channels) are refused
-//!   with [`IoError::Unsupported`] naming the node or mesh, never drawn wrongly.
+//! * **Skins** become [`SkinController`](crate::SkinController)s on the skinned node's
+//!   geometry leaves: `joints`, `inverseBindMatrices` (identity when absent, one per joint),
+//!   every `JOINTS_n`/`WEIGHTS_n` set (more than four influences per vertex), weights
+//!   normalized to sum 1, normals skinned; the skinned leaf ignores its node's and parents'
+//!   transforms (its world transform is the identity), the bones are updated before it and
+//!   its bound is the posed mesh's. Animated joints use the transform animations, so
+//!   `--time` and `--frames` pose the skin. Rules and errors: the `deform` and `primitive`
+//!   submodules.
+//! * **Morph targets** become [`MorphController`](crate::MorphController)s: `POSITION` and
+//!   `NORMAL` deltas, the node's `weights` over the mesh's, and `weights` animation channels
+//!   (STEP, LINEAR, CUBICSPLINE) as the controller's keys, driven by the update time. A
+//!   primitive both skinned and morphed is refused with [`IoError::Unsupported`].
+//! * **`KHR_mesh_quantization`**: integer positions, normals, texture coordinates and morph
+//!   deltas (normalized or not) are read as the extension specifies; a file may require it.
 //!
 //! The import is all-or-nothing: nodes are built in a detached subtree and attached only
 //! when everything succeeded.
@@ -30,6 +42,7 @@
 mod accessor;
 mod channels;
 mod ctx;
+mod deform;
 mod document;
 mod glb;
 mod material;
@@ -52,9 +65,10 @@ use super::material::ImportedMaterial;
 use super::{uri, ImportOptions};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::mesh::Mesh;
 use crate::transform::Transform;
 use ctx::{node_label, Ctx};
+use deform::Leaf;
+use primitive::Converted;
 
 /// `mesh 0 'body'` or `mesh 0`.
 fn mesh_label(m: &::gltf::Mesh<'_>) -> String {
@@ -359,7 +373,8 @@ fn build(
 ) -> Result<Imported, IoError> {
     let nodes: Vec<::gltf::Node<'_>> = doc.nodes().collect();
     let mut ids: Vec<Option<NodeId>> = vec![None; nodes.len()];
-    let mut meshes: BTreeMap<(usize, usize), Option<Arc<Mesh>>> = BTreeMap::new();
+    let mut meshes: BTreeMap<(usize, usize), Option<Arc<Converted>>> = BTreeMap::new();
+    let mut leaves: Vec<Leaf> = Vec::new();
     let mut materials: BTreeMap<Option<usize>, Arc<ImportedMaterial>> = BTreeMap::new();
     let mut imported = Imported::default();
     let mut stack: Vec<(usize, NodeId)> = scene_roots(doc)
@@ -377,13 +392,6 @@ fn build(
                     .to_owned(),
             ));
         }
-        if node.skin().is_some() {
-            return Err(IoError::Unsupported {
-                file: ctx.file.to_owned(),
-                context: label,
-                feature: "skins",
-            });
-        }
         let local = node_transform(ctx, node)?;
         let name = node
             .name()
@@ -397,17 +405,7 @@ fn build(
         ids[index] = Some(id);
         if let Some(mesh) = node.mesh() {
             let mlabel = mesh_label(&mesh);
-            if mesh.weights().is_some()
-                || mesh
-                    .primitives()
-                    .any(|p| p.morph_targets().next().is_some())
-            {
-                return Err(IoError::Unsupported {
-                    file: ctx.file.to_owned(),
-                    context: mlabel,
-                    feature: "morph targets",
-                });
-            }
+            check_morph_counts(ctx, node, &mesh)?;
             let mesh_name = mesh
                 .name()
                 .map_or_else(|| format!("mesh{}", mesh.index()), str::to_owned);
@@ -422,11 +420,19 @@ fn build(
                         m
                     }
                 };
-                let Some(m) = converted else { continue };
+                let Some(c) = converted else { continue };
                 let gname = format!("{mesh_name}[{}]", prim.index());
                 let geom = scene
-                    .add_geometry(id, gname, m)
+                    .add_geometry(id, gname, c.mesh.clone())
                     .map_err(|e| ctx.scene_err(&mlabel, e))?;
+                if node.skin().is_some() || !c.targets.is_empty() {
+                    leaves.push(Leaf {
+                        node: index,
+                        geom,
+                        label: format!("{label} {mlabel} primitive {}", prim.index()),
+                        converted: c,
+                    });
+                }
                 let mat_index = prim.material().index();
                 let mat = match materials.get(&mat_index) {
                     Some(m) => m.clone(),
@@ -448,6 +454,49 @@ fn build(
         let children: Vec<usize> = node.children().map(|c| c.index()).collect();
         stack.extend(children.into_iter().rev().map(|c| (c, id)));
     }
-    imported.animations = channels::read_animations(ctx, doc, &ids)?;
+    let (animations, weights) = channels::read_animations(ctx, doc, &ids)?;
+    imported.animations = animations;
+    deform::attach(ctx, doc, scene, &ids, &leaves, weights)?;
     Ok(imported)
+}
+
+/// Every primitive of a mesh has the same number of morph targets, and the mesh's and the
+/// node's default `weights` have one weight per target.
+fn check_morph_counts(
+    ctx: &Ctx<'_>,
+    node: &::gltf::Node<'_>,
+    mesh: &::gltf::Mesh<'_>,
+) -> Result<(), IoError> {
+    let mlabel = mesh_label(mesh);
+    let count = mesh
+        .primitives()
+        .next()
+        .map_or(0, |p| p.morph_targets().len());
+    if let Some(p) = mesh.primitives().find(|p| p.morph_targets().len() != count) {
+        return Err(ctx.invalid(
+            &mlabel,
+            format!(
+                "primitive {} has {} morph targets, primitive 0 has {count}",
+                p.index(),
+                p.morph_targets().len()
+            ),
+        ));
+    }
+    for (what, w) in [
+        (mlabel.clone(), mesh.weights()),
+        (node_label(node), node.weights()),
+    ] {
+        if let Some(w) = w {
+            if w.len() != count {
+                return Err(ctx.invalid(
+                    &what,
+                    format!("has {} weights for {count} morph targets", w.len()),
+                ));
+            }
+            if w.iter().any(|x| !x.is_finite()) {
+                return Err(ctx.non_finite(&what, "morph weights"));
+            }
+        }
+    }
+    Ok(())
 }

@@ -26,6 +26,7 @@ fn comps(ty: &str) -> usize {
         "VEC2" => 2,
         "VEC3" => 3,
         "VEC4" => 4,
+        "MAT4" => 16,
         _ => panic!("type {ty}"),
     }
 }
@@ -67,6 +68,12 @@ impl Builder {
         let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
         let view = self.view(&bytes, None);
         self.accessor(json!({"bufferView": view, "componentType": U32, "count": data.len(), "type": "SCALAR"}))
+    }
+
+    /// Unsigned bytes (not normalized: skin joints).
+    pub fn u8s(&mut self, data: &[u8], ty: &str) -> usize {
+        let view = self.view(data, None);
+        self.accessor(json!({"bufferView": view, "componentType": U8, "count": data.len() / comps(ty), "type": ty}))
     }
 
     /// Normalized unsigned bytes.

@@ -166,7 +166,12 @@ impl Ctx<'_> {
     /// Charges `count` elements of `components` 4-byte values against
     /// [`ImportOptions::max_geometry_bytes`](crate::io::ImportOptions::max_geometry_bytes),
     /// before anything is allocated.
-    fn charge_geometry(&self, what: &str, count: usize, components: usize) -> Result<(), IoError> {
+    pub(crate) fn charge_geometry(
+        &self,
+        what: &str,
+        count: usize,
+        components: usize,
+    ) -> Result<(), IoError> {
         let bytes = (count as u64)
             .saturating_mul(components as u64)
             .saturating_mul(4);
@@ -240,6 +245,37 @@ impl Ctx<'_> {
             })
             .collect();
         Ok((out, a.dimensions().multiplicity()))
+    }
+
+    /// Reads an unsigned `u8`/`u16` accessor of `dims` that is not normalized (skin joint
+    /// indices), flattened.
+    ///
+    /// # Errors
+    /// [`IoError::Invalid`] for another type or any out-of-range read.
+    pub(crate) fn read_uints(
+        &self,
+        what: &str,
+        a: &Accessor<'_>,
+        dims: Dimensions,
+    ) -> Result<Vec<u32>, IoError> {
+        self.check_dims(what, a, &[dims])?;
+        if !matches!(a.data_type(), DataType::U8 | DataType::U16) || a.normalized() {
+            return Err(self.invalid(
+                what,
+                format!(
+                    "accessor {} must hold unsigned bytes or shorts (not normalized)",
+                    a.index()
+                ),
+            ));
+        }
+        let (data, csize) = self.packed(what, a)?;
+        Ok(data
+            .chunks_exact(csize)
+            .map(|b| match csize {
+                1 => u32::from(b[0]),
+                _ => u32::from(u16::from_le_bytes([b[0], b[1]])),
+            })
+            .collect())
     }
 
     /// Reads a scalar unsigned-integer accessor (indices).

@@ -1,7 +1,9 @@
 //! glTF animations → [`Animation`]s of the imported nodes (see [`crate::io::animation`] for
 //! the sampling rules). Channels of nodes outside the imported scene are dropped; `weights`
-//! channels (morph targets) are refused; a channel on a node given by `matrix` is invalid
-//! (the glTF specification allows only TRS on animated nodes).
+//! channels (morph targets) are returned apart, as [`WeightsChannel`]s, for the importer to
+//! turn into [`MorphController`](crate::MorphController) keys; a translation, rotation or
+//! scale channel on a node given by `matrix` is invalid (the glTF specification allows only
+//! TRS on animated nodes).
 
 use ::gltf::accessor::Dimensions;
 use ::gltf::animation::{Interpolation as GInterp, Property};
@@ -13,17 +15,32 @@ use crate::graph::NodeId;
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
 use crate::io::error::IoError;
 
-/// Reads every animation of the document.
+/// A `weights` channel: the morph weights of a node's mesh over time, unchecked against the
+/// mesh (the importer checks the counts).
+#[derive(Debug, Clone)]
+pub(crate) struct WeightsChannel {
+    /// The glTF node index.
+    pub(crate) node: usize,
+    /// `animation 0 'x' channel 2`, for messages.
+    pub(crate) label: String,
+    pub(crate) interpolation: Interpolation,
+    pub(crate) times: Vec<f32>,
+    /// All output values, flat (keys × targets, × 3 for cubic splines).
+    pub(crate) values: Vec<f32>,
+}
+
+/// Reads every animation of the document: the transform animations, and the `weights`
+/// channels of nodes in the imported scene in file order.
 ///
 /// # Errors
-/// [`IoError::Unsupported`] for morph-target channels, [`IoError::Invalid`] for bad
-/// accessors or keyframes.
+/// [`IoError::Invalid`] for bad accessors or keyframes.
 pub(crate) fn read_animations(
     ctx: &Ctx<'_>,
     doc: &Document,
     ids: &[Option<NodeId>],
-) -> Result<Vec<Animation>, IoError> {
+) -> Result<(Vec<Animation>, Vec<WeightsChannel>), IoError> {
     let mut out = Vec::new();
+    let mut weights = Vec::new();
     for anim in doc.animations() {
         let alabel = match anim.name() {
             Some(n) => format!("animation {} '{n}'", anim.index()),
@@ -34,16 +51,35 @@ pub(crate) fn read_animations(
             let clabel = format!("{alabel} channel {}", ch.index());
             let target = ch.target();
             let node = target.node();
-            if target.property() == Property::MorphTargetWeights {
-                return Err(IoError::Unsupported {
-                    file: ctx.file.to_owned(),
-                    context: node_label(&node),
-                    feature: "morph targets",
-                });
-            }
             let Some(id) = ids.get(node.index()).copied().flatten() else {
                 continue;
             };
+            let sampler = ch.sampler();
+            let interpolation = match sampler.interpolation() {
+                GInterp::Step => Interpolation::Step,
+                GInterp::Linear => Interpolation::Linear,
+                GInterp::CubicSpline => Interpolation::CubicSpline,
+            };
+            if target.property() == Property::MorphTargetWeights {
+                let (times, _) = ctx.read_f32(
+                    &format!("{clabel} input"),
+                    &sampler.input(),
+                    &[Dimensions::Scalar],
+                )?;
+                let (values, _) = ctx.read_f32(
+                    &format!("{clabel} output"),
+                    &sampler.output(),
+                    &[Dimensions::Scalar],
+                )?;
+                weights.push(WeightsChannel {
+                    node: node.index(),
+                    label: clabel,
+                    interpolation,
+                    times,
+                    values,
+                });
+                continue;
+            }
             let ::gltf::scene::Transform::Decomposed {
                 translation,
                 rotation,
@@ -57,12 +93,6 @@ pub(crate) fn read_animations(
                         node_label(&node)
                     ),
                 ));
-            };
-            let sampler = ch.sampler();
-            let interpolation = match sampler.interpolation() {
-                GInterp::Step => Interpolation::Step,
-                GInterp::Linear => Interpolation::Linear,
-                GInterp::CubicSpline => Interpolation::CubicSpline,
             };
             let (times, _) = ctx.read_f32(
                 &format!("{clabel} input"),
@@ -112,5 +142,5 @@ pub(crate) fn read_animations(
             nodes,
         });
     }
-    Ok(out)
+    Ok((out, weights))
 }

@@ -6,10 +6,21 @@
 //!   `i`, `(i, i+2, i+1)` for odd `i`, so all keep the first triangle's winding; fan triangle
 //!   `i`: `(i+1, i+2, 0)`).
 //! * Non-indexed primitives draw their vertices in order.
-//! * Attributes: `POSITION` (required, float `VEC3`), `NORMAL`, `TEXCOORD_0..3` (float or
-//!   normalized `u8`/`u16`; sets stop at the first missing one), `COLOR_0` (`VEC3` or `VEC4`,
-//!   float or normalized `u8`/`u16`; `VEC3` gets alpha 1). Other attributes (tangents,
-//!   joints, weights, further colour sets) are ignored.
+//! * Attributes: `POSITION` (required, `VEC3`), `NORMAL`, `TEXCOORD_0..3` (sets stop at the
+//!   first missing one), `COLOR_0` (`VEC3` or `VEC4`; `VEC3` gets alpha 1): float, or
+//!   integers — normalized ones map to 0..1 / −1..1, others convert exactly, which is what
+//!   `KHR_mesh_quantization` allows. Other attributes (tangents, further colour sets) are
+//!   ignored.
+//! * Skinning: every `JOINTS_n`/`WEIGHTS_n` pair (`n = 0, 1, …` up to the first missing set,
+//!   so more than four influences per vertex work): joints unsigned `u8`/`u16` `VEC4`,
+//!   weights float or normalized `u8`/`u16` `VEC4`. A weight that is not finite is
+//!   [`IoError::NonFinite`]; one below 0 or above `1 + 10⁻³`, a set without its partner, or a
+//!   vertex whose weights sum to 0 is [`IoError::Invalid`]. Each vertex's weights are then
+//!   **normalized** (divided by their sum), so files whose weights do not sum exactly to 1
+//!   still skin without shrinking; zero weights are dropped. Joint indices are checked
+//!   against the skin of each node that uses the mesh (`gltf.rs`).
+//! * Morph targets: `POSITION` and `NORMAL` deltas (`VEC3`, float or quantized integers), one
+//!   per vertex; a target without one has zero deltas. `TANGENT` deltas are ignored.
 //! * A triangle primitive without `NORMAL` gets **flat** normals, as the specification
 //!   requires: its triangles are split apart (3 vertices each) and every corner gets the
 //!   face normal.
@@ -51,20 +62,34 @@ fn vec3s(v: &[f32]) -> Vec<Vec3> {
     v.chunks_exact(3).map(Vec3::from_slice).collect()
 }
 
+/// The most a single skin weight may exceed 1 (rounding in exporters) before it is refused.
+pub(crate) const WEIGHT_TOLERANCE: f32 = 1e-3;
+
+/// One morph target's deltas (zeros where the file gives none).
+#[derive(Debug, Clone)]
+pub(crate) struct MorphDeltas {
+    pub(crate) positions: Vec<Vec3>,
+    pub(crate) normals: Vec<Vec3>,
+}
+
 /// Per-vertex data read from the primitive, before building the mesh.
 struct Attributes {
     positions: Vec<Vec3>,
     normals: Option<Vec<Vec3>>,
     colors: Option<Vec<Vec4>>,
     uvs: Vec<Vec<Vec2>>,
+    /// Per vertex, `(joint, weight)` with normalized non-zero weights, when skinned.
+    influences: Option<Vec<Vec<(u32, f32)>>>,
+    targets: Vec<MorphDeltas>,
 }
 
 impl Attributes {
     /// One vertex per index (for flat normals).
     fn unweld(&self, indices: &[u32]) -> Attributes {
         let pick = |i: &u32| *i as usize;
+        let each = |v: &Vec<Vec3>| indices.iter().map(|i| v[pick(i)]).collect();
         Attributes {
-            positions: indices.iter().map(|i| self.positions[pick(i)]).collect(),
+            positions: each(&self.positions),
             normals: None,
             colors: self
                 .colors
@@ -75,15 +100,182 @@ impl Attributes {
                 .iter()
                 .map(|s| indices.iter().map(|i| s[pick(i)]).collect())
                 .collect(),
+            influences: self
+                .influences
+                .as_ref()
+                .map(|f| indices.iter().map(|i| f[pick(i)].clone()).collect()),
+            targets: self
+                .targets
+                .iter()
+                .map(|t| MorphDeltas {
+                    positions: each(&t.positions),
+                    normals: each(&t.normals),
+                })
+                .collect(),
         }
     }
+}
+
+/// A converted primitive: the mesh and what skins and morph targets need.
+#[derive(Debug, Clone)]
+pub(crate) struct Converted {
+    pub(crate) mesh: std::sync::Arc<Mesh>,
+    /// Whether the normals came from the file (not generated flat).
+    pub(crate) file_normals: bool,
+    /// Per vertex, `(joint, weight)`: weights normalized, zero weights dropped.
+    pub(crate) influences: Option<Vec<Vec<(u32, f32)>>>,
+    /// The largest joint index any `JOINTS_n` holds (zero weights included).
+    pub(crate) max_joint: Option<u32>,
+    pub(crate) targets: Vec<MorphDeltas>,
+}
+
+/// Every `JOINTS_n`/`WEIGHTS_n` set, as normalized influences per vertex, and the largest
+/// joint index; `None` when the primitive has no sets.
+#[allow(clippy::type_complexity, reason = "a private pair read once")]
+fn read_skin_sets(
+    ctx: &Ctx<'_>,
+    prim: &::gltf::Primitive<'_>,
+    label: &str,
+    n: usize,
+) -> Result<Option<(Vec<Vec<(u32, f32)>>, u32)>, IoError> {
+    let mut per_vertex: Vec<Vec<(u32, f32)>> = Vec::new();
+    let mut max_joint = 0;
+    for set in 0u32.. {
+        let (j, w) = (
+            prim.get(&Semantic::Joints(set)),
+            prim.get(&Semantic::Weights(set)),
+        );
+        let (j, w) = match (j, w) {
+            (None, None) => break,
+            (Some(j), Some(w)) => (j, w),
+            (Some(_), None) => {
+                return Err(ctx.invalid(label, format!("has JOINTS_{set} without WEIGHTS_{set}")))
+            }
+            (None, Some(_)) => {
+                return Err(ctx.invalid(label, format!("has WEIGHTS_{set} without JOINTS_{set}")))
+            }
+        };
+        if set == 0 {
+            per_vertex = vec![Vec::new(); n];
+        }
+        let jwhat = format!("{label} JOINTS_{set}");
+        let joints = ctx.read_uints(&jwhat, &j, Dimensions::Vec4)?;
+        if joints.len() != 4 * n {
+            return Err(ctx.invalid(
+                &jwhat,
+                format!("has {} elements, POSITION has {n}", joints.len() / 4),
+            ));
+        }
+        let wwhat = format!("{label} WEIGHTS_{set}");
+        use ::gltf::accessor::DataType;
+        let ok_type = match w.data_type() {
+            DataType::F32 => true,
+            DataType::U8 | DataType::U16 => w.normalized(),
+            _ => false,
+        };
+        if !ok_type {
+            return Err(ctx.invalid(
+                &wwhat,
+                format!(
+                    "accessor {} must hold floats or normalized unsigned bytes or shorts",
+                    w.index()
+                ),
+            ));
+        }
+        let (weights, _) = ctx.read_f32(&wwhat, &w, &[Dimensions::Vec4])?;
+        if weights.len() != 4 * n {
+            return Err(ctx.invalid(
+                &wwhat,
+                format!("has {} elements, POSITION has {n}", weights.len() / 4),
+            ));
+        }
+        if weights.iter().any(|x| !x.is_finite()) {
+            return Err(ctx.non_finite(&wwhat, "skin weights"));
+        }
+        if let Some((at, bad)) = weights
+            .iter()
+            .enumerate()
+            .find(|(_, &x)| !(0.0..=1.0 + WEIGHT_TOLERANCE).contains(&x))
+        {
+            return Err(ctx.invalid(
+                &wwhat,
+                format!("weight {bad} of vertex {} is outside 0..=1", at / 4),
+            ));
+        }
+        for (v, (jv, wv)) in joints
+            .chunks_exact(4)
+            .zip(weights.chunks_exact(4))
+            .enumerate()
+        {
+            for (&joint, &weight) in jv.iter().zip(wv) {
+                max_joint = max_joint.max(joint);
+                if weight > 0.0 {
+                    per_vertex[v].push((joint, weight));
+                }
+            }
+        }
+    }
+    if per_vertex.is_empty() {
+        return Ok(None);
+    }
+    for (v, row) in per_vertex.iter_mut().enumerate() {
+        let mut sum = 0.0;
+        for &(_, w) in row.iter() {
+            sum += w;
+        }
+        if sum <= 0.0 {
+            return Err(ctx.invalid(
+                &format!("{label} WEIGHTS_0"),
+                format!("the weights of vertex {v} sum to 0"),
+            ));
+        }
+        if sum != 1.0 {
+            for (_, w) in row.iter_mut() {
+                *w /= sum;
+            }
+        }
+    }
+    Ok(Some((per_vertex, max_joint)))
+}
+
+/// The morph targets' deltas, each with one value per vertex.
+fn read_targets(
+    ctx: &Ctx<'_>,
+    prim: &::gltf::Primitive<'_>,
+    label: &str,
+    n: usize,
+) -> Result<Vec<MorphDeltas>, IoError> {
+    let mut out = Vec::new();
+    for (k, t) in prim.morph_targets().enumerate() {
+        let read = |a: Option<::gltf::Accessor<'_>>, attr: &str| -> Result<Vec<Vec3>, IoError> {
+            let Some(a) = a else {
+                return Ok(vec![Vec3::ZERO; n]);
+            };
+            let what = format!("{label} target {k} {attr}");
+            let (v, _) = ctx.read_f32(&what, &a, &[Dimensions::Vec3])?;
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(ctx.non_finite(&what, "morph target deltas"));
+            }
+            if v.len() != 3 * n {
+                return Err(ctx.invalid(
+                    &what,
+                    format!("has {} elements, POSITION has {n}", v.len() / 3),
+                ));
+            }
+            Ok(vec3s(&v))
+        };
+        let positions = read(t.positions(), "POSITION")?;
+        let normals = read(t.normals(), "NORMAL")?;
+        out.push(MorphDeltas { positions, normals });
+    }
+    Ok(out)
 }
 
 fn read_attributes(
     ctx: &Ctx<'_>,
     prim: &::gltf::Primitive<'_>,
     label: &str,
-) -> Result<Option<Attributes>, IoError> {
+) -> Result<Option<(Attributes, Option<u32>)>, IoError> {
     let Some(pos) = prim.get(&Semantic::Positions) else {
         return Ok(None);
     };
@@ -148,12 +340,19 @@ fn read_attributes(
         same_count(&what, v.len() / 2)?;
         uvs.push(v.chunks_exact(2).map(Vec2::from_slice).collect());
     }
-    Ok(Some(Attributes {
-        positions,
-        normals,
-        colors,
-        uvs,
-    }))
+    let skin = read_skin_sets(ctx, prim, label, n)?;
+    let targets = read_targets(ctx, prim, label, n)?;
+    Ok(Some((
+        Attributes {
+            positions,
+            normals,
+            colors,
+            uvs,
+            influences: skin.as_ref().map(|s| s.0.clone()),
+            targets,
+        },
+        skin.map(|s| s.1),
+    )))
 }
 
 /// Converts a primitive; `None` when it has no positions (nothing to draw).
@@ -165,8 +364,8 @@ pub(crate) fn convert(
     ctx: &Ctx<'_>,
     prim: &::gltf::Primitive<'_>,
     label: &str,
-) -> Result<Option<Mesh>, IoError> {
-    let Some(attrs) = read_attributes(ctx, prim, label)? else {
+) -> Result<Option<Converted>, IoError> {
+    let Some((attrs, max_joint)) = read_attributes(ctx, prim, label)? else {
         return Ok(None);
     };
     let n = attrs.positions.len();
@@ -219,6 +418,8 @@ pub(crate) fn convert(
         (attrs, indices)
     };
     let err = |e| ctx.scene_err(label, e);
+    let file_normals = attrs.normals.is_some();
+    let (influences, targets) = (attrs.influences, attrs.targets);
     let mut mesh = Mesh::new(topology, attrs.positions, indices).map_err(err)?;
     if let Some(nrm) = attrs.normals {
         mesh = mesh.with_normals(nrm).map_err(err)?;
@@ -231,7 +432,13 @@ pub(crate) fn convert(
     for set in attrs.uvs {
         mesh = mesh.with_uv_set(set).map_err(err)?;
     }
-    Ok(Some(mesh))
+    Ok(Some(Converted {
+        mesh: std::sync::Arc::new(mesh),
+        file_normals,
+        influences,
+        max_joint,
+        targets,
+    }))
 }
 
 #[cfg(test)]

@@ -1,0 +1,290 @@
+//! glTF skins and morph targets → [`SkinController`]s and [`MorphController`]s on the
+//! imported geometry leaves.
+//!
+//! * **Skins.** A node with a `skin` and a `mesh` gets, for each primitive's leaf, a skin
+//!   controller whose bones are the skin's `joints` (each must be a node of the imported
+//!   scene). The offset of vertex `j` for joint `k` is `IBM_k · v_j` with the joint's inverse
+//!   bind matrix (`inverseBindMatrices`, identity when absent; its count must equal the joint
+//!   count and its matrices must be affine and finite), so the skinned vertex is
+//!   `Σ_k w_jk · W_k · IBM_k · v_j` with `W_k` the joint's world transform — glTF's joint
+//!   matrices. The result is in world space and the leaf's world transform is the identity:
+//!   **the skinned mesh ignores its node's and its parents' transforms**, as glTF requires.
+//!   Normals from the file are skinned with the inverse transposes (see
+//!   [`crate::skin`]); generated flat normals are regenerated from the posed triangles. A joint
+//!   index at or past the joint count is [`IoError::Invalid`].
+//! * **Morph targets.** A node whose mesh has targets gets, for each primitive's leaf, a morph
+//!   controller: target 0 is the primitive's attributes, the others its `POSITION`/`NORMAL`
+//!   deltas. The weights are the node's `weights`, else the mesh's, else zeros; a `weights`
+//!   animation channel on the node replaces them by its keys (STEP, LINEAR or CUBICSPLINE, as
+//!   the other channels; where several animations drive the same node's weights, the last in
+//!   the file wins, as for transforms). A leaf with all-zero static weights gets no
+//!   controller (it would not move).
+//! * A primitive both skinned and morphed is refused ([`IoError::Unsupported`]).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use ::gltf::accessor::Dimensions;
+use ::gltf::Document;
+use glam::{Mat3, Mat4};
+
+use super::channels::WeightsChannel;
+use super::ctx::{node_label, Ctx};
+use super::primitive::Converted;
+use crate::controller::ControllerTiming;
+use crate::graph::{NodeId, Scene};
+use crate::io::error::IoError;
+use crate::keyframe::Interpolation;
+use crate::morph::MorphController;
+use crate::skin::{normal_matrix, SkinController, SkinInfluence};
+
+/// A geometry leaf that a skin or morph targets deform.
+pub(crate) struct Leaf {
+    /// The glTF node index.
+    pub(crate) node: usize,
+    pub(crate) geom: NodeId,
+    /// `node 2 'x' mesh 0 primitive 1`, for messages.
+    pub(crate) label: String,
+    pub(crate) converted: Arc<Converted>,
+}
+
+/// The joints' node ids and inverse bind matrices of a skin.
+struct Skin {
+    joints: Vec<NodeId>,
+    ibm: Vec<Mat4>,
+    normal: Vec<Mat3>,
+}
+
+fn read_skin(
+    ctx: &Ctx<'_>,
+    skin: &::gltf::Skin<'_>,
+    ids: &[Option<NodeId>],
+) -> Result<Skin, IoError> {
+    let label = match skin.name() {
+        Some(n) => format!("skin {} '{n}'", skin.index()),
+        None => format!("skin {}", skin.index()),
+    };
+    let mut joints = Vec::new();
+    for j in skin.joints() {
+        let id = ids.get(j.index()).copied().flatten().ok_or_else(|| {
+            ctx.invalid(
+                &label,
+                format!("joint {} is not in the imported scene", node_label(&j)),
+            )
+        })?;
+        joints.push(id);
+    }
+    if joints.is_empty() {
+        return Err(ctx.invalid(&label, "has no joints".to_owned()));
+    }
+    let ibm = match skin.inverse_bind_matrices() {
+        None => vec![Mat4::IDENTITY; joints.len()],
+        Some(a) => {
+            let what = format!("{label} inverseBindMatrices");
+            let (v, _) = ctx.read_f32(&what, &a, &[Dimensions::Mat4])?;
+            if v.len() / 16 != joints.len() {
+                return Err(ctx.invalid(
+                    &what,
+                    format!("has {} matrices for {} joints", v.len() / 16, joints.len()),
+                ));
+            }
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(ctx.non_finite(&what, "inverse bind matrices"));
+            }
+            let mats: Vec<Mat4> = v.chunks_exact(16).map(Mat4::from_cols_slice).collect();
+            if let Some(k) = mats.iter().position(|m| {
+                let r = m.row(3);
+                r.x.abs() > 1e-5 || r.y.abs() > 1e-5 || r.z.abs() > 1e-5 || (r.w - 1.0).abs() > 1e-5
+            }) {
+                return Err(ctx.invalid(
+                    &what,
+                    format!("matrix {k} is not affine (last row is not 0 0 0 1)"),
+                ));
+            }
+            mats
+        }
+    };
+    let normal = ibm
+        .iter()
+        .map(|m| normal_matrix(Mat3::from_mat4(*m)))
+        .collect();
+    Ok(Skin {
+        joints,
+        ibm,
+        normal,
+    })
+}
+
+/// The skin controller of one leaf.
+fn skin_controller(ctx: &Ctx<'_>, leaf: &Leaf, skin: &Skin) -> Result<SkinController, IoError> {
+    let c = &leaf.converted;
+    let Some(influences) = &c.influences else {
+        return Err(ctx.invalid(
+            &leaf.label,
+            "is skinned but has no JOINTS_0/WEIGHTS_0".to_owned(),
+        ));
+    };
+    let joint_count = skin.joints.len();
+    if let Some(max) = c.max_joint.filter(|&m| m as usize >= joint_count) {
+        return Err(ctx.invalid(
+            &leaf.label,
+            format!("joint index {max} is out of range for a skin of {joint_count} joints"),
+        ));
+    }
+    let total: usize = influences.iter().map(Vec::len).sum();
+    ctx.charge_geometry(&leaf.label, total, 8)?;
+    let positions = c.mesh.positions();
+    let normals = c.mesh.normals().filter(|_| c.file_normals);
+    let rows = influences
+        .iter()
+        .enumerate()
+        .map(|(v, row)| {
+            row.iter()
+                .map(|&(joint, weight)| {
+                    let k = joint as usize;
+                    SkinInfluence {
+                        bone: k,
+                        weight,
+                        offset: skin.ibm[k].transform_point3(positions[v]),
+                        normal: normals.map(|n| skin.normal[k] * n[v]),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    SkinController::from_influences(skin.joints.clone(), rows)
+        .map_err(|e| ctx.scene_err(&leaf.label, e))
+}
+
+/// The morph controller of one leaf, or `None` when it would never move the mesh.
+fn morph_controller(
+    ctx: &Ctx<'_>,
+    doc: &Document,
+    leaf: &Leaf,
+    channel: Option<&WeightsChannel>,
+) -> Result<Option<MorphController>, IoError> {
+    let c = &leaf.converted;
+    let n = c.targets.len();
+    let node = doc.nodes().nth(leaf.node);
+    let statics: Vec<f32> = node
+        .as_ref()
+        .and_then(|nd| {
+            nd.weights()
+                .or_else(|| nd.mesh().and_then(|m| m.weights()))
+                .map(<[f32]>::to_vec)
+        })
+        .unwrap_or_else(|| vec![0.0; n]);
+    if channel.is_none() && statics.iter().all(|&w| w == 0.0) {
+        return Ok(None);
+    }
+    let err = |e| ctx.scene_err(&leaf.label, e);
+    let base = c.mesh.positions().to_vec();
+    let diffs = c.targets.iter().map(|t| t.positions.clone()).collect();
+    let mut m = MorphController::new(
+        ControllerTiming::DEFAULT,
+        base,
+        diffs,
+        vec![0.0],
+        vec![statics],
+    )
+    .map_err(err)?;
+    if let (true, Some(normals)) = (c.file_normals, c.mesh.normals()) {
+        let nd = c.targets.iter().map(|t| t.normals.clone()).collect();
+        m = m.with_normals(normals.to_vec(), nd).map_err(err)?;
+    }
+    if let Some(ch) = channel {
+        let per_key = if ch.interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        let want = ch.times.len() * per_key * n;
+        if ch.values.len() != want || n == 0 {
+            return Err(ctx.invalid(
+                &ch.label,
+                format!(
+                    "has {} output values; {} keys of {n} morph weights need {want}",
+                    ch.values.len(),
+                    ch.times.len()
+                ),
+            ));
+        }
+        let rows = ch.values.chunks_exact(n).map(<[f32]>::to_vec).collect();
+        m = m
+            .with_keys(ch.interpolation, ch.times.clone(), rows)
+            .map_err(|e| ctx.scene_err(&ch.label, e))?;
+        let (first, last) = (ch.times[0], ch.times[ch.times.len() - 1]);
+        let timing = ControllerTiming::over(f64::from(first.min(0.0)), f64::from(last.max(0.0)))
+            .map_err(|e| ctx.scene_err(&ch.label, e))?;
+        m.set_timing(timing);
+    }
+    Ok(Some(m))
+}
+
+/// Attaches the skin and morph controllers of `leaves`.
+///
+/// # Errors
+/// See the [module docs](self).
+pub(crate) fn attach(
+    ctx: &Ctx<'_>,
+    doc: &Document,
+    scene: &mut Scene,
+    ids: &[Option<NodeId>],
+    leaves: &[Leaf],
+    weights: Vec<WeightsChannel>,
+) -> Result<(), IoError> {
+    // The last channel of each node wins.
+    let mut by_node: BTreeMap<usize, WeightsChannel> = BTreeMap::new();
+    for ch in weights {
+        by_node.insert(ch.node, ch);
+    }
+    for (&node, ch) in &by_node {
+        let morphed = doc
+            .nodes()
+            .nth(node)
+            .and_then(|n| n.mesh())
+            .is_some_and(|m| m.primitives().any(|p| p.morph_targets().len() > 0));
+        if !morphed {
+            return Err(ctx.invalid(
+                &ch.label,
+                format!(
+                    "animates the morph weights of node {node}, whose mesh has no morph targets"
+                ),
+            ));
+        }
+    }
+    let mut skins: BTreeMap<usize, Skin> = BTreeMap::new();
+    for leaf in leaves {
+        let Some(gnode) = doc.nodes().nth(leaf.node) else {
+            continue;
+        };
+        let c = &leaf.converted;
+        if let Some(skin) = gnode.skin() {
+            if !c.targets.is_empty() {
+                return Err(IoError::Unsupported {
+                    file: ctx.file.to_owned(),
+                    context: leaf.label.clone(),
+                    feature: "morph targets on a skinned mesh",
+                });
+            }
+            if !skins.contains_key(&skin.index()) {
+                let s = read_skin(ctx, &skin, ids)?;
+                skins.insert(skin.index(), s);
+            }
+            let Some(s) = skins.get(&skin.index()) else {
+                continue;
+            };
+            let controller = skin_controller(ctx, leaf, s)?;
+            scene
+                .add_mesh_controller(leaf.geom, Box::new(controller))
+                .map_err(|e| ctx.scene_err(&leaf.label, e))?;
+        } else if !c.targets.is_empty() {
+            if let Some(m) = morph_controller(ctx, doc, leaf, by_node.get(&leaf.node))? {
+                scene
+                    .add_mesh_controller(leaf.geom, Box::new(m))
+                    .map_err(|e| ctx.scene_err(&leaf.label, e))?;
+            }
+        }
+    }
+    Ok(())
+}
