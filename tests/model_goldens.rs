@@ -21,8 +21,10 @@ use std::path::{Path, PathBuf};
 
 use cli_common::*;
 
-/// A golden: the model (a folder of `gltf/khronos/`) and the `plumb render` options.
+/// A golden: its name (`refimages/models/<name>.png`), the model (a folder of
+/// `gltf/khronos/`) and the `plumb render` options.
 struct ModelCase {
+    name: &'static str,
     model: &'static str,
     args: &'static [&'static str],
 }
@@ -31,19 +33,23 @@ struct ModelCase {
 const CASES: &[ModelCase] = &[
     // The file's own camera (yfov 0.66, aspect 1.5).
     ModelCase {
+        name: "Duck",
         model: "Duck",
         args: &["--size", "320x240"],
     },
     // No camera in the file: the framing rule.
     ModelCase {
+        name: "BoxTextured",
         model: "BoxTextured",
         args: &["--size", "256x256"],
     },
     ModelCase {
+        name: "CesiumMilkTruck",
         model: "CesiumMilkTruck",
         args: &["--size", "320x240"],
     },
     ModelCase {
+        name: "AlphaBlendModeTest",
         model: "AlphaBlendModeTest",
         args: &[
             "--size",
@@ -59,14 +65,38 @@ const CASES: &[ModelCase] = &[
         ],
     },
     ModelCase {
+        name: "TextureSettingsTest",
         model: "TextureSettingsTest",
         args: &[
             "--size", "320x320", "--eye", "0,0,15.5", "--target", "0,0,0", "--fov", "40",
         ],
     },
     ModelCase {
+        name: "OrientationTest",
         model: "OrientationTest",
         args: &["--size", "320x320"],
+    },
+    // Skinned (issue 12): the figure's walk at two times; framing rule.
+    ModelCase {
+        name: "RiggedFigure-t0.3",
+        model: "RiggedFigure",
+        args: &["--size", "320x320", "--time", "0.3"],
+    },
+    ModelCase {
+        name: "RiggedFigure-t0.9",
+        model: "RiggedFigure",
+        args: &["--size", "320x320", "--time", "0.9"],
+    },
+    // Morphed (issue 12): weights animation at two times; framing rule.
+    ModelCase {
+        name: "AnimatedMorphCube-t0.5",
+        model: "AnimatedMorphCube",
+        args: &["--size", "320x320", "--time", "0.5"],
+    },
+    ModelCase {
+        name: "AnimatedMorphCube-t1.5",
+        model: "AnimatedMorphCube",
+        args: &["--size", "320x320", "--time", "1.5"],
     },
 ];
 
@@ -98,7 +128,7 @@ fn check(case: &ModelCase, dir: &Path, bless: bool) -> Result<(), String> {
     let model = model.to_string_lossy().into_owned();
     let mut outs = Vec::new();
     for threads in ["1", "2"] {
-        let out = dir.join(format!("{}-{threads}.png", case.model));
+        let out = dir.join(format!("{}-{threads}.png", case.name));
         let out_s = out.to_string_lossy().into_owned();
         let mut args = vec!["render", model.as_str(), "-o", &out_s, "--threads", threads];
         args.extend_from_slice(case.args);
@@ -117,14 +147,14 @@ fn check(case: &ModelCase, dir: &Path, bless: bool) -> Result<(), String> {
     }
     let golden = repo()
         .join("refimages/models")
-        .join(format!("{}.png", case.model));
-    let actual = dir.join(format!("{}-1.png", case.model));
+        .join(format!("{}.png", case.name));
+    let actual = dir.join(format!("{}-1.png", case.name));
     if bless {
         std::fs::copy(&actual, &golden).map_err(|e| format!("{}: {e}", golden.display()))?;
         eprintln!("blessed {}", golden.display());
         return Ok(());
     }
-    let heat = dir.join(format!("{}.heat.png", case.model));
+    let heat = dir.join(format!("{}.heat.png", case.name));
     let (g, a, h) = (
         golden.to_string_lossy().into_owned(),
         actual.to_string_lossy().into_owned(),
@@ -160,7 +190,7 @@ fn model_goldens() {
         .collect();
     names.sort();
     for n in names {
-        if !CASES.iter().any(|c| format!("{}.png", c.model) == n) {
+        if !CASES.iter().any(|c| format!("{}.png", c.name) == n) {
             failures.push(format!("refimages/models/{n}: golden without a case"));
         }
     }
