@@ -354,3 +354,50 @@ fn orientation_test() {
         "{x} vs {c}"
     );
 }
+
+/// Skinned and morphed samples (issue 12) load, attach their controllers and pose over time.
+#[test]
+#[ignore = "needs the third-party sample models (PLUMB_ASSETS)"]
+fn skinned_and_morphed_samples() {
+    for model in [
+        "SimpleSkin",
+        "RiggedSimple",
+        "RiggedFigure",
+        "SimpleMorph",
+        "AnimatedMorphCube",
+        "MorphPrimitivesTest",
+    ] {
+        let s = load(model);
+        assert!(s.scene.controller_count() >= 1, "{model}: no controller");
+    }
+    // SimpleSkin: a strip of 10 vertices whose upper half is bent by joint 1 (README); at
+    // rest (t = 0) the strip spans y 0..2 in z = 0; later the top leaves the x = ±0.5 columns.
+    let mut s = load("SimpleSkin");
+    let g = geometry(&s.scene)[0];
+    let (lo, hi) = world_box(&s.scene, g);
+    assert!(
+        close(lo, Vec3::new(-0.5, 0.0, 0.0), 1e-4) && close(hi, Vec3::new(0.5, 2.0, 0.0), 1e-4),
+        "{lo} {hi}"
+    );
+    io::apply_animations(&mut s.scene, &s.imported.animations, 2.0).unwrap();
+    s.scene.update(2.0);
+    let (lo, hi) = world_box(&s.scene, g);
+    assert!(lo.x < -0.6 || hi.x > 0.6, "not bent at t = 2: {lo} {hi}");
+    // AnimatedMorphCube: the quantized copy poses like the float one.
+    let q = asset("AnimatedMorphCube", "AnimatedMorphCube.gltf")
+        .parent()
+        .unwrap()
+        .join("../glTF-Quantized/AnimatedMorphCube.gltf");
+    let mut a = load("AnimatedMorphCube");
+    let mut b = io::load(&q, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    for t in [0.0, 0.5, 1.5] {
+        a.scene.update(t);
+        b.scene.update(t);
+        let (ga, gb) = (geometry(&a.scene)[0], geometry(&b.scene)[0]);
+        let (wa, wb) = (world_box(&a.scene, ga), world_box(&b.scene, gb));
+        assert!(
+            close(wa.0, wb.0, 2e-3) && close(wa.1, wb.1, 2e-3),
+            "t = {t}: {wa:?} {wb:?}"
+        );
+    }
+}
