@@ -21,6 +21,7 @@
 //!   controller (it would not move).
 //! * A primitive both skinned and morphed is refused ([`IoError::Unsupported`]).
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -267,12 +268,9 @@ pub(crate) fn attach(
                     feature: "morph targets on a skinned mesh",
                 });
             }
-            if !skins.contains_key(&skin.index()) {
-                let s = read_skin(ctx, &skin, ids)?;
-                skins.insert(skin.index(), s);
-            }
-            let Some(s) = skins.get(&skin.index()) else {
-                continue;
+            let s = match skins.entry(skin.index()) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(read_skin(ctx, &skin, ids)?),
             };
             let controller = skin_controller(ctx, leaf, s)?;
             scene
