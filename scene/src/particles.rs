@@ -731,6 +731,23 @@ impl ParticleController {
         &self.rest
     }
 
+    /// Replaces the rest system (same particle count): its locations, sizes and size
+    /// adjustment are where the motion starts.
+    ///
+    /// # Errors
+    /// [`SceneError::AttributeLength`] for another count.
+    pub fn set_rest(&mut self, rest: Particles) -> Result<(), SceneError> {
+        if rest.len() != self.rest.len() {
+            return Err(SceneError::AttributeLength {
+                attribute: "particle controller rest system",
+                expected: self.rest.len(),
+                actual: rest.len(),
+            });
+        }
+        self.rest = rest;
+        Ok(())
+    }
+
     /// The time mapping and active flag.
     pub fn timing(&self) -> &ControllerTiming {
         &self.timing

@@ -17,6 +17,7 @@ use crate::camera::Camera;
 use crate::controller::{ControllerTiming, RepeatType};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
+use crate::ik::{IkController, IkGoal, IkJoint};
 use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
 use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
@@ -25,6 +26,7 @@ use crate::io::{uri, ImportOptions};
 use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
+use crate::particles::{ParticleController, Particles, RandomParticles, MAX_PARTICLES};
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
 use crate::state::{
@@ -71,6 +73,7 @@ pub(super) fn build_located(
         names: BTreeMap::new(),
         effects: Vec::new(),
         imported: Imported::default(),
+        iks: Vec::new(),
         locations,
         pointers: BTreeMap::new(),
         texture_budget: TextureBudget::new(options.max_texture_bytes),
@@ -140,6 +143,12 @@ pub(super) fn build_located(
         let e = effects::effect(&ctx, &context, doc)?;
         scene
             .set_effect(node, Some(e))
+            .map_err(ctx.scene_err(&context))?;
+    }
+    for (context, ik) in std::mem::take(&mut ctx.iks) {
+        let c = ik_controller(&ctx, &context, &ik)?;
+        scene
+            .add_ik_controller(c)
             .map_err(ctx.scene_err(&context))?;
     }
     for (i, p) in doc.screen_polygons.iter().enumerate() {
@@ -377,6 +386,9 @@ fn mesh(ctx: &Ctx, context: &str, m: &MeshDoc) -> Result<Mesh, IoError> {
         MeshDoc::Torus(t) => shapes::torus(t.major.get(), t.minor.get(), t.rings, t.sides),
         MeshDoc::Cylinder(c) => shapes::cylinder(c.radius.get(), c.height.get(), c.slices, c.caps),
         MeshDoc::Inline(i) => return inline(ctx, context, i),
+        MeshDoc::Particles(_) => {
+            return Err(ctx.invalid(context, "\"particles\" is the mesh of a geometry node only"))
+        }
     };
     mesh.map_err(err)
 }
@@ -586,6 +598,16 @@ fn fill<'a>(
         });
         let err = ctx.scene_err(&child_path);
         let cid = match (child_kind, &child.mesh) {
+            (NodeKindDoc::Geometry, Some(MeshDoc::Particles(p))) => {
+                if !child.children.is_empty() || child.import.is_some() {
+                    return Err(ctx.invalid(
+                        &child_path,
+                        "a geometry node has no \"children\" or \"import\"",
+                    ));
+                }
+                drop(err);
+                particles(scene, ctx, id, &child.name, p, &child_path)?
+            }
             (NodeKindDoc::Geometry, Some(m)) => {
                 if !child.children.is_empty() || child.import.is_some() {
                     return Err(ctx.invalid(
@@ -701,6 +723,7 @@ fn import(
         cameras,
         lights,
         animations,
+        applied: _,
     } = imported;
     ctx.imported.materials.extend(materials);
     ctx.imported.cameras.extend(cameras);
@@ -794,6 +817,7 @@ fn controller(
                 nodes: vec![track],
             });
         }
+        ControllerDoc::Ik(ik) => ctx.iks.push((context.to_owned(), ik.clone())),
         ControllerDoc::Morph(m) => {
             let times: Vec<f32> = m.times.iter().map(|t| t.get()).collect();
             let timing = controller_timing(
@@ -856,4 +880,135 @@ fn controller_timing(
         .with_phase(f64::from(phase.map_or(0.0, Real::get)))?
         .with_frequency(f64::from(frequency.map_or(1.0, Real::get)))?
         .with_active(active.unwrap_or(true)))
+}
+
+/// A particle node: explicit `locations` and `sizes`, or a seeded `random` system with its
+/// motion (see `docs/scene-format.md`).
+fn particles(
+    scene: &mut Scene,
+    ctx: &Ctx,
+    parent: NodeId,
+    name: &str,
+    p: &ParticlesDoc,
+    context: &str,
+) -> Result<NodeId, IoError> {
+    let err = ctx.scene_err(context);
+    let (system, motion) = match (&p.locations, &p.sizes, &p.random) {
+        (Some(locations), Some(sizes), None) => {
+            if locations.len() > MAX_PARTICLES {
+                return Err(ctx.invalid(
+                    context,
+                    format!("{} particles (at most {MAX_PARTICLES})", locations.len()),
+                ));
+            }
+            let system = Particles::new(
+                locations.iter().map(v3).collect(),
+                sizes.iter().map(|s| s.get()).collect(),
+            )
+            .map_err(&err)?;
+            (system, None)
+        }
+        (None, None, Some(r)) => {
+            if p.colors.is_some() {
+                return Err(ctx.invalid(
+                    context,
+                    "\"random\" particles draw their colours from \"color_min\" and \"color_max\"",
+                ));
+            }
+            let count = r.count as usize;
+            if count > MAX_PARTICLES {
+                return Err(ctx.invalid(
+                    context,
+                    format!("\"count\" {count} is more than {MAX_PARTICLES} particles"),
+                ));
+            }
+            let params = RandomParticles {
+                seed: r.seed,
+                count,
+                half_extent: r.half_extent.get(),
+                size: (r.size[0].get(), r.size[1].get()),
+                speed: (r.speed[0].get(), r.speed[1].get()),
+                color: (v4(&r.color_min), v4(&r.color_max)),
+            };
+            let timing = ControllerTiming::over(0.0, f64::MAX)
+                .and_then(|t| t.with_phase(f64::from(r.phase.get())))
+                .map_err(&err)?
+                .with_active(r.moving);
+            let c = ParticleController::random(timing, &params).map_err(&err)?;
+            (c.rest().clone(), Some(c))
+        }
+        _ => {
+            return Err(ctx.invalid(
+                context,
+                "\"particles\" needs \"locations\" and \"sizes\", or \"random\"",
+            ))
+        }
+    };
+    let mut system = system;
+    if let Some(colors) = &p.colors {
+        system = system
+            .with_colors(colors.iter().map(v4).collect())
+            .map_err(&err)?;
+    }
+    if let Some(a) = p.size_adjust {
+        system = system.with_size_adjust(a.get()).map_err(&err)?;
+    }
+    if let Some(n) = p.active {
+        system = system.with_active(n as usize).map_err(&err)?;
+    }
+    let id = scene
+        .add_particles(parent, name.to_owned(), system)
+        .map_err(&err)?;
+    if let Some(mut c) = motion {
+        let rest = scene.particles(id).map_err(&err)?.clone();
+        c.set_rest(rest).map_err(&err)?;
+        scene.add_particle_controller(id, c).map_err(&err)?;
+    }
+    Ok(id)
+}
+
+/// The one node called `name`, for an IK controller.
+fn named(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> {
+    match ctx.names.get(name).map(Vec::as_slice) {
+        Some([id]) => Ok(*id),
+        Some(_) => Err(ctx.invalid(context, format!("more than one node is called '{name}'"))),
+        None => Err(ctx.invalid(context, format!("unknown node '{name}'"))),
+    }
+}
+
+/// An IK controller from its document, its nodes found by name.
+fn ik_controller(ctx: &Ctx, context: &str, ik: &IkDoc) -> Result<IkController, IoError> {
+    let err = ctx.scene_err(context);
+    let mut joints = Vec::with_capacity(ik.joints.len());
+    for j in &ik.joints {
+        let mut joint = IkJoint::new(named(ctx, context, &j.node)?);
+        for a in &j.translate {
+            let min = a.min.map_or(f32::NEG_INFINITY, Real::get);
+            let max = a.max.map_or(f32::INFINITY, Real::get);
+            joint = joint
+                .with_translation(a.axis as usize, min, max)
+                .map_err(&err)?;
+        }
+        for a in &j.rotate {
+            let min = math::to_radians(a.min.map_or(-180.0, Real::get));
+            let max = math::to_radians(a.max.map_or(180.0, Real::get));
+            joint = joint
+                .with_rotation(a.axis as usize, min, max)
+                .map_err(&err)?;
+        }
+        joints.push(joint);
+    }
+    let mut goals = Vec::with_capacity(ik.goals.len());
+    for g in &ik.goals {
+        let target = named(ctx, context, &g.target)?;
+        let effector = named(ctx, context, &g.effector)?;
+        goals.push(IkGoal::new(target, effector, g.weight.get()).map_err(&err)?);
+    }
+    let mut c = IkController::new(joints, goals).map_err(&err)?;
+    if let Some(n) = ik.iterations {
+        c = c.with_iterations(n).map_err(&err)?;
+    }
+    c.order_end_to_root = ik.end_to_root.unwrap_or(true);
+    c.active = ik.active.unwrap_or(true);
+    Ok(c)
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use glam::{Vec3, Vec4};
 use plumb_raster::texture::Texture;
 
-use super::doc::{CameraDoc, EffectDoc, Real3, Real4};
+use super::doc::{CameraDoc, EffectDoc, IkDoc, Real3, Real4};
 use super::locate::Locations;
 use crate::camera::Camera;
 use crate::error::SceneError;
@@ -44,6 +44,8 @@ pub(super) struct Ctx<'a> {
     /// Effects to set once all nodes exist: node, its path, the effect.
     pub(super) effects: Vec<(NodeId, String, &'a EffectDoc)>,
     pub(super) imported: Imported,
+    /// IK controllers to build once all nodes exist: error context, the document.
+    pub(super) iks: Vec<(String, IkDoc)>,
     /// Where objects start in the file (empty for documents made in code).
     pub(super) locations: &'a Locations,
     /// Error context (node path, `texture 't'`, …) → JSON pointer of its object.

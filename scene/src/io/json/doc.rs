@@ -251,6 +251,73 @@ pub enum MeshDoc {
     Cylinder(CylinderDoc),
     /// Vertex and index arrays.
     Inline(InlineMeshDoc),
+    /// A particle system drawn as camera-facing squares (geometry nodes only).
+    Particles(ParticlesDoc),
+}
+
+/// `particles` parameters: exactly one of `locations` (with `sizes`) and `random`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParticlesDoc {
+    /// Particle centres (local space).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locations: Option<Vec<Real3>>,
+    /// One size (half the square's side) per location, ≥ 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<Real>>,
+    /// One RGBA colour per particle (default none: the material's colour).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colors: Option<Vec<Real4>>,
+    /// A seeded random system moving inside a cube (instead of `locations`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random: Option<RandomParticlesDoc>,
+    /// Multiplier of every size (default 1, ≥ 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_adjust: Option<Real>,
+    /// How many particles, from the first, are drawn (default all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<u32>,
+}
+
+/// `random` particles: every value drawn from a seeded generator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RandomParticlesDoc {
+    /// Generator seed (default 0).
+    pub seed: u64,
+    /// Number of particles (default 100, at most `plumb_scene::particles::MAX_PARTICLES`).
+    pub count: u32,
+    /// Half the side of the cube `[−h, h]³` they start in and bounce inside (default 1).
+    pub half_extent: Real,
+    /// Sizes uniform in `[min, max)` (default `[0.05, 0.1]`).
+    pub size: [Real; 2],
+    /// Speeds uniform in `[min, max)`, each along a random direction (default `[0, 1]`).
+    pub speed: [Real; 2],
+    /// Colours uniform per channel between `color_min` and `color_max` (default white).
+    pub color_min: Real4,
+    /// See `color_min`.
+    pub color_max: Real4,
+    /// `p` in controller time `t꜀ = t + p`: the system shown at load is the one at time `p`
+    /// (default 0).
+    pub phase: Real,
+    /// `false` keeps the particles at their start (default true).
+    pub moving: bool,
+}
+
+impl Default for RandomParticlesDoc {
+    fn default() -> Self {
+        RandomParticlesDoc {
+            seed: 0,
+            count: 100,
+            half_extent: Real::lit(1.0),
+            size: [Real::lit(0.05), Real::lit(0.1)],
+            speed: [Real::lit(0.0), Real::lit(1.0)],
+            color_min: super::real::r4(1.0, 1.0, 1.0, 1.0),
+            color_max: super::real::r4(1.0, 1.0, 1.0, 1.0),
+            phase: Real::lit(0.0),
+            moving: true,
+        }
+    }
 }
 
 /// `plane` parameters.
@@ -471,6 +538,76 @@ pub enum ControllerDoc {
     Keyframes(KeyframesDoc),
     /// Keyed blending of morph targets (geometry nodes only).
     Morph(MorphDoc),
+    /// Inverse kinematics over a chain of named joints (any node; it runs for the scene).
+    Ik(IkDoc),
+}
+
+/// `ik` parameters (Eberly's `IKController`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IkDoc {
+    /// The joints, root first; each is a child of the one before it.
+    pub joints: Vec<IkJointDoc>,
+    /// The goals (at least one).
+    pub goals: Vec<IkGoalDoc>,
+    /// CCD passes per update (default 128).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u32>,
+    /// Visit the joints from the end of the chain to the root (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_to_root: Option<bool>,
+    /// Whether the controller runs (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
+}
+
+/// One joint of an `ik` chain: a node name and its degrees of freedom.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IkJointDoc {
+    /// Name of the node (unique in the file).
+    pub node: String,
+    /// Axes (of the parent's world frame) it may slide along, with limits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub translate: Vec<IkAxisDoc>,
+    /// Axes it may turn about, with limits in degrees.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rotate: Vec<IkAxisDoc>,
+}
+
+/// One free axis of a joint.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IkAxisDoc {
+    /// 0 (x), 1 (y) or 2 (z).
+    pub axis: u32,
+    /// Lower limit (default none for translations, −180° for rotations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<Real>,
+    /// Upper limit (default none for translations, 180° for rotations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Real>,
+}
+
+/// One goal: the effector node should reach the target node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IkGoalDoc {
+    /// Name of the target node.
+    pub target: String,
+    /// Name of the effector node.
+    pub effector: String,
+    /// Weight, > 0 (default 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub weight: Real,
+}
+
+fn one() -> Real {
+    Real::lit(1.0)
+}
+
+fn is_one(r: &Real) -> bool {
+    r.get() == 1.0
 }
 
 /// `morph` parameters: the node's mesh blended between absolute targets.
