@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use plumb::scene::io::{self, framing, ApplyOptions, ImportOptions};
+use plumb::scene::io::{self, framing, ImportOptions};
 use plumb::scene::SoftRenderer;
 
 const W: u32 = 1920;
@@ -49,7 +49,8 @@ fn bench(c: &mut Criterion) {
         mut scene,
         imported,
     } = io::load(&path, &options).expect("CesiumMilkTruck loads");
-    let applied = io::apply(&mut scene, &imported, &ApplyOptions::default()).expect("maps");
+    // `io::load` has mapped the materials and lights already.
+    let applied = imported.applied.clone();
     let bound = *scene.world_bound(scene.root()).expect("root");
     let camera =
         framing::frame_bound(&bound, framing::DEFAULT_FOV_Y, W as f32 / H as f32).expect("frames");

@@ -19,7 +19,12 @@ use serde_json::json;
 fn load_text(name: &str, text: &str) -> ImportedScene {
     let dir = temp_dir(name);
     let p = write(&dir, &format!("{name}.gltf"), text);
-    io::load(&p, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    // The importer's own output: materials recorded, not yet mapped onto render state.
+    let raw = ImportOptions {
+        apply: None,
+        ..ImportOptions::default()
+    };
+    io::load(&p, &raw).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn child(scene: &Scene, of: NodeId, i: usize) -> NodeId {

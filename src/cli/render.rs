@@ -1,8 +1,12 @@
 //! `plumb render`: draw a scene file (.gltf, .glb, .obj, and whatever else `io::load`
 //! reads) or, without one, the built-in showcase, into a PNG.
 //!
-//! The scene path: load → [`io::apply`](plumb::scene::io::apply()) (materials, lights,
-//! default light rig; `--unlit` draws base colour × vertex colour × texture) → per frame:
+//! The scene path: [`io::load`](plumb::scene::io::load()), the library's one load path
+//! (materials and lights mapped by [`io::apply`](plumb::scene::io::apply()), the default light
+//! rig only when the file has no light; `--unlit` draws base colour × vertex colour × texture),
+//! so a library user who loads the file and draws it from
+//! [`default_camera`](plumb::scene::io::ImportedScene::default_camera) gets the same image →
+//! per frame:
 //! sample animations at the frame's time, choose the camera, place the lights, draw with the
 //! soft renderer, write the PNG (and the depth PNG). See [`camera`](super::camera) for how the
 //! camera is chosen and [`plumb::scene::io::framing`] for the framing rule.
@@ -217,25 +221,23 @@ where
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Loads a scene file and maps its imported materials and lights onto render state
-/// ([`io::apply`], with the default light rig when the file has none).
+/// Loads a scene file by the library's one load path ([`io::load`], which maps imported
+/// materials and lights with [`io::apply`], adding the default light rig only when the file
+/// has no light at all), `--unlit` passed on as [`ApplyOptions::unlit`].
 pub(crate) fn load_mapped(
     path: &Path,
     unlit: bool,
 ) -> Result<(plumb::scene::Scene, io::Imported, io::Applied), String> {
-    let io::ImportedScene {
-        mut scene,
-        imported,
-    } = io::load(path, &ImportOptions::default()).map_err(|e| e.to_string())?;
-    let applied = io::apply(
-        &mut scene,
-        &imported,
-        &ApplyOptions {
+    let options = ImportOptions {
+        apply: Some(ApplyOptions {
             unlit,
             default_lights: true,
-        },
-    )
-    .map_err(|e| format!("{}: {e}", path.display()))?;
+        }),
+        ..ImportOptions::default()
+    };
+    let io::ImportedScene { scene, imported } =
+        io::load(path, &options).map_err(|e| e.to_string())?;
+    let applied = imported.applied.clone();
     Ok((scene, imported, applied))
 }
 

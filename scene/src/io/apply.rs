@@ -62,13 +62,17 @@ use glam::{Vec3, Vec4};
 use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Source};
 use plumb_raster::texture::Texture;
 
-use super::imported::{Imported, ImportedLightKind};
+use std::path::Path;
+
+use super::error::IoError;
+use super::framing::{frame_bound, geometry_box, DEFAULT_FOV_Y};
+use super::imported::{Imported, ImportedLightKind, ImportedScene};
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
 use crate::camera::Camera;
 use crate::effect::{Effect, TextureStage};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::light::{LightId, LightType, SceneLight, MAX_LIGHTS};
+use crate::light::{LightType, SceneLight, MAX_LIGHTS};
 use crate::mesh::Mesh;
 use crate::state::{
     AlphaState, BlendFactor, CompareFunc, CullState, GlobalState, MaterialState, ZBufferState,
@@ -83,46 +87,8 @@ pub const DEFAULT_FILL_AMBIENT: f32 = 0.3;
 /// How far the default key light is tilted down from the view direction (times camera up).
 pub const DEFAULT_KEY_TILT: f32 = 0.35;
 
-/// How [`apply`] maps an import.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ApplyOptions {
-    /// Draw every material unlit: base colour × vertex colour × texture, no lights at all
-    /// (for comparing against other renderers' base colour output).
-    pub unlit: bool,
-    /// Add the default light rig when the import has no lights.
-    pub default_lights: bool,
-}
-
-impl Default for ApplyOptions {
-    fn default() -> Self {
-        ApplyOptions {
-            unlit: false,
-            default_lights: true,
-        }
-    }
-}
-
-/// Where a scene light added by [`apply`] comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LightSource {
-    /// `Imported::lights[i]`.
-    Imported(usize),
-    /// The default rig's key light (follows the camera).
-    Key,
-    /// The default rig's ambient fill light.
-    Fill,
-}
-
-/// What [`apply`] added: the scene lights and where each comes from, and the lit leaves.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Applied {
-    /// Scene lights in attachment order (file order, or key then fill).
-    pub lights: Vec<(LightId, LightSource)>,
-    /// Geometry leaves drawn with lighting (the lights are attached to each).
-    pub lit: Vec<NodeId>,
-    /// Geometry leaves drawn without lighting.
-    pub unlit: Vec<NodeId>,
-}
+pub use super::imported::{Applied, LightSource};
+pub use super::options::ApplyOptions;
 
 impl Applied {
     /// Places the lights for a frame: imported lights from their nodes' current world
@@ -162,6 +128,60 @@ impl Applied {
         }
         Ok(())
     }
+}
+
+impl ImportedScene {
+    /// The camera `plumb render` uses for this scene without camera options: the first
+    /// imported camera (following its node), else the box of the scene's vertices framed by
+    /// the rule of [`framing`](super::framing) with [`DEFAULT_FOV_Y`], for an image of the
+    /// given `aspect` (width / height).
+    ///
+    /// # Errors
+    /// [`SceneError`] for a camera node that is gone, a non-finite transform or bound, or a
+    /// non-positive aspect.
+    pub fn default_camera(&self, aspect: f32) -> Result<Camera, SceneError> {
+        match self.imported.cameras.first() {
+            Some(c) => c.to_camera(&self.scene, aspect),
+            None => frame_bound(&geometry_box(&self.scene)?, DEFAULT_FOV_Y, aspect),
+        }
+    }
+
+    /// [`Applied::place_lights`] for this scene's applied import: call it after moving the
+    /// camera or animating light nodes ([`load`](super::load) places the lights once, for the
+    /// [`default_camera`](Self::default_camera)).
+    ///
+    /// # Errors
+    /// As [`Applied::place_lights`].
+    pub fn place_lights(&mut self, camera: &Camera) -> Result<(), SceneError> {
+        self.imported
+            .applied
+            .place_lights(&mut self.scene, &self.imported, camera)
+    }
+}
+
+/// What [`load`](super::load) does after reading a file when [`ImportOptions::apply`] is set:
+/// [`apply`] (the record goes to [`Imported::applied`]), then the lights placed for the
+/// [`default camera`](ImportedScene::default_camera) (or [`Camera::default`] when the scene
+/// cannot be framed).
+pub(super) fn finish_load(
+    loaded: &mut ImportedScene,
+    path: &Path,
+    options: &ApplyOptions,
+) -> Result<(), IoError> {
+    let err = |source| IoError::Scene {
+        file: path.to_owned(),
+        context: "mapping materials and lights".to_owned(),
+        source,
+    };
+    loaded.imported.applied = apply(&mut loaded.scene, &loaded.imported, options).map_err(err)?;
+    if loaded.imported.applied.lights.is_empty() {
+        return Ok(());
+    }
+    // The rig's key light depends only on the camera's direction and up, which no aspect
+    // changes. A scene that cannot be framed (a finite extent too large for f32) still loads;
+    // its key light then follows the default camera's view down −z.
+    let camera = loaded.default_camera(1.0).unwrap_or_default();
+    loaded.place_lights(&camera).map_err(err)
 }
 
 /// The scene light for an imported punctual light (see the [module docs](self) for the
@@ -237,7 +257,8 @@ fn stage(binding: &TextureBinding, mesh: &Mesh, apply: ApplyMode) -> Option<Text
 }
 
 /// Turns an import into a drawable scene (see the [module docs](self) for every rule).
-/// Call once, after [`load`](super::load) / [`import`](super::import); then, per frame,
+/// [`load`](super::load) calls it (unless [`ImportOptions::apply`] is `None`); call it once
+/// yourself after [`import`](super::import) or a raw load; then, per frame,
 /// [`Applied::place_lights`] with the camera before [`Scene::draw`].
 ///
 /// # Errors
@@ -261,7 +282,9 @@ pub fn apply(
     }
     if !applied.lit.is_empty() {
         if imported.lights.is_empty() {
-            if options.default_lights {
+            // The scene's own lights (a scene file's, or the caller's) light the import; the
+            // rig is only for an import that would otherwise be dark.
+            if options.default_lights && scene.lights.is_empty() {
                 let key = SceneLight {
                     diffuse: Vec3::splat(DEFAULT_KEY_DIFFUSE).extend(1.0),
                     specular: Vec3::splat(DEFAULT_KEY_SPECULAR).extend(1.0),
@@ -455,6 +478,7 @@ mod tests {
     use super::*;
     use crate::effect::TexCoords;
     use crate::io::material::uv_transform_matrix;
+    use crate::light::LightId;
     use crate::state::BlendFactor;
 
     fn quad(colors: Option<Vec4>) -> Mesh {

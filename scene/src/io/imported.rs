@@ -159,6 +159,32 @@ pub struct Imported {
     pub lights: Vec<ImportedLight>,
     /// Animations in file order (only channels whose node was imported).
     pub animations: Vec<Animation>,
+    /// What [`apply`](super::apply()) added, when [`load`](super::load) applied the import
+    /// ([`ImportOptions::apply`](super::ImportOptions::apply)); empty otherwise.
+    pub applied: Applied,
+}
+
+/// Where a scene light added by [`apply`](super::apply()) comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LightSource {
+    /// `Imported::lights[i]`.
+    Imported(usize),
+    /// The default rig's key light (follows the camera).
+    Key,
+    /// The default rig's ambient fill light.
+    Fill,
+}
+
+/// What [`apply`](super::apply()) added: the scene lights and where each comes from, and the
+/// lit leaves.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Applied {
+    /// Scene lights in attachment order (file order, or key then fill).
+    pub lights: Vec<(crate::light::LightId, LightSource)>,
+    /// Geometry leaves drawn with lighting (the lights are attached to each).
+    pub lit: Vec<NodeId>,
+    /// Geometry leaves drawn without lighting.
+    pub unlit: Vec<NodeId>,
 }
 
 impl Imported {

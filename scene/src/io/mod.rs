@@ -118,21 +118,35 @@ use crate::graph::NodeId;
 use crate::graph::Scene;
 
 /// Loads a scene file into a new scene, chosen by extension: `.json` (plumb's scene format,
-/// see [`json`]) or a format of [`Format::from_path`]. The scene is updated at time 0.
+/// see [`json`]) or a format of [`Format::from_path`] — the one load path, which `plumb
+/// render` uses too: with the default [`ImportOptions::apply`], imported materials and lights
+/// are mapped onto render state by [`apply()`] (the record goes to [`Imported::applied`]),
+/// the default light rig is added only when neither the imported files nor the scene file
+/// have any light, and the lights are placed for [`ImportedScene::default_camera`]. The scene
+/// is updated at time 0, so drawing it from that camera gives `plumb render`'s image of the
+/// file (at `--time 0`, for a file without animations; sample those with
+/// [`apply_animations`], then call [`ImportedScene::place_lights`]).
 ///
 /// # Errors
-/// [`IoError::UnsupportedFormat`] for another extension; any error of the importer.
+/// [`IoError::UnsupportedFormat`] for another extension; any error of the importer;
+/// [`IoError::Scene`] when a mapped value is refused.
 pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoError> {
     let is_json = path
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if is_json {
-        return json::load(path, &options.clamped());
+    let mut loaded = if is_json {
+        json::load(path, &options.clamped())?
+    } else {
+        let mut scene = Scene::new();
+        let root = scene.root();
+        let imported = import(&mut scene, root, path, options)?;
+        scene.update(0.0);
+        ImportedScene { scene, imported }
+    };
+    if let Some(apply_options) = &options.apply {
+        apply::finish_load(&mut loaded, path, apply_options)?;
+        loaded.scene.update(0.0);
     }
-    let mut scene = Scene::new();
-    let root = scene.root();
-    let imported = import(&mut scene, root, path, options)?;
-    scene.update(0.0);
-    Ok(ImportedScene { scene, imported })
+    Ok(loaded)
 }

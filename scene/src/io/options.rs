@@ -1,4 +1,5 @@
-//! Import settings and limits ([`ImportOptions`]), shared by every reader.
+//! Import settings and limits ([`ImportOptions`]), shared by every reader, and how
+//! [`load`](super::load) maps an import onto render state ([`ApplyOptions`]).
 
 /// Default for [`ImportOptions::max_file_bytes`]: 1 GiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
@@ -30,6 +31,32 @@ pub struct ImportOptions {
     /// accessor's declared count before anything is allocated: a file of a few bytes can
     /// declare 2²⁶ zero-filled elements per accessor, and many accessors.
     pub max_geometry_bytes: u64,
+    /// How [`load`](super::load) maps imported materials and lights onto render state
+    /// ([`apply`](super::apply())) before returning the scene, so that the loaded scene draws
+    /// as `plumb render` draws the file; `None` leaves the import raw (materials recorded in
+    /// [`Imported::materials`](super::Imported::materials) only, no lights added). Readers
+    /// called directly ([`import`](super::import()), `gltf::load_gltf`, …) never apply.
+    pub apply: Option<ApplyOptions>,
+}
+
+/// How [`apply`](super::apply()) maps an import.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApplyOptions {
+    /// Draw every material unlit: base colour × vertex colour × texture, no lights at all
+    /// (for comparing against other renderers' base colour output).
+    pub unlit: bool,
+    /// Add the default light rig when neither the import nor the scene it goes into has any
+    /// light.
+    pub default_lights: bool,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions {
+            unlit: false,
+            default_lights: true,
+        }
+    }
 }
 
 impl Default for ImportOptions {
@@ -40,6 +67,7 @@ impl Default for ImportOptions {
             max_texture_bytes: DEFAULT_MAX_TEXTURE_BYTES,
             textures: true,
             max_geometry_bytes: DEFAULT_MAX_GEOMETRY_BYTES,
+            apply: Some(ApplyOptions::default()),
         }
     }
 }
