@@ -13,7 +13,7 @@
 //! not reach: it must be dark, as B's ball is. Lit with the un-mirrored lights it shows a lit
 //! top instead.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use plumb_scene::io::{self, ImportOptions};
 use plumb_scene::SoftRenderer;
@@ -75,7 +75,7 @@ fn scene_file(name: &str, mirrored_copy: bool) -> PathBuf {
     path
 }
 
-fn render(path: &PathBuf) -> image::RgbaImage {
+fn render(path: &Path) -> image::RgbaImage {
     let mut loaded = io::load(path, &ImportOptions::default()).unwrap();
     let camera = loaded.imported.cameras[0]
         .to_camera(&loaded.scene, 1.0)

@@ -1,6 +1,8 @@
 //! From an import to a drawable scene: imported materials become render states and texture
 //! effects, imported punctual lights become scene lights, and a scene without lights gets a
-//! default light rig.
+//! default light rig. [`load`](super::load) runs it (see
+//! [`ImportOptions::apply`](super::ImportOptions::apply)); `plumb render` loads through that
+//! same path, so a file draws the same in both.
 //!
 //! [`apply`] is the one entry point; it changes only the geometry leaves that have an
 //! [`ImportedMaterial`] (their global states, effect and, where vertex colours must carry the
@@ -47,8 +49,9 @@
 //! The lights are attached to every **lit** geometry leaf (not to the root), which is how an
 //! unlit material is drawn without lighting while the rest of the scene is lit.
 //!
-//! When the import has no lights (and [`ApplyOptions::default_lights`] is on) a
-//! **default rig** is used instead, placed relative to the camera by
+//! When the import has no lights, the scene it goes into has none either (a scene file's own
+//! lights, or the caller's, light the import instead), and [`ApplyOptions::default_lights`]
+//! is on, a **default rig** is used, placed relative to the camera by
 //! [`Applied::place_lights`]: a white *key* directional light (diffuse
 //! [`DEFAULT_KEY_DIFFUSE`], specular [`DEFAULT_KEY_SPECULAR`]) travelling along
 //! `normalize(D − 0.35·U)` — the view direction `D`, tilted so the light comes from slightly
@@ -159,7 +162,8 @@ impl ImportedScene {
     }
 }
 
-/// What [`load`](super::load) does after reading a file when [`ImportOptions::apply`] is set:
+/// What [`load`](super::load) does after reading a file when
+/// [`ImportOptions::apply`](super::ImportOptions::apply) is set:
 /// [`apply`] (the record goes to [`Imported::applied`]), then the lights placed for the
 /// [`default camera`](ImportedScene::default_camera) (or [`Camera::default`] when the scene
 /// cannot be framed).
@@ -257,7 +261,8 @@ fn stage(binding: &TextureBinding, mesh: &Mesh, apply: ApplyMode) -> Option<Text
 }
 
 /// Turns an import into a drawable scene (see the [module docs](self) for every rule).
-/// [`load`](super::load) calls it (unless [`ImportOptions::apply`] is `None`); call it once
+/// [`load`](super::load) calls it (unless
+/// [`ImportOptions::apply`](super::ImportOptions::apply) is `None`); call it once
 /// yourself after [`import`](super::import) or a raw load; then, per frame,
 /// [`Applied::place_lights`] with the camera before [`Scene::draw`].
 ///
