@@ -418,7 +418,7 @@ impl Chain {
         let worlds = self.worlds();
         let column = self.parent_of(&worlds, j).matrix().col(i);
         let scale = column.length();
-        if !(scale > 1e-12) {
+        if scale.is_nan() || scale <= 1e-12 {
             return false;
         }
         let u = column / scale;

@@ -352,7 +352,7 @@ fn unit_axis(axis: Vec3, what: &'static str) -> Result<Vec3, SceneError> {
         return Err(SceneError::NonFinite { what });
     }
     let len = axis.length();
-    if !(len > 1e-12) || !len.is_finite() {
+    if !len.is_finite() || len <= 1e-12 {
         return Err(SceneError::ZeroRotation(what));
     }
     Ok(axis / len)
