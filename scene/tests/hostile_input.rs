@@ -104,7 +104,7 @@ fn mtl_colour_with_too_few_numbers_is_a_parse_error() {
 #[test]
 fn mtl_not_utf8_below_a_short_colour_is_a_parse_error() {
     let dir = temp_dir("mtl-not-utf8");
-    let mtl = write(&dir, "m.mtl", b"newmtl a\nKd 0\n\x9ct 0 0\n".to_vec());
+    let mtl = write(&dir, "m.mtl", b"newmtl a\nKd 0\n\x9ct 0 0\n");
     let p = write(&dir, "s.obj", TRI_OBJ);
     let e = load_naming(&p, &mtl);
     let text = e.to_string();
@@ -739,6 +739,40 @@ fn declared_geometry_is_held_to_the_limit_before_allocating() {
     assert!(io::load(&p, &tight).is_err());
     let enough = ImportOptions {
         max_geometry_bytes: 12_000,
+        ..ImportOptions::default()
+    };
+    io::load(&p, &enough).unwrap();
+}
+
+/// glTF node count: checked in the JSON before the `gltf` crate parses it (issue 11, limits).
+/// One node past the default is refused with a message naming the option; the option works
+/// both ways.
+#[test]
+fn gltf_nodes_are_held_to_the_limit_before_parsing() {
+    fn doc(n: usize) -> String {
+        let nodes = vec!["{}"; n].join(",");
+        format!(r#"{{"asset":{{"version":"2.0"}},"scenes":[{{"nodes":[0]}}],"nodes":[{nodes}]}}"#)
+    }
+    let dir = temp_dir("node-limit");
+    let p = write(&dir, "n.gltf", doc(io::DEFAULT_MAX_NODES + 1));
+    let e = io::load(&p, &ImportOptions::default()).expect_err("one node too many");
+    assert!(matches!(e, IoError::Limit { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.ends_with(&format!(
+            "more than {} glTF nodes (ImportOptions::max_nodes)",
+            1 << 20
+        )),
+        "{text}"
+    );
+    let p = write(&dir, "small.gltf", doc(3));
+    let tight = ImportOptions {
+        max_nodes: 2,
+        ..ImportOptions::default()
+    };
+    assert!(matches!(io::load(&p, &tight), Err(IoError::Limit { .. })));
+    let enough = ImportOptions {
+        max_nodes: 3,
         ..ImportOptions::default()
     };
     io::load(&p, &enough).unwrap();

@@ -41,6 +41,7 @@
 
 mod accessor;
 mod channels;
+mod counts;
 mod ctx;
 mod deform;
 mod document;
@@ -127,6 +128,7 @@ pub fn import_gltf_bytes(
     } else {
         (data, None)
     };
+    counts::check_node_count(file, json, options.max_nodes)?;
     let doc = document::parse(file, json)?;
     let mut ctx = Ctx {
         file,

@@ -108,8 +108,8 @@ pub use imported::{
 pub type LightKind = ImportedLightKind;
 pub use material::{AlphaMode, FixedFunctionColors, ImportedMaterial, TextureBinding};
 pub use options::{
-    ImportOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_GEOMETRY_BYTES, DEFAULT_MAX_TEXTURE_BYTES,
-    DEFAULT_MAX_TEXTURE_SIZE,
+    ImportOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_GEOMETRY_BYTES, DEFAULT_MAX_NODES,
+    DEFAULT_MAX_TEXTURE_BYTES, DEFAULT_MAX_TEXTURE_SIZE,
 };
 pub use texture_image::{check_png_chunks, check_png_chunks_in};
 

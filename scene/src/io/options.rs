@@ -10,6 +10,9 @@ pub const DEFAULT_MAX_TEXTURE_BYTES: u64 = 1 << 30;
 /// Default for [`ImportOptions::max_geometry_bytes`]: 512 MiB of decoded vertex and index
 /// data per glTF file.
 pub const DEFAULT_MAX_GEOMETRY_BYTES: u64 = 512 << 20;
+/// Default for [`ImportOptions::max_nodes`]: 2²⁰ glTF nodes per file (a file of 10⁶ nodes
+/// loads and renders in under 2 GB; `benches/big-inputs.sh` measures it).
+pub const DEFAULT_MAX_NODES: usize = 1 << 20;
 
 /// Import settings and limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +34,10 @@ pub struct ImportOptions {
     /// accessor's declared count before anything is allocated: a file of a few bytes can
     /// declare 2²⁶ zero-filled elements per accessor, and many accessors.
     pub max_geometry_bytes: u64,
+    /// Most nodes one glTF file may declare, counted in its JSON before the document is
+    /// parsed (parsed nodes and the scene nodes built from them take a few hundred bytes
+    /// each, so the count, not the file size, bounds that memory).
+    pub max_nodes: usize,
     /// How [`load`](super::load) maps imported materials and lights onto render state
     /// ([`apply`](super::apply())) before returning the scene, so that the loaded scene draws
     /// as `plumb render` draws the file; `None` leaves the import raw (materials recorded in
@@ -67,6 +74,7 @@ impl Default for ImportOptions {
             max_texture_bytes: DEFAULT_MAX_TEXTURE_BYTES,
             textures: true,
             max_geometry_bytes: DEFAULT_MAX_GEOMETRY_BYTES,
+            max_nodes: DEFAULT_MAX_NODES,
             apply: Some(ApplyOptions::default()),
         }
     }
