@@ -91,7 +91,7 @@ fn limits_hold_when_the_goal_is_out_of_reach() {
     r.scene.add_ik_controller(c).unwrap();
     r.scene.update(0.0);
     let theta = angle(&r.scene, r.pivot);
-    assert!(theta <= 0.5 + 1e-6 && theta >= -0.5 - 1e-6, "θ = {theta}");
+    assert!((-0.5 - 1e-6..=0.5 + 1e-6).contains(&theta), "θ = {theta}");
     assert!((theta - 0.5).abs() < 1e-4, "θ = {theta}");
     let t = r.scene.local_transform(r.slider).unwrap().translation().x;
     assert!((t + 0.316_374).abs() < 1e-3, "t = {t}");

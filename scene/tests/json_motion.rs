@@ -102,7 +102,7 @@ fn bad_particle_values_are_invalid_with_a_position() {
     ] {
         let e = load(name, &particles_node(body)).err();
         let location = match &e {
-            Some(IoError::Invalid { location, .. }) => location.clone(),
+            Some(IoError::Invalid { location, .. }) => *location,
             Some(IoError::Scene { context, .. }) => {
                 assert!(context.contains("(at 5:"), "{name}: {context}");
                 continue;
