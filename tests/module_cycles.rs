@@ -80,6 +80,8 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "keyframe",
             "morph",
             "skin",
+            "particles",
+            "ik",
         ],
     ),
     (
@@ -93,6 +95,7 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "dlod",
             "billboard",
             "lookup",
+            "motion",
         ],
     ),
     (
