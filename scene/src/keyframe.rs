@@ -36,6 +36,20 @@ pub enum Interpolation {
     CubicSpline,
 }
 
+/// The cubic Hermite basis at `s` in `[0, 1]` for a key interval of length `dt`: the weights
+/// of the first value, its out-tangent, the second value and its in-tangent (glTF's
+/// CUBICSPLINE; tangents are per unit time, hence the `dt`).
+pub(crate) fn hermite_basis(s: f32, dt: f32) -> [f32; 4] {
+    let s2 = s * s;
+    let s3 = s2 * s;
+    [
+        2.0 * s3 - 3.0 * s2 + 1.0,
+        (s3 - 2.0 * s2 + s) * dt,
+        -2.0 * s3 + 3.0 * s2,
+        (s3 - s2) * dt,
+    ]
+}
+
 /// `cos` of the angle under which two unit quaternions are blended linearly instead of
 /// spherically (their angle is below about 0.05°, where `sin θ` loses precision).
 const SLERP_LINEAR_COS: f32 = 0.999_999_6;

@@ -265,14 +265,7 @@ impl MorphController {
             Interpolation::CubicSpline if k0 == k1 => self.weights[3 * k0 + 1].clone(),
             Interpolation::CubicSpline => {
                 let dt = self.times[k1] - self.times[k0];
-                let (s, s2) = (u, u * u);
-                let s3 = s2 * s;
-                let h = [
-                    2.0 * s3 - 3.0 * s2 + 1.0,
-                    (s3 - 2.0 * s2 + s) * dt,
-                    -2.0 * s3 + 3.0 * s2,
-                    (s3 - s2) * dt,
-                ];
+                let h = crate::keyframe::hermite_basis(u, dt);
                 let p0 = &self.weights[3 * k0 + 1];
                 let m0 = &self.weights[3 * k0 + 2];
                 let p1 = &self.weights[3 * k1 + 1];

@@ -161,14 +161,7 @@ impl<T: Keyframe> Track<T> {
             Interpolation::Step => self.key(k),
             Interpolation::Linear => T::interpolate(self.key(k), self.key(k + 1), s),
             Interpolation::CubicSpline => {
-                let s2 = s * s;
-                let s3 = s2 * s;
-                let w = [
-                    2.0 * s3 - 3.0 * s2 + 1.0,
-                    (s3 - 2.0 * s2 + s) * dt,
-                    -2.0 * s3 + 3.0 * s2,
-                    (s3 - s2) * dt,
-                ];
+                let w = crate::keyframe::hermite_basis(s, dt);
                 let p0 = self.values[3 * k + 1];
                 let m0 = self.values[3 * k + 2];
                 let p1 = self.values[3 * (k + 1) + 1];
