@@ -885,6 +885,60 @@ fn polygon_offset_moves_depth() {
     );
 }
 
+/// GL 1.4 §3.5.5, the slope term: `o = factor·m + units·r` with `m = max(|∂z/∂x|, |∂z/∂y|)`
+/// (the spec's allowed approximation of `√((∂z/∂x)² + (∂z/∂y)²)`, which plumb uses) and
+/// `r = 2^(e − 23)` for the largest `|z|` of the polygon (exponent `e`). Depths are window
+/// depths (default depth range), vertices at window points, so every value is dyadic and the
+/// expected depths are exact.
+///
+/// - z = 0.75 − x/64 − y/128 on (0, 0), (16, 0), (0, 16): m = 1/64 (the √ form would give
+///   0.0175), max |z| = 0.75 → r = 2⁻²⁴. factor 2, units 4: o = 1/32 + 2⁻²². At pixel (2, 3),
+///   centre (2.5, 3.5): z = 0.68359375, so 0.71484375 + 2⁻²².
+/// - z = 0.125 + x/256 + y/64: m = 1/64 (the y slope), max |z| = 0.375 → r = 2⁻²⁵.
+///   factor 3, units −8: o = 3/64 − 2⁻²². At (5, 6), centre (5.5, 6.5): z = 0.248046875, so
+///   0.294921875 − 2⁻²².
+#[test]
+fn polygon_offset_slope_and_units_terms() {
+    // 2⁻²², exactly.
+    let two_m22 = f32::from_bits((127 - 22) << 23);
+    let cases = [
+        (
+            [0.75, 0.5, 0.625],
+            (2.0, 4.0),
+            (2, 3),
+            0.714_843_75 + two_m22,
+        ),
+        (
+            [0.125, 0.1875, 0.375],
+            (3.0, -8.0),
+            (5, 6),
+            0.294_921_875 - two_m22,
+        ),
+    ];
+    for (z, (factor, units), (i, j), want) in cases {
+        let mut c = ctx(16, 16, 1);
+        let st = PipelineState {
+            polygon_offset: PolygonOffset { factor, units },
+            depth: DepthState {
+                func: CompareFunc::Always,
+                write: true,
+            },
+            ..c.default_state()
+        };
+        let pos = [
+            win(&c, 0.0, 0.0, z[0]),
+            win(&c, 16.0, 0.0, z[1]),
+            win(&c, 0.0, 16.0, z[2]),
+        ];
+        tris(&mut c, &st, &pos, RED);
+        assert_eq!(
+            c.target().depth_at(i, j),
+            Some(want),
+            "z {z:?}, factor {factor}, units {units}"
+        );
+    }
+}
+
 /// GL 1.4 §3.5.5: polygon offset applies to polygons only, in whatever mode they are
 /// drawn — never to point and line primitives. plumb has one offset (no separate
 /// `POLYGON_OFFSET_FILL/LINE/POINT` enables): a non-zero [`PolygonOffset`] acts as all three

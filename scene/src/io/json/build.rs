@@ -812,10 +812,9 @@ fn controller(
                     }),
                 )
                 .map_err(ctx.scene_err(context))?;
-            ctx.imported.animations.push(Animation {
-                name: context.to_owned(),
-                nodes: vec![track],
-            });
+            ctx.imported
+                .animations
+                .push(Animation::new(context.to_owned(), vec![track]));
         }
         ControllerDoc::Ik(ik) => ctx.iks.push((context.to_owned(), ik.clone())),
         ControllerDoc::Morph(m) => {
