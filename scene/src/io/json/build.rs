@@ -74,6 +74,7 @@ pub(super) fn build_located(
         effects: Vec::new(),
         imported: Imported::default(),
         iks: Vec::new(),
+        skins: Vec::new(),
         locations,
         pointers: BTreeMap::new(),
         texture_budget: TextureBudget::new(options.max_texture_bytes),
@@ -144,6 +145,9 @@ pub(super) fn build_located(
         scene
             .set_effect(node, Some(e))
             .map_err(ctx.scene_err(&context))?;
+    }
+    for (node, context, skin) in std::mem::take(&mut ctx.skins) {
+        super::skin::attach_skin(&mut scene, &ctx, node, &context, &skin)?;
     }
     for (context, ik) in std::mem::take(&mut ctx.iks) {
         let c = ik_controller(&ctx, &context, &ik)?;
@@ -578,6 +582,22 @@ fn fill<'a>(
     if let Some(e) = &doc.effect {
         ctx.effects.push((id, path.to_owned(), e));
     }
+    let skins = doc
+        .controllers
+        .iter()
+        .filter(|c| matches!(c, ControllerDoc::Skin(_)))
+        .count();
+    let morphs = doc
+        .controllers
+        .iter()
+        .filter(|c| matches!(c, ControllerDoc::Morph(_)))
+        .count();
+    if skins > 1 || (skins == 1 && morphs > 0) {
+        return Err(ctx.invalid(
+            path,
+            "a skinned node has one \"skin\" controller and no \"morph\"",
+        ));
+    }
     for (i, c) in doc.controllers.iter().enumerate() {
         let context = format!("{path} controller {i}");
         ctx.point(&context, format!("{pointer}/controllers/{i}"));
@@ -817,6 +837,7 @@ fn controller(
                 .push(Animation::new(context.to_owned(), vec![track]));
         }
         ControllerDoc::Ik(ik) => ctx.iks.push((context.to_owned(), ik.clone())),
+        ControllerDoc::Skin(skin) => ctx.skins.push((node, context.to_owned(), skin.clone())),
         ControllerDoc::Morph(m) => {
             let times: Vec<f32> = m.times.iter().map(|t| t.get()).collect();
             let timing = controller_timing(
@@ -966,8 +987,8 @@ fn particles(
     Ok(id)
 }
 
-/// The one node called `name`, for an IK controller.
-fn named(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> {
+/// The one node called `name`, for an IK or skin controller.
+pub(super) fn named(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> {
     match ctx.names.get(name).map(Vec::as_slice) {
         Some([id]) => Ok(*id),
         Some(_) => Err(ctx.invalid(context, format!("more than one node is called '{name}'"))),

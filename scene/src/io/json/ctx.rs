@@ -10,7 +10,7 @@ use std::sync::Arc;
 use glam::{Vec3, Vec4};
 use plumb_raster::texture::Texture;
 
-use super::doc::{CameraDoc, EffectDoc, IkDoc, Real3, Real4};
+use super::doc::{CameraDoc, EffectDoc, IkDoc, Real3, Real4, SkinDoc};
 use super::locate::Locations;
 use crate::camera::Camera;
 use crate::error::SceneError;
@@ -46,6 +46,9 @@ pub(super) struct Ctx<'a> {
     pub(super) imported: Imported,
     /// IK controllers to build once all nodes exist: error context, the document.
     pub(super) iks: Vec<(String, IkDoc)>,
+    /// Skin controllers to build once all nodes exist (their bones are named): the skinned
+    /// node, error context, the document.
+    pub(super) skins: Vec<(NodeId, String, SkinDoc)>,
     /// Where objects start in the file (empty for documents made in code).
     pub(super) locations: &'a Locations,
     /// Error context (node path, `texture 't'`, …) → JSON pointer of its object.

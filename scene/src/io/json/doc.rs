@@ -540,6 +540,30 @@ pub enum ControllerDoc {
     Morph(MorphDoc),
     /// Inverse kinematics over a chain of named joints (any node; it runs for the scene).
     Ik(IkDoc),
+    /// Skin and bones: the node's mesh follows the world transforms of named bone nodes
+    /// (geometry nodes only).
+    Skin(SkinDoc),
+}
+
+/// `skin` parameters (Eberly's `SkinController`, `plumb_scene::skin`): per vertex `j` and
+/// bone `k` a weight `w_jk` and an offset `Θ_jk` in the bone's space; the skinned vertex is
+/// `Σ_k w_jk·W_k(Θ_jk)` with `W_k` the bone's world transform.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkinDoc {
+    /// Names of the bone nodes (each unique in the file, none twice), in bone order.
+    pub bones: Vec<String>,
+    /// One row per mesh vertex with one weight per bone (`weights[j][k]`), each in `[0, 1]`,
+    /// each row summing to 1.
+    pub weights: Vec<Vec<Real>>,
+    /// One row per mesh vertex with one offset per bone (`offsets[j][k]`, the vertex in bone
+    /// `k`'s space). Default: derived from the bind pose (the mesh as placed by the file's
+    /// transforms, before any controller runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offsets: Option<Vec<Vec<Real3>>>,
+    /// Whether the controller runs (default true; an inactive skin keeps its last shape).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
 }
 
 /// `ik` parameters (Eberly's `IKController`).

@@ -31,6 +31,7 @@ mod effects;
 mod limits;
 mod locate;
 mod real;
+mod skin;
 mod textures;
 
 use std::path::Path;
