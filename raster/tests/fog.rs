@@ -167,3 +167,83 @@ fn fog_through_the_pipeline_at_every_level() {
     let got = at_every_level(|l| fixed_pixel(l, &fog(exp2, true), white, -10.0));
     assert_eq!(got[0], 94, "{got:?}");
 }
+
+/// Per-vertex fog (GL 1.4 §3.10: the fog factor may be computed per vertex and interpolated),
+/// for `EXP` and `EXP2`: the factor is evaluated at each vertex and interpolated, not
+/// recomputed from the interpolated depth. A white quad under an orthographic projection
+/// (so interpolation is linear in screen space) on 4×4, its left edge at x_ndc = −0.75
+/// (eye depth `near`), its right edge at 0.25 (eye depth `far`); pixel column 1 (centre
+/// x_ndc = −0.25) sits half way. Fog colour black, so the red byte is `f·255`.
+///
+/// - `EXP`, density ln 2/10, depths 10 and 30: f = ½ and ⅛ at the vertices, ½·(½ + ⅛) =
+///   0.3125 half way → 79.7 → 80 (per pixel: f(20) = ¼ → 63.75 → 64).
+/// - `EXP2`, density √(ln 2)/10, depths 10 and 20: f = 2^−1 and 2^−4, half way 9/32 =
+///   0.28125 → 71.7 → 72 (per pixel: f(15) = 2^−2.25 = 0.2102 → 53.6 → 54).
+#[test]
+fn per_vertex_exp_and_exp2_fog_interpolate_the_factor() {
+    use glam::{Mat4, Vec3};
+    use plumb_raster::{
+        FixedFunction, Indices, MeshInput, PipelineState, SimdLevel, Topology, Transforms,
+    };
+    let pixel = |level: SimdLevel, mode: FogMode, per_pixel: bool, near: f32, far: f32| {
+        let mut c = common::ctx(4, 4, 1);
+        c.set_simd_level(level).unwrap();
+        let ff = FixedFunction {
+            fog: Some(FogState {
+                mode,
+                color: Vec4::new(0.0, 0.0, 0.0, 1.0),
+                distance: FogDistance::EyeDepth,
+                per_pixel,
+            }),
+            ..Default::default()
+        };
+        let p = [
+            Vec3::new(-0.75, -1.0, -near),
+            Vec3::new(0.25, -1.0, -far),
+            Vec3::new(0.25, 1.0, -far),
+            Vec3::new(-0.75, 1.0, -near),
+        ];
+        let t = Transforms {
+            view_from_model: Mat4::IDENTITY,
+            clip_from_view: Mat4::orthographic_rh(-1.0, 1.0, -1.0, 1.0, 1.0, 100.0),
+        };
+        let mesh = MeshInput {
+            positions: &p,
+            ..Default::default()
+        };
+        let st = PipelineState {
+            depth: plumb_raster::DepthState::DISABLED,
+            ..c.default_state()
+        };
+        c.draw_fixed(
+            &st,
+            &ff,
+            &t,
+            &mesh,
+            Indices::U16(&[0, 1, 2, 0, 2, 3]),
+            Topology::TriangleList,
+        )
+        .unwrap();
+        common::px(&mut c, 1, 1)
+    };
+    let exp = FogMode::Exp {
+        density: core::f32::consts::LN_2 / 10.0,
+    };
+    let exp2 = FogMode::Exp2 {
+        density: 0.832_554_6 / 10.0, // √(ln 2) = 0.83255461
+    };
+    let rows = [
+        (exp, 10.0, 30.0, false, 80),
+        (exp, 10.0, 30.0, true, 64),
+        (exp2, 10.0, 20.0, false, 72),
+        (exp2, 10.0, 20.0, true, 54),
+    ];
+    for (mode, near, far, per_pixel, want) in rows {
+        let got = at_every_level(|l| pixel(l, mode, per_pixel, near, far));
+        assert_eq!(
+            got,
+            [want, want, want, 255],
+            "{mode:?}, per pixel {per_pixel}"
+        );
+    }
+}
