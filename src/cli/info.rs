@@ -3,6 +3,11 @@
 //! (`plumb-draws`) is summarised as text: its size and one line per command.
 //!
 //! JSON shape (`--json`): `{"file", "nodes": [...], "cameras", "lights", "animations"}`.
+//! `animations` lists the clips in file order (their index is what `render --clip` takes):
+//! `name`, `duration` (seconds, the last key of any channel), `channels` (translation,
+//! rotation, scale and morph-weights channels) and `nodes` (indices of the nodes whose
+//! transforms it drives). The text form prints one line per clip:
+//! `animation INDEX 'NAME': DURATION s, N channels, M nodes`.
 //! `nodes` holds one object per node in tree order (pre-order, children in order, the
 //! scene root first): `name`, `kind` (`group` / `switch` / `geometry`), `parent` (index into
 //! `nodes`, `null` for the root), `local` and `world` (4×4 matrices, column-major, 16
@@ -67,6 +72,7 @@ struct JsonRef {
 struct JsonAnimation {
     name: String,
     duration: f32,
+    channels: usize,
     nodes: Vec<usize>,
 }
 
@@ -184,6 +190,7 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
             .map(|a| JsonAnimation {
                 name: a.name.clone(),
                 duration: a.duration(),
+                channels: a.channel_count(),
                 nodes: a.nodes.iter().map(|n| index_of(n.node)).collect(),
             })
             .collect(),
@@ -273,12 +280,13 @@ fn to_text(loaded: &ImportedScene) -> String {
             l.intensity
         );
     }
-    for a in &imp.animations {
+    for (i, a) in imp.animations.iter().enumerate() {
         let _ = writeln!(
             out,
-            "animation '{}': {} s, {} nodes",
+            "animation {i} '{}': {} s, {} channels, {} nodes",
             a.name,
             a.duration(),
+            a.channel_count(),
             a.nodes.len()
         );
     }

@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod camera;
+pub mod clip;
 pub mod diff;
 pub mod info;
 pub mod render;

@@ -12,7 +12,9 @@
 //! camera is chosen and [`plumb::scene::io::framing`] for the framing rule.
 //!
 //! `--frames N --fps F` writes `OUT_0000.png` … at `t = time + i/F` (F defaults to 24), with a
-//! progress bar on stderr only when stderr is a terminal.
+//! progress bar on stderr only when stderr is a terminal. `--clip` chooses the one glTF
+//! animation to play (see [`clip`](super::clip) for the rule and for how clips combine
+//! without it).
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -67,6 +69,11 @@ pub struct RenderArgs {
         allow_hyphen_values = true
     )]
     pub time: f32,
+    /// Play only this glTF animation: by name, else by 0-based index (`plumb info` lists
+    /// them). Default: every animation, the later one winning where two drive the same
+    /// property.
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub clip: Option<String>,
     /// Draw without lighting: base colour × vertex colour × texture.
     #[arg(long)]
     pub unlit: bool,
@@ -188,6 +195,7 @@ fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
         (v.near.is_some(), "--near"),
         (v.far.is_some(), "--far"),
         (args.time != 0.0, "--time"),
+        (args.clip.is_some(), "--clip"),
         (args.unlit, "--unlit"),
         (args.background.is_some(), "--background"),
         (args.frames.is_some(), "--frames"),
@@ -245,6 +253,7 @@ pub(crate) fn load_mapped(
 fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     let Size { width, height } = args.size();
     let (mut scene, imported, applied) = load_mapped(path, args.unlit)?;
+    super::clip::select(path, &imported.animations, args.clip.as_deref())?;
     if let Some(bg) = args.background {
         scene.set_background(bg).map_err(|e| e.to_string())?;
     }

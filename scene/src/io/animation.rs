@@ -16,6 +16,9 @@
 //! a time; [`add_animation_controllers`] attaches the same thing as scene controllers so that
 //! [`Scene::update`] drives it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use glam::{Quat, Vec3, Vec4};
 
 use crate::error::SceneError;
@@ -232,31 +235,122 @@ impl NodeAnimation {
     }
 }
 
-/// A named set of node animations (one glTF animation).
+/// Whether an [`Animation`] plays. Clones share one switch: the importer gives the same
+/// switch to the animation and to the morph controllers it attached for that animation's
+/// glTF `weights` channels, so switching the animation off (see [`play_only`]) stops both its
+/// transform tracks (in [`merge_animations`] and what builds on it) and its morph weights (from
+/// the next [`Scene::update`] on). A new switch is on.
+#[derive(Debug, Clone)]
+pub struct ClipSwitch(Arc<AtomicBool>);
+
+impl Default for ClipSwitch {
+    fn default() -> Self {
+        ClipSwitch(Arc::new(AtomicBool::new(true)))
+    }
+}
+
+impl ClipSwitch {
+    /// Whether the animation plays.
+    pub fn is_playing(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Switches the animation (and everything sharing the switch) on or off.
+    pub fn set_playing(&self, playing: bool) {
+        self.0.store(playing, Ordering::Relaxed);
+    }
+}
+
+/// Two switches are equal when they are in the same state.
+impl PartialEq for ClipSwitch {
+    fn eq(&self, other: &Self) -> bool {
+        self.is_playing() == other.is_playing()
+    }
+}
+
+/// A glTF `weights` channel of an animation, as a description: the morph weights themselves
+/// are played by the morph controllers the importer attached to the node's geometry leaves
+/// (see the glTF importer's docs), which follow the animation's [`ClipSwitch`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightsAnimation {
+    /// The node whose mesh's morph weights the channel drives (the glTF node's group node).
+    pub node: NodeId,
+    /// The interpolation of the weights.
+    pub interpolation: Interpolation,
+    /// Key times in seconds.
+    pub times: Vec<f32>,
+}
+
+/// A named set of node animations (one glTF animation, a "clip").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Animation {
     /// Name in the file (may be empty).
     pub name: String,
     /// One entry per animated node, in order of first appearance in the file.
     pub nodes: Vec<NodeAnimation>,
+    /// The morph-weight channels, in file order (glTF `weights` channels; empty elsewhere).
+    pub weights: Vec<WeightsAnimation>,
+    /// Whether the animation plays (on unless switched off; see [`play_only`]).
+    pub playing: ClipSwitch,
 }
 
 impl Animation {
-    /// Time of the last key of any track (the animation's length from t = 0).
+    /// An animation of node transforms only, playing.
+    pub fn new(name: String, nodes: Vec<NodeAnimation>) -> Animation {
+        Animation {
+            name,
+            nodes,
+            weights: Vec::new(),
+            playing: ClipSwitch::default(),
+        }
+    }
+
+    /// Time of the last key of any track, morph weights included (the animation's length
+    /// from t = 0).
     pub fn duration(&self) -> f32 {
+        let weights = self
+            .weights
+            .iter()
+            .map(|w| w.times.last().copied().unwrap_or(0.0));
         self.nodes
             .iter()
             .map(NodeAnimation::end_time)
+            .chain(weights)
             .fold(0.0, f32::max)
+    }
+
+    /// Number of channels: one per translation, rotation and scale track and one per morph
+    /// weights channel (as glTF counts them, when no two channels of the animation drive the
+    /// same property; of two that do, the later one is kept and counted).
+    pub fn channel_count(&self) -> usize {
+        let tracks: usize = self
+            .nodes
+            .iter()
+            .map(|n| {
+                usize::from(n.translation.is_some())
+                    + usize::from(n.rotation.is_some())
+                    + usize::from(n.scale.is_some())
+            })
+            .sum();
+        tracks + self.weights.len()
     }
 }
 
-/// The per-node animations of several animations together: where two animations drive the
-/// same component of the same node, the later one wins; components no animation drives keep
-/// the rest pose. Nodes appear in order of first appearance.
+/// Switches every animation on (`clip` `None`) or only the one at index `clip` (the others
+/// off). An index past the end switches every animation off.
+pub fn play_only(animations: &[Animation], clip: Option<usize>) {
+    for (i, a) in animations.iter().enumerate() {
+        a.playing.set_playing(clip.is_none_or(|c| c == i));
+    }
+}
+
+/// The per-node animations of the **playing** animations together (see [`ClipSwitch`]): where
+/// two animations drive the same component of the same node, the later one in the list wins
+/// (the whole track is replaced: tracks are not blended or added); components no animation
+/// drives keep the rest pose. Nodes appear in order of first appearance.
 pub fn merge_animations(animations: &[Animation]) -> Vec<NodeAnimation> {
     let mut out: Vec<NodeAnimation> = Vec::new();
-    for a in animations {
+    for a in animations.iter().filter(|a| a.playing.is_playing()) {
         for n in &a.nodes {
             match out.iter_mut().find(|m| m.node == n.node) {
                 Some(m) => {
@@ -301,6 +395,9 @@ pub fn apply_animations(
 ///
 /// # Errors
 /// [`SceneError::StaleId`] if an animated node is not in `scene`.
+///
+/// Only the animations playing when this is called are attached ([`merge_animations`]);
+/// switching one off later does not detach its transform controllers.
 pub fn add_animation_controllers(
     scene: &mut Scene,
     animations: &[Animation],
@@ -444,12 +541,53 @@ mod tests {
     }
 
     #[test]
+    fn only_playing_animations_merge_and_the_later_wins() {
+        let mut scene = Scene::new();
+        let a = scene.add_group(scene.root(), "a").unwrap();
+        let at = |x: f32| {
+            let track = Track::new(Interpolation::Step, vec![0.0], vec![Vec3::X * x]).unwrap();
+            Animation::new(
+                format!("x{x}"),
+                vec![NodeAnimation {
+                    node: a,
+                    rest_translation: Vec3::ZERO,
+                    rest_rotation: Quat::IDENTITY,
+                    rest_scale: Vec3::ONE,
+                    translation: Some(track),
+                    rotation: None,
+                    scale: None,
+                }],
+            )
+        };
+        let anims = [at(1.0), at(2.0)];
+        assert_eq!(anims[0].channel_count(), 1);
+        let x = |scene: &mut Scene| {
+            apply_animations(scene, &anims, 0.0).unwrap();
+            scene.local_transform(a).unwrap().translation().x
+        };
+        assert_eq!(x(&mut scene), 2.0); // both play: the later one wins
+        play_only(&anims, Some(0));
+        assert!(!anims[1].playing.is_playing());
+        assert_eq!(x(&mut scene), 1.0);
+        play_only(&anims, Some(1));
+        assert_eq!(x(&mut scene), 2.0);
+        play_only(&anims, Some(5));
+        assert!(merge_animations(&anims).is_empty());
+        play_only(&anims, None);
+        assert!(anims.iter().all(|a| a.playing.is_playing()));
+        // A clone shares the switch.
+        let c = anims[0].clone();
+        c.playing.set_playing(false);
+        assert!(!anims[0].playing.is_playing());
+    }
+
+    #[test]
     fn controllers_and_apply_agree() {
         let mut scene = Scene::new();
         let a = scene.add_group(scene.root(), "a").unwrap();
-        let anim = Animation {
-            name: "move".into(),
-            nodes: vec![NodeAnimation {
+        let anim = Animation::new(
+            "move".into(),
+            vec![NodeAnimation {
                 node: a,
                 rest_translation: Vec3::ZERO,
                 rest_rotation: Quat::IDENTITY,
@@ -465,7 +603,7 @@ mod tests {
                 rotation: None,
                 scale: None,
             }],
-        };
+        );
         assert_eq!(anim.duration(), 1.0);
         apply_animations(&mut scene, std::slice::from_ref(&anim), 0.25).unwrap();
         assert_eq!(

@@ -457,8 +457,9 @@ fn build(
         stack.extend(children.into_iter().rev().map(|c| (c, id)));
     }
     let (animations, weights) = channels::read_animations(ctx, doc, &ids)?;
+    let switches: Vec<_> = animations.iter().map(|a| a.playing.clone()).collect();
     imported.animations = animations;
-    deform::attach(ctx, doc, scene, &ids, &leaves, weights)?;
+    deform::attach(ctx, doc, scene, &ids, &leaves, &weights, &switches)?;
     Ok(imported)
 }
 

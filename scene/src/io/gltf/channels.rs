@@ -1,7 +1,9 @@
 //! glTF animations → [`Animation`]s of the imported nodes (see [`crate::io::animation`] for
-//! the sampling rules). Channels of nodes outside the imported scene are dropped; `weights`
-//! channels (morph targets) are returned apart, as [`WeightsChannel`]s, for the importer to
-//! turn into [`MorphController`](crate::MorphController) keys; a translation, rotation or
+//! the sampling rules), one per glTF animation, in file order (so an animation's index is
+//! its glTF index). Channels of nodes outside the imported scene are dropped; `weights`
+//! channels (morph targets) are described in [`Animation::weights`] and returned apart, as
+//! [`WeightsChannel`]s, for the importer to turn into
+//! [`MorphController`](crate::MorphController) keys; a translation, rotation or
 //! scale channel on a node given by `matrix` is invalid (the glTF specification allows only
 //! TRS on animated nodes).
 
@@ -12,13 +14,15 @@ use glam::{Quat, Vec3, Vec4};
 
 use super::ctx::{node_label, Ctx};
 use crate::graph::NodeId;
-use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
+use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track, WeightsAnimation};
 use crate::io::error::IoError;
 
 /// A `weights` channel: the morph weights of a node's mesh over time, unchecked against the
 /// mesh (the importer checks the counts).
 #[derive(Debug, Clone)]
 pub(crate) struct WeightsChannel {
+    /// The index of the animation (clip) in the file.
+    pub(crate) clip: usize,
     /// The glTF node index.
     pub(crate) node: usize,
     /// `animation 0 'x' channel 2`, for messages.
@@ -47,6 +51,7 @@ pub(crate) fn read_animations(
             None => format!("animation {}", anim.index()),
         };
         let mut nodes: Vec<NodeAnimation> = Vec::new();
+        let mut described: Vec<WeightsAnimation> = Vec::new();
         for ch in anim.channels() {
             let clabel = format!("{alabel} channel {}", ch.index());
             let target = ch.target();
@@ -71,7 +76,13 @@ pub(crate) fn read_animations(
                     &sampler.output(),
                     &[Dimensions::Scalar],
                 )?;
+                described.push(WeightsAnimation {
+                    node: id,
+                    interpolation,
+                    times: times.clone(),
+                });
                 weights.push(WeightsChannel {
+                    clip: anim.index(),
                     node: node.index(),
                     label: clabel,
                     interpolation,
@@ -137,10 +148,9 @@ pub(crate) fn read_animations(
                 }
             }
         }
-        out.push(Animation {
-            name: anim.name().unwrap_or_default().to_owned(),
-            nodes,
-        });
+        let mut a = Animation::new(anim.name().unwrap_or_default().to_owned(), nodes);
+        a.weights = described;
+        out.push(a);
     }
     Ok((out, weights))
 }

@@ -16,9 +16,14 @@
 //!   controller: target 0 is the primitive's attributes, the others its `POSITION`/`NORMAL`
 //!   deltas. The weights are the node's `weights`, else the mesh's, else zeros; a `weights`
 //!   animation channel on the node replaces them by its keys (STEP, LINEAR or CUBICSPLINE, as
-//!   the other channels; where several animations drive the same node's weights, the last in
-//!   the file wins, as for transforms). A leaf with all-zero static weights gets no
-//!   controller (it would not move).
+//!   the other channels). Where several animations (clips) drive the same node's weights,
+//!   the **last playing one in the file wins** — the whole weight vector, not blended, as
+//!   transform tracks in [`merge_animations`](crate::io::animation::merge_animations); the
+//!   controller follows each animation's [`ClipSwitch`], so switching clips
+//!   ([`play_only`](crate::io::animation::play_only)) changes the weights from the next
+//!   update on, and with no playing clip the static weights apply. Within one animation, of
+//!   two channels on the same node the later wins. A leaf with all-zero static weights and
+//!   no `weights` channel gets no controller (it would not move).
 //! * A primitive both skinned and morphed is refused ([`IoError::Unsupported`]).
 
 use std::collections::btree_map::Entry;
@@ -32,8 +37,10 @@ use glam::{Mat3, Mat4};
 use super::channels::WeightsChannel;
 use super::ctx::{node_label, Ctx};
 use super::primitive::Converted;
-use crate::controller::ControllerTiming;
+use crate::controller::{ControllerTiming, MeshController};
+use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
+use crate::io::animation::ClipSwitch;
 use crate::io::error::IoError;
 use crate::keyframe::Interpolation;
 use crate::morph::MorphController;
@@ -157,13 +164,82 @@ fn skin_controller(ctx: &Ctx<'_>, leaf: &Leaf, skin: &Skin) -> Result<SkinContro
         .map_err(|e| ctx.scene_err(&leaf.label, e))
 }
 
-/// The morph controller of one leaf, or `None` when it would never move the mesh.
+/// The keys one clip (glTF animation) gives a leaf's morph weights.
+struct ClipKeys {
+    /// The clip's switch.
+    switch: ClipSwitch,
+    interpolation: Interpolation,
+    times: Vec<f32>,
+    rows: Vec<Vec<f32>>,
+    timing: ControllerTiming,
+}
+
+/// The morph controller of a glTF leaf: one [`MorphController`] whose weight keys are those
+/// of the **last playing clip** that animates the node's weights (see [`ClipSwitch`]), else
+/// the node's static weights. The keys are swapped when the choice changes, at the next
+/// update; the targets are stored once.
+struct ClipMorph {
+    /// `None` only if swapping keys failed (they were all checked at import, so never).
+    morph: Option<MorphController>,
+    statics: Vec<f32>,
+    clips: Vec<ClipKeys>,
+    /// The clip whose keys `morph` holds (`None`: the static weights).
+    current: Option<usize>,
+}
+
+impl ClipMorph {
+    /// Puts the keys of clip `choice` (or the static weights) into the controller.
+    fn select(&mut self, choice: Option<usize>) {
+        let Some(m) = self.morph.take() else { return };
+        let (m, timing) = match choice.and_then(|c| self.clips.get(c)) {
+            Some(k) => (
+                m.with_keys(k.interpolation, k.times.clone(), k.rows.clone()),
+                k.timing,
+            ),
+            None => (
+                m.with_keys(Interpolation::Linear, vec![0.0], vec![self.statics.clone()]),
+                ControllerTiming::DEFAULT,
+            ),
+        };
+        self.morph = m.ok().map(|mut m| {
+            m.set_timing(timing);
+            m
+        });
+        self.current = choice;
+    }
+}
+
+impl MeshController for ClipMorph {
+    fn check(&self, mesh: &crate::mesh::Mesh) -> Result<(), SceneError> {
+        match &self.morph {
+            Some(m) => m.check(mesh),
+            None => Ok(()),
+        }
+    }
+
+    fn update(
+        &mut self,
+        time: f64,
+        mesh: &crate::mesh::Mesh,
+        bones: &[crate::transform::Transform],
+    ) -> Option<crate::mesh::Mesh> {
+        let choice = self.clips.iter().rposition(|k| k.switch.is_playing());
+        if choice != self.current {
+            self.select(choice);
+        }
+        self.morph.as_mut()?.update(time, mesh, bones)
+    }
+}
+
+/// The morph controller of one leaf, or `None` when it would never move the mesh (all-zero
+/// static weights and no `weights` channel). `channels` are the node's `weights` channels
+/// in file order, each with its clip's switch.
 fn morph_controller(
     ctx: &Ctx<'_>,
     doc: &Document,
     leaf: &Leaf,
-    channel: Option<&WeightsChannel>,
-) -> Result<Option<MorphController>, IoError> {
+    channels: &[(&WeightsChannel, ClipSwitch)],
+) -> Result<Option<ClipMorph>, IoError> {
     let c = &leaf.converted;
     let n = c.targets.len();
     let node = doc.nodes().nth(leaf.node);
@@ -175,7 +251,7 @@ fn morph_controller(
                 .map(<[f32]>::to_vec)
         })
         .unwrap_or_else(|| vec![0.0; n]);
-    if channel.is_none() && statics.iter().all(|&w| w == 0.0) {
+    if channels.is_empty() && statics.iter().all(|&w| w == 0.0) {
         return Ok(None);
     }
     let err = |e| ctx.scene_err(&leaf.label, e);
@@ -186,14 +262,16 @@ fn morph_controller(
         base,
         diffs,
         vec![0.0],
-        vec![statics],
+        vec![statics.clone()],
     )
     .map_err(err)?;
     if let (true, Some(normals)) = (c.file_normals, c.mesh.normals()) {
         let nd = c.targets.iter().map(|t| t.normals.clone()).collect();
         m = m.with_normals(normals.to_vec(), nd).map_err(err)?;
     }
-    if let Some(ch) = channel {
+    // One set of keys per clip: of two channels of one clip on this node, the later wins.
+    let mut clips: Vec<(usize, ClipKeys)> = Vec::new();
+    for (ch, switch) in channels {
         let per_key = if ch.interpolation == Interpolation::CubicSpline {
             3
         } else {
@@ -210,16 +288,38 @@ fn morph_controller(
                 ),
             ));
         }
-        let rows = ch.values.chunks_exact(n).map(<[f32]>::to_vec).collect();
+        let rows: Vec<Vec<f32>> = ch.values.chunks_exact(n).map(<[f32]>::to_vec).collect();
+        // Checks the keys (times finite and increasing, weights finite) now, so that
+        // swapping them in later cannot fail.
         m = m
-            .with_keys(ch.interpolation, ch.times.clone(), rows)
+            .with_keys(ch.interpolation, ch.times.clone(), rows.clone())
             .map_err(|e| ctx.scene_err(&ch.label, e))?;
         let (first, last) = (ch.times[0], ch.times[ch.times.len() - 1]);
         let timing = ControllerTiming::over(f64::from(first.min(0.0)), f64::from(last.max(0.0)))
             .map_err(|e| ctx.scene_err(&ch.label, e))?;
-        m.set_timing(timing);
+        let keys = ClipKeys {
+            switch: switch.clone(),
+            interpolation: ch.interpolation,
+            times: ch.times.clone(),
+            rows,
+            timing,
+        };
+        match clips.iter_mut().find(|(c, _)| *c == ch.clip) {
+            Some(slot) => slot.1 = keys,
+            None => clips.push((ch.clip, keys)),
+        }
     }
-    Ok(Some(m))
+    let mut morph = ClipMorph {
+        morph: Some(m),
+        statics,
+        clips: clips.into_iter().map(|(_, k)| k).collect(),
+        current: None,
+    };
+    morph.select(morph.clips.iter().rposition(|k| k.switch.is_playing()));
+    if morph.morph.is_none() {
+        return Err(ctx.invalid(&leaf.label, "morph weights keys refused".to_owned()));
+    }
+    Ok(Some(morph))
 }
 
 /// Attaches the skin and morph controllers of `leaves`.
@@ -232,14 +332,17 @@ pub(crate) fn attach(
     scene: &mut Scene,
     ids: &[Option<NodeId>],
     leaves: &[Leaf],
-    weights: Vec<WeightsChannel>,
+    weights: &[WeightsChannel],
+    switches: &[ClipSwitch],
 ) -> Result<(), IoError> {
-    // The last channel of each node wins.
-    let mut by_node: BTreeMap<usize, WeightsChannel> = BTreeMap::new();
+    // Each node's channels in file order, with their clip's switch.
+    let mut by_node: BTreeMap<usize, Vec<(&WeightsChannel, ClipSwitch)>> = BTreeMap::new();
     for ch in weights {
-        by_node.insert(ch.node, ch);
+        let switch = switches.get(ch.clip).cloned().unwrap_or_default();
+        by_node.entry(ch.node).or_default().push((ch, switch));
     }
-    for (&node, ch) in &by_node {
+    for (&node, chs) in &by_node {
+        let Some((ch, _)) = chs.first() else { continue };
         let morphed = doc
             .nodes()
             .nth(node)
@@ -277,7 +380,8 @@ pub(crate) fn attach(
                 .add_mesh_controller(leaf.geom, Box::new(controller))
                 .map_err(|e| ctx.scene_err(&leaf.label, e))?;
         } else if !c.targets.is_empty() {
-            if let Some(m) = morph_controller(ctx, doc, leaf, by_node.get(&leaf.node))? {
+            let channels = by_node.get(&leaf.node).map_or(&[][..], Vec::as_slice);
+            if let Some(m) = morph_controller(ctx, doc, leaf, channels)? {
                 scene
                     .add_mesh_controller(leaf.geom, Box::new(m))
                     .map_err(|e| ctx.scene_err(&leaf.label, e))?;
