@@ -1,7 +1,18 @@
-//! A deterministic text dump of the tree (Eberly's `ScenePrinter`): the second oracle beside
-//! images. One block per node in pre-order from the given node: name (`(unnamed)` for an
-//! empty one) and kind, then local
-//! transform, world transform and world bound, indented two spaces per level.
+//! A deterministic text dump of the tree (Eberly's `ScenePrinter`, book §3 "String trees"):
+//! the second oracle beside images. One block per node in pre-order from the given node: name
+//! (`(unnamed)` for an empty one) and kind (`group`, `switch`, `lod` with its centre and
+//! ranges, `billboard`, `geometry`), then local transform, world transform and world bound,
+//! then what the node carries, one line each and only when present: the global states set on
+//! it (`state:`), the lights attached to it (`light #i:`), its effect (`effect:`), its
+//! transform controllers (`controllers:`), mesh controllers (`mesh controller:`, a skin with
+//! its bones) and its particle system (`particles:`). Indented two spaces per level.
+//!
+//! A whole-tree [`Scene::dump`] starts with the scene-wide data that differs from a new
+//! scene's: background, global ambient, IK controllers, screen polygons.
+//!
+//! States, lights and effects are printed in Rust's `Debug` form of their values (every field
+//! named, floats exact), except node references, which are printed by name, and per-vertex
+//! colour arrays, which are counted.
 //!
 //! Floats are printed with Rust's shortest round-trip formatting, so the dump is exact and the
 //! same on every platform. World data is printed as stored (stale until `update`; the header
@@ -10,9 +21,10 @@
 
 use std::fmt::Write;
 
-use glam::{Mat3, Vec3};
+use glam::{Mat3, Vec3, Vec4};
 
 use crate::bound::Bound;
+use crate::effect::Effect;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::mesh::MeshTopology;
@@ -24,6 +36,10 @@ pub const MAX_INDENT: usize = 32;
 
 fn v3(v: Vec3) -> String {
     format!("({}, {}, {})", v.x, v.y, v.z)
+}
+
+fn v4(v: Vec4) -> String {
+    format!("({}, {}, {}, {})", v.x, v.y, v.z, v.w)
 }
 
 fn m3(m: Mat3) -> String {
@@ -75,7 +91,166 @@ pub fn format_bound(b: &Bound) -> String {
 impl Scene {
     /// The dump of the whole attached tree (see the [module docs](self)).
     pub fn dump(&self) -> String {
-        self.dump_from(self.root()).unwrap_or_default()
+        let mut out = self.scene_wide();
+        out.push_str(&self.dump_from(self.root()).unwrap_or_default());
+        out
+    }
+
+    /// A node's name for the dump: `<stale>` for a removed node, `(unnamed)` for an empty one.
+    fn dump_name(&self, id: NodeId) -> &str {
+        match self.name(id) {
+            Ok("") => "(unnamed)",
+            Ok(n) => n,
+            Err(_) => "<stale>",
+        }
+    }
+
+    /// The scene-wide lines of [`Scene::dump`]: whatever differs from [`Scene::new`]'s.
+    fn scene_wide(&self) -> String {
+        let mut out = String::new();
+        if self.background != Vec4::new(0.0, 0.0, 0.0, 1.0) {
+            let _ = writeln!(out, "# background: {}", v4(self.background));
+        }
+        if self.global_ambient != Vec3::ZERO {
+            let _ = writeln!(out, "# global ambient: {}", v3(self.global_ambient));
+        }
+        for ik in &self.ik_controllers {
+            let joints: Vec<&str> = ik
+                .joints()
+                .iter()
+                .map(|j| self.dump_name(j.node()))
+                .collect();
+            let goals: Vec<String> = ik
+                .goals()
+                .iter()
+                .map(|g| {
+                    format!(
+                        "{} -> {} weight {}",
+                        self.dump_name(g.effector()),
+                        self.dump_name(g.target()),
+                        g.weight()
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "# ik: joints [{}] goals [{}] iterations {} end_to_root {} active {}",
+                joints.join(", "),
+                goals.join(", "),
+                ik.iterations(),
+                ik.order_end_to_root,
+                ik.active
+            );
+        }
+        for p in &self.screen_polygons {
+            let _ = writeln!(
+                out,
+                "# screen polygon: layer {:?}, {} vertices, {} indices, states {:?}{}",
+                p.layer,
+                p.mesh.positions().len(),
+                p.mesh.indices().len(),
+                p.states,
+                p.effect
+                    .as_ref()
+                    .map(|e| format!(", effect {}", self.effect_text(e)))
+                    .unwrap_or_default()
+            );
+        }
+        out
+    }
+
+    /// An effect for the dump: `Debug`, with node references by name and colour arrays
+    /// counted.
+    fn effect_text(&self, effect: &Effect) -> String {
+        match effect {
+            Effect::VertexColors(c) => format!("VertexColors({} colours)", c.len()),
+            Effect::PlanarShadow {
+                planes,
+                light,
+                color,
+            } => {
+                let planes: Vec<&str> = planes.iter().map(|p| self.dump_name(*p)).collect();
+                format!(
+                    "PlanarShadow {{ planes: [{}], light: #{}, color: {} }}",
+                    planes.join(", "),
+                    light.index(),
+                    v4(*color)
+                )
+            }
+            Effect::PlanarReflection { planes } => {
+                let planes: Vec<String> = planes
+                    .iter()
+                    .map(|(p, r)| format!("{} reflectance {r}", self.dump_name(*p)))
+                    .collect();
+                format!("PlanarReflection {{ planes: [{}] }}", planes.join(", "))
+            }
+            Effect::BumpMap {
+                base,
+                normal_map,
+                light,
+            } => format!(
+                "BumpMap {{ base: {base:?}, normal_map: {normal_map:?}, light: #{} }}",
+                light.index()
+            ),
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// The lines of what one node carries (see the module docs), each prefixed by `pad`.
+    fn node_extras(&self, id: NodeId, node: &crate::node::Node, pad: &str, out: &mut String) {
+        if let Some(intent) = &node.intent {
+            for st in &intent.states {
+                let _ = writeln!(out, "{pad}  state: {st:?}");
+            }
+            for l in &intent.lights {
+                match self.lights.get(l.index() as usize) {
+                    Some(light) => {
+                        let _ = writeln!(out, "{pad}  light #{}: {light:?}", l.index());
+                    }
+                    None => {
+                        let _ = writeln!(out, "{pad}  light #{}: <missing>", l.index());
+                    }
+                }
+            }
+            if let Some(e) = &intent.effect {
+                let _ = writeln!(out, "{pad}  effect: {}", self.effect_text(e));
+            }
+        }
+        let controllers = self.controllers.iter().filter(|(n, _)| *n == id).count();
+        if controllers > 0 {
+            let _ = writeln!(out, "{pad}  controllers: {controllers}");
+        }
+        for (_, mc) in self.mesh_controllers.iter().filter(|(n, _)| *n == id) {
+            let bones: Vec<&str> = mc.bones().iter().map(|b| self.dump_name(*b)).collect();
+            if bones.is_empty() {
+                let _ = writeln!(out, "{pad}  mesh controller");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "{pad}  mesh controller: skin, bones [{}]",
+                    bones.join(", ")
+                );
+            }
+        }
+        for p in self.particle_systems.iter().filter(|p| p.node == id) {
+            let _ = writeln!(
+                out,
+                "{pad}  particles: {} (active {}), size adjust {}{}{}",
+                p.particles.len(),
+                p.particles.active(),
+                p.particles.size_adjust(),
+                if p.particles.colors().is_some() {
+                    ", coloured"
+                } else {
+                    ""
+                },
+                if p.controller.is_some() {
+                    ", controlled"
+                } else {
+                    ""
+                }
+            );
+        }
     }
 
     /// The dump of the subtree at `from`.
@@ -100,12 +275,30 @@ impl Scene {
             } else {
                 String::new()
             };
-            let kind = match &node.data {
+            let mut kind = match &node.data {
+                NodeData::Group if node.billboard => "billboard".to_owned(),
                 NodeData::Group => "group".to_owned(),
-                NodeData::Switch { active } => match active {
-                    Some(a) => format!("switch active={}", self.name(*a).unwrap_or("<stale>")),
-                    None => "switch active=none".to_owned(),
-                },
+                NodeData::Switch { active } => {
+                    let active = match active {
+                        Some(a) => self.dump_name(*a),
+                        None => "none",
+                    };
+                    match &node.lod {
+                        Some(lod) => {
+                            let ranges: Vec<String> = lod
+                                .ranges
+                                .iter()
+                                .map(|(c, lo, hi)| format!("{} [{lo}, {hi})", self.dump_name(*c)))
+                                .collect();
+                            format!(
+                                "lod centre={} ranges=[{}] active={active}",
+                                v3(lod.center),
+                                ranges.join(", ")
+                            )
+                        }
+                        None => format!("switch active={active}"),
+                    }
+                }
                 NodeData::Geometry(m) => {
                     let topo = match m.topology() {
                         MeshTopology::Points => "points",
@@ -121,6 +314,9 @@ impl Scene {
                     )
                 }
             };
+            if node.world_identity {
+                kind.push_str(" world=identity");
+            }
             let cull = match node.cull {
                 Culling::Dynamic => "",
                 Culling::Always => " cull=always",
@@ -135,6 +331,7 @@ impl Scene {
             let _ = writeln!(out, "{pad}  local: {}", format_transform(&node.local));
             let _ = writeln!(out, "{pad}  world: {}", format_transform(&node.world));
             let _ = writeln!(out, "{pad}  bound: {}", format_bound(&node.world_bound));
+            self.node_extras(id, node, &pad, &mut out);
             stack.extend(node.children.iter().rev());
         }
         Ok(out)

@@ -62,3 +62,63 @@ fn dump_of_a_deep_chain_caps_indentation() {
     );
     assert!(dump.contains("@99 g98 [group]"));
 }
+
+/// The dump shows what each node carries (issue 14, "the text dump shows render state"): a
+/// LOD switch with its ranges and chosen child, a billboard, states, lights, controllers, a
+/// skin with its bones and the identity world it pins, and the scene-wide background.
+#[test]
+fn dump_shows_what_nodes_carry() {
+    use plumb_scene::{GlobalState, SceneLight, ShadeState, SkinController};
+    let mut s = Scene::new();
+    s.set_background(glam::Vec4::new(0.5, 0.25, 0.0, 1.0))
+        .unwrap();
+    let lod = s.add_dlod(s.root(), "lod", Vec3::ZERO).unwrap();
+    let near = s.add_group(lod, "near").unwrap();
+    let far = s.add_group(lod, "far").unwrap();
+    s.set_lod_range(lod, near, 0.0, 10.0).unwrap();
+    s.set_lod_range(lod, far, 10.0, f32::INFINITY).unwrap();
+    let bb = s.add_billboard(s.root(), "sign").unwrap();
+    s.set_global_state(bb, GlobalState::Shade(ShadeState::Flat))
+        .unwrap();
+    let light = s.add_light(SceneLight::ambient(Vec3::splat(0.25))).unwrap();
+    s.attach_light(bb, light).unwrap();
+    let bone = s.add_group(s.root(), "bone").unwrap();
+    s.add_controller(bone, Box::new(|_: f64, _: &Transform| None))
+        .unwrap();
+    let tri = Mesh::triangles(vec![Vec3::ZERO, Vec3::X, Vec3::Y], vec![0, 1, 2]).unwrap();
+    let skinned = s.add_geometry(s.root(), "skinned", Arc::new(tri)).unwrap();
+    let skin = SkinController::new(
+        vec![bone],
+        vec![vec![1.0]; 3],
+        vec![vec![Vec3::ZERO], vec![Vec3::X], vec![Vec3::Y]],
+    )
+    .unwrap();
+    s.add_mesh_controller(skinned, Box::new(skin)).unwrap();
+    s.update(0.0);
+    // The eye 20 units from the centre selects `far`.
+    s.select_levels_of_detail(Vec3::new(0.0, 0.0, 20.0));
+    let dump = s.dump();
+    let has = |line: &str| dump.lines().any(|l| l.trim_start() == line);
+    assert!(
+        dump.starts_with("# background: (0.5, 0.25, 0, 1)\n"),
+        "{dump}"
+    );
+    assert!(
+        has("lod [lod centre=(0, 0, 0) ranges=[near [0, 10), far [10, inf)] active=far]"),
+        "{dump}"
+    );
+    assert!(has("sign [billboard]"), "{dump}");
+    assert!(has("state: Shade(Flat)"), "{dump}");
+    assert!(
+        dump.lines().any(|l| l
+            .trim_start()
+            .starts_with("light #0: SceneLight { kind: Ambient")),
+        "{dump}"
+    );
+    assert!(has("controllers: 1"), "{dump}");
+    assert!(
+        has("skinned [geometry triangles vertices=3 indices=3 world=identity]"),
+        "{dump}"
+    );
+    assert!(has("mesh controller: skin, bones [bone]"), "{dump}");
+}
