@@ -290,3 +290,88 @@ fn apply_stages_through_the_pipeline_at_every_level() {
         }
     }
 }
+
+/// GL 2.1 §3.8.8 (and Table 3.15): the border colour is converted to the texture's base
+/// format like a texel before it reaches the texture environment, so in `MODULATE` an RGB
+/// texture's border contributes alpha 1 (the fragment keeps its own alpha) and a luminance
+/// texture's border is grey `(R, R, R, 1)`. Drawn through the pipeline: a quad whose texture
+/// coordinates are all (−0.5, −0.5), so with `ClampToBorder` every tap is the border
+/// (0.25, 0.75, 0.5, 0) — vertex colour (0.5, 0.25, 1, 0.5):
+///
+/// | format | border as texel | modulated | bytes |
+/// |---|---|---|---|
+/// | RGBA | (0.25, 0.75, 0.5, 0) | (0.125, 0.1875, 0.5, 0) | (32, 48, 128, 0) |
+/// | RGB | (0.25, 0.75, 0.5, 1) | (0.125, 0.1875, 0.5, 0.5) | (32, 48, 128, 128) |
+/// | L | (0.25, 0.25, 0.25, 1) | (0.125, 0.0625, 0.25, 0.5) | (32, 16, 64, 128) |
+/// | LA | (0.25, 0.25, 0.25, 0) | (0.125, 0.0625, 0.25, 0) | (32, 16, 64, 0) |
+///
+/// (0.125·255 = 31.9 → 32, 0.1875·255 = 47.8 → 48, 0.0625·255 = 15.9 → 16, 0.25·255 =
+/// 63.75 → 64, 0.5·255 + 0.5 = 128.)
+#[test]
+fn border_colour_reaches_modulate_in_the_textures_format() {
+    use glam::{Mat4, Vec2, Vec3};
+    use plumb_raster::texture::{Sampler, Texture, Wrap};
+    use plumb_raster::*;
+    use std::sync::Arc;
+    let draw = |level: SimdLevel, format: TexelFormat, mag: texture::MagFilter| {
+        let mut c = common::ctx(4, 4, 1);
+        c.set_simd_level(level).unwrap();
+        let texels = vec![200u8; 4 * format.bytes_per_texel()];
+        let tex = Arc::new(Texture::from_format(format, 2, 2, &texels).unwrap());
+        let sampler = Sampler {
+            mag,
+            ..Sampler::NEAREST
+                .with_wrap(Wrap::ClampToBorder)
+                .with_border(Vec4::new(0.25, 0.75, 0.5, 0.0))
+        };
+        let ff = FixedFunction {
+            units: vec![TextureUnit::new(tex, sampler)],
+            ..Default::default()
+        };
+        let p = [
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(-1.0, 1.0, 0.0),
+        ];
+        let col = [Vec4::new(0.5, 0.25, 1.0, 0.5); 4];
+        let uv = [Vec2::splat(-0.5); 4];
+        let uvs = [&uv[..]];
+        let mesh = MeshInput {
+            positions: &p,
+            normals: None,
+            colors: Some(&col),
+            uvs: &uvs,
+        };
+        let t = Transforms {
+            view_from_model: Mat4::from_translation(Vec3::new(0.0, 0.0, -2.0)),
+            clip_from_view: Mat4::orthographic_rh(-1.0, 1.0, -1.0, 1.0, 1.0, 10.0),
+        };
+        let st = PipelineState {
+            depth: DepthState::DISABLED,
+            ..c.default_state()
+        };
+        c.draw_fixed(
+            &st,
+            &ff,
+            &t,
+            &mesh,
+            Indices::U16(&[0, 1, 2, 0, 2, 3]),
+            Topology::TriangleList,
+        )
+        .unwrap();
+        common::px(&mut c, 1, 2)
+    };
+    let rows = [
+        (TexelFormat::Rgba8, [32, 48, 128, 0]),
+        (TexelFormat::Rgb8, [32, 48, 128, 128]),
+        (TexelFormat::L8, [32, 16, 64, 128]),
+        (TexelFormat::La8, [32, 16, 64, 0]),
+    ];
+    for (format, want) in rows {
+        for mag in [texture::MagFilter::Nearest, texture::MagFilter::Linear] {
+            let got = at_every_level(|l| draw(l, format, mag));
+            assert_eq!(got, want, "{format:?}, mag {mag:?}");
+        }
+    }
+}
