@@ -424,13 +424,14 @@ fn aniso(u: &UnitRt, p: &[f32], n: usize, s: &mut Scratch) {
         tex,
         ..
     } = s;
+    let sampler = u.texture.in_format(&u.sampler);
     for i in 0..n {
         if !mask[i] {
             continue;
         }
         let [uu, vv, ux, vx, uy, vy] = uv_derivatives(p, dxp[i], dyp[i]);
         let (uv, ddx, ddy) = (Vec2::new(uu, vv), Vec2::new(ux, vx), Vec2::new(uy, vy));
-        let t = u.texture.sample_grad(&u.sampler, uv, ddx, ddy);
+        let t = u.texture.sample_grad_in_format(&sampler, uv, ddx, ddy);
         for (ch, x) in t.to_array().into_iter().enumerate() {
             tex[ch][i] = x;
         }

@@ -237,7 +237,10 @@ pub(crate) fn sample_pixels(
         (Some(_), Some(0)) => nb!(2, 0),
         (Some(_), Some(1)) => nb!(2, 1),
         (Some(_), Some(_)) => nb!(2, 2),
-        _ => run(|uv, l| tex.sample_adjusted(s, uv, l), args, out),
+        _ => {
+            let s = &tex.in_format(s);
+            run(|uv, l| tex.sample_in_format(s, uv, l), args, out)
+        }
     }
 }
 
@@ -278,9 +281,22 @@ impl Texture {
     /// isotropic path.
     #[inline]
     pub fn sample_grad(&self, s: &Sampler, uv: Vec2, duv_dx: Vec2, duv_dy: Vec2) -> Vec4 {
+        self.sample_grad_in_format(&self.in_format(s), uv, duv_dx, duv_dy)
+    }
+
+    /// [`Texture::sample_grad`] for a sampler already passed through
+    /// [`Texture::in_format`] (the fragment stage converts once per batch).
+    #[inline]
+    pub(crate) fn sample_grad_in_format(
+        &self,
+        s: &Sampler,
+        uv: Vec2,
+        duv_dx: Vec2,
+        duv_dy: Vec2,
+    ) -> Vec4 {
         let size = self.levels[0].size_f;
         if s.max_anisotropy <= 1 {
-            return self.sample_lod(s, uv, lod(size, duv_dx, duv_dy));
+            return self.sample_in_format(s, uv, s.adjust_lod(lod(size, duv_dx, duv_dy)));
         }
         let (a, b) = (
             (duv_dx * size).length_squared(),
@@ -304,12 +320,12 @@ impl Texture {
         let lambda = s.adjust_lod(0.5 * math::log2_lod(major2 / (nf * nf)));
         let minified = lambda > s.switch_point(); // false for NaN
         if n == 1 || !minified {
-            return self.sample_adjusted(s, uv, lambda);
+            return self.sample_in_format(s, uv, lambda);
         }
         let mut sum = Vec4::ZERO;
         for k in 0..n {
             let offset = (k as f32 + 0.5) / nf - 0.5;
-            sum += self.sample_adjusted(s, uv + major_uv * offset, lambda);
+            sum += self.sample_in_format(s, uv + major_uv * offset, lambda);
         }
         sum / nf
     }
@@ -368,11 +384,24 @@ impl Texture {
     /// Samples with an already-adjusted λ (bias and clamps applied).
     #[inline]
     pub(crate) fn sample_adjusted(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Vec4 {
-        // The border colour as a texel of this format (GL 2.1 §3.8.8).
-        let s = &Sampler {
+        self.sample_in_format(&self.in_format(s), uv, lambda)
+    }
+
+    /// `s` with its border colour read as a texel of this texture's format (GL 2.1 §3.8.8;
+    /// [`TexelFormat::convert_border`](super::TexelFormat::convert_border)). Done once per
+    /// call or batch, never per tap.
+    #[inline]
+    pub(crate) fn in_format(&self, s: &Sampler) -> Sampler {
+        Sampler {
             border: self.format.convert_border(s.border),
             ..*s
-        };
+        }
+    }
+
+    /// [`Texture::sample_adjusted`] for a sampler already passed through
+    /// [`Texture::in_format`].
+    #[inline]
+    fn sample_in_format(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Vec4 {
         let base = &self.levels[0];
         // NaN compares false, so it is treated as magnification.
         let minified = lambda > s.switch_point();
