@@ -170,3 +170,75 @@ fn documented_example_loads_and_solves() {
         .unwrap();
     assert!((slider.translation().x - (1.0 - 5f32.sqrt() / 2.0)).abs() < 1e-3);
 }
+
+/// `docs/examples/particles_ik.json`, `drift`: two particles with point motion shown at
+/// `t꜀ = 3` (phase). Particle 0 starts at the origin moving 0.5/s along x inside the box
+/// x ∈ [−1, 1]: it has gone 1.5, hit the wall at x = 1 after 1 and come back 0.5, so x = 0.5.
+/// Particle 1 does not move and shrinks 0.05/s from 0.2: 0.2 − 0.15 = 0.05. At t = 2
+/// (`t꜀ = 5`): particle 0 has gone 2.5 → wall at 1, back 1.5 → x = −0.5; particle 1's size
+/// would be −0.05 and stops at 0.
+#[test]
+fn documented_particle_point_motion() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/particles_ik.json");
+    let mut loaded = io::load(&path, &ImportOptions::default()).unwrap();
+    let scene = &mut loaded.scene;
+    let drift = scene.find("drift").unwrap();
+    let p = scene.particles(drift).unwrap();
+    assert!((p.locations()[0] - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-6);
+    assert_eq!(p.locations()[1], Vec3::new(0.0, 1.0, 0.0));
+    assert!((p.sizes()[1] - 0.05).abs() < 1e-6, "{:?}", p.sizes());
+    scene.update(2.0);
+    let p = scene.particles(drift).unwrap();
+    assert!((p.locations()[0] - Vec3::new(-0.5, 0.0, 0.0)).length() < 1e-6);
+    assert_eq!(p.sizes()[1], 0.0);
+    assert_eq!(p.sizes()[0], 0.1);
+}
+
+#[test]
+fn bad_particle_motion_is_invalid_with_a_position() {
+    for (name, body, needle) in [
+        (
+            "velocity_count",
+            "{ \"locations\": [[0, 0, 0], [1, 0, 0]], \"sizes\": [1, 1], \"motion\": { \"velocities\": [[1, 0, 0]] } }",
+            "1 velocities for 2 particles",
+        ),
+        (
+            "size_change_count",
+            "{ \"locations\": [[0, 0, 0]], \"sizes\": [1], \"motion\": { \"velocities\": [[1, 0, 0]], \"size_changes\": [1, 2] } }",
+            "2 size changes",
+        ),
+        (
+            "random_with_motion",
+            "{ \"random\": {}, \"motion\": { \"velocities\": [] } }",
+            "\"motion\" is for \"locations\"",
+        ),
+        (
+            "huge_velocity",
+            "{ \"locations\": [[0, 0, 0]], \"sizes\": [1], \"motion\": { \"velocities\": [[3e38, 3e38, 0]] } }",
+            "too large",
+        ),
+    ] {
+        match load(name, &particles_node(body)) {
+            Err(IoError::Invalid {
+                location, message, ..
+            }) => {
+                assert!(message.contains(needle), "{name}: {message}");
+                assert!(at_line_5(&location), "{name}: {location:?}");
+            }
+            other => panic!("{name}: {:?}", other.err()),
+        }
+    }
+    // A box with max below min is the scene graph's error, at the node's position.
+    let e = load(
+        "inverted_box",
+        &particles_node(
+            "{ \"locations\": [[0, 0, 0]], \"sizes\": [1], \"motion\": { \"velocities\": [[1, 0, 0]], \"bounds\": [[1, 1, 1], [0, 0, 0]] } }",
+        ),
+    )
+    .err();
+    assert!(
+        matches!(&e, Some(IoError::Scene { context, .. }) if context.contains("(at 5:")),
+        "{e:?}"
+    );
+}

@@ -926,9 +926,19 @@ fn particles(
                 sizes.iter().map(|s| s.get()).collect(),
             )
             .map_err(&err)?;
-            (system, None)
+            let motion = match &p.motion {
+                Some(m) => Some(particle_motion(ctx, context, &system, m)?),
+                None => None,
+            };
+            (system, motion)
         }
         (None, None, Some(r)) => {
+            if p.motion.is_some() {
+                return Err(ctx.invalid(
+                    context,
+                    "\"random\" particles have their own motion; \"motion\" is for \"locations\"",
+                ));
+            }
             if p.colors.is_some() {
                 return Err(ctx.invalid(
                     context,
@@ -985,6 +995,61 @@ fn particles(
         scene.add_particle_controller(id, c).map_err(&err)?;
     }
     Ok(id)
+}
+
+/// The point motion of explicit particles (see `docs/scene-format.md`): per-particle
+/// velocities as speed and direction, size changes, an optional box, and the time mapping
+/// `t꜀ = max(0, f·t + p)`.
+fn particle_motion(
+    ctx: &Ctx,
+    context: &str,
+    system: &Particles,
+    m: &ParticleMotionDoc,
+) -> Result<ParticleController, IoError> {
+    let err = ctx.scene_err(context);
+    let n = system.len();
+    if m.velocities.len() != n {
+        return Err(ctx.invalid(
+            context,
+            format!("{} velocities for {n} particles", m.velocities.len()),
+        ));
+    }
+    let size_changes = match &m.size_changes {
+        Some(c) if c.len() != n => {
+            return Err(ctx.invalid(
+                context,
+                format!("{} size changes for {n} particles", c.len()),
+            ))
+        }
+        Some(c) => c.iter().map(|x| x.get()).collect(),
+        None => vec![0.0; n],
+    };
+    let (mut speeds, mut axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for v in &m.velocities {
+        let v = v3(v);
+        let speed = v.length();
+        if !speed.is_finite() {
+            return Err(ctx.invalid(context, format!("velocity {v} is too large")));
+        }
+        speeds.push(speed);
+        axes.push(if speed > 0.0 { v / speed } else { Vec3::X });
+    }
+    let bounds = m.bounds.as_ref().map(|[lo, hi]| (v3(lo), v3(hi)));
+    let timing = ControllerTiming::over(0.0, f64::MAX)
+        .and_then(|t| t.with_phase(f64::from(m.phase.map_or(0.0, Real::get))))
+        .and_then(|t| t.with_frequency(f64::from(m.frequency.map_or(1.0, Real::get))))
+        .map_err(&err)?
+        .with_active(m.active.unwrap_or(true));
+    ParticleController::new(
+        timing,
+        system.clone(),
+        speeds,
+        axes,
+        size_changes,
+        m.size_adjust_change.map_or(0.0, Real::get),
+        bounds,
+    )
+    .map_err(&err)
 }
 
 /// The one node called `name`, for an IK or skin controller.

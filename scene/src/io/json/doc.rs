@@ -277,6 +277,37 @@ pub struct ParticlesDoc {
     /// How many particles, from the first, are drawn (default all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<u32>,
+    /// Per-particle motion of a `locations` system (default none: they stay put).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motion: Option<ParticleMotionDoc>,
+}
+
+/// Point motion of `locations` particles (Eberly's `ParticleController`): each particle moves
+/// at its own constant velocity and changes size at its own rate, as a closed form of the
+/// controller time `t꜀ = max(0, frequency·t + phase)`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParticleMotionDoc {
+    /// One velocity per particle, units per second (speed `|v|` along `v/|v|`).
+    pub velocities: Vec<Real3>,
+    /// One size change per particle, units per second (default 0; sizes stop at 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_changes: Option<Vec<Real>>,
+    /// Change of `size_adjust` per second (default 0; it stops at 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_adjust_change: Option<Real>,
+    /// `[min, max]` corners of a box the particles bounce inside (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<[Real3; 2]>,
+    /// `p` in `t꜀ = f·t + p` (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Real>,
+    /// `f` in `t꜀ = f·t + p` (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<Real>,
+    /// Whether the particles move (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
 }
 
 /// `random` particles: every value drawn from a seeded generator.
