@@ -98,6 +98,90 @@ const CASES: &[ModelCase] = &[
         model: "AnimatedMorphCube",
         args: &["--size", "320x320", "--time", "1.5"],
     },
+    // Its third time: the "angle" target alone (weights 0, 1).
+    ModelCase {
+        name: "AnimatedMorphCube-t3.4",
+        model: "AnimatedMorphCube",
+        args: &["--size", "320x320", "--time", "3.4"],
+    },
+    // KHR_mesh_quantization: the same morph as AnimatedMorphCube-t1.5 from integer data.
+    ModelCase {
+        name: "AnimatedMorphCube-Quantized-t1.5",
+        model: "AnimatedMorphCube/glTF-Quantized",
+        args: &["--size", "320x320", "--time", "1.5"],
+    },
+    // Skinned (issue 12): the glTF tutorial's two-joint strip, seen face on, bent +90° and −45°.
+    ModelCase {
+        name: "SimpleSkin-t1.5",
+        model: "SimpleSkin",
+        args: &[
+            "--size", "240x240", "--time", "1.5", "--eye", "0,1,4.5", "--target", "0,1,0", "--fov",
+            "45",
+        ],
+    },
+    ModelCase {
+        name: "SimpleSkin-t3.5",
+        model: "SimpleSkin",
+        args: &[
+            "--size", "240x240", "--time", "3.5", "--eye", "0,1,4.5", "--target", "0,1,0", "--fov",
+            "45",
+        ],
+    },
+    // A skinned cylinder bending at its middle joint; framing rule.
+    ModelCase {
+        name: "RiggedSimple-t0.5",
+        model: "RiggedSimple",
+        args: &["--size", "240x240", "--time", "0.5"],
+    },
+    ModelCase {
+        name: "RiggedSimple-t1.5",
+        model: "RiggedSimple",
+        args: &["--size", "240x240", "--time", "1.5"],
+    },
+    // One mesh, 84 skins on four twisting skeletons; framing rule.
+    ModelCase {
+        name: "RecursiveSkeletons-t1",
+        model: "RecursiveSkeletons",
+        args: &["--size", "320x320", "--time", "1"],
+    },
+    // Morphed (issue 12): one triangle, two targets, weights (0, 1) at t = 1 and (1, 0) at 3.
+    ModelCase {
+        name: "SimpleMorph-t1",
+        model: "SimpleMorph",
+        args: &[
+            "--size", "240x240", "--time", "1", "--eye", "0.5,1,4", "--target", "0.5,1,0", "--fov",
+            "45",
+        ],
+    },
+    ModelCase {
+        name: "SimpleMorph-t3",
+        model: "SimpleMorph",
+        args: &[
+            "--size", "240x240", "--time", "3", "--eye", "0.5,1,4", "--target", "0.5,1,0", "--fov",
+            "45",
+        ],
+    },
+    // Two primitives, each with a target, mesh weights [0.5]: the centre raised.
+    ModelCase {
+        name: "MorphPrimitivesTest",
+        model: "MorphPrimitivesTest",
+        args: &[
+            "--size",
+            "320x240",
+            "--eye",
+            "0,0.45,1.4",
+            "--target",
+            "0,0.02,0",
+            "--fov",
+            "45",
+        ],
+    },
+    // Eight targets with POSITION and NORMAL; the "TheWave" clip of three (--clip).
+    ModelCase {
+        name: "MorphStressTest-TheWave-t0.8",
+        model: "MorphStressTest",
+        args: &["--size", "320x240", "--clip", "TheWave", "--time", "0.8"],
+    },
 ];
 
 fn repo() -> PathBuf {
@@ -105,12 +189,14 @@ fn repo() -> PathBuf {
 }
 
 /// `gltf/khronos/<model>/glTF/<model>.gltf` under `$PLUMB_ASSETS`, else under
-/// `../shared/assets` beside the repository.
+/// `../shared/assets` beside the repository. `<model>/<variant>` (e.g.
+/// `AnimatedMorphCube/glTF-Quantized`) takes that variant folder instead of `glTF`.
 fn model_path(model: &str) -> Result<PathBuf, String> {
+    let (name, variant) = model.split_once('/').unwrap_or((model, "glTF"));
     let rel = Path::new("gltf/khronos")
-        .join(model)
-        .join("glTF")
-        .join(format!("{model}.gltf"));
+        .join(name)
+        .join(variant)
+        .join(format!("{name}.gltf"));
     let mut tried = Vec::new();
     if let Ok(dir) = std::env::var("PLUMB_ASSETS") {
         tried.push(Path::new(&dir).join(&rel));
