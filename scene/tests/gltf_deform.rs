@@ -311,3 +311,206 @@ fn morph_weight_channels() {
         other => panic!("{:?}", other.err()),
     }
 }
+
+/// The skinned leaf's positions after loading `d`.
+fn skinned_positions(name: &str, b: &Builder, d: Value) -> Vec<Vec3> {
+    let s = load_doc(name, b, d).unwrap();
+    s.scene.mesh(leaf(&s.scene)).unwrap().positions().to_vec()
+}
+
+#[test]
+fn weights_not_summing_to_one_are_renormalized() {
+    // Vertex 1 weighs 0.25 on joint 1 and vertex 2 0.1 + 0.1 on joints 0 and 1 (sums 0.25
+    // and 0.2): renormalized to 1 and 0.5 + 0.5, they pose exactly as the weights 1 and
+    // 1 + 1 of `two_joint_skin` (vertex 1 at (−1, 1, 0), vertex 2 at (−0.5, 1.5, 0)).
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    let w0 = b.f32s(
+        &[1.0, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0],
+        "VEC4",
+    );
+    let w1 = b.f32s(
+        &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0],
+        "VEC4",
+    );
+    let attrs = &mut d["meshes"][0]["primitives"][0]["attributes"];
+    attrs["WEIGHTS_0"] = json!(w0);
+    attrs["WEIGHTS_1"] = json!(w1);
+    let p = skinned_positions("renorm", &b, d);
+    assert!(close(p[0], Vec3::ZERO), "{p:?}");
+    assert!(close(p[1], Vec3::new(-1.0, 1.0, 0.0)), "{p:?}");
+    assert!(close(p[2], Vec3::new(-0.5, 1.5, 0.0)), "{p:?}");
+}
+
+#[test]
+fn weights_out_of_range_and_bad_inverse_bind_matrices_are_typed_errors() {
+    // A weight above 1.
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    let w = b.f32s(
+        &[1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        "VEC4",
+    );
+    d["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"] = json!(w);
+    expect_invalid("big-weight", &b, d, "outside 0..=1");
+    // An infinite weight.
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    let w = b.f32s(
+        &[
+            f32::INFINITY,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+        ],
+        "VEC4",
+    );
+    d["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"] = json!(w);
+    assert!(
+        matches!(
+            load_doc("inf-weight", &b, d),
+            Err(IoError::NonFinite { .. } | IoError::Invalid { .. })
+        ),
+        "an infinite weight must be refused"
+    );
+    // Three inverse bind matrices for two joints.
+    let id: [f32; 16] = [
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+    ];
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    let three = b.f32s(&id.repeat(3), "MAT4");
+    d["skins"][0]["inverseBindMatrices"] = json!(three);
+    expect_invalid("ibm-three", &b, d, "has 3 matrices for 2 joints");
+    // A NaN in an inverse bind matrix.
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    let mut m = id.repeat(2);
+    m[17] = f32::NAN;
+    let nan = b.f32s(&m, "MAT4");
+    d["skins"][0]["inverseBindMatrices"] = json!(nan);
+    assert!(
+        matches!(load_doc("ibm-nan", &b, d), Err(IoError::NonFinite { .. })),
+        "a NaN inverse bind matrix must be refused"
+    );
+    // A projective inverse bind matrix (last row not 0 0 0 1).
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    let mut m = id.repeat(2);
+    m[3] = 0.5;
+    let proj = b.f32s(&m, "MAT4");
+    d["skins"][0]["inverseBindMatrices"] = json!(proj);
+    expect_invalid("ibm-proj", &b, d, "not affine");
+}
+
+#[test]
+fn skeleton_cycles_are_typed_errors() {
+    // Joint 1 lists joint 0 as its child: the joint hierarchy loops (0 → 1 → 0).
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    d["nodes"][1]["children"] = json!([0]);
+    expect_invalid("joint-loop", &b, d, "has a cycle");
+    // A joint that is its own child.
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    d["nodes"][1]["children"] = json!([1]);
+    expect_invalid("joint-self", &b, d, "lists the node itself (a cycle)");
+    // The skin's joints form a cycle no scene root reaches (0 ↔ 1, neither a root): the
+    // document check finds it before the scene or the skin is read.
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    d["nodes"][1]["children"] = json!([0]);
+    d["scenes"][0]["nodes"] = json!([3]);
+    expect_invalid("joint-cycle-apart", &b, d, "cycle");
+    // No scene at all (the roots would be the nodes nobody has as a child, which leaves the
+    // cycle out): the same document error.
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    d["nodes"][1]["children"] = json!([0]);
+    let o = d.as_object_mut().unwrap();
+    o.remove("scene");
+    o.remove("scenes");
+    expect_invalid("joint-cycle-noscene", &b, d, "cycle");
+}
+
+#[test]
+fn non_finite_animation_keys_are_typed_errors() {
+    // The two-joint skin with a rotation channel on joint 1 whose input (times) or output
+    // (values) holds `bad`.
+    let with_channel = |name: &str, times: &[f32], values: &[f32]| {
+        let mut b = Builder::default();
+        let mut d = two_joint_skin(&mut b);
+        let t = b.f32s(times, "SCALAR");
+        let q = b.f32s(values, "VEC4");
+        d["animations"] = json!([{"samplers": [{"input": t, "output": q}],
+            "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]);
+        load_doc(name, &b, d)
+    };
+    let ok = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, H, H];
+    assert!(with_channel("anim-ok", &[0.0, 1.0], &ok).is_ok());
+    for (name, times, values) in [
+        ("anim-nan-time", [0.0, f32::NAN], ok),
+        ("anim-inf-time", [0.0, f32::INFINITY], ok),
+        (
+            "anim-nan-value",
+            [0.0, 1.0],
+            [0.0, 0.0, 0.0, 1.0, 0.0, f32::NAN, H, H],
+        ),
+    ] {
+        match with_channel(name, &times, &values) {
+            Err(IoError::Invalid { .. } | IoError::NonFinite { .. }) => {}
+            Err(e) => panic!("{name}: wrong error {e}"),
+            Ok(_) => panic!("{name}: loaded"),
+        }
+    }
+    // A NaN key time in a morph `weights` channel.
+    let mut b = Builder::default();
+    let mut d = morph_triangle(&mut b);
+    let t = b.f32s(&[0.0, f32::NAN], "SCALAR");
+    let o = b.f32s(&[0.0, 1.0], "SCALAR");
+    d["animations"] = json!([{"samplers": [{"input": t, "output": o}],
+        "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]}]);
+    match load_doc("w-nan-time", &b, d) {
+        Err(IoError::Invalid { .. } | IoError::NonFinite { .. }) => {}
+        Err(e) => panic!("w-nan-time: wrong error {e}"),
+        Ok(_) => panic!("w-nan-time: loaded"),
+    }
+}
+
+#[test]
+fn clips_choose_the_morph_weights() {
+    // Two clips drive the triangle's weight: clip 0 holds 0.25 (z = 0.5), clip 1 holds 1
+    // (z = 2). Both play: the later (clip 1) wins. Clip 0 alone: 0.25. None: the mesh's
+    // static weight 0.5 (z = 1).
+    let mut b = Builder::default();
+    let mut d = morph_triangle(&mut b);
+    let t = b.f32s(&[0.0], "SCALAR");
+    let quarter = b.f32s(&[0.25], "SCALAR");
+    let one = b.f32s(&[1.0], "SCALAR");
+    let clip = |name: &str, out: usize| {
+        json!({"name": name, "samplers": [{"input": t, "output": out}],
+               "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]})
+    };
+    d["animations"] = json!([clip("quarter", quarter), clip("one", one)]);
+    let mut s = load_doc("clips", &b, d).unwrap();
+    let a = s.imported.animations.clone();
+    assert_eq!(a.len(), 2);
+    assert_eq!(a[0].channel_count(), 1);
+    assert!((z_at(&mut s, 0.5) - 2.0).abs() < 1e-6);
+    io::play_only(&a, Some(0));
+    assert!((z_at(&mut s, 0.5) - 0.5).abs() < 1e-6);
+    io::play_only(&a, Some(1));
+    assert!((z_at(&mut s, 0.5) - 2.0).abs() < 1e-6);
+    io::play_only(&a, Some(2));
+    assert!((z_at(&mut s, 0.5) - 1.0).abs() < 1e-6);
+    io::play_only(&a, None);
+    assert!((z_at(&mut s, 0.5) - 2.0).abs() < 1e-6);
+}
