@@ -64,8 +64,9 @@ pub(super) fn attach_skin(
         return Err(invalid("\"bones\" names no bone".to_owned()));
     }
     let mut bones = Vec::with_capacity(s.bones.len());
-    for (k, name) in s.bones.iter().enumerate() {
-        if s.bones[..k].contains(name) {
+    let mut seen = std::collections::BTreeSet::new();
+    for name in &s.bones {
+        if !seen.insert(name.as_str()) {
             return Err(invalid(format!("bone '{name}' is named twice")));
         }
         let id = named(ctx, context, name)?;
