@@ -20,7 +20,9 @@
 //!   material, shared), recorded in [`Imported::materials`] under the geometry leaf.
 //! * **Cameras** and **lights** (`KHR_lights_punctual`) are recorded with their node.
 //! * **Animations** become [`crate::io::Animation`]s of the imported nodes' translation, rotation and
-//!   scale; channels on nodes outside the default scene are dropped.
+//!   scale, one per glTF animation in file order; channels on nodes outside the default scene
+//!   are dropped. All play by default; [`play_only`](crate::io::animation::play_only) picks
+//!   one (its [`ClipSwitch`](crate::io::animation::ClipSwitch) also drives the morph weights).
 //! * **Skins** become [`SkinController`](crate::SkinController)s on the skinned node's
 //!   geometry leaves: `joints`, `inverseBindMatrices` (identity when absent, one per joint),
 //!   every `JOINTS_n`/`WEIGHTS_n` set (more than four influences per vertex), weights
