@@ -125,7 +125,7 @@ fn bench(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     k += 1;
-                    scene.update(if k % 2 == 0 { 1.0 } else { 1.25 });
+                    scene.update([1.0, 1.25][k % 2]);
                     scene.draw(&camera, &mut renderer).expect("draws")
                 });
             },
