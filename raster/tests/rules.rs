@@ -912,7 +912,7 @@ fn polygon_offset_slope_and_units_terms() {
             [0.125, 0.1875, 0.375],
             (3.0, -8.0),
             (5, 6),
-            0.294_921_875 - two_m22,
+            151.0 / 512.0 - two_m22, // 0.294921875
         ),
     ];
     for (z, (factor, units), (i, j), want) in cases {
