@@ -242,3 +242,22 @@ fn bad_particle_motion_is_invalid_with_a_position() {
         "{e:?}"
     );
 }
+
+/// `docs/examples/particles_ik.json`, `drift`'s `motion` controller: velocity (0, 0.25, 0) and
+/// 45°/s about z from `t꜀ = 2` (phase): at load it is at (−3, 0.5, 0) turned 90° (x ↦ y); at
+/// t = 2 (`t꜀ = 4`) at (−3, 1, 0) turned 180° (x ↦ −x).
+#[test]
+fn documented_system_motion() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/particles_ik.json");
+    let mut loaded = io::load(&path, &ImportOptions::default()).unwrap();
+    let scene = &mut loaded.scene;
+    let drift = scene.find("drift").unwrap();
+    let w = *scene.world_transform(drift).unwrap();
+    assert!((w.translation() - Vec3::new(-3.0, 0.5, 0.0)).length() < 1e-6);
+    assert!((w.apply_vector(Vec3::X) - Vec3::Y).length() < 1e-6);
+    scene.update(2.0);
+    let w = *scene.world_transform(drift).unwrap();
+    assert!((w.translation() - Vec3::new(-3.0, 1.0, 0.0)).length() < 1e-6);
+    assert!((w.apply_vector(Vec3::X) + Vec3::X).length() < 1e-6);
+}

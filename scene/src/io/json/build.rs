@@ -26,7 +26,9 @@ use crate::io::{uri, ImportOptions};
 use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
-use crate::particles::{ParticleController, Particles, RandomParticles, MAX_PARTICLES};
+use crate::particles::{
+    ParticleController, Particles, RandomParticles, SystemMotion, MAX_PARTICLES,
+};
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
 use crate::state::{
@@ -838,6 +840,34 @@ fn controller(
         }
         ControllerDoc::Ik(ik) => ctx.iks.push((context.to_owned(), ik.clone())),
         ControllerDoc::Skin(skin) => ctx.skins.push((node, context.to_owned(), skin.clone())),
+        ControllerDoc::Motion(m) => {
+            let err = ctx.scene_err(context);
+            let velocity = m.velocity.as_ref().map_or(Vec3::ZERO, v3);
+            let speed = velocity.length();
+            if !speed.is_finite() {
+                return Err(ctx.invalid(context, format!("velocity {velocity} is too large")));
+            }
+            let direction = if speed > 0.0 {
+                velocity / speed
+            } else {
+                Vec3::X
+            };
+            let timing = ControllerTiming::over(0.0, f64::MAX)
+                .and_then(|t| t.with_phase(f64::from(m.phase.map_or(0.0, Real::get))))
+                .and_then(|t| t.with_frequency(f64::from(m.frequency.map_or(1.0, Real::get))))
+                .map_err(&err)?
+                .with_active(m.active.unwrap_or(true));
+            let motion = SystemMotion::new(
+                timing,
+                base,
+                speed,
+                direction,
+                math::to_radians(m.degrees_per_second.map_or(0.0, Real::get)),
+                m.axis.as_ref().map_or(Vec3::Y, v3),
+            )
+            .map_err(&err)?;
+            scene.add_controller(node, Box::new(motion)).map_err(&err)?;
+        }
         ControllerDoc::Morph(m) => {
             let times: Vec<f32> = m.times.iter().map(|t| t.get()).collect();
             let timing = controller_timing(

@@ -574,6 +574,34 @@ pub enum ControllerDoc {
     /// Skin and bones: the node's mesh follows the world transforms of named bone nodes
     /// (geometry nodes only).
     Skin(SkinDoc),
+    /// System motion: the node moves at a constant velocity and turns at a constant rate.
+    Motion(MotionDoc),
+}
+
+/// `motion` parameters (Eberly's `PointController` system motion, `plumb_scene::SystemMotion`):
+/// with `t꜀ = max(0, frequency·t + phase)`, the local transform is the node's own turned by
+/// `degrees_per_second·t꜀` about `axis` (after its own rotation) and moved by `velocity·t꜀`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MotionDoc {
+    /// Linear velocity, units per second (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<Real3>,
+    /// Rotation axis (default +y).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis: Option<Real3>,
+    /// Angular speed about `axis`, degrees per second (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degrees_per_second: Option<Real>,
+    /// `p` in `t꜀ = f·t + p` (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Real>,
+    /// `f` in `t꜀ = f·t + p` (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<Real>,
+    /// Whether the controller runs (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
 }
 
 /// `skin` parameters (Eberly's `SkinController`, `plumb_scene::skin`): per vertex `j` and
