@@ -232,3 +232,137 @@ fn missing_material_library_and_texture() {
     ));
     assert!(io::load(&p, &ImportOptions::default()).is_ok());
 }
+
+/// Points and polylines (issue 14, "OBJ points and lines"): `p` gives one point per vertex,
+/// `l v1 v2 v3` the segments v1–v2 and v2–v3 (tobj alone reads `l 1 2 3` as a triangle);
+/// runs of one object and material are one leaf after the object's faces; colours come from
+/// `v x y z r g b` (white where a vertex has none); indices may be relative.
+#[test]
+fn points_and_polylines() {
+    let dir = temp_dir("obj-wires");
+    let p = write(
+        &dir,
+        "w.obj",
+        "o shape\n\
+         v 0 0 0 1 0 0\n\
+         v 1 0 0\n\
+         v 1 1 0 0 0 1\n\
+         v 0 1 0\n\
+         vt 0 0\n\
+         l 1 2 3\n\
+         l 3/1 -1\n\
+         p 4 2\n\
+         o dots\n\
+         p -4\n\
+         o face\n\
+         v 0 0 1 1 1 1\n\
+         v 1 0 1 1 1 1\n\
+         v 0 1 1 1 1 1\n\
+         f -3 -2 -1\n",
+    );
+    let s = io::load(&p, &ImportOptions::default()).unwrap();
+    let sc = &s.scene;
+    let leaf = |name: &str| sc.find(name).unwrap();
+    // Objects in order of their first leaf: faces (read by tobj) first, then wires.
+    assert_eq!(
+        s.imported.roots,
+        vec![leaf("face"), leaf("shape"), leaf("dots")]
+    );
+    assert_eq!(
+        sc.mesh(leaf("face[0]")).unwrap().topology(),
+        MeshTopology::Triangles
+    );
+    assert_eq!(
+        sc.children(leaf("shape")).unwrap().len(),
+        2,
+        "line run, point run"
+    );
+    let lines = sc.mesh(leaf("shape[0]")).unwrap();
+    assert_eq!(lines.topology(), MeshTopology::Lines);
+    // v1, v2, v3, v4 in first-use order; segments 1–2, 2–3, 3–4.
+    assert_eq!(
+        lines.positions(),
+        &[Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y]
+    );
+    assert_eq!(lines.indices(), &[0, 1, 1, 2, 2, 3]);
+    assert_eq!(
+        lines.colors().unwrap(),
+        &[
+            Vec4::new(1.0, 0.0, 0.0, 1.0),
+            Vec4::ONE,
+            Vec4::new(0.0, 0.0, 1.0, 1.0),
+            Vec4::ONE
+        ]
+    );
+    let points = sc.mesh(leaf("shape[1]")).unwrap();
+    assert_eq!(points.topology(), MeshTopology::Points);
+    assert_eq!(points.positions(), &[Vec3::Y, Vec3::X]);
+    assert_eq!(points.indices(), &[0, 1]);
+    assert!(points.colors().is_none(), "neither vertex has a colour");
+    // `p -4` in the next object: the first vertex, a leaf of its own object.
+    let dots = sc.mesh(leaf("dots[0]")).unwrap();
+    assert_eq!(dots.positions(), &[Vec3::ZERO]);
+    assert!(s.imported.material(leaf("dots[0]")).is_some());
+}
+
+#[test]
+fn bad_points_and_lines() {
+    for (name, text, line, needle) in [
+        ("obj-l1", "v 0 0 0\nl 1\n", 2, "line"),
+        ("obj-p0", "v 0 0 0\n\np\n", 3, "point"),
+        (
+            "obj-lrange",
+            "v 0 0 0\nv 1 0 0\nl 1 3\n",
+            3,
+            "vertex index 3 is out of range",
+        ),
+        (
+            "obj-prel",
+            "v 0 0 0\np -2\n",
+            2,
+            "vertex index -2 is out of range",
+        ),
+        (
+            "obj-lword",
+            "v 0 0 0\nl 1 x\n",
+            2,
+            "'x' is not a vertex reference",
+        ),
+    ] {
+        let e = fails(name, text.as_bytes());
+        assert_eq!(line_of(&e), Some(line), "{name}: {e}");
+        assert!(e.to_string().contains(needle), "{name}: {e}");
+    }
+}
+
+/// Colours on some vertices only: the others are white (tobj alone failed with "face vertex
+/// color index out of bounds"); a homogeneous `w` still divides the position.
+#[test]
+fn vertex_colours_on_some_vertices() {
+    let dir = temp_dir("obj-mixed-colours");
+    let p = write(
+        &dir,
+        "c.obj",
+        "v 0 0 0 1 0 0\nv 1 0 0\nv 0 1 0 2\nf 1 2 3\n",
+    );
+    let s = io::load(&p, &ImportOptions::default()).unwrap();
+    let m = s.scene.mesh(s.scene.find("c[0]").unwrap()).unwrap();
+    let at = |q: Vec3| m.positions().iter().position(|&p| p == q).unwrap();
+    let colors = m.colors().unwrap();
+    assert_eq!(colors[at(Vec3::ZERO)], Vec4::new(1.0, 0.0, 0.0, 1.0));
+    assert_eq!(colors[at(Vec3::X)], Vec4::ONE);
+    assert_eq!(colors[at(Vec3::new(0.0, 0.5, 0.0))], Vec4::ONE);
+    // An unparsable or zero `w` is still refused (the rewrite never hides an error).
+    let e = fails(
+        "obj-mixed-w0",
+        b"v 0 0 0 1 0 0\nv 1 0 0 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    assert_eq!(line_of(&e), Some(2), "{e}");
+    assert!(e.to_string().contains("by zero"), "{e}");
+    let e = fails(
+        "obj-mixed-nan",
+        b"v 0 0 0 1 0 0\nv 1 x 0\nv 0 1 0\nf 1 2 3\n",
+    );
+    assert_eq!(line_of(&e), Some(2), "{e}");
+    assert!(e.to_string().contains("position parse error"), "{e}");
+}

@@ -3,9 +3,17 @@
 //! * Every object (`o`/`g` name; the file stem for unnamed geometry) becomes a group node
 //!   under the node imported into, and each run of faces with one material becomes a geometry
 //!   leaf `<object>[<k>]` under it.
-//! * Polygons are triangulated as fans from their first vertex (`tobj`'s rule); points and
-//!   lines (`p`, `l`) are ignored. Positions, normals, uvs and vertex colours are welded into
-//!   one index per vertex.
+//! * Polygons are triangulated as fans from their first vertex (`tobj`'s rule). Positions,
+//!   normals, uvs and vertex colours are welded into one index per vertex.
+//! * Points (`p v1 v2 …`: one point per vertex) and polylines (`l v1 v2 …`, each `v/vt`
+//!   reference's position: the segments v1–v2, v2–v3, …) are read by plumb itself (`tobj`
+//!   would read `l 1 2 3` as a triangle): each run of them with one material becomes a
+//!   geometry leaf `<object>[<k>]` of topology `Points` or `Lines` after the object's faces,
+//!   holding the referenced positions (and `v x y z r g b` colours, white where a vertex has
+//!   none). They carry no normals, so a lit material lights them with GL's current normal
+//!   (0, 0, 1), as for any mesh without normals.
+//! * Vertex colours (`v x y z r g b`) on some vertices only: the others are white, for faces
+//!   too.
 //! * Missing normals are generated smooth, area-weighted (each vertex gets the normalized sum
 //!   of the unnormalized normals of its triangles, [`Mesh::with_generated_normals`]).
 //! * `vt` has its origin at the bottom-left of the image; uvs are stored as `(u, 1 − v)` to
@@ -17,13 +25,15 @@
 //!   [`ImportedMaterial::fixed_function_approximation`] (`r = (2/(Ns+2))^¼`, 1 when
 //!   absent); metallic 0. OBJ cannot say which faces are fronts, so materials are
 //!   **double-sided**. Faces without a material get a white double-sided default.
-//! * Errors name the file and line: non-finite numbers, faces with fewer than 3 vertices or
-//!   indices past the vertex arrays (checked by a first pass over the text), statements
+//! * Errors name the file and line: non-finite numbers, faces with fewer than 3 vertices,
+//!   lines with fewer than 2, points with none, or indices past the vertex arrays (checked by
+//!   a first pass over the text), statements
 //!   `tobj` cannot parse, missing material libraries or textures. A file with no vertex at
 //!   all is refused as not being an OBJ file.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -132,16 +142,22 @@ fn check_text(file: &Path, text: &str) -> Result<(), IoError> {
             }
             continue;
         }
-        if kind != Some("f") {
-            continue;
-        }
+        let (context, least) = match kind {
+            Some("f") => ("face", 3),
+            Some("l") => ("line", 2),
+            Some("p") => ("point", 1),
+            _ => continue,
+        };
         let corners: Vec<&str> = tok.collect();
-        if corners.len() < 3 {
+        if corners.len() < least {
             return Err(at_line(
                 file,
                 ln,
-                "face",
-                format!("has {} vertices; at least 3 are needed", corners.len()),
+                context,
+                format!(
+                    "has {} vertices; at least {least} are needed",
+                    corners.len()
+                ),
             ));
         }
         for c in corners {
@@ -153,7 +169,7 @@ fn check_text(file: &Path, text: &str) -> Result<(), IoError> {
                     return Err(at_line(
                         file,
                         ln,
-                        "face",
+                        context,
                         format!("'{c}' is not a vertex reference"),
                     ));
                 };
@@ -167,7 +183,7 @@ fn check_text(file: &Path, text: &str) -> Result<(), IoError> {
                     return Err(at_line(
                         file,
                         ln,
-                        "face",
+                        context,
                         format!(
                             "{what} index {idx} is out of range ({} defined)",
                             if idx < 0 { seen[k] } else { totals[k] }
@@ -178,6 +194,159 @@ fn check_text(file: &Path, text: &str) -> Result<(), IoError> {
         }
     }
     Ok(())
+}
+
+/// One run of `p` or `l` statements of one object with one material.
+struct WireRun {
+    /// The `o`/`g` name in force (`None`: unnamed, the file stem is used).
+    object: Option<String>,
+    /// The `usemtl` name in force.
+    material: Option<String>,
+    topology: MeshTopology,
+    /// 0-based indices into the file's positions: one per point, two per segment.
+    indices: Vec<u32>,
+}
+
+/// Points and polylines: the file's `v` data, the `p`/`l` runs in file order, and the text
+/// `tobj` is to read (the same lines with every `p` and `l` statement blanked, so its line
+/// numbers stay true). Runs after [`check_text`], which has checked every reference.
+struct Wires {
+    positions: Vec<Vec3>,
+    colors: Vec<Option<Vec4>>,
+    runs: Vec<WireRun>,
+    faces_text: Option<String>,
+}
+
+fn split_wires(text: &str) -> Wires {
+    let mut w = Wires {
+        positions: Vec::new(),
+        colors: Vec::new(),
+        runs: Vec::new(),
+        faces_text: None,
+    };
+    // `v x y z r g b` colours on some vertices only: `tobj` indexes colours as if every vertex
+    // had one and fails ("face vertex color index out of bounds"), so the text it reads gives
+    // the others white (`1 1 1`), as the points and lines here do.
+    let (mut vertices, mut coloured, mut wires) = (0usize, 0usize, false);
+    for l in text.lines() {
+        let mut tok = l.split_whitespace();
+        match tok.next() {
+            Some("v") => {
+                vertices += 1;
+                coloured += usize::from(tok.count() >= 6);
+            }
+            Some("p" | "l") => wires = true,
+            _ => {}
+        }
+    }
+    let pad_colours = coloured > 0 && coloured < vertices;
+    if !wires && !pad_colours {
+        return w;
+    }
+    let mut faces_text = String::with_capacity(text.len());
+    let (mut object, mut material): (Option<String>, Option<String>) = (None, None);
+    for line in text.lines() {
+        let trimmed = line.trim();
+        let mut tok = trimmed.split_whitespace();
+        let kind = tok.next();
+        let topology = match kind {
+            Some("p") => MeshTopology::Points,
+            Some("l") => MeshTopology::Lines,
+            other => {
+                match other {
+                    Some("v") => {
+                        // Unparsable numbers are `tobj`'s error, reported before these are used.
+                        let parsed: Vec<Option<f32>> = tok.map(|t| t.parse().ok()).collect();
+                        let all_numbers = parsed.iter().all(Option::is_some);
+                        let n: Vec<f32> = parsed.into_iter().map(|x| x.unwrap_or(0.0)).collect();
+                        let at = |i: usize| n.get(i).copied().unwrap_or(0.0);
+                        let mut p = Vec3::new(at(0), at(1), at(2));
+                        // `v x y z w`: homogeneous, divided as `tobj` divides (w = 0 is its
+                        // error).
+                        if n.len() == 4 && at(3) != 0.0 {
+                            p /= at(3);
+                        }
+                        let colour = (n.len() >= 6).then(|| Vec4::new(at(3), at(4), at(5), 1.0));
+                        w.positions.push(p);
+                        w.colors.push(colour);
+                        let plain = n.len() == 3 || (n.len() == 4 && at(3) != 0.0);
+                        if pad_colours && all_numbers && plain && p.is_finite() {
+                            let _ = writeln!(faces_text, "v {} {} {} 1 1 1", p.x, p.y, p.z);
+                            continue;
+                        }
+                    }
+                    Some("o" | "g") => {
+                        let name = trimmed[1..].trim();
+                        object = (!name.is_empty()).then(|| name.to_owned());
+                    }
+                    Some("usemtl") => {
+                        let name = trimmed.split_once(' ').map_or("", |x| x.1).trim();
+                        if !name.is_empty() {
+                            material = Some(name.to_owned());
+                        }
+                    }
+                    _ => {}
+                }
+                faces_text.push_str(line);
+                faces_text.push('\n');
+                continue;
+            }
+        };
+        faces_text.push('\n');
+        let count = w.positions.len() as i64;
+        let refs: Vec<u32> = tok
+            .filter_map(|c| c.split('/').next()?.parse::<i64>().ok())
+            .map(|i| if i < 0 { count + i } else { i - 1 })
+            .filter_map(|i| u32::try_from(i).ok())
+            .collect();
+        let same = w.runs.last().is_some_and(|r| {
+            r.topology == topology && r.object == object && r.material == material
+        });
+        if !same {
+            w.runs.push(WireRun {
+                object: object.clone(),
+                material: material.clone(),
+                topology,
+                indices: Vec::new(),
+            });
+        }
+        let Some(run) = w.runs.last_mut() else {
+            continue;
+        };
+        match topology {
+            MeshTopology::Points => run.indices.extend_from_slice(&refs),
+            _ => {
+                for pair in refs.windows(2) {
+                    run.indices.extend_from_slice(pair);
+                }
+            }
+        }
+    }
+    w.faces_text = Some(faces_text);
+    w
+}
+
+/// The mesh of one run: the positions it references, in first-use order, and their colours.
+fn wire_mesh(w: &Wires, run: &WireRun) -> Result<Mesh, crate::error::SceneError> {
+    let mut remap: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut positions = Vec::new();
+    let mut colors = Vec::new();
+    let mut indices = Vec::with_capacity(run.indices.len());
+    for &i in &run.indices {
+        let next = positions.len() as u32;
+        let j = *remap.entry(i).or_insert_with(|| {
+            let k = i as usize;
+            positions.push(w.positions.get(k).copied().unwrap_or(Vec3::ZERO));
+            colors.push(w.colors.get(k).copied().flatten());
+            next
+        });
+        indices.push(j);
+    }
+    let mesh = Mesh::new(run.topology, positions, indices)?;
+    if colors.iter().any(Option::is_some) {
+        return mesh.with_colors(colors.into_iter().map(|c| c.unwrap_or(Vec4::ONE)).collect());
+    }
+    Ok(mesh)
 }
 
 /// `bytes` as UTF-8 text, or a parse error naming the line of the first invalid byte.
@@ -284,6 +453,7 @@ pub fn import_obj(
     let base = path.parent().unwrap_or(Path::new(""));
     let text = utf8_text(path, &data)?;
     check_text(path, text)?;
+    let wires = split_wires(text);
 
     // Material libraries: the first failure is kept and reported after parsing.
     let mtl_error: RefCell<Option<IoError>> = RefCell::new(None);
@@ -341,7 +511,10 @@ pub fn import_obj(
         }
     };
     let mut reader = Tracked {
-        data: &data,
+        data: wires
+            .faces_text
+            .as_ref()
+            .map_or(&data[..], |t| t.as_bytes()),
         pos: 0,
     };
     let opts = tobj::LoadOptions {
@@ -398,10 +571,24 @@ pub fn import_obj(
         let stem = path
             .file_stem()
             .map_or_else(|| "obj".to_owned(), |s| s.to_string_lossy().into_owned());
-        let mut groups: Vec<(String, NodeId, usize)> = Vec::new();
-        // Name → index in `groups` (a linear search made 10^5 objects quadratic).
-        let mut by_name: std::collections::HashMap<String, usize> =
+        // Per object name: its group node and the number of leaves it has (a map: a linear
+        // search made 10^5 objects quadratic; only looked up, never iterated).
+        let mut groups: std::collections::HashMap<String, (NodeId, usize)> =
             std::collections::HashMap::new();
+        // The group of object `name` (created on first use) and the next leaf number in it.
+        let mut next_leaf = |scene: &mut Scene, name: &str| -> Result<(NodeId, usize), IoError> {
+            let entry = match groups.get_mut(name) {
+                Some(e) => e,
+                None => {
+                    let id = scene
+                        .add_group(staging, name.to_owned())
+                        .map_err(|e| scene_err(name, e))?;
+                    groups.entry(name.to_owned()).or_insert((id, 0))
+                }
+            };
+            entry.1 += 1;
+            Ok((entry.0, entry.1 - 1))
+        };
         for model in &models {
             let m = &model.mesh;
             if m.indices.is_empty() {
@@ -412,24 +599,28 @@ pub fn import_obj(
             } else {
                 model.name.clone()
             };
-            let gi = match by_name.get(&name) {
-                Some(&i) => i,
-                None => {
-                    let id = scene
-                        .add_group(staging, name.clone())
-                        .map_err(|e| scene_err(&name, e))?;
-                    groups.push((name.clone(), id, 0));
-                    by_name.insert(name.clone(), groups.len() - 1);
-                    groups.len() - 1
-                }
-            };
-            let (group, k) = (groups[gi].1, groups[gi].2);
-            groups[gi].2 += 1;
+            let (group, k) = next_leaf(scene, &name)?;
             let mesh = Arc::new(convert_mesh(path, &name, m)?);
             let geom = scene
                 .add_geometry(group, format!("{name}[{k}]"), mesh)
                 .map_err(|e| scene_err(&name, e))?;
             let mat = m.material_id.and_then(|i| table.get(i)).unwrap_or(&default);
+            imported.materials.insert(geom, mat.clone());
+        }
+        for run in &wires.runs {
+            let name = run.object.clone().unwrap_or_else(|| stem.clone());
+            let (group, k) = next_leaf(scene, &name)?;
+            let mesh = wire_mesh(&wires, run).map_err(|e| scene_err(&name, e))?;
+            let geom = scene
+                .add_geometry(group, format!("{name}[{k}]"), Arc::new(mesh))
+                .map_err(|e| scene_err(&name, e))?;
+            // The material `tobj` would use: the last one of that name.
+            let mat = run
+                .material
+                .as_ref()
+                .and_then(|n| materials.iter().rposition(|m| &m.name == n))
+                .and_then(|i| table.get(i))
+                .unwrap_or(&default);
             imported.materials.insert(geom, mat.clone());
         }
         Ok(imported)
