@@ -38,6 +38,11 @@ const CASES: &[&str] = &[
     "scene/cube_robot",
     "json/particles_cloud",
     "json/ik_rod",
+    // Which child a lod node chose at each eye distance; a skin and its keyframed bone.
+    "json/dlod_near",
+    "json/dlod_mid",
+    "json/dlod_far",
+    "json/skin_arm_t0_5",
 ];
 
 fn repo() -> PathBuf {
