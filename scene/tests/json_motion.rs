@@ -261,3 +261,76 @@ fn documented_system_motion() {
     assert!((w.translation() - Vec3::new(-3.0, 1.0, 0.0)).length() < 1e-6);
     assert!((w.apply_vector(Vec3::X) + Vec3::X).length() < 1e-6);
 }
+
+fn points_node(controllers: &str) -> String {
+    scene_with(&format!(
+        "    {{ \"name\": \"stars\", \"controllers\": {controllers},\n      \"mesh\": {{ \"inline\": {{ \"topology\": \"points\", \"positions\": [[0, 0, 0], [1, 0, 0]], \"normals\": [[0, 0, 1], [0, 0, 1]] }} }} }}"
+    ))
+}
+
+/// `point_motion` (Eberly's `PointController`) on a points mesh: vertex i at
+/// `rest_i + velocity_i·t꜀`, normals turned by `|spin|·t꜀` degrees about the spin axis, with
+/// `t꜀ = f·t + p`.
+#[test]
+fn point_motion_moves_each_vertex() {
+    let mut s = load(
+        "point-motion",
+        &points_node(
+            "[{ \"point_motion\": { \"velocities\": [[0, 1, 0], [0, 0, -2]], \"spins\": [[0, 90, 0], [0, 0, 0]], \"frequency\": 2, \"phase\": 0.5 } }]",
+        ),
+    )
+    .unwrap();
+    let stars = s.scene.find("stars").unwrap();
+    // t = 0.25: t꜀ = 2·0.25 + 0.5 = 1.
+    s.scene.update(0.25);
+    let m = s.scene.mesh(stars).unwrap();
+    assert_eq!(
+        m.positions(),
+        &[Vec3::new(0.0, 1.0, 0.0), Vec3::new(1.0, 0.0, -2.0)]
+    );
+    // Normal 0 turned 90° about +y: +z → +x. Normal 1 does not turn.
+    let n = m.normals().unwrap();
+    assert!((n[0] - Vec3::X).length() < 1e-6, "{}", n[0]);
+    assert_eq!(n[1], Vec3::Z);
+    // t = 1: t꜀ = 2.5.
+    s.scene.update(1.0);
+    let m = s.scene.mesh(stars).unwrap();
+    assert_eq!(
+        m.positions(),
+        &[Vec3::new(0.0, 2.5, 0.0), Vec3::new(1.0, 0.0, -5.0)]
+    );
+}
+
+#[test]
+fn bad_point_motion_is_invalid_with_a_position() {
+    for (controllers, needle) in [
+        (
+            "[{ \"point_motion\": { \"velocities\": [[0, 1, 0]] } }]",
+            "1 velocities for 2 vertices",
+        ),
+        (
+            "[{ \"point_motion\": { \"velocities\": [[0, 1, 0], [0, 1, 0]], \"spins\": [] } }]",
+            "0 spins for 2 vertices",
+        ),
+        (
+            "[{ \"point_motion\": { \"velocities\": [[0, 1, 0], [0, 1, 0]] } }, { \"point_motion\": { \"velocities\": [[0, 1, 0], [0, 1, 0]] } }]",
+            "has one",
+        ),
+        (
+            "[{ \"point_motion\": { \"velocities\": [[3e38, 3e38, 0], [0, 1, 0]] } }]",
+            "too large",
+        ),
+    ] {
+        let e = match load("point-motion-bad", &points_node(controllers)) {
+            Err(e) => e,
+            Ok(_) => panic!("{controllers} loaded"),
+        };
+        assert!(e.to_string().contains(needle), "{controllers}: {e}");
+        assert!(e.to_string().contains(":5:"), "{controllers}: {e}");
+    }
+    // On a group: not a geometry node.
+    let text = scene_with(
+        "    { \"name\": \"g\", \"controllers\": [{ \"point_motion\": { \"velocities\": [] } }] }",
+    );
+    assert!(load("point-motion-group", &text).is_err());
+}

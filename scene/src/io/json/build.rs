@@ -27,7 +27,7 @@ use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
 use crate::particles::{
-    ParticleController, Particles, RandomParticles, SystemMotion, MAX_PARTICLES,
+    ParticleController, Particles, PointController, RandomParticles, SystemMotion, MAX_PARTICLES,
 };
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
@@ -594,10 +594,23 @@ fn fill<'a>(
         .iter()
         .filter(|c| matches!(c, ControllerDoc::Morph(_)))
         .count();
+    let point_motions = doc
+        .controllers
+        .iter()
+        .filter(|c| matches!(c, ControllerDoc::PointMotion(_)))
+        .count();
     if skins > 1 || (skins == 1 && morphs > 0) {
         return Err(ctx.invalid(
             path,
             "a skinned node has one \"skin\" controller and no \"morph\"",
+        ));
+    }
+    // Each of these computes the mesh from its own rest shape: two on one node would not
+    // combine, the later would simply replace the earlier's result.
+    if point_motions > 1 || (point_motions == 1 && skins + morphs > 0) {
+        return Err(ctx.invalid(
+            path,
+            "a node with \"point_motion\" has one, and no \"skin\" or \"morph\"",
         ));
     }
     for (i, c) in doc.controllers.iter().enumerate() {
@@ -868,6 +881,12 @@ fn controller(
             .map_err(&err)?;
             scene.add_controller(node, Box::new(motion)).map_err(&err)?;
         }
+        ControllerDoc::PointMotion(m) => {
+            let controller = point_motion(scene, ctx, node, m, context)?;
+            scene
+                .add_mesh_controller(node, Box::new(controller))
+                .map_err(ctx.scene_err(context))?;
+        }
         ControllerDoc::Morph(m) => {
             let times: Vec<f32> = m.times.iter().map(|t| t.get()).collect();
             let timing = controller_timing(
@@ -1080,6 +1099,59 @@ fn particle_motion(
         bounds,
     )
     .map_err(&err)
+}
+
+/// A `point_motion` controller over the mesh of geometry node `node` (see
+/// `docs/scene-format.md`).
+fn point_motion(
+    scene: &Scene,
+    ctx: &Ctx,
+    node: NodeId,
+    m: &PointMotionDoc,
+    context: &str,
+) -> Result<PointController, IoError> {
+    let err = ctx.scene_err(context);
+    let mesh = scene.mesh(node).map_err(&err)?;
+    let n = mesh.positions().len();
+    if m.velocities.len() != n {
+        return Err(ctx.invalid(
+            context,
+            format!("{} velocities for {n} vertices", m.velocities.len()),
+        ));
+    }
+    let spins = match &m.spins {
+        Some(s) if s.len() != n => {
+            return Err(ctx.invalid(context, format!("{} spins for {n} vertices", s.len())))
+        }
+        Some(s) => s.iter().map(v3).collect(),
+        None => vec![Vec3::ZERO; n],
+    };
+    // A vector as a speed along a unit axis (+x for a zero vector, which does not move).
+    let split = |v: Vec3, what: &str| -> Result<(f32, Vec3), IoError> {
+        let speed = v.length();
+        if !speed.is_finite() {
+            return Err(ctx.invalid(context, format!("{what} {v} is too large")));
+        }
+        Ok((speed, if speed > 0.0 { v / speed } else { Vec3::X }))
+    };
+    let (mut speeds, mut axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for v in &m.velocities {
+        let (s, a) = split(v3(v), "velocity")?;
+        speeds.push(s);
+        axes.push(a);
+    }
+    let (mut turns, mut turn_axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for w in spins {
+        let (s, a) = split(w, "spin")?;
+        turns.push(math::to_radians(s));
+        turn_axes.push(a);
+    }
+    let timing = ControllerTiming::over(0.0, f64::MAX)
+        .and_then(|t| t.with_phase(f64::from(m.phase.map_or(0.0, Real::get))))
+        .and_then(|t| t.with_frequency(f64::from(m.frequency.map_or(1.0, Real::get))))
+        .map_err(&err)?
+        .with_active(m.active.unwrap_or(true));
+    PointController::new(timing, mesh, speeds, axes, turns, turn_axes).map_err(&err)
 }
 
 /// The one node called `name`, for an IK or skin controller.

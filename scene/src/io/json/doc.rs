@@ -576,6 +576,33 @@ pub enum ControllerDoc {
     Skin(SkinDoc),
     /// System motion: the node moves at a constant velocity and turns at a constant rate.
     Motion(MotionDoc),
+    /// Point motion (Eberly's `PointController`): each vertex of the node's mesh moves at its
+    /// own velocity and its normal turns at its own rate (geometry nodes only).
+    PointMotion(PointMotionDoc),
+}
+
+/// `point_motion` parameters (`plumb_scene::PointController`): with
+/// `t꜀ = max(0, frequency·t + phase)`, vertex `i` is at `rest_i + velocities[i]·t꜀` and its
+/// normal (if the mesh has normals) is turned by `|spins[i]|·t꜀` degrees about
+/// `spins[i]/|spins[i]|`. The rest shape is the mesh as the file gives it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointMotionDoc {
+    /// One velocity per vertex, units per second.
+    pub velocities: Vec<Real3>,
+    /// One angular velocity per vertex for its normal: axis × degrees per second (default
+    /// none: normals keep their direction).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spins: Option<Vec<Real3>>,
+    /// `p` in `t꜀ = f·t + p` (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Real>,
+    /// `f` in `t꜀ = f·t + p` (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<Real>,
+    /// Whether the points move (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
 }
 
 /// `motion` parameters (Eberly's `PointController` system motion, `plumb_scene::SystemMotion`):
