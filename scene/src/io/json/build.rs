@@ -1154,21 +1154,12 @@ fn point_motion(
     PointController::new(timing, mesh, speeds, axes, turns, turn_axes).map_err(&err)
 }
 
-/// The one node called `name`, for an IK or skin controller.
-pub(super) fn named(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> {
-    match ctx.names.get(name).map(Vec::as_slice) {
-        Some([id]) => Ok(*id),
-        Some(_) => Err(ctx.invalid(context, format!("more than one node is called '{name}'"))),
-        None => Err(ctx.invalid(context, format!("unknown node '{name}'"))),
-    }
-}
-
 /// An IK controller from its document, its nodes found by name.
 fn ik_controller(ctx: &Ctx, context: &str, ik: &IkDoc) -> Result<IkController, IoError> {
     let err = ctx.scene_err(context);
     let mut joints = Vec::with_capacity(ik.joints.len());
     for j in &ik.joints {
-        let mut joint = IkJoint::new(named(ctx, context, &j.node)?);
+        let mut joint = IkJoint::new(ctx.named(context, &j.node)?);
         for a in &j.translate {
             let min = a.min.map_or(f32::NEG_INFINITY, Real::get);
             let max = a.max.map_or(f32::INFINITY, Real::get);
@@ -1187,8 +1178,8 @@ fn ik_controller(ctx: &Ctx, context: &str, ik: &IkDoc) -> Result<IkController, I
     }
     let mut goals = Vec::with_capacity(ik.goals.len());
     for g in &ik.goals {
-        let target = named(ctx, context, &g.target)?;
-        let effector = named(ctx, context, &g.effector)?;
+        let target = ctx.named(context, &g.target)?;
+        let effector = ctx.named(context, &g.effector)?;
         goals.push(IkGoal::new(target, effector, g.weight.get()).map_err(&err)?);
     }
     let mut c = IkController::new(joints, goals).map_err(&err)?;

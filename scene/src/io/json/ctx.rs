@@ -58,6 +58,15 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The one node called `name`, for an IK or skin controller.
+    pub(super) fn named(&self, context: &str, name: &str) -> Result<NodeId, IoError> {
+        match self.names.get(name).map(Vec::as_slice) {
+            Some([id]) => Ok(*id),
+            Some(_) => Err(self.invalid(context, format!("more than one node is called '{name}'"))),
+            None => Err(self.invalid(context, format!("unknown node '{name}'"))),
+        }
+    }
+
     pub(super) fn location(&self, context: &str) -> Option<Location> {
         self.pointers
             .get(context)

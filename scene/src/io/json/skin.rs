@@ -16,7 +16,6 @@
 
 use glam::Vec3;
 
-use super::build::named;
 use super::ctx::{v3, Ctx};
 use super::doc::{Real, SkinDoc};
 use crate::error::SceneError;
@@ -69,7 +68,7 @@ pub(super) fn attach_skin(
         if !seen.insert(name.as_str()) {
             return Err(invalid(format!("bone '{name}' is named twice")));
         }
-        let id = named(ctx, context, name)?;
+        let id = ctx.named(context, name)?;
         if id == node {
             return Err(invalid(format!("the skin '{name}' cannot be its own bone")));
         }
