@@ -19,6 +19,7 @@
 //! says when the scene is dirty). Indentation stops growing past [`MAX_INDENT`] levels (deeper
 //! lines show their depth instead), so a very deep chain prints in linear size.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use glam::{Mat3, Vec3, Vec4};
@@ -86,6 +87,14 @@ pub fn format_bound(b: &Bound) -> String {
         Bound::Sphere { center, radius } => format!("sphere c={} r={radius}", v3(center)),
         Bound::Aabb { min, max } => format!("box min={} max={}", v3(min), v3(max)),
     }
+}
+
+/// What the scene-wide tables attach to one node (see `Scene::attached`).
+#[derive(Default)]
+struct Attached {
+    controllers: usize,
+    mesh_controllers: Vec<usize>,
+    particles: Vec<usize>,
 }
 
 impl Scene {
@@ -197,7 +206,30 @@ impl Scene {
     }
 
     /// The lines of what one node carries (see the module docs), each prefixed by `pad`.
-    fn node_extras(&self, id: NodeId, node: &crate::node::Node, pad: &str, out: &mut String) {
+    /// Per node, what the scene-wide tables attach to it: the number of transform
+    /// controllers and the indices of its mesh controllers and particle systems. Built once
+    /// per dump, so the dump stays linear in nodes plus table entries.
+    fn attached(&self) -> BTreeMap<NodeId, Attached> {
+        let mut map: BTreeMap<NodeId, Attached> = BTreeMap::new();
+        for (n, _) in &self.controllers {
+            map.entry(*n).or_default().controllers += 1;
+        }
+        for (i, (n, _)) in self.mesh_controllers.iter().enumerate() {
+            map.entry(*n).or_default().mesh_controllers.push(i);
+        }
+        for (i, p) in self.particle_systems.iter().enumerate() {
+            map.entry(p.node).or_default().particles.push(i);
+        }
+        map
+    }
+
+    fn node_extras(
+        &self,
+        node: &crate::node::Node,
+        attached: Option<&Attached>,
+        pad: &str,
+        out: &mut String,
+    ) {
         if let Some(intent) = &node.intent {
             for st in &intent.states {
                 let _ = writeln!(out, "{pad}  state: {st:?}");
@@ -216,11 +248,17 @@ impl Scene {
                 let _ = writeln!(out, "{pad}  effect: {}", self.effect_text(e));
             }
         }
-        let controllers = self.controllers.iter().filter(|(n, _)| *n == id).count();
-        if controllers > 0 {
-            let _ = writeln!(out, "{pad}  controllers: {controllers}");
+        let Some(attached) = attached else {
+            return;
+        };
+        if attached.controllers > 0 {
+            let _ = writeln!(out, "{pad}  controllers: {}", attached.controllers);
         }
-        for (_, mc) in self.mesh_controllers.iter().filter(|(n, _)| *n == id) {
+        let mesh_controllers = attached
+            .mesh_controllers
+            .iter()
+            .filter_map(|&i| self.mesh_controllers.get(i));
+        for (_, mc) in mesh_controllers {
             let bones: Vec<&str> = mc.bones().iter().map(|b| self.dump_name(*b)).collect();
             if bones.is_empty() {
                 let _ = writeln!(out, "{pad}  mesh controller");
@@ -232,7 +270,11 @@ impl Scene {
                 );
             }
         }
-        for p in self.particle_systems.iter().filter(|p| p.node == id) {
+        let particles = attached
+            .particles
+            .iter()
+            .filter_map(|&i| self.particle_systems.get(i));
+        for p in particles {
             let _ = writeln!(
                 out,
                 "{pad}  particles: {} (active {}), size adjust {}{}{}",
@@ -263,6 +305,7 @@ impl Scene {
         if self.is_dirty() {
             out.push_str("# world data stale: update() pending\n");
         }
+        let attached = self.attached();
         let mut stack = vec![from];
         while let Some(id) = stack.pop() {
             let Ok(node) = self.node(id) else {
@@ -331,7 +374,7 @@ impl Scene {
             let _ = writeln!(out, "{pad}  local: {}", format_transform(&node.local));
             let _ = writeln!(out, "{pad}  world: {}", format_transform(&node.world));
             let _ = writeln!(out, "{pad}  bound: {}", format_bound(&node.world_bound));
-            self.node_extras(id, node, &pad, &mut out);
+            self.node_extras(node, attached.get(&id), &pad, &mut out);
             stack.extend(node.children.iter().rev());
         }
         Ok(out)
