@@ -856,20 +856,8 @@ fn controller(
         ControllerDoc::Motion(m) => {
             let err = ctx.scene_err(context);
             let velocity = m.velocity.as_ref().map_or(Vec3::ZERO, v3);
-            let speed = velocity.length();
-            if !speed.is_finite() {
-                return Err(ctx.invalid(context, format!("velocity {velocity} is too large")));
-            }
-            let direction = if speed > 0.0 {
-                velocity / speed
-            } else {
-                Vec3::X
-            };
-            let timing = ControllerTiming::over(0.0, f64::MAX)
-                .and_then(|t| t.with_phase(f64::from(m.phase.map_or(0.0, Real::get))))
-                .and_then(|t| t.with_frequency(f64::from(m.frequency.map_or(1.0, Real::get))))
-                .map_err(&err)?
-                .with_active(m.active.unwrap_or(true));
+            let (speed, direction) = speed_and_axis(ctx, context, velocity, "velocity")?;
+            let timing = motion_timing(m.phase, m.frequency, m.active).map_err(&err)?;
             let motion = SystemMotion::new(
                 timing,
                 base,
@@ -1075,20 +1063,12 @@ fn particle_motion(
     };
     let (mut speeds, mut axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for v in &m.velocities {
-        let v = v3(v);
-        let speed = v.length();
-        if !speed.is_finite() {
-            return Err(ctx.invalid(context, format!("velocity {v} is too large")));
-        }
+        let (speed, axis) = speed_and_axis(ctx, context, v3(v), "velocity")?;
         speeds.push(speed);
-        axes.push(if speed > 0.0 { v / speed } else { Vec3::X });
+        axes.push(axis);
     }
     let bounds = m.bounds.as_ref().map(|[lo, hi]| (v3(lo), v3(hi)));
-    let timing = ControllerTiming::over(0.0, f64::MAX)
-        .and_then(|t| t.with_phase(f64::from(m.phase.map_or(0.0, Real::get))))
-        .and_then(|t| t.with_frequency(f64::from(m.frequency.map_or(1.0, Real::get))))
-        .map_err(&err)?
-        .with_active(m.active.unwrap_or(true));
+    let timing = motion_timing(m.phase, m.frequency, m.active).map_err(&err)?;
     ParticleController::new(
         timing,
         system.clone(),
@@ -1099,6 +1079,29 @@ fn particle_motion(
         bounds,
     )
     .map_err(&err)
+}
+
+/// The time mapping of the motion controllers: `t꜀ = max(0, frequency·t + phase)` over
+/// `[0, ∞)`, defaults 0 and 1, active unless `false`.
+fn motion_timing(
+    phase: Option<Real>,
+    frequency: Option<Real>,
+    active: Option<bool>,
+) -> Result<ControllerTiming, SceneError> {
+    Ok(ControllerTiming::over(0.0, f64::MAX)?
+        .with_phase(f64::from(phase.map_or(0.0, Real::get)))?
+        .with_frequency(f64::from(frequency.map_or(1.0, Real::get)))?
+        .with_active(active.unwrap_or(true)))
+}
+
+/// A vector as a speed along a unit axis (+x for a zero vector, which does not move); a
+/// length that overflows is an invalid-file error naming `what`.
+fn speed_and_axis(ctx: &Ctx, context: &str, v: Vec3, what: &str) -> Result<(f32, Vec3), IoError> {
+    let speed = v.length();
+    if !speed.is_finite() {
+        return Err(ctx.invalid(context, format!("{what} {v} is too large")));
+    }
+    Ok((speed, if speed > 0.0 { v / speed } else { Vec3::X }))
 }
 
 /// A `point_motion` controller over the mesh of geometry node `node` (see
@@ -1126,31 +1129,19 @@ fn point_motion(
         Some(s) => s.iter().map(v3).collect(),
         None => vec![Vec3::ZERO; n],
     };
-    // A vector as a speed along a unit axis (+x for a zero vector, which does not move).
-    let split = |v: Vec3, what: &str| -> Result<(f32, Vec3), IoError> {
-        let speed = v.length();
-        if !speed.is_finite() {
-            return Err(ctx.invalid(context, format!("{what} {v} is too large")));
-        }
-        Ok((speed, if speed > 0.0 { v / speed } else { Vec3::X }))
-    };
     let (mut speeds, mut axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for v in &m.velocities {
-        let (s, a) = split(v3(v), "velocity")?;
+        let (s, a) = speed_and_axis(ctx, context, v3(v), "velocity")?;
         speeds.push(s);
         axes.push(a);
     }
     let (mut turns, mut turn_axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for w in spins {
-        let (s, a) = split(w, "spin")?;
+        let (s, a) = speed_and_axis(ctx, context, w, "spin")?;
         turns.push(math::to_radians(s));
         turn_axes.push(a);
     }
-    let timing = ControllerTiming::over(0.0, f64::MAX)
-        .and_then(|t| t.with_phase(f64::from(m.phase.map_or(0.0, Real::get))))
-        .and_then(|t| t.with_frequency(f64::from(m.frequency.map_or(1.0, Real::get))))
-        .map_err(&err)?
-        .with_active(m.active.unwrap_or(true));
+    let timing = motion_timing(m.phase, m.frequency, m.active).map_err(&err)?;
     PointController::new(timing, mesh, speeds, axes, turns, turn_axes).map_err(&err)
 }
 
