@@ -7,7 +7,7 @@
 //! | [`Effect::Textures`] (texture, dark map, light map, environment map, projected texture) | leaf: its own units; group: units **appended** after each leaf's own (`EnableTextures` order) | 1 |
 //! | [`Effect::VertexColors`] | leaf | 1 (colours replace the mesh's) |
 //! | [`Effect::GlossMap`] | leaf | 2: specular only, no texture; then ambient + diffuse × texture blended `ONE, SRC_ALPHA` |
-//! | [`Effect::BumpMap`] | leaf | 1: light vectors (CPU, per vertex, tangent space) as colours, `DOT3(normal map, primary)` then the base texture modulated |
+//! | [`Effect::BumpMap`] | leaf | 1: light vectors (CPU, per vertex, tangent space) as colours, `DOT3(normal map, primary)`, then the base texture modulated, then any extra stages (e.g. an imported material's ambient, occlusion and emission) |
 //! | [`Effect::PlanarShadow`] | group | per plane: plane into stencil; casters flattened by the shadow matrix, stencil-equal, blended in the shadow colour |
 //! | [`Effect::PlanarReflection`] | group | per plane: plane into stencil; depth reset to far under it; casters reflected, clipped by the plane, culling reversed; plane blended over with the reflectance |
 //!
@@ -47,9 +47,36 @@ pub enum TexCoords {
         /// World → texture matrix (bias · projector clip · projector view).
         tex_from_world: Mat4,
     },
+    /// GL `OBJECT_LINEAR` texgen (an extension; the book's `Texgen` has no linear modes):
+    /// `(s, t, r, q) = (P_s·p, P_t·p, P_r·p, P_q·p)` with `p = (x, y, z, 1)` the vertex's
+    /// **model-space** position, sampled at `(s/q, t/q)`. The texture sticks to the object.
+    ObjectLinear {
+        /// Planes for s, t, r, q.
+        planes: [Vec4; 4],
+    },
+    /// GL `EYE_LINEAR` texgen (an extension): as [`ObjectLinear`](Self::ObjectLinear) with
+    /// `p` the vertex's **view-space** position (the camera's frame: x right, y up, looking
+    /// down −z), as GL computes it for planes given while the model-view is the identity. The
+    /// texture stays fixed to the camera while objects move through it.
+    EyeLinear {
+        /// Planes for s, t, r, q.
+        planes: [Vec4; 4],
+    },
 }
 
 impl TexCoords {
+    /// GL's default texgen planes for `(s, t, r, q)` when only the first `planes.len()` are
+    /// given: s `(1, 0, 0, 0)`, t `(0, 1, 0, 0)`, r `(0, 0, 0, 0)`, q `(0, 0, 0, 1)` (q
+    /// differs from GL's zero plane so that an unset q samples at `(s, t)`, as with texgen
+    /// off for q). Extra planes past four are ignored.
+    pub fn linear_planes(planes: &[Vec4]) -> [Vec4; 4] {
+        let mut out = [Vec4::X, Vec4::Y, Vec4::ZERO, Vec4::W];
+        for (o, p) in out.iter_mut().zip(planes) {
+            *o = *p;
+        }
+        out
+    }
+
     /// Projected coordinates from a projector camera: `Bias · clip_from_world` with
     /// `Bias = T(½, ½, 0) · S(½, −½, 1)` (clip y up → texture row 0 at the top of the slide).
     pub fn projector(projector: &Camera) -> TexCoords {
@@ -132,6 +159,10 @@ pub enum Effect {
         normal_map: TextureStage,
         /// The light whose direction is encoded per vertex.
         light: LightId,
+        /// Stages applied after the base, in order (empty for the book's effect; the glTF
+        /// mapping adds an ambient, an occlusion and an emission stage, see
+        /// `io::apply`).
+        extra: Vec<TextureStage>,
     },
     /// Planar shadows of the group's subtree (global).
     PlanarShadow {
@@ -251,6 +282,7 @@ impl Effect {
                 0,
             ),
             light,
+            extra: Vec::new(),
         }
     }
 
@@ -338,6 +370,10 @@ pub fn reflection_matrix(plane: Vec4) -> Mat4 {
 /// gradients of the first triangle that reaches the vertex, made orthogonal to N; B = N × T),
 /// encoded as the colour `0.5·(v + 1)`. Vertices no triangle reaches, or without a usable frame,
 /// are black. Needs normals and the uv set; returns `None` otherwise.
+///
+/// A mesh with [`tangents`](Mesh::tangents) uses them instead of the uv gradients, for every
+/// vertex: `T` is the tangent made orthogonal to `N`, and `B = w · (N × T)` with the
+/// tangent's handedness `w` (its sign), so mirrored uvs keep their frame (glTF's rule).
 pub fn bump_light_vectors(
     mesh: &Mesh,
     uv_set: usize,
@@ -355,6 +391,21 @@ pub fn bump_light_vectors(
     let l = inv.apply_vector(to_light_world).normalize_or_zero();
     let pos = mesh.positions();
     let mut out = vec![Vec4::new(0.0, 0.0, 0.0, 1.0); pos.len()];
+    if let Some(tangents) = mesh.tangents() {
+        for ((o, &n), &t) in out.iter_mut().zip(normals).zip(tangents) {
+            let n = n.normalize_or_zero();
+            let w = if t.w < 0.0 { -1.0 } else { 1.0 };
+            let t = t.truncate();
+            let t = (t - n * n.dot(t)).normalize_or_zero();
+            if t == Vec3::ZERO || n == Vec3::ZERO {
+                continue;
+            }
+            let b = w * n.cross(t);
+            let v = Vec3::new(l.dot(t), l.dot(b), l.dot(n));
+            *o = (0.5 * (v + Vec3::ONE)).extend(1.0);
+        }
+        return Some(out);
+    }
     let mut seen = vec![false; pos.len()];
     for tri in mesh.indices().chunks_exact(3) {
         for k in 0..3 {

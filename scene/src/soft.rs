@@ -36,10 +36,10 @@ use std::sync::Arc;
 
 use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
-use plumb_raster::fog::{FogDistance, FogMode};
+use plumb_raster::fog::FogMode;
 use plumb_raster::light::{Light, LightKind, LightingState, Material};
 use plumb_raster::{
-    AlphaTest, BlendEquation, BlendState, Context, ContextOptions, CullMode as RCull, DepthState,
+    AlphaTest, BlendState, Context, ContextOptions, CullMode as RCull, DepthState,
     FixedFunction, FrontFace, Indices, MeshInput, PipelineState, PolygonMode, PolygonOffset,
     ShadeModel, TexGen, TextureUnit, Topology, Transforms, Viewport,
 };
@@ -202,12 +202,26 @@ impl SoftRenderer {
             (FrontFace::Ccw, true) => FrontFace::Cw,
             (FrontFace::Cw, true) => FrontFace::Ccw,
         };
+        // User clip planes (world space) take their own slots; the pass's plane (planar
+        // reflection) the first slot they leave free. Screen-space draws are not clipped.
         let mut clip_planes = [None; plumb_raster::MAX_CLIP_PLANES];
-        if let (Some(plane), Space::World { .. }) = (pass.clip_plane, draw.space) {
+        if let Space::World { .. } = draw.space {
             let m = clip_from_world.inverse().transpose();
-            let p = m * plane;
-            if p.is_finite() {
-                clip_planes[0] = Some(p);
+            let user = s.clip_planes.planes.iter().copied();
+            for (slot, plane) in clip_planes.iter_mut().zip(user) {
+                *slot = plane.map(|p| m * p).filter(|p| p.is_finite());
+            }
+            if let Some(plane) = pass.clip_plane {
+                let p = m * plane;
+                if let (true, Some(slot)) = (
+                    p.is_finite(),
+                    clip_planes
+                        .iter_mut()
+                        .zip(&s.clip_planes.planes)
+                        .find(|(_, user)| user.is_none()),
+                ) {
+                    *slot.0 = Some(p);
+                }
             }
         }
         let a = &s.alpha;
@@ -227,7 +241,7 @@ impl SoftRenderer {
             },
             shade: match s.shade {
                 ShadeState::Flat => ShadeModel::Flat,
-                ShadeState::Smooth => ShadeModel::Smooth,
+                ShadeState::Smooth | ShadeState::PerPixel => ShadeModel::Smooth,
             },
             depth: if s.zbuffer.enabled {
                 DepthState {
@@ -260,14 +274,14 @@ impl SoftRenderer {
                 dst_rgb: a.dst_blend,
                 src_alpha: a.alpha_factors.map_or(a.src_blend, |f| f.0),
                 dst_alpha: a.alpha_factors.map_or(a.dst_blend, |f| f.1),
-                eq_rgb: BlendEquation::Add,
-                eq_alpha: BlendEquation::Add,
+                eq_rgb: a.equation,
+                eq_alpha: a.alpha_equation.unwrap_or(a.equation),
                 constant: a.constant_color,
             },
             color_mask: pass.color_mask,
             clip_planes,
-            point_size: 1.0,
-            line_width: 1.0,
+            point_size: s.point_line.point_size,
+            line_width: s.point_line.line_width,
         }
     }
 
@@ -361,6 +375,8 @@ impl SoftRenderer {
                             planes: [m.row(0), m.row(1), m.row(2), m.row(3)],
                         }
                     }
+                    TexCoords::ObjectLinear { planes } => TexGen::ObjectLinear { planes },
+                    TexCoords::EyeLinear { planes } => TexGen::EyeLinear { planes },
                 },
                 matrix: texture_matrix(st.matrix),
             })
@@ -376,12 +392,12 @@ impl SoftRenderer {
                 FogDensity::ExpSquared => FogMode::Exp2 { density: f.density },
             },
             color: f.color,
-            distance: FogDistance::EyeDepth,
+            distance: f.distance,
             per_pixel: f.apply == FogApply::PerPixel,
         });
         let ff = FixedFunction {
             lighting: self.lighting(draw, pass),
-            per_pixel_lighting: false,
+            per_pixel_lighting: pass.states.shade == ShadeState::PerPixel,
             fog,
             units,
         };

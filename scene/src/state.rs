@@ -17,13 +17,21 @@
 //! # Book deviations (all documented at the type)
 //! * Blend factors: one enum for source and destination (GL's); the book's split enums are
 //!   subsets of it.
-//! * Fog distance is eye-space depth `|z_eye|` (the GL choice the book leaves open).
+//! * Fog distance is eye-space depth `|z_eye|` by default (the GL choice the book leaves
+//!   open); [`Fog::distance`] can make it the radial eye distance (NV_fog_distance).
+//! * Four more GL 1.x switches the book's fixed-function model lacks, reachable because
+//!   plumb-raster has them: blend equations ([`AlphaState::equation`]), per-pixel lighting
+//!   ([`ShadeState::PerPixel`]), point size and line width ([`PointLineState`]) and user clip
+//!   planes ([`ClipPlaneState`]).
 //! * The dither state is a documented no-op: the framebuffer is RGBA8 with exact rounding.
 //! * The alpha state carries the blend constant colour (`constant_color`), which the book
 //!   misplaces in `Texture` (Appendix A, L6129).
 
 use glam::{Vec3, Vec4};
-pub use plumb_raster::{BlendFactor, CompareFunc, FrontFace, StencilOp, StencilState};
+pub use plumb_raster::fog::FogDistance;
+pub use plumb_raster::{
+    BlendEquation, BlendFactor, CompareFunc, FrontFace, StencilOp, StencilState, MAX_CLIP_PLANES,
+};
 
 /// The kinds of global state, in the book's enum order followed by the two extensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -48,11 +56,15 @@ pub enum StateKind {
     Stencil = 8,
     /// [`PolygonOffsetState`] (extension; not in the book).
     PolygonOffset = 9,
+    /// [`PointLineState`] (extension; not in the book).
+    PointLine = 10,
+    /// [`ClipPlaneState`] (extension; not in the book).
+    ClipPlanes = 11,
 }
 
 impl StateKind {
     /// Number of kinds.
-    pub const COUNT: usize = 10;
+    pub const COUNT: usize = 12;
     /// Every kind, in enum order.
     pub const ALL: [StateKind; StateKind::COUNT] = [
         StateKind::Alpha,
@@ -65,6 +77,8 @@ impl StateKind {
         StateKind::ZBuffer,
         StateKind::Stencil,
         StateKind::PolygonOffset,
+        StateKind::PointLine,
+        StateKind::ClipPlanes,
     ];
 }
 
@@ -72,7 +86,11 @@ impl StateKind {
 /// factors `SRC_ALPHA` / `ONE_MINUS_SRC_ALPHA`, test off with `ALWAYS` and reference 0,
 /// constant colour (0, 0, 0, 0).
 ///
-/// Blending is `F = σ∘Src + δ∘Dst` (book eq. 3.6), clamped to [0, 1]. A fragment that fails the
+/// Blending is `F = σ∘Src + δ∘Dst` (book eq. 3.6), clamped to [0, 1], with the default
+/// [`equation`](Self::equation) `ADD`; GL's other blend equations (`glBlendEquation`, an
+/// extension of the book's state) combine the two terms differently: `SUBTRACT` `σ∘Src − δ∘Dst`,
+/// `REVERSE_SUBTRACT` `δ∘Dst − σ∘Src`, `MIN` / `MAX` `min(Src, Dst)` / `max(Src, Dst)` per
+/// channel (factors ignored). A fragment that fails the
 /// alpha test (`test(A_src, reference)` false) is not drawn and does not touch depth.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AlphaState {
@@ -94,6 +112,11 @@ pub struct AlphaState {
     /// (`glBlendFuncSeparate`, an extension of the book's state); `None` blends alpha with
     /// [`src_blend`](Self::src_blend) and [`dst_blend`](Self::dst_blend) like RGB.
     pub alpha_factors: Option<(BlendFactor, BlendFactor)>,
+    /// How the weighted source and destination combine (`glBlendEquation`; default `Add`).
+    pub equation: BlendEquation,
+    /// A separate equation for the **alpha channel** (`glBlendEquationSeparate`); `None`
+    /// uses [`equation`](Self::equation).
+    pub alpha_equation: Option<BlendEquation>,
 }
 
 impl AlphaState {
@@ -107,6 +130,8 @@ impl AlphaState {
         reference: 0.0,
         constant_color: Vec4::ZERO,
         alpha_factors: None,
+        equation: BlendEquation::Add,
+        alpha_equation: None,
     };
     /// Classic transparency `as·src + (1 − as)·dst` (the enum semantics; the book's printed
     /// eq. 3.5 swaps the roles).
@@ -151,11 +176,13 @@ impl AlphaState {
     }
 
     /// Whether geometry under this state is drawn in the transparent (sorted) group: blending
-    /// is on and the colour factors are not `(ONE, ZERO)` (a blend that replaces the colour,
-    /// used to give the alpha channel its own factors, hides what is behind).
+    /// is on and the colour is not simply replaced (factors `(ONE, ZERO)` with equation `ADD`
+    /// or `SUBTRACT`, used to give the alpha channel its own factors, hide what is behind).
     pub fn is_transparent(&self) -> bool {
-        self.blend_enabled
-            && !(self.src_blend == BlendFactor::One && self.dst_blend == BlendFactor::Zero)
+        let replaces = self.src_blend == BlendFactor::One
+            && self.dst_blend == BlendFactor::Zero
+            && matches!(self.equation, BlendEquation::Add | BlendEquation::Subtract);
+        self.blend_enabled && !replaces
     }
 }
 
@@ -248,8 +275,10 @@ pub enum FogApply {
 
 /// Fog (book `FogState`; plumb-raster's `FogState` is the pipeline's, which the renderer
 /// builds from this). `Default`: off, linear 0..1, density 1, colour (0, 0, 0, 1), per
-/// vertex. The blend is `C = f·C + (1 − f)·fog` on RGB (the book's printed formula swaps the
-/// terms; Appendix A); `z` is the eye-space depth `|z_eye|`.
+/// vertex, eye-depth distance. The blend is `C = f·C + (1 − f)·fog` on RGB (the book's printed
+/// formula swaps the terms; Appendix A); `z` is the eye-space depth `|z_eye|` (GL's), or with
+/// [`FogDistance::Radial`] the Euclidean eye distance `|p_eye|` (NV_fog_distance
+/// `EYE_RADIAL_NV`, range-based fog: constant on a sphere about the eye).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fog {
     /// Fog on.
@@ -266,6 +295,8 @@ pub struct Fog {
     pub density_function: FogDensity,
     /// Per vertex or per pixel.
     pub apply: FogApply,
+    /// Which distance the density function takes (extension; default `EyeDepth`).
+    pub distance: FogDistance,
 }
 
 impl Fog {
@@ -278,6 +309,7 @@ impl Fog {
         color: Vec4::new(0.0, 0.0, 0.0, 1.0),
         density_function: FogDensity::Linear,
         apply: FogApply::PerVertex,
+        distance: FogDistance::EyeDepth,
     };
 
     /// Linear fog on from `start` to `end` in `color`, per vertex.
@@ -367,7 +399,9 @@ impl Default for MaterialState {
 
 /// Flat or smooth shading (book `ShadeState`, default smooth). Flat takes the provoking vertex,
 /// which in plumb is the **first** vertex of each triangle (plumb-raster's convention; GL uses
-/// the last).
+/// the last). `PerPixel` (an extension; Phong shading) is smooth shading with the lighting
+/// equation evaluated at every pixel from the interpolated eye-space normal and position
+/// instead of at the vertices; it changes only lit geometry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ShadeState {
     /// One colour per primitive.
@@ -375,6 +409,8 @@ pub enum ShadeState {
     /// Gouraud interpolation.
     #[default]
     Smooth,
+    /// Smooth, lit per pixel (extension).
+    PerPixel,
 }
 
 /// Wireframe (book `WireframeState`, default off): only triangle edges are drawn.
@@ -435,6 +471,66 @@ pub struct PolygonOffsetState {
     pub units: f32,
 }
 
+/// Point size and line width in pixels (extension; GL `glPointSize`, `glLineWidth`).
+/// `Default`: 1 and 1. Points are squares `point_size` pixels wide centred on the vertex; lines
+/// are `line_width` pixels wide (GL's non-antialiased rules, as plumb-raster draws them). Both
+/// must be finite and positive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointLineState {
+    /// Point size in pixels.
+    pub point_size: f32,
+    /// Line width in pixels.
+    pub line_width: f32,
+}
+
+impl PointLineState {
+    /// GL's default: one pixel each.
+    pub const DEFAULT: PointLineState = PointLineState {
+        point_size: 1.0,
+        line_width: 1.0,
+    };
+}
+
+impl Default for PointLineState {
+    fn default() -> Self {
+        PointLineState::DEFAULT
+    }
+}
+
+/// User clip planes (extension; GL `glClipPlane` / `GL_CLIP_PLANEi`). Each plane is
+/// `(a, b, c, d)` in **world** space: a point `p` is kept where `a·x + b·y + c·z + d ≥ 0`, and
+/// primitives are clipped exactly at the plane (unlike the camera's extra planes, which only
+/// cull whole nodes). At most [`MAX_CLIP_PLANES`] planes; `Default`: none. A multipass effect
+/// that needs a clip plane of its own (planar reflection) uses a slot the user's planes leave
+/// free.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ClipPlaneState {
+    /// The planes, in slot order; `None` is a disabled slot.
+    pub planes: [Option<Vec4>; MAX_CLIP_PLANES],
+}
+
+impl ClipPlaneState {
+    /// No plane.
+    pub const NONE: ClipPlaneState = ClipPlaneState {
+        planes: [None; MAX_CLIP_PLANES],
+    };
+
+    /// The given planes in the first slots (extra planes past [`MAX_CLIP_PLANES`] are
+    /// dropped).
+    pub fn new(planes: &[Vec4]) -> ClipPlaneState {
+        let mut s = ClipPlaneState::NONE;
+        for (slot, p) in s.planes.iter_mut().zip(planes) {
+            *slot = Some(*p);
+        }
+        s
+    }
+
+    /// The enabled planes in slot order.
+    pub fn enabled(&self) -> impl Iterator<Item = Vec4> + '_ {
+        self.planes.iter().flatten().copied()
+    }
+}
+
 /// One global state of any kind (what a node carries).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum GlobalState {
@@ -458,6 +554,10 @@ pub enum GlobalState {
     Stencil(StencilState),
     /// Polygon offset (extension).
     PolygonOffset(PolygonOffsetState),
+    /// Point size and line width (extension).
+    PointLine(PointLineState),
+    /// User clip planes (extension).
+    ClipPlanes(ClipPlaneState),
 }
 
 impl GlobalState {
@@ -474,6 +574,8 @@ impl GlobalState {
             GlobalState::ZBuffer(_) => StateKind::ZBuffer,
             GlobalState::Stencil(_) => StateKind::Stencil,
             GlobalState::PolygonOffset(_) => StateKind::PolygonOffset,
+            GlobalState::PointLine(_) => StateKind::PointLine,
+            GlobalState::ClipPlanes(_) => StateKind::ClipPlanes,
         }
     }
 
@@ -495,6 +597,8 @@ impl GlobalState {
                     && m.shininess.is_finite()
             }
             GlobalState::PolygonOffset(p) => p.factor.is_finite() && p.units.is_finite(),
+            GlobalState::PointLine(p) => p.point_size.is_finite() && p.line_width.is_finite(),
+            GlobalState::ClipPlanes(c) => c.enabled().all(|p| p.is_finite()),
             _ => true,
         }
     }
@@ -524,6 +628,10 @@ pub struct RenderStates {
     pub stencil: StencilState,
     /// Polygon offset (extension).
     pub polygon_offset: PolygonOffsetState,
+    /// Point size and line width (extension).
+    pub point_line: PointLineState,
+    /// User clip planes (extension).
+    pub clip_planes: ClipPlaneState,
 }
 
 impl Default for RenderStates {
@@ -549,6 +657,8 @@ impl RenderStates {
             factor: 0.0,
             units: 0.0,
         },
+        point_line: PointLineState::DEFAULT,
+        clip_planes: ClipPlaneState::NONE,
     };
 
     /// Replaces the state of `s`'s kind with `s`.
@@ -564,6 +674,8 @@ impl RenderStates {
             GlobalState::ZBuffer(x) => self.zbuffer = x,
             GlobalState::Stencil(x) => self.stencil = x,
             GlobalState::PolygonOffset(x) => self.polygon_offset = x,
+            GlobalState::PointLine(x) => self.point_line = x,
+            GlobalState::ClipPlanes(x) => self.clip_planes = x,
         }
     }
 
@@ -580,6 +692,8 @@ impl RenderStates {
             StateKind::ZBuffer => GlobalState::ZBuffer(self.zbuffer),
             StateKind::Stencil => GlobalState::Stencil(self.stencil),
             StateKind::PolygonOffset => GlobalState::PolygonOffset(self.polygon_offset),
+            StateKind::PointLine => GlobalState::PointLine(self.point_line),
+            StateKind::ClipPlanes => GlobalState::ClipPlanes(self.clip_planes),
         }
     }
 }

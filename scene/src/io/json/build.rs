@@ -460,6 +460,8 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
                     a.alpha_dst.unwrap_or(a.dst).into(),
                 )
             }),
+            equation: AlphaState::OPAQUE.equation,
+            alpha_equation: None,
         }));
     }
     if let Some(c) = &s.cull {
@@ -481,6 +483,7 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
             color: v4(&f.color),
             density_function: f.function.into(),
             apply: f.apply.into(),
+            distance: Fog::OFF.distance,
         }));
     }
     if let Some(m) = &s.material {

@@ -66,7 +66,7 @@ mirror!(
 );
 mirror!(
     /// Shading model.
-    ShadeDoc => ShadeState { Flat, Smooth }
+    ShadeDoc => ShadeState { Flat, Smooth, PerPixel }
 );
 mirror!(
     /// Magnification filter.
