@@ -1,5 +1,5 @@
-//! Geometry data shared between nodes: positions, optional normals, colours and up to
-//! [`MAX_UV_SETS`] texture-coordinate sets, `u32` indices and a [`MeshTopology`].
+//! Geometry data shared between nodes: positions, optional normals, colours, tangents and up
+//! to [`MAX_UV_SETS`] texture-coordinate sets, `u32` indices and a [`MeshTopology`].
 //!
 //! A [`Mesh`] is immutable once built and shared by [`std::sync::Arc`]: many geometry leaves
 //! may draw the same mesh with different world transforms (Eberly's data-level instancing).
@@ -52,6 +52,7 @@ pub struct Mesh {
     positions: Vec<Vec3>,
     normals: Option<Vec<Vec3>>,
     colors: Option<Vec<Vec4>>,
+    tangents: Option<Vec<Vec4>>,
     uvs: Vec<Vec<Vec2>>,
     indices: Vec<u32>,
     sphere: Bound,
@@ -112,6 +113,7 @@ impl Mesh {
             positions,
             normals: None,
             colors: None,
+            tangents: None,
             uvs: Vec::new(),
             indices,
             sphere,
@@ -182,6 +184,7 @@ impl Mesh {
             positions,
             normals: None,
             colors: None,
+            tangents: None,
             uvs: Vec::new(),
             indices,
         }
@@ -210,6 +213,23 @@ impl Mesh {
             return Err(SceneError::NonFinite { what: "colors" });
         }
         self.colors = Some(colors);
+        Ok(self)
+    }
+
+    /// Adds per-vertex tangents `(x, y, z, w)`: `xyz` points along increasing `u` of the uv
+    /// set a bump map reads, and `w` (±1) is the handedness — the bitangent is
+    /// `w · (normal × tangent)` (glTF's `TANGENT`). Used by bump-map light vectors
+    /// ([`crate::effect::bump_light_vectors`]); copies made by deformation keep them as they
+    /// are (the light vectors re-orthogonalize them against the deformed normal).
+    ///
+    /// # Errors
+    /// [`SceneError::AttributeLength`] or [`SceneError::NonFinite`].
+    pub fn with_tangents(mut self, tangents: Vec<Vec4>) -> Result<Self, SceneError> {
+        check_len("tangents", self.positions.len(), tangents.len())?;
+        if tangents.iter().any(|t| !t.is_finite()) {
+            return Err(SceneError::NonFinite { what: "tangents" });
+        }
+        self.tangents = Some(tangents);
         Ok(self)
     }
 
@@ -275,6 +295,7 @@ impl Mesh {
                 self.normals.clone()
             },
             colors: self.colors.clone(),
+            tangents: self.tangents.clone(),
             uvs: self.uvs.clone(),
             indices: self.indices.clone(),
         };
@@ -311,6 +332,7 @@ impl Mesh {
             positions,
             normals: Some(normals),
             colors: self.colors.clone(),
+            tangents: self.tangents.clone(),
             uvs: self.uvs.clone(),
             indices: self.indices.clone(),
         })
@@ -334,6 +356,11 @@ impl Mesh {
     /// Vertex colours, if any.
     pub fn colors(&self) -> Option<&[Vec4]> {
         self.colors.as_deref()
+    }
+
+    /// Vertex tangents with handedness in `w`, if any (see [`Mesh::with_tangents`]).
+    pub fn tangents(&self) -> Option<&[Vec4]> {
+        self.tangents.as_deref()
     }
 
     /// The texture-coordinate sets (0 to [`MAX_UV_SETS`]).

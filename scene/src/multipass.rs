@@ -168,6 +168,7 @@ impl Scene {
                 base,
                 normal_map,
                 light,
+                extra,
             }) => {
                 let uv_set = match normal_map.coords {
                     TexCoords::Uv(k) => k,
@@ -184,7 +185,15 @@ impl Scene {
                 vec![Pass {
                     lighting: LightingTerms::NONE,
                     color: ColorSource::Vertex(colors.into()),
-                    ..Pass::new(states, units(&[normal_map.clone(), base.clone()]))
+                    ..Pass::new(
+                        states,
+                        units(
+                            &[normal_map.clone(), base.clone()]
+                                .into_iter()
+                                .chain(extra.iter().cloned())
+                                .collect::<Vec<_>>(),
+                        ),
+                    )
                 }]
             }
             Some(Effect::PlanarShadow { .. } | Effect::PlanarReflection { .. }) => {

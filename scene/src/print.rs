@@ -197,8 +197,18 @@ impl Scene {
                 base,
                 normal_map,
                 light,
-            } => format!(
+                extra,
+            } if extra.is_empty() => format!(
                 "BumpMap {{ base: {base:?}, normal_map: {normal_map:?}, light: #{} }}",
+                light.index()
+            ),
+            Effect::BumpMap {
+                base,
+                normal_map,
+                light,
+                extra,
+            } => format!(
+                "BumpMap {{ base: {base:?}, normal_map: {normal_map:?}, light: #{}, extra: {extra:?} }}",
                 light.index()
             ),
             other => format!("{other:?}"),

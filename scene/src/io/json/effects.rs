@@ -122,6 +122,7 @@ pub(super) fn effect(ctx: &Ctx, context: &str, e: &EffectDoc) -> Result<Effect, 
             base: stage(ctx, context, &b.base)?,
             normal_map: stage(ctx, context, &b.normal_map)?,
             light: light_id(ctx, context, &b.light)?,
+            extra: Vec::new(),
         },
         EffectDoc::DarkMap(d) => Effect::dark_map(
             texture(ctx, context, &d.primary)?,
