@@ -353,11 +353,35 @@ fn light(ctx: &Ctx, context: &str, l: &LightDoc) -> Result<SceneLight, IoError> 
 fn transform(ctx: &Ctx, context: &str, t: &TransformDoc) -> Result<Transform, IoError> {
     let err = ctx.scene_err(context);
     let mut out = Transform::IDENTITY;
-    if let Some(s) = &t.scale {
-        out = out.with_scale(v3(s)).map_err(&err)?;
+    let mat9 = |m: &[Real; 9]| Mat3::from_cols_array(&m.map(Real::get));
+    if let Some(m) = &t.matrix {
+        if t.rotation.is_some() || t.scale.is_some() || t.uniform_scale.is_some() {
+            return Err(ctx.invalid(
+                context,
+                "\"matrix\" replaces \"rotation\", \"scale\" and \"uniform_scale\"",
+            ));
+        }
+        out.set_matrix(mat9(m)).map_err(&err)?;
+    }
+    match (&t.scale, &t.uniform_scale) {
+        (Some(_), Some(_)) => {
+            return Err(ctx.invalid(context, "give \"scale\" or \"uniform_scale\", not both"))
+        }
+        (Some(s), None) => out = out.with_scale(v3(s)).map_err(&err)?,
+        (None, Some(s)) => out = out.with_uniform_scale(s.get()).map_err(&err)?,
+        (None, None) => {}
     }
     if let Some(r) = &t.rotation {
         let m = match (&r.axis, &r.degrees, &r.radians, &r.quaternion) {
+            _ if r.matrix.is_some() => match (&r.axis, &r.degrees, &r.radians, &r.quaternion) {
+                (None, None, None, None) => r.matrix.as_ref().map_or(Mat3::IDENTITY, mat9),
+                _ => {
+                    return Err(ctx.invalid(
+                        context,
+                        "a rotation \"matrix\" stands alone (no axis, angle or quaternion)",
+                    ))
+                }
+            },
             (Some(axis), Some(deg), None, None) => {
                 rotation_axis_angle(v3(axis), math::to_radians(deg.get())).map_err(&err)?
             }

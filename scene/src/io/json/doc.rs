@@ -213,6 +213,13 @@ pub struct TransformDoc {
     /// Per-axis scale; may be non-uniform or negative (mirroring). Default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<Real3>,
+    /// One scale for all three axes (instead of `scale`; sets the uniform-scale hint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uniform_scale: Option<Real>,
+    /// A general linear part, 9 numbers column-major (instead of `rotation` and `scale`;
+    /// written by the scene saver for transforms that are not rotation × scale).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<[Real; 9]>,
 }
 
 /// A rotation: `axis` + `degrees` (or `radians`), or a `quaternion` `[x, y, z, w]` (normalized on load).
@@ -232,6 +239,10 @@ pub struct RotationDoc {
     /// Quaternion `x, y, z, w`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quaternion: Option<Real4>,
+    /// A rotation matrix, 9 numbers column-major (orthonormal, determinant +1; exact, which
+    /// is why the scene saver writes rotations this way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<[Real; 9]>,
 }
 
 /// Geometry of a leaf: a built-in generator or inline data.

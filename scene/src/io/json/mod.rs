@@ -31,6 +31,7 @@ mod effects;
 mod limits;
 mod locate;
 mod real;
+mod save_scene;
 mod skin;
 mod textures;
 
@@ -39,6 +40,7 @@ use std::path::Path;
 pub use build::build;
 pub use doc::*;
 pub use limits::{MAX_FILE_BYTES, MAX_NODES, MAX_NODE_DEPTH};
+pub use save_scene::{save_scene, write_scene, SavedScene};
 
 use super::error::IoError;
 #[allow(unused_imports, reason = "named in the module docs")]

@@ -1,0 +1,848 @@
+//! Saving a [`Scene`] — built in code, loaded from a scene file or imported from glTF/OBJ — as
+//! a scene document ([`SceneDoc`]) plus the PNG images its textures need, so that
+//! `load → save → load` gives a scene that draws the same bytes (the book's streaming,
+//! `book-advanced.md` §3, on top of the JSON format).
+//!
+//! # Rules
+//!
+//! * **Order and ids.** Nodes are written in pre-order, children in order. Lights get the
+//!   names `light0, light1, …` in light-table order; textures get `tex0, tex1, …` in the order
+//!   the save first meets them (nodes in pre-order, then screen polygons), and two textures
+//!   with equal texels are written once. No address reaches the file, so saving the same
+//!   scene twice gives the same bytes.
+//! * **Meshes** are written inline (positions, normals, colours, every uv set, indices), so
+//!   a shared mesh is written once per node that uses it (and shared no more after loading).
+//! * **Textures** are written as PNG files beside the scene file (`<stem>.tex<N>.png`), level
+//!   0 only, in the texel format they were loaded from (grey, grey + alpha, RGB or RGBA); the
+//!   loader rebuilds the mip chain, and the saver checks that the rebuilt chain equals the
+//!   texture's (a texture with hand-made levels is refused).
+//! * **Numbers** are written as the shortest decimal that reads back as the same `f32`.
+//!   Transforms are written exactly: the translation, a rotation as a 3×3 `matrix`, the scale
+//!   (`uniform_scale` when the uniform-scale hint is set), or a general linear part as
+//!   `matrix`. Angles kept in radians (spot cones, camera fields of view) are written as the
+//!   degrees that convert back to the same radians.
+//! * **Cameras** of the [`Imported`] record are written as named cameras placed by their
+//!   node's world transform. A camera's own group node as the loader makes it (a childless,
+//!   plain group under the root with the camera's name) is not written again.
+//! * **Refused, never dropped** ([`IoError::Unsupported`], naming the node): controllers (no
+//!   controller type can describe itself yet), IK controllers, projected-texture coordinates
+//!   (the format names a projector camera, the scene keeps only its matrix), a discrete-LOD
+//!   node whose ranges do not cover its first children in order, and effects that name
+//!   nodes whose names are not unique.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use glam::{Mat3, Vec2, Vec3, Vec4};
+use plumb_raster::combine::{ApplyMode, CombineState};
+use plumb_raster::math;
+use plumb_raster::texture::{TexelFormat, Texture};
+
+use super::doc::*;
+use super::real::Real;
+use crate::effect::{Effect, TexCoords, TextureStage};
+use crate::graph::{NodeId, NodeKind, Scene};
+use crate::io::error::IoError;
+use crate::io::imported::{CameraProjection, Imported};
+use crate::light::{LightId, LightType, SceneLight};
+use crate::mesh::{Mesh, MeshTopology};
+use crate::node::Culling;
+use crate::screen::{ScreenLayer, ScreenPolygon};
+use crate::state::{AlphaState, Fog, GlobalState, RenderStates};
+use crate::transform::Transform;
+
+/// A saved scene: the document and the PNG files it names (paths relative to the document).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedScene {
+    /// The document.
+    pub doc: SceneDoc,
+    /// `(file name, PNG bytes)` per texture, in `tex0, tex1, …` order.
+    pub images: Vec<(String, Vec<u8>)>,
+}
+
+impl SavedScene {
+    /// The document as text ([`super::save`]).
+    pub fn text(&self) -> String {
+        super::save(&self.doc)
+    }
+}
+
+/// Saves `scene` (and the cameras of `imported`, if given) as a document whose textures are
+/// files named `<image_stem>.tex<N>.png`. `file` names the output in errors.
+///
+/// # Errors
+/// [`IoError::Unsupported`] for what the format cannot hold (see the [module docs](self));
+/// [`IoError::Invalid`] for a texture that cannot be written as a PNG.
+pub fn save_scene(
+    scene: &Scene,
+    imported: Option<&Imported>,
+    file: &Path,
+    image_stem: &str,
+) -> Result<SavedScene, IoError> {
+    let mut s = Saver {
+        scene,
+        file,
+        stem: image_stem,
+        textures: Vec::new(),
+        images: Vec::new(),
+        names: BTreeMap::new(),
+    };
+    for id in scene.preorder(scene.root()).map_err(s.scene_err("root"))? {
+        if let Ok(name) = scene.name(id) {
+            *s.names.entry(name.to_owned()).or_insert(0) += 1;
+        }
+    }
+    if !scene.ik_controllers.is_empty() {
+        return Err(s.unsupported("root", "IK controllers"));
+    }
+    let mut doc = SceneDoc::default();
+    if scene.background != Vec4::new(0.0, 0.0, 0.0, 1.0) {
+        doc.background = Some(r4(scene.background));
+    }
+    if scene.global_ambient != Vec3::ZERO {
+        doc.global_ambient = Some(r3(scene.global_ambient));
+    }
+    for (i, l) in scene.lights.iter().enumerate() {
+        doc.lights.push(s.light(i, l)?);
+    }
+    let mut skip = Vec::new();
+    if let Some(imp) = imported {
+        for cam in &imp.cameras {
+            doc.cameras.push(s.camera(cam)?);
+            if s.is_plain_camera_node(cam.node, &cam.name) {
+                skip.push(cam.node);
+            }
+        }
+    }
+    doc.root = s.node(scene.root(), "root", &skip)?;
+    for (i, p) in scene.screen_polygons.iter().enumerate() {
+        doc.screen_polygons
+            .push(s.screen_polygon(p, &format!("screen polygon {i}"))?);
+    }
+    doc.textures = (0..s.textures.len())
+        .map(|i| TextureDoc {
+            name: format!("tex{i}"),
+            file: Some(s.image_name(i)),
+            checker: None,
+            gradient: None,
+            solid: None,
+        })
+        .collect();
+    Ok(SavedScene {
+        doc,
+        images: s.images,
+    })
+}
+
+/// Saves `scene` to `path` (a `.json` file) with its textures as PNG files beside it
+/// ([`save_scene`], images named after the file's stem).
+///
+/// # Errors
+/// Everything [`save_scene`] returns; [`IoError::Invalid`] when a file cannot be written.
+pub fn write_scene(scene: &Scene, imported: Option<&Imported>, path: &Path) -> Result<(), IoError> {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("scene")
+        .to_owned();
+    let saved = save_scene(scene, imported, path, &stem)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let write = |p: &Path, bytes: &[u8]| {
+        std::fs::write(p, bytes).map_err(|e| IoError::Invalid {
+            file: p.to_owned(),
+            location: None,
+            context: "write".to_owned(),
+            message: e.to_string(),
+        })
+    };
+    for (name, png) in &saved.images {
+        write(&dir.join(name), png)?;
+    }
+    write(path, saved.text().as_bytes())
+}
+
+fn re(x: f32) -> Real {
+    Real::lit(x)
+}
+
+fn r3(v: Vec3) -> Real3 {
+    [re(v.x), re(v.y), re(v.z)]
+}
+
+fn r4(v: Vec4) -> Real4 {
+    [re(v.x), re(v.y), re(v.z), re(v.w)]
+}
+
+fn m9(m: Mat3) -> [Real; 9] {
+    m.to_cols_array().map(re)
+}
+
+/// Degrees `d` with `to_radians(d) == rad` exactly, searched near the nearest decimal.
+fn degrees_for(rad: f32) -> Option<f32> {
+    let d0 = (f64::from(rad) * (180.0 / std::f64::consts::PI)) as f32;
+    if !d0.is_finite() {
+        return None;
+    }
+    (0..=32u32).find_map(|k| {
+        let step = (k / 2) as i64 * if k % 2 == 0 { 1 } else { -1 } + i64::from(k % 2);
+        let bits = i64::from(d0.to_bits()) + step;
+        let d = f32::from_bits(u32::try_from(bits).ok()?);
+        (math::to_radians(d).to_bits() == rad.to_bits()).then_some(d)
+    })
+}
+
+struct Saver<'a> {
+    scene: &'a Scene,
+    file: &'a Path,
+    stem: &'a str,
+    textures: Vec<Arc<Texture>>,
+    images: Vec<(String, Vec<u8>)>,
+    /// How many nodes carry each name (references need unique names).
+    names: BTreeMap<String, usize>,
+}
+
+impl Saver<'_> {
+    fn unsupported(&self, context: &str, feature: &'static str) -> IoError {
+        IoError::Unsupported {
+            file: self.file.to_owned(),
+            context: context.to_owned(),
+            feature,
+        }
+    }
+
+    fn invalid(&self, context: &str, message: String) -> IoError {
+        IoError::Invalid {
+            file: self.file.to_owned(),
+            location: None,
+            context: context.to_owned(),
+            message,
+        }
+    }
+
+    fn scene_err<'c>(&self, context: &'c str) -> impl Fn(crate::SceneError) -> IoError + 'c {
+        let file = self.file.to_owned();
+        move |source| IoError::Scene {
+            file: file.clone(),
+            context: context.to_owned(),
+            source,
+        }
+    }
+
+    fn image_name(&self, i: usize) -> String {
+        format!("{}.tex{i}.png", self.stem)
+    }
+
+    fn light_name(id: LightId) -> String {
+        format!("light{}", id.index())
+    }
+
+    fn light(&self, i: usize, l: &SceneLight) -> Result<LightDoc, IoError> {
+        let name = format!("light{i}");
+        let angle = if l.angle == core::f32::consts::PI {
+            180.0
+        } else {
+            degrees_for(l.angle).ok_or_else(|| self.unsupported(&name, "spot angles"))?
+        };
+        let inner = match l.inner_angle {
+            None => None,
+            Some(a) => {
+                Some(re(degrees_for(a).ok_or_else(|| {
+                    self.unsupported(&name, "spot inner angles")
+                })?))
+            }
+        };
+        Ok(LightDoc {
+            kind: match l.kind {
+                LightType::Ambient => LightTypeDoc::Ambient,
+                LightType::Directional => LightTypeDoc::Directional,
+                LightType::Point => LightTypeDoc::Point,
+                LightType::Spot => LightTypeDoc::Spot,
+            },
+            name,
+            ambient: Some(r4(l.ambient)),
+            diffuse: Some(r4(l.diffuse)),
+            specular: Some(r4(l.specular)),
+            intensity: re(l.intensity),
+            constant: re(l.constant),
+            linear: re(l.linear),
+            quadratic: re(l.quadratic),
+            attenuate: l.attenuate,
+            on: l.on,
+            exponent: re(l.exponent),
+            angle_degrees: re(angle),
+            inner_angle_degrees: inner,
+            range: l.range.map(re),
+            position: r3(l.position),
+            direction: r3(l.direction),
+        })
+    }
+
+    fn camera(&self, cam: &crate::io::ImportedCamera) -> Result<CameraDoc, IoError> {
+        let context = format!("camera '{}'", cam.name);
+        let world = self
+            .scene
+            .world_transform(cam.node)
+            .map_err(self.scene_err(&context))?;
+        let m = world.matrix();
+        let eye = world.translation();
+        let forward = -m.z_axis.normalize_or_zero();
+        let up = m.y_axis.normalize_or_zero();
+        if forward == Vec3::ZERO || up == Vec3::ZERO {
+            return Err(self.invalid(&context, "its node's world frame is degenerate".into()));
+        }
+        let mut doc = CameraDoc {
+            name: cam.name.clone(),
+            eye: r3(eye),
+            target: r3(eye + forward),
+            up: r3(up),
+            ..CameraDoc::default()
+        };
+        match cam.projection {
+            CameraProjection::Perspective {
+                yfov,
+                aspect_ratio,
+                znear,
+                zfar,
+            } => {
+                doc.projection = ProjectionDoc::Perspective;
+                let deg = degrees_for(yfov)
+                    .unwrap_or((f64::from(yfov) * (180.0 / std::f64::consts::PI)) as f32);
+                doc.fov_y_degrees = re(deg);
+                doc.aspect = aspect_ratio.map(re);
+                doc.near = re(znear);
+                doc.far = re(zfar.unwrap_or(znear * 1000.0));
+            }
+            CameraProjection::Orthographic {
+                xmag,
+                ymag,
+                znear,
+                zfar,
+            } => {
+                doc.projection = ProjectionDoc::Orthographic;
+                doc.half_width = re(xmag);
+                doc.half_height = re(ymag);
+                doc.near = re(znear);
+                doc.far = re(zfar);
+            }
+        }
+        Ok(doc)
+    }
+
+    /// The group node the loader makes for a named camera: under the root, no children, no
+    /// states, lights, effect or controllers, named after the camera.
+    fn is_plain_camera_node(&self, id: NodeId, name: &str) -> bool {
+        let Ok(node) = self.scene.node(id) else {
+            return false;
+        };
+        node.parent == Some(self.scene.root())
+            && node.children.is_empty()
+            && node.name == name
+            && matches!(node.data, crate::node::NodeData::Group)
+            && node.intent.is_none()
+            && !node.billboard
+            && node.lod.is_none()
+            && node.cull == Culling::Dynamic
+            && !self.scene.controllers.iter().any(|(n, _)| *n == id)
+    }
+
+    fn node(&mut self, id: NodeId, path: &str, skip: &[NodeId]) -> Result<NodeDoc, IoError> {
+        let scene = self.scene;
+        let err = self.scene_err(path);
+        let node = scene.node(id).map_err(&err)?;
+        if scene.controllers.iter().any(|(n, _)| *n == id) {
+            return Err(self.unsupported(path, "transform controllers"));
+        }
+        if scene.mesh_controllers.iter().any(|(n, _)| *n == id) {
+            return Err(self.unsupported(path, "mesh controllers (skin, morph, point motion)"));
+        }
+        if node.world_identity {
+            return Err(self.unsupported(path, "world-space (skinned) leaves"));
+        }
+        let mut doc = NodeDoc {
+            name: node.name.clone(),
+            transform: transform_doc(&node.local),
+            ..NodeDoc::default()
+        };
+        match scene.kind(id).map_err(&err)? {
+            NodeKind::Geometry if scene.is_particles(id) => {
+                let p = scene.particles(id).map_err(&err)?;
+                doc.kind = Some(NodeKindDoc::Geometry);
+                doc.mesh = Some(MeshDoc::Particles(ParticlesDoc {
+                    locations: Some(p.locations().iter().copied().map(r3).collect()),
+                    sizes: Some(p.sizes().iter().copied().map(re).collect()),
+                    colors: p.colors().map(|c| c.iter().copied().map(r4).collect()),
+                    size_adjust: Some(re(p.size_adjust())),
+                    active: Some(u32::try_from(p.active()).unwrap_or(u32::MAX)),
+                    ..ParticlesDoc::default()
+                }));
+            }
+            NodeKind::Geometry => {
+                doc.kind = Some(NodeKindDoc::Geometry);
+                doc.mesh = Some(MeshDoc::Inline(mesh_doc(scene.mesh(id).map_err(&err)?)));
+            }
+            NodeKind::Switch => {
+                if let Some(lod) = &node.lod {
+                    doc.kind = Some(NodeKindDoc::Lod);
+                    let mut ranges = Vec::new();
+                    for (i, (child, min, max)) in lod.ranges.iter().enumerate() {
+                        if node.children.get(i) != Some(child) {
+                            return Err(self.unsupported(
+                                path,
+                                "LOD ranges that are not set on the first children in order",
+                            ));
+                        }
+                        ranges.push([re(*min), re(*max)]);
+                    }
+                    doc.lod = Some(LodDoc {
+                        center: r3(lod.center),
+                        ranges,
+                    });
+                } else {
+                    doc.kind = Some(NodeKindDoc::Switch);
+                }
+                if let Some(active) = scene.active_child(id).map_err(&err)? {
+                    doc.active = node.children.iter().position(|c| *c == active);
+                }
+            }
+            NodeKind::Group if node.billboard => doc.kind = Some(NodeKindDoc::Billboard),
+            NodeKind::Group => {}
+        }
+        doc.cull_mode = match node.cull {
+            Culling::Dynamic => None,
+            Culling::Always => Some(CullingDoc::Always),
+            Culling::Never => Some(CullingDoc::Never),
+        };
+        if let Some(intent) = &node.intent {
+            if !intent.states.is_empty() {
+                doc.states =
+                    Some(states_doc(intent.states.iter()).map_err(|f| self.unsupported(path, f))?);
+            }
+            // `attach_light` puts each light in front: list them last first.
+            doc.lights = intent
+                .lights
+                .iter()
+                .rev()
+                .map(|l| Self::light_name(*l))
+                .collect();
+            if let Some(e) = &intent.effect {
+                doc.effect = Some(self.effect(e, path)?);
+            }
+        }
+        for (i, &child) in node.children.iter().enumerate() {
+            if skip.contains(&child) {
+                continue;
+            }
+            let name = scene.name(child).map_err(&err)?;
+            let child_path = if name.is_empty() {
+                format!("{path}/#{i}")
+            } else {
+                format!("{path}/{name}")
+            };
+            doc.children.push(self.node(child, &child_path, skip)?);
+        }
+        Ok(doc)
+    }
+
+    fn texture(&mut self, t: &Arc<Texture>, context: &str) -> Result<String, IoError> {
+        if let Some(i) = self
+            .textures
+            .iter()
+            .position(|k| Arc::ptr_eq(k, t) || **k == **t)
+        {
+            return Ok(format!("tex{i}"));
+        }
+        let i = self.textures.len();
+        let png = png_of(t).map_err(|m| self.invalid(context, format!("texture: {m}")))?;
+        // The loader rebuilds the chain from level 0: refuse what it would not give back.
+        let back = ::image::load_from_memory(&png)
+            .map_err(|e| e.to_string())
+            .and_then(|img| Texture::from_image(&img).map_err(|e| e.to_string()))
+            .map(Texture::with_generated_mips)
+            .map_err(|m| self.invalid(context, format!("texture: {m}")))?;
+        if back != **t {
+            return Err(self.unsupported(
+                context,
+                "textures whose mip levels are not the box-filtered chain of level 0",
+            ));
+        }
+        self.textures.push(t.clone());
+        self.images.push((self.image_name(i), png));
+        Ok(format!("tex{i}"))
+    }
+
+    fn stage(&mut self, s: &TextureStage, context: &str) -> Result<StageDoc, IoError> {
+        let coords = match s.coords {
+            TexCoords::Uv(i) => CoordsDoc::Uv(i),
+            TexCoords::SphereMap => CoordsDoc::SphereMap,
+            TexCoords::Projected { .. } => {
+                return Err(self.unsupported(context, "projected-texture coordinates"))
+            }
+            #[allow(
+                unreachable_patterns,
+                reason = "coordinate sources the format gains later"
+            )]
+            _ => {
+                return Err(self.unsupported(
+                    context,
+                    "texture coordinate generation modes the scene format lacks",
+                ))
+            }
+        };
+        let (apply, combine) = match s.apply {
+            ApplyMode::Replace => (Some(ApplyDoc::Replace), None),
+            ApplyMode::Decal => (Some(ApplyDoc::Decal), None),
+            ApplyMode::Modulate => (Some(ApplyDoc::Modulate), None),
+            ApplyMode::Blend => (Some(ApplyDoc::Blend), None),
+            ApplyMode::Add => (Some(ApplyDoc::Add), None),
+            ApplyMode::Combine(c) => (None, Some(combine_doc(&c))),
+        };
+        Ok(StageDoc {
+            texture: self.texture(&s.texture, context)?,
+            sampler: SamplerDoc::from(s.sampler),
+            apply,
+            combine,
+            constant: r4(s.constant),
+            coords,
+            matrix: (s.matrix != Mat3::IDENTITY).then(|| m9(s.matrix)),
+        })
+    }
+
+    fn unique_name(&self, id: NodeId, context: &str) -> Result<String, IoError> {
+        let name = self.scene.name(id).map_err(self.scene_err(context))?;
+        if name.is_empty() || self.names.get(name) != Some(&1) {
+            return Err(self.unsupported(
+                context,
+                "effects naming nodes without a unique name (rename them before saving)",
+            ));
+        }
+        Ok(name.to_owned())
+    }
+
+    fn effect(&mut self, e: &Effect, context: &str) -> Result<EffectDoc, IoError> {
+        Ok(match e {
+            Effect::Textures(stages) => EffectDoc::Textures(
+                stages
+                    .iter()
+                    .map(|s| self.stage(s, context))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Effect::VertexColors(c) => EffectDoc::VertexColors(c.iter().copied().map(r4).collect()),
+            Effect::GlossMap(s) => EffectDoc::GlossMap(self.stage(s, context)?),
+            Effect::BumpMap { extra, .. } if !extra.is_empty() => {
+                return Err(self.unsupported(context, "bump maps with extra stages"))
+            }
+            Effect::BumpMap {
+                base,
+                normal_map,
+                light,
+                ..
+            } => EffectDoc::BumpMap(BumpMapDoc {
+                base: self.stage(base, context)?,
+                normal_map: self.stage(normal_map, context)?,
+                light: Self::light_name(*light),
+            }),
+            Effect::PlanarShadow {
+                planes,
+                light,
+                color,
+            } => EffectDoc::PlanarShadow(PlanarShadowDoc {
+                planes: planes
+                    .iter()
+                    .map(|p| self.unique_name(*p, context))
+                    .collect::<Result<_, _>>()?,
+                light: Self::light_name(*light),
+                color: r4(*color),
+            }),
+            Effect::PlanarReflection { planes } => {
+                EffectDoc::PlanarReflection(PlanarReflectionDoc {
+                    planes: planes
+                        .iter()
+                        .map(|(p, r)| {
+                            Ok(MirrorDoc {
+                                node: self.unique_name(*p, context)?,
+                                reflectance: re(*r),
+                            })
+                        })
+                        .collect::<Result<_, IoError>>()?,
+                })
+            }
+        })
+    }
+
+    fn screen_polygon(
+        &mut self,
+        p: &ScreenPolygon,
+        context: &str,
+    ) -> Result<ScreenPolygonDoc, IoError> {
+        let defaults = ScreenPolygon::new(p.mesh.clone(), p.layer).states;
+        let changed = changed_states(&defaults, &p.states);
+        Ok(ScreenPolygonDoc {
+            layer: match p.layer {
+                ScreenLayer::Background => ScreenLayerDoc::Background,
+                ScreenLayer::Overlay => ScreenLayerDoc::Overlay,
+            },
+            points: None,
+            color: None,
+            mesh: Some(MeshDoc::Inline(mesh_doc(&p.mesh))),
+            states: if changed.is_empty() {
+                None
+            } else {
+                Some(states_doc(changed.iter()).map_err(|f| self.unsupported(context, f))?)
+            },
+            effect: match &p.effect {
+                None => None,
+                Some(e) => Some(self.effect(e, context)?),
+            },
+        })
+    }
+}
+
+/// The states of `states` that differ from `defaults`, as global states.
+fn changed_states(defaults: &RenderStates, states: &RenderStates) -> Vec<GlobalState> {
+    let all = |s: &RenderStates| {
+        [
+            GlobalState::Alpha(s.alpha),
+            GlobalState::Cull(s.cull),
+            GlobalState::Dither(s.dither),
+            GlobalState::Fog(s.fog),
+            GlobalState::Material(s.material),
+            GlobalState::Shade(s.shade),
+            GlobalState::Wireframe(s.wireframe),
+            GlobalState::ZBuffer(s.zbuffer),
+            GlobalState::Stencil(s.stencil),
+            GlobalState::PolygonOffset(s.polygon_offset),
+        ]
+    };
+    all(defaults)
+        .into_iter()
+        .zip(all(states))
+        .filter(|(d, s)| d != s)
+        .map(|(_, s)| s)
+        .collect()
+}
+
+/// The document of a local transform, exact (see the module docs): `None` for the identity.
+fn transform_doc(t: &Transform) -> Option<TransformDoc> {
+    if t.is_identity() {
+        return None;
+    }
+    let mut doc = TransformDoc {
+        translation: Some(r3(t.translation())),
+        ..TransformDoc::default()
+    };
+    match (t.rotation(), t.scale()) {
+        (Some(r), Some(s)) => {
+            if t.is_uniform_scale() {
+                if s != Vec3::ONE {
+                    doc.uniform_scale = Some(re(s.x));
+                }
+            } else {
+                doc.scale = Some(r3(s));
+            }
+            if r != Mat3::IDENTITY {
+                doc.rotation = Some(RotationDoc {
+                    matrix: Some(m9(r)),
+                    ..RotationDoc::default()
+                });
+            }
+        }
+        _ => doc.matrix = Some(m9(t.matrix())),
+    }
+    Some(doc)
+}
+
+fn mesh_doc(m: &Mesh) -> InlineMeshDoc {
+    let n = m.positions().len();
+    let identity = m.indices().len() == n
+        && m.indices()
+            .iter()
+            .enumerate()
+            .all(|(i, &k)| usize::try_from(k).is_ok_and(|k| k == i));
+    InlineMeshDoc {
+        topology: match m.topology() {
+            MeshTopology::Points => TopologyDoc::Points,
+            MeshTopology::Lines => TopologyDoc::Lines,
+            MeshTopology::LineStrip => TopologyDoc::LineStrip,
+            MeshTopology::LineLoop => TopologyDoc::LineLoop,
+            MeshTopology::Triangles => TopologyDoc::Triangles,
+        },
+        positions: m.positions().iter().copied().map(r3).collect(),
+        normals: m.normals().map(|v| v.iter().copied().map(r3).collect()),
+        generate_normals: false,
+        colors: m.colors().map(|v| v.iter().copied().map(r4).collect()),
+        uvs: m
+            .uv_sets()
+            .iter()
+            .map(|set| set.iter().map(|p: &Vec2| [re(p.x), re(p.y)]).collect())
+            .collect(),
+        indices: (!identity).then(|| m.indices().to_vec()),
+    }
+}
+
+fn combine_doc(c: &CombineState) -> CombineDoc {
+    CombineDoc {
+        rgb: c.rgb.into(),
+        alpha: c.alpha.into(),
+        src_rgb: c.src_rgb.map(Into::into),
+        op_rgb: c.op_rgb.map(Into::into),
+        src_alpha: c.src_alpha.map(Into::into),
+        op_alpha: c.op_alpha.map(Into::into),
+        rgb_scale: re(c.rgb_scale),
+        alpha_scale: re(c.alpha_scale),
+    }
+}
+
+/// The document of a node's global states (the last of each kind wins, as when setting them);
+/// `Err` names a state the format cannot hold yet.
+fn states_doc<'s>(
+    states: impl Iterator<Item = &'s GlobalState>,
+) -> Result<StatesDoc, &'static str> {
+    let mut doc = StatesDoc::default();
+    for s in states {
+        match s {
+            GlobalState::Alpha(a)
+                if a.equation != AlphaState::OPAQUE.equation || a.alpha_equation.is_some() =>
+            {
+                return Err("blend equations");
+            }
+            GlobalState::Fog(f) if f.distance != Fog::OFF.distance => {
+                return Err("radial fog distances");
+            }
+            GlobalState::Alpha(a) => {
+                doc.alpha = Some(AlphaDoc {
+                    blend: a.blend_enabled,
+                    src: a.src_blend.into(),
+                    dst: a.dst_blend.into(),
+                    test: a.test_enabled,
+                    compare: a.test.into(),
+                    reference: re(a.reference),
+                    constant_color: r4(a.constant_color),
+                    alpha_src: a.alpha_factors.map(|(s, _)| s.into()),
+                    alpha_dst: a.alpha_factors.map(|(_, d)| d.into()),
+                    ..AlphaDoc::default()
+                })
+            }
+            GlobalState::Cull(c) => {
+                doc.cull = Some(CullDoc {
+                    enabled: c.enabled,
+                    front_face: c.front_face.into(),
+                    cull_face: c.cull_face.into(),
+                })
+            }
+            GlobalState::Dither(d) => doc.dither = Some(EnableDoc { enabled: d.enabled }),
+            GlobalState::Fog(f) => {
+                doc.fog = Some(FogDoc {
+                    enabled: f.enabled,
+                    start: re(f.start),
+                    end: re(f.end),
+                    density: re(f.density),
+                    color: r4(f.color),
+                    function: f.density_function.into(),
+                    apply: f.apply.into(),
+                    ..FogDoc::default()
+                })
+            }
+            GlobalState::Material(m) => {
+                doc.material = Some(MaterialDoc {
+                    emissive: r4(m.emissive),
+                    ambient: r4(m.ambient),
+                    diffuse: r4(m.diffuse),
+                    specular: r4(m.specular),
+                    shininess: re(m.shininess),
+                    color_material: m.color_material,
+                    two_sided: m.two_sided,
+                })
+            }
+            GlobalState::Shade(s) => doc.shade = Some((*s).into()),
+            GlobalState::Wireframe(w) => doc.wireframe = Some(EnableDoc { enabled: w.enabled }),
+            GlobalState::ZBuffer(z) => {
+                doc.zbuffer = Some(ZBufferDoc {
+                    enabled: z.enabled,
+                    writable: z.writable,
+                    compare: z.compare.into(),
+                })
+            }
+            GlobalState::Stencil(s) => {
+                doc.stencil = Some(StencilDoc {
+                    enabled: s.enabled,
+                    compare: s.func.into(),
+                    reference: s.reference,
+                    mask: s.read_mask,
+                    write_mask: s.write_mask,
+                    on_fail: s.fail.into(),
+                    on_z_fail: s.depth_fail.into(),
+                    on_z_pass: s.pass.into(),
+                })
+            }
+            GlobalState::PolygonOffset(p) => {
+                doc.polygon_offset = Some(PolygonOffsetDoc {
+                    enabled: p.enabled,
+                    factor: re(p.factor),
+                    units: re(p.units),
+                })
+            }
+            #[allow(unreachable_patterns, reason = "states the format gains later")]
+            _ => return Err("point size, line width and clip plane states"),
+        }
+    }
+    Ok(doc)
+}
+
+/// Level 0 of `t` as a PNG in the texel format it was loaded from.
+fn png_of(t: &Texture) -> Result<Vec<u8>, String> {
+    use ::image::{ExtendedColorType, ImageEncoder};
+    let level = t.level(0).ok_or("no level 0")?;
+    let texels = level.texels();
+    let (data, color): (Vec<u8>, ExtendedColorType) = match t.format() {
+        TexelFormat::L8 => (texels.iter().map(|p| p[0]).collect(), ExtendedColorType::L8),
+        TexelFormat::La8 => (
+            texels.iter().flat_map(|p| [p[0], p[3]]).collect(),
+            ExtendedColorType::La8,
+        ),
+        TexelFormat::Rgb8 => (
+            texels.iter().flat_map(|p| [p[0], p[1], p[2]]).collect(),
+            ExtendedColorType::Rgb8,
+        ),
+        _ => (
+            texels.iter().flatten().copied().collect(),
+            ExtendedColorType::Rgba8,
+        ),
+    };
+    let mut out = Vec::new();
+    ::image::codecs::png::PngEncoder::new(&mut out)
+        .write_image(&data, level.width(), level.height(), color)
+        .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every f32 written by serde_json reads back through [`Real`] as the same bits: a sweep
+    /// of bit patterns across the whole finite range (both signs, subnormals included).
+    #[test]
+    fn reals_round_trip_through_text() {
+        let mut checked = 0;
+        for bits in (1..0x7f80_0000u32).step_by(2027) {
+            for x in [f32::from_bits(bits), -f32::from_bits(bits)] {
+                let text = serde_json::to_string(&re(x)).expect("finite");
+                let back: Real = serde_json::from_str(&text).expect("parses");
+                assert_eq!(back.get().to_bits(), x.to_bits(), "{x:e} written as {text}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000);
+    }
+
+    /// 45° and 90° are what the loader converts, and each finds its own degrees back.
+    #[test]
+    fn degrees_round_trip() {
+        for d in [45.0f32, 90.0, 30.0, 12.5, 179.0, 0.0] {
+            let rad = math::to_radians(d);
+            let back = degrees_for(rad).expect("found");
+            assert_eq!(math::to_radians(back).to_bits(), rad.to_bits());
+        }
+    }
+}
