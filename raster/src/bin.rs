@@ -28,6 +28,15 @@ pub(crate) struct ChunkBins {
 impl ChunkBins {
     /// Bins `sink`'s triangles (of draw `draw`, `stride` plane floats each) to tiles.
     pub fn new(sink: &TriSink, draw: u32, stride: usize, tiles_x: u32, tiles_y: u32) -> ChunkBins {
+        if sink.tris.is_empty() {
+            // Nothing to bin (everything culled or too small to cover a sample): no tile
+            // list at all. The context queues only chunks with triangles, so an empty one is
+            // never indexed by tile.
+            return ChunkBins {
+                tiles: Vec::new(),
+                triangles: 0,
+            };
+        }
         let mut tiles: Vec<TileBin> = Vec::new();
         tiles.resize_with((tiles_x * tiles_y) as usize, TileBin::default);
         // Reserve each bin once: count the tiles of every triangle's box (an upper bound for

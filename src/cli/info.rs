@@ -322,6 +322,7 @@ pub fn run(args: &InfoArgs) -> CliResult {
         to_text(&loaded)
     };
     say!("{}", text.trim_end());
+    super::leak_at_exit(loaded);
     Ok(ExitCode::SUCCESS)
 }
 

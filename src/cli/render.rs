@@ -319,6 +319,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         ),
         None => say!("wrote {} ({width}x{height})", args.out.display()),
     }
+    super::leak_at_exit((scene, imported, applied));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -203,12 +203,13 @@ fn load_buffers(
 
 /// A glTF node's local transform.
 fn node_transform(ctx: &Ctx<'_>, node: &::gltf::Node<'_>) -> Result<Transform, IoError> {
-    let label = node_label(node);
+    // Labels are formatted only on the error paths (a 10⁶-node file builds 10⁶ transforms).
+    let label = || node_label(node);
     match node.transform() {
         ::gltf::scene::Transform::Matrix { matrix } => {
             let flat = matrix.iter().flatten();
             if flat.clone().any(|x| !x.is_finite()) {
-                return Err(ctx.non_finite(&label, "matrix"));
+                return Err(ctx.non_finite(&label(), "matrix"));
             }
             let c = |i: usize| Vec4::from_array(matrix[i]);
             if matrix[0][3] != 0.0
@@ -217,7 +218,7 @@ fn node_transform(ctx: &Ctx<'_>, node: &::gltf::Node<'_>) -> Result<Transform, I
                 || matrix[3][3] != 1.0
             {
                 return Err(ctx.invalid(
-                    &label,
+                    &label(),
                     "matrix is not affine (last row is not 0 0 0 1)".to_owned(),
                 ));
             }
@@ -225,7 +226,7 @@ fn node_transform(ctx: &Ctx<'_>, node: &::gltf::Node<'_>) -> Result<Transform, I
             if linear == Mat3::IDENTITY && c(3).truncate() == Vec3::ZERO {
                 return Ok(Transform::IDENTITY);
             }
-            Transform::from_affine(linear, c(3).truncate()).map_err(|e| ctx.scene_err(&label, e))
+            Transform::from_affine(linear, c(3).truncate()).map_err(|e| ctx.scene_err(&label(), e))
         }
         ::gltf::scene::Transform::Decomposed {
             translation,
@@ -238,20 +239,20 @@ fn node_transform(ctx: &Ctx<'_>, node: &::gltf::Node<'_>) -> Result<Transform, I
                 Vec3::from_array(scale),
             );
             if !t.is_finite() {
-                return Err(ctx.non_finite(&label, "translation"));
+                return Err(ctx.non_finite(&label(), "translation"));
             }
             if !r.is_finite() {
-                return Err(ctx.non_finite(&label, "rotation"));
+                return Err(ctx.non_finite(&label(), "rotation"));
             }
             if !s.is_finite() {
-                return Err(ctx.non_finite(&label, "scale"));
+                return Err(ctx.non_finite(&label(), "scale"));
             }
             if t == Vec3::ZERO && r == Quat::IDENTITY && s == Vec3::ONE {
                 return Ok(Transform::IDENTITY);
             }
             super::animation::trs(s, r, t).map_err(|e| match e {
-                SceneError::ZeroRotation(_) => ctx.invalid(&label, e.to_string()),
-                e => ctx.scene_err(&label, e),
+                SceneError::ZeroRotation(_) => ctx.invalid(&label(), e.to_string()),
+                e => ctx.scene_err(&label(), e),
             })
         }
     }
@@ -388,10 +389,10 @@ fn build(
         .collect();
     while let Some((index, parent)) = stack.pop() {
         let node = &nodes[index];
-        let label = node_label(node);
+        let label = || node_label(node);
         if ids[index].is_some() {
             return Err(ctx.invalid(
-                &label,
+                &label(),
                 "is reached twice in the hierarchy (a node may have one parent, and no cycles)"
                     .to_owned(),
             ));
@@ -402,13 +403,13 @@ fn build(
             .map_or_else(|| format!("node{index}"), str::to_owned);
         let id = scene
             .add_group(parent, name)
-            .map_err(|e| ctx.scene_err(&label, e))?;
+            .map_err(|e| ctx.scene_err(&label(), e))?;
         scene
             .set_local_transform(id, local)
-            .map_err(|e| ctx.scene_err(&label, e))?;
+            .map_err(|e| ctx.scene_err(&label(), e))?;
         ids[index] = Some(id);
         if let Some(mesh) = node.mesh() {
-            let mlabel = mesh_label(&mesh);
+            let mlabel = || mesh_label(&mesh);
             check_morph_counts(ctx, node, &mesh)?;
             let mesh_name = mesh
                 .name()
@@ -418,7 +419,7 @@ fn build(
                 let converted = match meshes.get(&key) {
                     Some(m) => m.clone(),
                     None => {
-                        let plabel = format!("{mlabel} primitive {}", prim.index());
+                        let plabel = format!("{} primitive {}", mlabel(), prim.index());
                         let m = primitive::convert(ctx, &prim, &plabel)?.map(Arc::new);
                         meshes.insert(key, m.clone());
                         m
@@ -428,12 +429,12 @@ fn build(
                 let gname = format!("{mesh_name}[{}]", prim.index());
                 let geom = scene
                     .add_geometry(id, gname, c.mesh.clone())
-                    .map_err(|e| ctx.scene_err(&mlabel, e))?;
+                    .map_err(|e| ctx.scene_err(&mlabel(), e))?;
                 if node.skin().is_some() || !c.targets.is_empty() {
                     leaves.push(Leaf {
                         node: index,
                         geom,
-                        label: format!("{label} {mlabel} primitive {}", prim.index()),
+                        label: format!("{} {} primitive {}", label(), mlabel(), prim.index()),
                         converted: c,
                     });
                 }
