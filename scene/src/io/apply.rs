@@ -19,10 +19,46 @@
 //! | `doubleSided` | culling off ([`CullState::NONE`]) and two-sided lighting ([`MaterialState::two_sided`]) |
 //! | `emissiveFactor` | the material's emissive colour (lit only) |
 //! | `emissiveTexture` | (lit only, when the factor is not black) an *add* stage after the base colour texture, with a copy of the texture whose RGB texels are multiplied by the factor (`⌊t·f + ½⌋` per 8-bit channel, mips rebuilt; one copy per image and factor, and none when the factor is white); the material's emissive colour is then black |
-//! | `KHR_materials_unlit`, or [`ApplyOptions::unlit`] | no lights attached to the leaf: the colour is base colour × vertex colour × texture, with no lighting and no emission |
+//! | `emissiveFactor` × `KHR_materials_emissive_strength` | the emissive colour above (a strength past 1 saturates: the lit colour is clamped to 1) |
+//! | `occlusionTexture` | (lit only) a **dark map**: a *modulate* stage after the base colour texture with a grey copy of the texture, `1 + strength · (occ − 1)` per texel (`occ` = red channel; `⌊v·255 + ½⌋`, mips rebuilt, one copy per image and strength). Fixed-function lighting has no separate indirect term, so it darkens the whole lit colour (ambient, diffuse, specular and the emissive *colour*), not only the ambient as glTF intends; the emissive *texture* stage comes after it and is not darkened |
+//! | `normalTexture` | (lit only) the book's **dot3 bump map** ([`Effect::BumpMap`]), see below |
+//! | `texCoord` (every texture) | each stage reads its own binding's uv set (`KHR_texture_transform`'s `texCoord` wins); a set the mesh lacks drops that stage with a warning in [`Applied::warnings`] (the surface keeps the rest) |
+//! | `KHR_materials_unlit`, or [`ApplyOptions::unlit`] | no lights attached to the leaf: the colour is base colour × vertex colour × texture, with no lighting and no emission (normal and occlusion maps unused) |
 //!
 //! The glTF alpha of a lit surface is the diffuse alpha (base colour alpha) or, with vertex
 //! colours, the vertex alpha × base alpha; the texture's alpha multiplies it (modulate).
+//!
+//! # Normal maps: the book's bump map
+//!
+//! A lit leaf whose material has a `normalTexture` is drawn with [`Effect::BumpMap`]: one
+//! unlit pass whose primary colour is the per-vertex light vector in tangent space (computed
+//! at draw time from the light and the leaf's world transform; tangents from `TANGENT` or
+//! generated, see the glTF importer's `tangent` module), then these stages:
+//!
+//! 1. the normal map, `DOT3(normal, light vector)` = `max(0, n·l)`; with `scale ≠ 1` a copy
+//!    of the map whose texels are decoded (`2t − 1`), x and y multiplied by `scale`,
+//!    renormalized and encoded again (glTF's rule, per texel before filtering; mips rebuilt);
+//! 2. the base: the base colour texture (white 1×1 without one) × `Kd · Ld` — the
+//!    approximation's diffuse colour times the bump light's diffuse colour × intensity — as a
+//!    copy (*modulate*; `OPAQUE` keeps alpha 1, otherwise alpha × base alpha);
+//! 3. the ambient: the same texture × `Ka · A` added (`A` = the sum of the ambient colours of
+//!    the lights considered, below; no stage when black);
+//! 4. the occlusion dark map (above), when there is one;
+//! 5. the emission: the emissive texture stage, or a 1×1 texture of the emissive colour
+//!    added, when not black.
+//!
+//! So a bump-mapped surface shows `occ · (Kd·Ld·T·max(0, n·l) + Ka·A·T) + E`, the lit
+//! diffuse and ambient terms of the material with the normal map's normal. There is **no
+//! specular** term (the book's bump map has none) and no vertex colour (the primary colour
+//! carries the light vector).
+//!
+//! **The light the bump map encodes**: among the lights that light the leaf — the imported
+//! lights, else the default rig, else (an import into a scene file with lights of its own)
+//! the scene's lights in table order — the first directional light that is on, else the
+//! first point or spot light that is on. The default rig's key light is that directional
+//! light, so a bump-mapped import is lit from the headlight like the rest. With no such
+//! light, no uv set for the normal map or no normals, the normal map is dropped (with a
+//! warning) and the leaf drawn by the rules above.
 //!
 //! **Framebuffer alpha** (what a PNG's alpha channel shows): `OPAQUE` writes 1; a `BLEND`
 //! surface composites its alpha "over" the stored one (separate alpha factors, as
@@ -75,6 +111,7 @@ use crate::camera::Camera;
 use crate::effect::{Effect, TextureStage};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
+use crate::id::LightId;
 use crate::light::{LightType, SceneLight, MAX_LIGHTS};
 use crate::mesh::Mesh;
 use crate::state::{
@@ -275,17 +312,12 @@ pub fn apply(
     options: &ApplyOptions,
 ) -> Result<Applied, SceneError> {
     let mut applied = Applied::default();
-    let mut emissive = EmissiveTextures::default();
-    for (&node, material) in &imported.materials {
-        let unlit = options.unlit || material.unlit;
-        apply_material(scene, node, material, unlit, &mut emissive)?;
-        if unlit {
-            applied.unlit.push(node);
-        } else {
-            applied.lit.push(node);
-        }
-    }
-    if !applied.lit.is_empty() {
+    let mut derived = DerivedTextures::default();
+    let any_lit = imported
+        .materials
+        .values()
+        .any(|m| !(options.unlit || m.unlit));
+    if any_lit {
         if imported.lights.is_empty() {
             // The scene's own lights (a scene file's, or the caller's) light the import; the
             // rig is only for an import that would otherwise be dark.
@@ -309,6 +341,28 @@ pub fn apply(
                 applied.lights.push((id, LightSource::Imported(i)));
             }
         }
+    }
+    let candidates: Vec<LightId> = if applied.lights.is_empty() {
+        (0..scene.lights.len() as u32).map(LightId).collect()
+    } else {
+        applied.lights.iter().map(|l| l.0).collect()
+    };
+    let bump = bump_light(scene, &candidates);
+    for (&node, material) in &imported.materials {
+        let unlit = options.unlit || material.unlit;
+        let mut ctx = MaterialCtx {
+            derived: &mut derived,
+            bump,
+            warnings: &mut applied.warnings,
+        };
+        apply_material(scene, node, material, unlit, &mut ctx)?;
+        if unlit {
+            applied.unlit.push(node);
+        } else {
+            applied.lit.push(node);
+        }
+    }
+    if !applied.lit.is_empty() {
         // `attach_light` puts a light at the front of the node's list: attach in reverse
         // so each leaf's list is in file order.
         for &node in &applied.lit {
@@ -320,20 +374,119 @@ pub fn apply(
     Ok(applied)
 }
 
-/// Emissive textures multiplied by their factor, one per (image, factor), so leaves that share
-/// a material share the copy.
-#[derive(Default)]
-struct EmissiveTextures(Vec<(Arc<Texture>, [u32; 3], Arc<Texture>)>);
+/// The light a bump map encodes, with the colours its stages bake in (see the
+/// [module docs](self)).
+#[derive(Debug, Clone, Copy)]
+struct BumpLight {
+    id: LightId,
+    /// `clamp(diffuse × intensity)` of the bump light.
+    diffuse: Vec3,
+    /// Sum of `clamp(ambient × intensity)` over the lights considered, clamped to 1.
+    ambient: Vec3,
+}
 
-impl EmissiveTextures {
+/// The bump light among `candidates`: the first directional light that is on, else the first
+/// point or spot light that is on.
+fn bump_light(scene: &Scene, candidates: &[LightId]) -> Option<BumpLight> {
+    let lights: Vec<(LightId, &SceneLight)> = candidates
+        .iter()
+        .filter_map(|&id| scene.light(id).ok().map(|l| (id, l)))
+        .filter(|(_, l)| l.on)
+        .collect();
+    let sat = |c: Vec4, i: f32| (c.truncate() * i).clamp(Vec3::ZERO, Vec3::ONE);
+    let mut ambient = Vec3::ZERO;
+    for (_, l) in &lights {
+        ambient += sat(l.ambient, l.intensity);
+    }
+    let pick = |kinds: &[LightType]| lights.iter().find(|(_, l)| kinds.contains(&l.kind));
+    let (id, l) =
+        pick(&[LightType::Directional]).or_else(|| pick(&[LightType::Point, LightType::Spot]))?;
+    Some(BumpLight {
+        id: *id,
+        diffuse: sat(l.diffuse, l.intensity),
+        ambient: ambient.clamp(Vec3::ZERO, Vec3::ONE),
+    })
+}
+
+/// What [`apply_material`] shares across leaves.
+struct MaterialCtx<'a> {
+    derived: &'a mut DerivedTextures,
+    bump: Option<BumpLight>,
+    warnings: &'a mut Vec<String>,
+}
+
+/// How a derived texture is made from its source.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Derive {
+    /// RGBA multiplied by the factor (clamped to [0, 1]).
+    Scale(Vec4),
+    /// Grey `1 + strength · (red − 1)`, alpha 1 (an occlusion dark map).
+    Occlusion(f32),
+    /// Normal map with x and y scaled and renormalized.
+    NormalScale(f32),
+}
+
+impl Derive {
+    fn key(self) -> [u32; 5] {
+        match self {
+            Derive::Scale(f) => {
+                let [a, b, c, d] = f.to_array().map(f32::to_bits);
+                [0, a, b, c, d]
+            }
+            Derive::Occlusion(s) => [1, s.to_bits(), 0, 0, 0],
+            Derive::NormalScale(s) => [2, s.to_bits(), 0, 0, 0],
+        }
+    }
+
+    fn texel(self, [r, g, b, a]: [u8; 4]) -> [u8; 4] {
+        let unorm = |x: f32| (x.clamp(0.0, 1.0) * 255.0 + 0.5).floor() as u8;
+        let f = |c: u8| f32::from(c) / 255.0;
+        match self {
+            Derive::Scale(k) => {
+                let k = k.clamp(Vec4::ZERO, Vec4::ONE);
+                let s = |c: u8, f: f32| (f32::from(c) * f + 0.5).floor() as u8;
+                [s(r, k.x), s(g, k.y), s(b, k.z), s(a, k.w)]
+            }
+            Derive::Occlusion(s) => {
+                let v = unorm(1.0 + s * (f(r) - 1.0));
+                [v, v, v, 255]
+            }
+            Derive::NormalScale(s) => {
+                let n = Vec3::new(2.0 * f(r) - 1.0, 2.0 * f(g) - 1.0, 2.0 * f(b) - 1.0)
+                    * Vec3::new(s, s, 1.0);
+                let n = n.normalize_or_zero();
+                let e = |x: f32| unorm(0.5 * (x + 1.0));
+                [e(n.x), e(n.y), e(n.z), a]
+            }
+        }
+    }
+}
+
+/// Textures derived from imported ones (emission × factor, occlusion dark maps, scaled
+/// normal maps, base × light colours), one per (source, rule), so leaves that share a material
+/// share the copy.
+#[derive(Default)]
+struct DerivedTextures(Vec<(Arc<Texture>, [u32; 5], Arc<Texture>)>);
+
+impl DerivedTextures {
     /// `texture` with its RGB multiplied by `factor` (clamped to [0, 1]); the texture itself
     /// for a white factor.
     fn scaled(&mut self, texture: &Arc<Texture>, factor: Vec3) -> Arc<Texture> {
-        let f = factor.clamp(Vec3::ZERO, Vec3::ONE);
-        if f == Vec3::ONE {
+        self.derived(texture, Derive::Scale(factor.extend(1.0)))
+    }
+
+    /// `texture` made by `rule` from every texel of level 0 (same size and format; mips
+    /// rebuilt when the source has them). The source itself when the rule changes nothing.
+    fn derived(&mut self, texture: &Arc<Texture>, rule: Derive) -> Arc<Texture> {
+        let identity = match rule {
+            Derive::Scale(f) => f.clamp(Vec4::ZERO, Vec4::ONE) == Vec4::ONE,
+            Derive::NormalScale(s) => s == 1.0,
+            Derive::Occlusion(_) => false,
+        };
+        if identity {
             return Arc::clone(texture);
         }
-        let key = f.to_array().map(f32::to_bits);
+        let key = rule.key();
         if let Some((_, _, t)) = self
             .0
             .iter()
@@ -344,24 +497,40 @@ impl EmissiveTextures {
         let Some(level) = texture.level(0) else {
             return Arc::clone(texture);
         };
-        let scale = |c: u8, f: f32| (f32::from(c) * f + 0.5).floor() as u8;
-        let bytes: Vec<u8> = level
-            .texels()
-            .iter()
-            .flat_map(|&[r, g, b, a]| [scale(r, f.x), scale(g, f.y), scale(b, f.z), a])
-            .collect();
-        let scaled = match Texture::from_rgba8(level.width(), level.height(), bytes)
-            .map(|t| t.with_format(texture.format()))
+        let bytes: Vec<u8> = level.texels().iter().flat_map(|&t| rule.texel(t)).collect();
+        let format = match rule {
+            Derive::Occlusion(_) => plumb_raster::texture::TexelFormat::Rgb8,
+            _ => texture.format(),
+        };
+        let made = match Texture::from_rgba8(level.width(), level.height(), bytes)
+            .map(|t| t.with_format(format))
         {
             Ok(t) if texture.level_count() > 1 => Arc::new(t.with_generated_mips()),
             Ok(t) => Arc::new(t),
-            // Same size as a texture that exists: cannot fail; keep the unscaled one if it does.
+            // Same size as a texture that exists: cannot fail; keep the source if it does.
             Err(_) => Arc::clone(texture),
         };
-        self.0.push((Arc::clone(texture), key, Arc::clone(&scaled)));
-        scaled
+        self.0.push((Arc::clone(texture), key, Arc::clone(&made)));
+        made
     }
 }
+
+/// A 1×1 texture of one colour (RGBA; `None` only if a 1×1 texture were refused).
+fn solid(color: Vec4) -> Option<Arc<Texture>> {
+    let c = color
+        .clamp(Vec4::ZERO, Vec4::ONE)
+        .to_array()
+        .map(|x| (x * 255.0 + 0.5).floor() as u8);
+    Texture::from_rgba8(1, 1, c.to_vec()).ok().map(Arc::new)
+}
+
+/// Combiner adding the texture's RGB and keeping the incoming alpha.
+const ADD_RGB_KEEP_ALPHA: CombineState = CombineState {
+    rgb: CombineFn::Add,
+    alpha: CombineFn::Replace,
+    src_alpha: [Source::Previous, Source::Previous, Source::Constant],
+    ..CombineState::MODULATE
+};
 
 /// Sets one geometry leaf's states, effect and (when colours carry the material) mesh.
 fn apply_material(
@@ -369,7 +538,7 @@ fn apply_material(
     node: NodeId,
     m: &ImportedMaterial,
     unlit: bool,
-    emissive: &mut EmissiveTextures,
+    ctx: &mut MaterialCtx<'_>,
 ) -> Result<(), SceneError> {
     let mesh = Arc::clone(scene.mesh(node)?);
     let opaque = m.alpha_mode == AlphaMode::Opaque;
@@ -453,26 +622,178 @@ fn apply_material(
         scene.set_global_state(node, GlobalState::Cull(CullState::NONE))?;
     }
 
-    let mut stages = Vec::new();
-    if let Some(b) = &m.base_color_texture {
-        let apply = if opaque {
-            ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA)
-        } else {
-            ApplyMode::Modulate
+    let name = scene.node(node)?.name.clone();
+    let mut warn = |what: &str, b: &TextureBinding| {
+        ctx.warnings.push(format!(
+            "'{name}': {what} reads TEXCOORD_{}, which the mesh lacks; drawn without it",
+            b.tex_coord
+        ));
+    };
+    let mut placed = |b: &TextureBinding, apply: ApplyMode, what: &str| {
+        let s = stage(b, &mesh, apply);
+        if s.is_none() {
+            warn(what, b);
+        }
+        s
+    };
+    let base_apply = if opaque {
+        ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA)
+    } else {
+        ApplyMode::Modulate
+    };
+    let base = m
+        .base_color_texture
+        .as_ref()
+        .and_then(|b| placed(b, base_apply, "baseColorTexture"));
+    let occlusion = match m.occlusion_texture.as_ref().filter(|_| !unlit) {
+        Some(b) => {
+            let dark = TextureBinding {
+                texture: ctx
+                    .derived
+                    .derived(&b.texture, Derive::Occlusion(m.occlusion_strength)),
+                ..b.clone()
+            };
+            placed(
+                &dark,
+                ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA),
+                "occlusionTexture",
+            )
+        }
+        None => None,
+    };
+    let emission = match emissive_texture {
+        Some(b) => {
+            let scaled = TextureBinding {
+                texture: ctx.derived.scaled(&b.texture, m.emissive),
+                ..b.clone()
+            };
+            placed(&scaled, ApplyMode::Add, "emissiveTexture")
+        }
+        None => None,
+    };
+    let normal = match m.normal_texture.as_ref().filter(|_| !unlit) {
+        Some(b) => {
+            let scaled = TextureBinding {
+                texture: ctx
+                    .derived
+                    .derived(&b.texture, Derive::NormalScale(m.normal_scale)),
+                ..b.clone()
+            };
+            placed(
+                &scaled,
+                ApplyMode::Combine(CombineState::DOT3),
+                "normalTexture",
+            )
+        }
+        None => None,
+    };
+    if let Some(normal_map) = normal {
+        let bump = match ctx.bump {
+            None => Err("no directional, point or spot light is on"),
+            Some(_) if mesh.normals().is_none() => Err("the mesh has no normals"),
+            Some(l) => Ok(l),
         };
-        stages.extend(stage(b, &mesh, apply));
+        match bump {
+            Ok(light) => {
+                let effect = bump_effect(
+                    m,
+                    &ff,
+                    opaque,
+                    light,
+                    normal_map,
+                    base,
+                    occlusion,
+                    emission,
+                    emissive_texture.is_some(),
+                    ctx,
+                );
+                scene.set_effect(node, Some(effect))?;
+                return Ok(());
+            }
+            Err(why) => ctx
+                .warnings
+                .push(format!("'{name}': normalTexture not drawn: {why}")),
+        }
     }
-    if let Some(b) = emissive_texture {
-        let scaled = TextureBinding {
-            texture: emissive.scaled(&b.texture, m.emissive),
-            ..b.clone()
-        };
-        stages.extend(stage(&scaled, &mesh, ApplyMode::Add));
-    }
+    let stages: Vec<TextureStage> = [base, occlusion, emission].into_iter().flatten().collect();
     if !stages.is_empty() {
         scene.set_effect(node, Some(Effect::Textures(stages)))?;
     }
     Ok(())
+}
+
+/// The bump-map effect of a lit, normal-mapped leaf (stages in the [module docs](self)).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one private call site; the parts of one leaf"
+)]
+fn bump_effect(
+    m: &ImportedMaterial,
+    ff: &super::material::FixedFunctionColors,
+    opaque: bool,
+    light: BumpLight,
+    normal_map: TextureStage,
+    base: Option<TextureStage>,
+    occlusion: Option<TextureStage>,
+    emission: Option<TextureStage>,
+    has_emissive_texture: bool,
+    ctx: &mut MaterialCtx<'_>,
+) -> Effect {
+    let alpha = if opaque { 1.0 } else { ff.diffuse.w };
+    // The base texture and its coordinates, or a white 1×1 on the normal map's.
+    let (texture, template) = match &base {
+        Some(s) => (Arc::clone(&s.texture), s.clone()),
+        None => (
+            solid(Vec4::ONE).unwrap_or_else(|| Arc::clone(&normal_map.texture)),
+            normal_map.clone(),
+        ),
+    };
+    let base_apply = if opaque {
+        ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA)
+    } else {
+        ApplyMode::Modulate
+    };
+    let lit = TextureStage {
+        texture: ctx.derived.derived(
+            &texture,
+            Derive::Scale((ff.diffuse.truncate() * light.diffuse).extend(alpha)),
+        ),
+        apply: base_apply,
+        constant: Vec4::new(0.0, 0.0, 0.0, 1.0),
+        ..template.clone()
+    };
+    let mut extra = Vec::new();
+    let ambient = ff.ambient * light.ambient;
+    if ambient.max_element() > 0.0 {
+        extra.push(TextureStage {
+            texture: ctx
+                .derived
+                .derived(&texture, Derive::Scale(ambient.extend(1.0))),
+            apply: ApplyMode::Combine(ADD_RGB_KEEP_ALPHA),
+            constant: Vec4::new(0.0, 0.0, 0.0, 1.0),
+            ..template
+        });
+    }
+    extra.extend(occlusion);
+    match emission {
+        Some(e) => extra.push(e),
+        None if !has_emissive_texture && m.emissive.max_element() > 0.0 => {
+            if let Some(t) = solid(m.emissive.extend(1.0)) {
+                extra.push(TextureStage {
+                    texture: t,
+                    apply: ApplyMode::Combine(ADD_RGB_KEEP_ALPHA),
+                    ..normal_map.clone()
+                });
+            }
+        }
+        None => {}
+    }
+    Effect::BumpMap {
+        base: lit,
+        normal_map,
+        light: light.id,
+        extra,
+    }
 }
 
 #[cfg(test)]

@@ -50,6 +50,7 @@ mod document;
 mod glb;
 mod material;
 mod primitive;
+mod tangent;
 
 use std::collections::BTreeMap;
 use std::path::Path;

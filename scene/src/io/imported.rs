@@ -185,6 +185,9 @@ pub struct Applied {
     pub lit: Vec<NodeId>,
     /// Geometry leaves drawn without lighting.
     pub unlit: Vec<NodeId>,
+    /// What could not be mapped and was left out, one line each (a texture whose uv set the
+    /// mesh lacks, a normal map without a light to encode); `plumb render` prints them.
+    pub warnings: Vec<String>,
 }
 
 impl Imported {

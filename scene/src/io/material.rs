@@ -10,7 +10,9 @@
 //! | [`base_color`](ImportedMaterial::base_color) × [`base_color_texture`](ImportedMaterial::base_color_texture) | material diffuse (and ambient) colour; texture unit 0 in *modulate* mode |
 //! | [`alpha_mode`](ImportedMaterial::alpha_mode) | `Opaque`: no blending, alpha ignored; `Mask(c)`: alpha test `≥ c`, depth write on; `Blend`: source-over blending, depth write off, drawn after opaque geometry sorted back to front |
 //! | [`double_sided`](ImportedMaterial::double_sided) | culling off (and two-sided lighting); otherwise back faces culled |
-//! | [`emissive`](ImportedMaterial::emissive) × [`emissive_texture`](ImportedMaterial::emissive_texture) | material emissive colour; the texture as an *add* stage |
+//! | [`emissive`](ImportedMaterial::emissive) × [`emissive_texture`](ImportedMaterial::emissive_texture) | material emissive colour (glTF `emissiveFactor` × `KHR_materials_emissive_strength`'s `emissiveStrength`, so it may exceed 1 and is clamped when lit); the texture as an *add* stage |
+//! | [`normal_texture`](ImportedMaterial::normal_texture), [`normal_scale`](ImportedMaterial::normal_scale) | the book's dot3 bump map ([`Effect::BumpMap`](crate::effect::Effect::BumpMap)): per-vertex light vectors in tangent space (`TANGENT`, else generated tangents) `DOT3` the normal map, whose texels are rewritten with x and y scaled by `scale` and renormalized (glTF's `normalize((2t − 1) · (scale, scale, 1))`) |
+//! | [`occlusion_texture`](ImportedMaterial::occlusion_texture), [`occlusion_strength`](ImportedMaterial::occlusion_strength) | a dark map: a *modulate* stage with the grey texture `1 + strength · (occ − 1)` (`occ` = the red channel) |
 //! | [`unlit`](ImportedMaterial::unlit) | lighting off: colour = base colour × texture × vertex colour |
 //! | [`metallic`](ImportedMaterial::metallic), [`roughness`](ImportedMaterial::roughness) | diffuse / specular / shininess by the rule of [`ImportedMaterial::fixed_function_approximation`] |
 //! | [`TextureBinding::sampler`], [`TextureBinding::uv_transform`], [`TextureBinding::tex_coord`] | the texture unit's sampler, texture matrix and coordinate set |
@@ -91,6 +93,15 @@ pub struct ImportedMaterial {
     pub emissive: Vec3,
     /// Emissive texture (glTF `emissiveTexture`).
     pub emissive_texture: Option<TextureBinding>,
+    /// Tangent-space normal map (glTF `normalTexture`; RGB = `0.5·(n + 1)`, +x along `u`,
+    /// +y towards the top of the image, OpenGL's convention).
+    pub normal_texture: Option<TextureBinding>,
+    /// glTF `normalTexture.scale`: the normal map's x and y are multiplied by it (default 1).
+    pub normal_scale: f32,
+    /// Ambient occlusion map (glTF `occlusionTexture`; the red channel is used).
+    pub occlusion_texture: Option<TextureBinding>,
+    /// glTF `occlusionTexture.strength` in 0..1: `1 + strength · (occ − 1)` (default 1).
+    pub occlusion_strength: f32,
     /// `KHR_materials_unlit`: no lighting, colour is base colour × texture × vertex colour.
     pub unlit: bool,
     /// glTF `metallicFactor` in 0..1 (MTL materials: 0).
@@ -110,6 +121,10 @@ impl Default for ImportedMaterial {
             double_sided: false,
             emissive: Vec3::ZERO,
             emissive_texture: None,
+            normal_texture: None,
+            normal_scale: 1.0,
+            occlusion_texture: None,
+            occlusion_strength: 1.0,
             unlit: false,
             metallic: 1.0,
             roughness: 1.0,

@@ -750,6 +750,7 @@ fn convert_material(
         unlit: false,
         metallic: 0.0,
         roughness: roughness_from_ns(m.shininess),
+        ..ImportedMaterial::default()
     })
 }
 

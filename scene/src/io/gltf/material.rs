@@ -4,9 +4,11 @@
 //! the [`MinFilter`] of the same name; an absent filter is linear (mag) and
 //! linear-mipmap-linear (min), i.e. trilinear; `wrapS`/`wrapT` REPEAT, MIRRORED_REPEAT,
 //! CLAMP_TO_EDGE → [`Wrap`] of the same name. Images are decoded once per glTF image
-//! (the texture is shared by `Arc`), always with a full mip chain. Only the base colour and
-//! emissive textures are decoded: the normal, occlusion and metallic-roughness maps have no
-//! fixed-function use.
+//! (the texture is shared by `Arc`), always with a full mip chain. The base colour, emissive,
+//! normal and occlusion textures are decoded (the metallic-roughness map has no
+//! fixed-function use). Each texture reads its own uv set: its `texCoord`, or
+//! `KHR_texture_transform`'s `texCoord` when the extension gives one (on the normal and
+//! occlusion textures too). `KHR_materials_emissive_strength` multiplies `emissiveFactor`.
 
 use std::sync::Arc;
 
@@ -107,28 +109,44 @@ impl Ctx<'_> {
         info: &::gltf::texture::Info<'_>,
         what: &str,
     ) -> Result<Option<TextureBinding>, IoError> {
+        let transform = info.texture_transform().map(|t| UvTransform {
+            offset: t.offset(),
+            rotation: t.rotation(),
+            scale: t.scale(),
+            tex_coord: t.tex_coord(),
+        });
+        self.binding_of(&info.texture(), info.tex_coord(), transform, what)
+    }
+
+    /// The binding of `tex` read through uv set `tex_coord`, or `transform`'s override.
+    fn binding_of(
+        &mut self,
+        tex: &::gltf::texture::Texture<'_>,
+        tex_coord: u32,
+        transform: Option<UvTransform>,
+        what: &str,
+    ) -> Result<Option<TextureBinding>, IoError> {
         if !self.options.textures {
             return Ok(None);
         }
-        let tex = info.texture();
         let img = tex.source();
         let texture = self.texture(&img)?;
-        let (uv_transform, tex_coord) = match info.texture_transform() {
+        let (uv_transform, tex_coord) = match transform {
             Some(t) => {
                 let (o, r, s) = (
-                    Vec2::from_array(t.offset()),
-                    t.rotation(),
-                    Vec2::from_array(t.scale()),
+                    Vec2::from_array(t.offset),
+                    t.rotation,
+                    Vec2::from_array(t.scale),
                 );
                 if !(o.is_finite() && r.is_finite() && s.is_finite()) {
                     return Err(self.non_finite(what, "KHR_texture_transform"));
                 }
                 (
                     uv_transform_matrix(o, r, s),
-                    t.tex_coord().unwrap_or(info.tex_coord()),
+                    t.tex_coord.unwrap_or(tex_coord),
                 )
             }
-            None => (Mat3::IDENTITY, info.tex_coord()),
+            None => (Mat3::IDENTITY, tex_coord),
         };
         Ok(Some(TextureBinding {
             texture,
@@ -138,6 +156,82 @@ impl Ctx<'_> {
             source: image_label(&img),
         }))
     }
+}
+
+/// `KHR_texture_transform` as read from a texture reference.
+struct UvTransform {
+    offset: [f32; 2],
+    rotation: f32,
+    scale: [f32; 2],
+    tex_coord: Option<u32>,
+}
+
+/// `KHR_texture_transform` on a normal or occlusion texture reference, which the `gltf`
+/// crate leaves as raw JSON: absent members take the extension's defaults (offset 0,
+/// rotation 0, scale 1, no texCoord override).
+fn raw_uv_transform(
+    ctx: &Ctx<'_>,
+    value: Option<&::gltf::json::Value>,
+    what: &str,
+) -> Result<Option<UvTransform>, IoError> {
+    use ::gltf::json::Value;
+    let Some(v) = value else {
+        return Ok(None);
+    };
+    let bad = |m: &str| ctx.invalid(what, format!("KHR_texture_transform: {m}"));
+    let Value::Object(o) = v else {
+        return Err(bad("is not an object"));
+    };
+    let num = |x: &Value| x.as_f64().map(|f| f as f32);
+    let pair = |key: &str, default: [f32; 2]| -> Result<[f32; 2], IoError> {
+        match o.get(key) {
+            None => Ok(default),
+            Some(Value::Array(a)) if a.len() == 2 => match (num(&a[0]), num(&a[1])) {
+                (Some(x), Some(y)) => Ok([x, y]),
+                _ => Err(bad(&format!("{key} must hold two numbers"))),
+            },
+            Some(_) => Err(bad(&format!("{key} must be an array of two numbers"))),
+        }
+    };
+    let rotation = match o.get("rotation") {
+        None => 0.0,
+        Some(x) => num(x).ok_or_else(|| bad("rotation must be a number"))?,
+    };
+    let tex_coord = match o.get("texCoord") {
+        None => None,
+        Some(x) => Some(
+            x.as_u64()
+                .and_then(|t| u32::try_from(t).ok())
+                .ok_or_else(|| bad("texCoord must be a non-negative integer"))?,
+        ),
+    };
+    Ok(Some(UvTransform {
+        offset: pair("offset", [0.0, 0.0])?,
+        rotation,
+        scale: pair("scale", [1.0, 1.0])?,
+        tex_coord,
+    }))
+}
+
+/// The uv set a material's normal texture reads (its `texCoord`, or the
+/// `KHR_texture_transform` override), when it has one and textures are decoded: the set
+/// tangents are generated from.
+///
+/// # Errors
+/// [`IoError::Invalid`] for a malformed `KHR_texture_transform`.
+pub(crate) fn normal_uv_set(
+    ctx: &Ctx<'_>,
+    m: &::gltf::Material<'_>,
+) -> Result<Option<u32>, IoError> {
+    let Some(n) = m.normal_texture().filter(|_| ctx.options.textures) else {
+        return Ok(None);
+    };
+    let t = raw_uv_transform(
+        ctx,
+        n.extension_value("KHR_texture_transform"),
+        "normalTexture",
+    )?;
+    Ok(Some(t.and_then(|t| t.tex_coord).unwrap_or(n.tex_coord())))
 }
 
 /// Converts a glTF material (the default material when it has no index).
@@ -155,7 +249,17 @@ pub(crate) fn convert(
     };
     let pbr = m.pbr_metallic_roughness();
     let base_color = Vec4::from_array(pbr.base_color_factor());
-    let emissive = Vec3::from_array(m.emissive_factor());
+    let strength = m.emissive_strength().unwrap_or(1.0);
+    if !strength.is_finite() {
+        return Err(ctx.non_finite(&label, "KHR_materials_emissive_strength"));
+    }
+    if strength < 0.0 {
+        return Err(ctx.invalid(
+            &label,
+            format!("KHR_materials_emissive_strength: emissiveStrength {strength} is negative"),
+        ));
+    }
+    let emissive = Vec3::from_array(m.emissive_factor()) * strength;
     let (metallic, roughness) = (pbr.metallic_factor(), pbr.roughness_factor());
     let cutoff = m.alpha_cutoff().unwrap_or(0.5);
     if !(base_color.is_finite()
@@ -179,6 +283,34 @@ pub(crate) fn convert(
         Some(info) => ctx.binding(&info, &label)?,
         None => None,
     };
+    let (normal_texture, normal_scale) = match m.normal_texture() {
+        Some(n) => {
+            let what = format!("{label} normalTexture");
+            let t = raw_uv_transform(ctx, n.extension_value("KHR_texture_transform"), &what)?;
+            if !n.scale().is_finite() {
+                return Err(ctx.non_finite(&what, "scale"));
+            }
+            (
+                ctx.binding_of(&n.texture(), n.tex_coord(), t, &what)?,
+                n.scale(),
+            )
+        }
+        None => (None, 1.0),
+    };
+    let (occlusion_texture, occlusion_strength) = match m.occlusion_texture() {
+        Some(o) => {
+            let what = format!("{label} occlusionTexture");
+            let t = raw_uv_transform(ctx, o.extension_value("KHR_texture_transform"), &what)?;
+            if !o.strength().is_finite() {
+                return Err(ctx.non_finite(&what, "strength"));
+            }
+            (
+                ctx.binding_of(&o.texture(), o.tex_coord(), t, &what)?,
+                o.strength().clamp(0.0, 1.0),
+            )
+        }
+        None => (None, 1.0),
+    };
     Ok(ImportedMaterial {
         name: m.name().unwrap_or_default().to_owned(),
         base_color,
@@ -187,6 +319,10 @@ pub(crate) fn convert(
         double_sided: m.double_sided(),
         emissive,
         emissive_texture,
+        normal_texture,
+        normal_scale,
+        occlusion_texture,
+        occlusion_strength,
         unlit: m.unlit(),
         metallic,
         roughness,

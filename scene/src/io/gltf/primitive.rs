@@ -9,8 +9,14 @@
 //! * Attributes: `POSITION` (required, `VEC3`), `NORMAL`, `TEXCOORD_0..3` (sets stop at the
 //!   first missing one), `COLOR_0` (`VEC3` or `VEC4`; `VEC3` gets alpha 1): float, or
 //!   integers — normalized ones map to 0..1 / −1..1, others convert exactly, which is what
-//!   `KHR_mesh_quantization` allows. Other attributes (tangents, further colour sets) are
-//!   ignored.
+//!   `KHR_mesh_quantization` allows. Further colour sets are ignored.
+//! * Tangents, only for a primitive whose material has a normal texture: `TANGENT` (`VEC4`,
+//!   float or normalized integers; one per vertex, finite, else [`IoError::Invalid`] /
+//!   [`IoError::NonFinite`]; `w`'s sign is the handedness), else generated from the normals
+//!   and the normal texture's uv set by the `tangent` submodule's MikkTSpace rule (vertices on
+//!   mirror seams are split). A primitive without normals gets flat normals and generated
+//!   tangents, its `TANGENT` ignored, as the specification says. When the uv set is missing
+//!   no tangents are made (the material is then drawn without its normal map).
 //! * Skinning: every `JOINTS_n`/`WEIGHTS_n` pair (`n = 0, 1, …` up to the first missing set,
 //!   so more than four influences per vertex work): joints unsigned `u8`/`u16` `VEC4`,
 //!   weights float or normalized `u8`/`u16` `VEC4`. A weight that is not finite is
@@ -78,19 +84,33 @@ struct Attributes {
     normals: Option<Vec<Vec3>>,
     colors: Option<Vec<Vec4>>,
     uvs: Vec<Vec<Vec2>>,
+    tangents: Option<Vec<Vec4>>,
     /// Per vertex, `(joint, weight)` with normalized non-zero weights, when skinned.
     influences: Option<Vec<Vec<(u32, f32)>>>,
     targets: Vec<MorphDeltas>,
 }
 
 impl Attributes {
-    /// One vertex per index (for flat normals).
+    /// One vertex per index (for flat normals): no normals, no tangents.
     fn unweld(&self, indices: &[u32]) -> Attributes {
+        Attributes {
+            normals: None,
+            tangents: None,
+            ..self.remap(indices)
+        }
+    }
+
+    /// New vertex `k` is a copy of vertex `indices[k]`, every attribute kept.
+    fn remap(&self, indices: &[u32]) -> Attributes {
         let pick = |i: &u32| *i as usize;
         let each = |v: &Vec<Vec3>| indices.iter().map(|i| v[pick(i)]).collect();
         Attributes {
             positions: each(&self.positions),
-            normals: None,
+            normals: self.normals.as_ref().map(each),
+            tangents: self
+                .tangents
+                .as_ref()
+                .map(|t| indices.iter().map(|i| t[pick(i)]).collect()),
             colors: self
                 .colors
                 .as_ref()
@@ -340,6 +360,18 @@ fn read_attributes(
         same_count(&what, v.len() / 2)?;
         uvs.push(v.chunks_exact(2).map(Vec2::from_slice).collect());
     }
+    let tangents = match prim.get(&Semantic::Tangents) {
+        Some(a) if super::material::normal_uv_set(ctx, &prim.material())?.is_some() => {
+            let what = format!("{label} TANGENT");
+            let (v, _) = ctx.read_f32(&what, &a, &[Dimensions::Vec4])?;
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(ctx.non_finite(&what, "tangents"));
+            }
+            same_count(&what, v.len() / 4)?;
+            Some(v.chunks_exact(4).map(Vec4::from_slice).collect())
+        }
+        _ => None,
+    };
     let skin = read_skin_sets(ctx, prim, label, n)?;
     let targets = read_targets(ctx, prim, label, n)?;
     Ok(Some((
@@ -348,6 +380,7 @@ fn read_attributes(
             normals,
             colors,
             uvs,
+            tangents,
             influences: skin.as_ref().map(|s| s.0.clone()),
             targets,
         },
@@ -417,6 +450,7 @@ pub(crate) fn convert(
     } else {
         (attrs, indices)
     };
+    let (attrs, indices) = with_tangents(ctx, prim, attrs, indices, topology)?;
     let err = |e| ctx.scene_err(label, e);
     let file_normals = attrs.normals.is_some();
     let (influences, targets) = (attrs.influences, attrs.targets);
@@ -429,6 +463,9 @@ pub(crate) fn convert(
     if let Some(c) = attrs.colors {
         mesh = mesh.with_colors(c).map_err(err)?;
     }
+    if let Some(t) = attrs.tangents {
+        mesh = mesh.with_tangents(t).map_err(err)?;
+    }
     for set in attrs.uvs {
         mesh = mesh.with_uv_set(set).map_err(err)?;
     }
@@ -439,6 +476,54 @@ pub(crate) fn convert(
         max_joint,
         targets,
     }))
+}
+
+/// The attributes with tangents when the material has a normal texture: the file's (already
+/// read, kept only with file normals) or generated ones (vertices split where needed).
+fn with_tangents(
+    ctx: &Ctx<'_>,
+    prim: &::gltf::Primitive<'_>,
+    mut attrs: Attributes,
+    indices: Vec<u32>,
+    topology: MeshTopology,
+) -> Result<(Attributes, Vec<u32>), IoError> {
+    let set = match super::material::normal_uv_set(ctx, &prim.material())? {
+        Some(s) if topology == MeshTopology::Triangles => s,
+        _ => {
+            attrs.tangents = None;
+            return Ok((attrs, indices));
+        }
+    };
+    if attrs.tangents.is_some() && attrs.normals.is_some() {
+        return Ok((attrs, indices));
+    }
+    let Some(uvs) = usize::try_from(set).ok().and_then(|s| attrs.uvs.get(s)) else {
+        attrs.tangents = None;
+        return Ok((attrs, indices));
+    };
+    // Without file normals the vertices are unwelded (one per corner): the face normals.
+    let normals: Vec<Vec3> = match &attrs.normals {
+        Some(n) => n.clone(),
+        None => indices
+            .chunks_exact(3)
+            .flat_map(|t| {
+                let p = |k: usize| attrs.positions[t[k] as usize];
+                let n = (p(1) - p(0)).cross(p(2) - p(0)).normalize_or_zero();
+                [n; 3]
+            })
+            .collect(),
+    };
+    if normals.len() != attrs.positions.len() {
+        attrs.tangents = None;
+        return Ok((attrs, indices));
+    }
+    let g = super::tangent::generate(&attrs.positions, &normals, uvs, &indices);
+    let (mut attrs, indices) = match g.split {
+        Some((source, new_indices)) => (attrs.remap(&source), new_indices),
+        None => (attrs, indices),
+    };
+    attrs.tangents = Some(g.tangents);
+    Ok((attrs, indices))
 }
 
 #[cfg(test)]
