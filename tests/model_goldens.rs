@@ -177,6 +177,35 @@ const CASES: &[ModelCase] = &[
         ],
     },
     // Eight targets with POSITION and NORMAL; the "TheWave" clip of three (--clip).
+    // Normal maps as the book's bump map (issue 14), seen from the upper left so the
+    // headlight has both an x and a y component in every cell's tangent frame: generated
+    // tangents (NormalTangentTest) and file tangents with mirrored uvs (the Mirror test).
+    ModelCase {
+        name: "NormalTangentTest",
+        model: "NormalTangentTest",
+        args: &[
+            "--size", "480x360", "--eye", "-2.2,1.3,3.6", "--target", "-0.3,0,0", "--fov", "42",
+            "--background", "0.2,0.2,0.3,1",
+        ],
+    },
+    ModelCase {
+        name: "NormalTangentMirrorTest",
+        model: "NormalTangentMirrorTest",
+        args: &[
+            "--size", "480x360", "--eye", "-2.2,1.3,3.6", "--target", "-0.3,0,0", "--fov", "42",
+            "--background", "0.2,0.2,0.3,1",
+        ],
+    },
+    // KHR_materials_emissive_strength: five black cubes emitting (0.1, 0.5, 0.9) × 1, 2, 4,
+    // 8, 16, face on.
+    ModelCase {
+        name: "EmissiveStrengthTest",
+        model: "EmissiveStrengthTest",
+        args: &[
+            "--size", "480x200", "--eye", "0,0,16", "--target", "0,0,0", "--fov", "30",
+            "--background", "0.2,0.2,0.3,1",
+        ],
+    },
     ModelCase {
         name: "MorphStressTest-TheWave-t0.8",
         model: "MorphStressTest",

@@ -253,6 +253,10 @@ pub(crate) fn load_mapped(
 fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     let Size { width, height } = args.size();
     let (mut scene, imported, applied) = load_mapped(path, args.unlit)?;
+    for w in &applied.warnings {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "warning: {w}");
+    }
     super::clip::select(path, &imported.animations, args.clip.as_deref())?;
     if let Some(bg) = args.background {
         scene.set_background(bg).map_err(|e| e.to_string())?;
