@@ -222,9 +222,10 @@ pub use screen::{ScreenLayer, ScreenPolygon};
 pub use skin::{SkinController, SkinInfluence};
 pub use soft::SoftRenderer;
 pub use state::{
-    AlphaState, BlendFactor, CompareFunc, CullFace, CullState, DitherState, Fog, FogApply,
-    FogDensity, FogState, FrontFace, GlobalState, MaterialState, PolygonOffsetState, RenderStates,
-    ShadeState, StateKind, StencilOp, StencilState, WireframeState, ZBufferState,
+    AlphaState, BlendEquation, BlendFactor, ClipPlaneState, CompareFunc, CullFace, CullState,
+    DitherState, Fog, FogApply, FogDensity, FogDistance, FogState, FrontFace, GlobalState,
+    MaterialState, PointLineState, PolygonOffsetState, RenderStates, ShadeState, StateKind,
+    StencilOp, StencilState, WireframeState, ZBufferState,
 };
 pub use transform::{rotation_axis_angle, Transform};
 pub use update::UpdateStats;

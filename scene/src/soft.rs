@@ -39,9 +39,9 @@ use image::RgbaImage;
 use plumb_raster::fog::FogMode;
 use plumb_raster::light::{Light, LightKind, LightingState, Material};
 use plumb_raster::{
-    AlphaTest, BlendState, Context, ContextOptions, CullMode as RCull, DepthState,
-    FixedFunction, FrontFace, Indices, MeshInput, PipelineState, PolygonMode, PolygonOffset,
-    ShadeModel, TexGen, TextureUnit, Topology, Transforms, Viewport,
+    AlphaTest, BlendState, Context, ContextOptions, CullMode as RCull, DepthState, FixedFunction,
+    FrontFace, Indices, MeshInput, PipelineState, PolygonMode, PolygonOffset, ShadeModel, TexGen,
+    TextureUnit, Topology, Transforms, Viewport,
 };
 
 use crate::camera::Camera;

@@ -307,6 +307,8 @@ fn camera_of(
         node: id,
         name: cam.name().unwrap_or_default().to_owned(),
         projection,
+        viewport: crate::camera::CameraViewport::FULL,
+        depth_range: (0.0, 1.0),
     }))
 }
 

@@ -8,7 +8,7 @@ use glam::Vec3;
 
 use super::animation::Animation;
 use super::material::ImportedMaterial;
-use crate::camera::Camera;
+use crate::camera::{Camera, CameraViewport};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 
@@ -53,13 +53,19 @@ pub struct ImportedCamera {
     pub name: String,
     /// Its projection.
     pub projection: CameraProjection,
+    /// The part of the target it draws to ([`CameraViewport::FULL`] for glTF cameras).
+    pub viewport: CameraViewport,
+    /// Window depth range `(near, far)` in `[0, 1]` (`(0, 1)` for glTF cameras).
+    pub depth_range: (f32, f32),
 }
 
 impl ImportedCamera {
     /// A plumb [`Camera`] for this camera, placed by the node's world transform (computed
     /// fresh from the local transforms; a rotation with positive scale gives the frame exactly
     /// by its rotation's columns, see [`Camera::set_axes`]) and with `viewport_aspect`
-    /// (width / height) used when the file fixes none. An infinite far plane becomes
+    /// (the target's width / height, times the viewport's own width / height when it is not
+    /// the whole target) used when the file fixes none; with the camera's viewport and depth
+    /// range. An infinite far plane becomes
     /// [`INFINITE_FAR_FACTOR`]` × znear`. Scale in the node's transform moves the eye but
     /// does not change the frustum.
     ///
@@ -76,7 +82,10 @@ impl ImportedCamera {
                 zfar,
             } => Camera::perspective(
                 yfov,
-                aspect_ratio.unwrap_or(viewport_aspect),
+                aspect_ratio.unwrap_or_else(|| {
+                    let (_, _, w, h) = self.viewport.rect();
+                    viewport_aspect * (w / h)
+                }),
                 znear,
                 zfar.unwrap_or(znear * INFINITE_FAR_FACTOR),
             )?,
@@ -87,6 +96,8 @@ impl ImportedCamera {
                 zfar,
             } => Camera::orthographic(-xmag, xmag, -ymag, ymag, znear, zfar)?,
         };
+        camera.set_viewport(self.viewport);
+        camera.set_depth_range(self.depth_range.0, self.depth_range.1)?;
         match (world.rotation(), world.scale()) {
             // Rotation and positive scale: the rotation's columns are the frame, used as they
             // are so a camera written from a `look_at` frame comes back bit for bit. (A
@@ -229,6 +240,8 @@ mod tests {
                 znear: 0.1,
                 zfar: Some(10.0),
             },
+            viewport: CameraViewport::FULL,
+            depth_range: (0.0, 1.0),
         };
         c.to_camera(&scene, 1.0).unwrap()
     }

@@ -13,7 +13,7 @@ use super::doc::*;
 use super::effects;
 use super::locate::Locations;
 use super::textures::build_texture;
-use crate::camera::Camera;
+use crate::camera::{Camera, CameraViewport};
 use crate::controller::{ControllerTiming, RepeatType};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
@@ -32,7 +32,8 @@ use crate::particles::{
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
 use crate::state::{
-    AlphaState, CullState, DitherState, Fog, GlobalState, MaterialState, PolygonOffsetState,
+    AlphaState, ClipPlaneState, CullState, DitherState, Fog, GlobalState, MaterialState,
+    PointLineState, PolygonOffsetState, MAX_CLIP_PLANES,
     StencilState, WireframeState, ZBufferState,
 };
 use crate::transform::{rotation_axis_angle, Transform};
@@ -191,10 +192,13 @@ pub(super) fn build_located(
                 zfar: c.far.get(),
             },
         };
+        let (viewport, depth_range) = camera_view(c).map_err(ctx.scene_err(&context))?;
         ctx.imported.cameras.push(ImportedCamera {
             node,
             name: c.name.clone(),
             projection,
+            viewport,
+            depth_range,
         });
     }
     scene.update(0.0);
@@ -245,7 +249,7 @@ fn screen_polygon(
         }
     };
     if let Some(s) = &p.states {
-        for state in states(s) {
+        for state in states(ctx, context, s)? {
             polygon.states.set(state);
         }
     }
@@ -288,7 +292,24 @@ fn camera(c: &CameraDoc, aspect: f32) -> Result<Camera, SceneError> {
         }
     };
     cam.look_at(v3(&c.eye), v3(&c.target), v3(&c.up))?;
+    let (viewport, (near_depth, far_depth)) = camera_view(c)?;
+    cam.set_viewport(viewport);
+    cam.set_depth_range(near_depth, far_depth)?;
     Ok(cam)
+}
+
+/// A camera document's viewport and depth range (doc → engine; `doc::camera_view_doc` maps
+/// back).
+fn camera_view(c: &CameraDoc) -> Result<(CameraViewport, (f32, f32)), SceneError> {
+    let viewport = match &c.viewport {
+        Some(v) => CameraViewport::normalized(v[0].get(), v[1].get(), v[2].get(), v[3].get())?,
+        None => CameraViewport::FULL,
+    };
+    let range = c.depth_range.map_or((0.0, 1.0), |[n, f]| (n.get(), f.get()));
+    if !((0.0..=1.0).contains(&range.0) && (0.0..=1.0).contains(&range.1)) {
+        return Err(SceneError::InvalidViewport("depth range must lie in [0,1]"));
+    }
+    Ok((viewport, range))
 }
 
 fn light(ctx: &Ctx, context: &str, l: &LightDoc) -> Result<SceneLight, IoError> {
@@ -467,7 +488,10 @@ fn inline(ctx: &Ctx, context: &str, m: &InlineMeshDoc) -> Result<Mesh, IoError> 
     Ok(mesh)
 }
 
-fn states(s: &StatesDoc) -> Vec<GlobalState> {
+/// Largest point size and line width (plumb-raster's limit).
+const MAX_POINT_LINE: f32 = 1024.0;
+
+fn states(ctx: &Ctx, context: &str, s: &StatesDoc) -> Result<Vec<GlobalState>, IoError> {
     let mut out = Vec::new();
     if let Some(a) = &s.alpha {
         out.push(GlobalState::Alpha(AlphaState {
@@ -484,8 +508,8 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
                     a.alpha_dst.unwrap_or(a.dst).into(),
                 )
             }),
-            equation: AlphaState::OPAQUE.equation,
-            alpha_equation: None,
+            equation: a.equation.map_or(AlphaState::OPAQUE.equation, Into::into),
+            alpha_equation: a.alpha_equation.map(Into::into),
         }));
     }
     if let Some(c) = &s.cull {
@@ -507,7 +531,7 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
             color: v4(&f.color),
             density_function: f.function.into(),
             apply: f.apply.into(),
-            distance: Fog::OFF.distance,
+            distance: f.distance.into(),
         }));
     }
     if let Some(m) = &s.material {
@@ -555,7 +579,41 @@ fn states(s: &StatesDoc) -> Vec<GlobalState> {
             units: p.units.get(),
         }));
     }
-    out
+    if let Some(p) = &s.point_line {
+        let (size, width) = (p.point_size.get(), p.line_width.get());
+        for (what, v) in [("point_size", size), ("line_width", width)] {
+            if !(v > 0.0 && v <= MAX_POINT_LINE) {
+                return Err(ctx.invalid(
+                    context,
+                    format!("{what} {v} is outside (0, {MAX_POINT_LINE}]"),
+                ));
+            }
+        }
+        out.push(GlobalState::PointLine(PointLineState {
+            point_size: size,
+            line_width: width,
+        }));
+    }
+    if let Some(planes) = &s.clip_planes {
+        if planes.len() > MAX_CLIP_PLANES {
+            return Err(ctx.invalid(
+                context,
+                format!(
+                    "{} clip planes; at most {MAX_CLIP_PLANES}",
+                    planes.len()
+                ),
+            ));
+        }
+        if let Some(i) = planes.iter().position(|p| v4(p).truncate() == Vec3::ZERO) {
+            return Err(ctx.invalid(
+                context,
+                format!("clip plane {i} has a zero normal (a, b, c)"),
+            ));
+        }
+        let planes: Vec<Vec4> = planes.iter().map(v4).collect();
+        out.push(GlobalState::ClipPlanes(ClipPlaneState::new(&planes)));
+    }
+    Ok(out)
 }
 
 /// Applies `doc` (everything but its kind, name and mesh) to the existing node `id`, then
@@ -590,7 +648,7 @@ fn fill<'a>(
             .map_err(ctx.scene_err(path))?;
     }
     if let Some(s) = &doc.states {
-        for state in states(s) {
+        for state in states(ctx, path, s)? {
             scene
                 .set_global_state(id, state)
                 .map_err(ctx.scene_err(path))?;

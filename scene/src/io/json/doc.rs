@@ -550,6 +550,28 @@ pub struct CameraDoc {
     pub target: Real3,
     /// Up direction (default +y).
     pub up: Real3,
+    /// The part of the image it draws to, `[x, y, width, height]` as fractions of the image,
+    /// origin top-left, y down (default: the whole image `[0, 0, 1, 1]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<Real4>,
+    /// Window depth range `[near, far]`, each in `[0, 1]` (default `[0, 1]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth_range: Option<[Real; 2]>,
+}
+
+/// The document form of a camera's viewport and depth range (engine → doc; `build` maps
+/// back): each left out (`None`) when it is the default.
+// The engine → doc half, for the scene saver (issue 14); tested below.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn camera_view_doc(
+    viewport: crate::camera::CameraViewport,
+    depth_range: (f32, f32),
+) -> (Option<Real4>, Option<[Real; 2]>) {
+    let (x, y, w, h) = viewport.rect();
+    (
+        (viewport != crate::camera::CameraViewport::FULL).then(|| super::real::r4(x, y, w, h)),
+        (depth_range != (0.0, 1.0)).then(|| [Real::lit(depth_range.0), Real::lit(depth_range.1)]),
+    )
 }
 
 impl Default for CameraDoc {
@@ -566,6 +588,8 @@ impl Default for CameraDoc {
             eye: r3(0.0, 0.0, 5.0),
             target: r3(0.0, 0.0, 0.0),
             up: r3(0.0, 1.0, 0.0),
+            viewport: None,
+            depth_range: None,
         }
     }
 }

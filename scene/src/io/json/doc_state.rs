@@ -4,9 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::real::{r3, r4, Real, Real3, Real4};
+use crate::effect::TexCoords;
 use crate::state::{
-    AlphaState, BlendFactor, CompareFunc, CullFace, Fog, FogApply, FogDensity, FrontFace,
-    MaterialState, ShadeState, StencilOp, StencilState, ZBufferState,
+    AlphaState, BlendEquation, BlendFactor, ClipPlaneState, CompareFunc, CullFace, Fog, FogApply,
+    FogDensity, FogDistance, FrontFace, MaterialState, PointLineState, ShadeState, StencilOp,
+    StencilState, ZBufferState,
 };
 use plumb_raster::combine::{CombineFn, CombineState, Operand, Source};
 use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Wrap};
@@ -63,6 +65,15 @@ mirror!(
 mirror!(
     /// Where fog is evaluated.
     FogApplyDoc => FogApply { PerVertex, PerPixel }
+);
+mirror!(
+    /// Which distance fog is a function of: `eye_depth` (`|z_eye|`, GL's) or `radial`
+    /// (`|p_eye|`, NV_fog_distance).
+    FogDistanceDoc => FogDistance { EyeDepth, Radial }
+);
+mirror!(
+    /// Blend equation names (`add`, `subtract`, `reverse_subtract`, `min`, `max`).
+    BlendEquationDoc => BlendEquation { Add, Subtract, ReverseSubtract, Min, Max }
 );
 mirror!(
     /// Shading model.
@@ -124,6 +135,12 @@ pub struct StatesDoc {
     /// Polygon offset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub polygon_offset: Option<PolygonOffsetDoc>,
+    /// Point size and line width.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point_line: Option<PointLineDoc>,
+    /// User clip planes `[a, b, c, d]` in world space (at most six; `[]` turns them off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip_planes: Option<Vec<Real4>>,
 }
 
 /// Alpha state (defaults: the engine's opaque state).
@@ -150,6 +167,12 @@ pub struct AlphaDoc {
     /// Destination factor for the alpha channel alone (default: `dst`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha_dst: Option<BlendDoc>,
+    /// Blend equation (default `add`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equation: Option<BlendEquationDoc>,
+    /// Blend equation for the alpha channel alone (default: `equation`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha_equation: Option<BlendEquationDoc>,
 }
 
 impl Default for AlphaDoc {
@@ -165,8 +188,23 @@ impl Default for AlphaDoc {
             constant_color: r4(0.0, 0.0, 0.0, 0.0),
             alpha_src: None,
             alpha_dst: None,
+            equation: None,
+            alpha_equation: None,
         }
     }
+}
+
+/// The document form of an engine blend equation pair (engine → doc; `build` maps back):
+/// `(equation, alpha_equation)`, each left out (`None`) when it is the default.
+// The engine → doc half, for the scene saver (issue 14); tested below.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn blend_equations_doc(
+    a: &AlphaState,
+) -> (Option<BlendEquationDoc>, Option<BlendEquationDoc>) {
+    (
+        (a.equation != BlendEquation::Add).then(|| a.equation.into()),
+        a.alpha_equation.map(Into::into),
+    )
 }
 
 /// Cull state.
@@ -224,6 +262,13 @@ pub struct FogDoc {
     pub function: FogFunctionDoc,
     /// `per_vertex` or `per_pixel` (default `per_vertex`).
     pub apply: FogApplyDoc,
+    /// `eye_depth` or `radial` (default `eye_depth`).
+    #[serde(skip_serializing_if = "is_eye_depth")]
+    pub distance: FogDistanceDoc,
+}
+
+fn is_eye_depth(d: &FogDistanceDoc) -> bool {
+    *d == FogDistanceDoc::EyeDepth
 }
 
 impl Default for FogDoc {
@@ -237,6 +282,7 @@ impl Default for FogDoc {
             color: r4(0.0, 0.0, 0.0, 1.0),
             function: f.density_function.into(),
             apply: f.apply.into(),
+            distance: f.distance.into(),
         }
     }
 }
@@ -335,6 +381,39 @@ impl Default for StencilDoc {
             on_z_pass: s.pass.into(),
         }
     }
+}
+
+/// Point size and line width in pixels (each in `(0, 1024]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PointLineDoc {
+    /// Point size (default 1).
+    pub point_size: Real,
+    /// Line width (default 1).
+    pub line_width: Real,
+}
+
+impl Default for PointLineDoc {
+    fn default() -> Self {
+        PointLineDoc::from(PointLineState::DEFAULT)
+    }
+}
+
+impl From<PointLineState> for PointLineDoc {
+    fn from(p: PointLineState) -> Self {
+        PointLineDoc {
+            point_size: Real::lit(p.point_size),
+            line_width: Real::lit(p.line_width),
+        }
+    }
+}
+
+/// The document form of a clip-plane state (engine → doc; `build` maps back): the enabled
+/// planes in slot order (disabled slots between them are closed up, which draws the same).
+// The engine → doc half, for the scene saver (issue 14); tested below.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn clip_planes_doc(c: &ClipPlaneState) -> Vec<Real4> {
+    c.enabled().map(|p| r4(p.x, p.y, p.z, p.w)).collect()
 }
 
 /// Polygon offset state.
@@ -673,6 +752,25 @@ pub enum CoordsDoc {
     SphereMap,
     /// Projected from the named camera (`{"projector": "slide"}`).
     Projector(String),
+    /// GL object-linear texgen: 1 to 4 planes `[a, b, c, d]` for s, t, r, q dotted with the
+    /// model-space position (`{"object_linear": [[1, 0, 0, 0], [0, 0, 1, 0]]}`); planes left
+    /// out are s `[1,0,0,0]`, t `[0,1,0,0]`, r `[0,0,0,0]`, q `[0,0,0,1]`.
+    ObjectLinear(Vec<Real4>),
+    /// GL eye-linear texgen: as `object_linear` with the view-space position.
+    EyeLinear(Vec<Real4>),
+}
+
+/// The document form of linear texgen coordinates (engine → doc; `None` for the other
+/// kinds, which name uv sets or cameras). Always four planes.
+// The engine → doc half, for the scene saver (issue 14); tested below.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn linear_coords_doc(c: &TexCoords) -> Option<CoordsDoc> {
+    let doc = |planes: &[glam::Vec4; 4]| planes.iter().map(|p| r4(p.x, p.y, p.z, p.w)).collect();
+    match c {
+        TexCoords::ObjectLinear { planes } => Some(CoordsDoc::ObjectLinear(doc(planes))),
+        TexCoords::EyeLinear { planes } => Some(CoordsDoc::EyeLinear(doc(planes))),
+        _ => None,
+    }
 }
 
 impl Default for CoordsDoc {
@@ -829,4 +927,76 @@ pub struct MirrorDoc {
     pub node: String,
     /// Reflectance 0–1.
     pub reflectance: Real,
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec4;
+
+    use super::*;
+    use crate::camera::CameraViewport;
+    use crate::io::json::doc::camera_view_doc;
+
+    #[test]
+    fn blend_equations_map_to_doc_names() {
+        assert_eq!(blend_equations_doc(&AlphaState::OPAQUE), (None, None));
+        let a = AlphaState {
+            equation: BlendEquation::ReverseSubtract,
+            alpha_equation: Some(BlendEquation::Max),
+            ..AlphaState::ADDITIVE
+        };
+        assert_eq!(
+            blend_equations_doc(&a),
+            (
+                Some(BlendEquationDoc::ReverseSubtract),
+                Some(BlendEquationDoc::Max)
+            )
+        );
+        let json = serde_json::to_string(&BlendEquationDoc::ReverseSubtract).unwrap();
+        assert_eq!(json, "\"reverse_subtract\"");
+    }
+
+    #[test]
+    fn clip_planes_close_up_disabled_slots() {
+        let mut c = ClipPlaneState::NONE;
+        c.planes[1] = Some(Vec4::new(1.0, 0.0, 0.0, 0.5));
+        c.planes[4] = Some(Vec4::new(0.0, -1.0, 0.0, 2.0));
+        assert_eq!(
+            clip_planes_doc(&c),
+            vec![r4(1.0, 0.0, 0.0, 0.5), r4(0.0, -1.0, 0.0, 2.0)]
+        );
+    }
+
+    #[test]
+    fn point_line_and_linear_coords_map_to_doc() {
+        let d = PointLineDoc::from(PointLineState {
+            point_size: 8.0,
+            line_width: 2.5,
+        });
+        assert_eq!((d.point_size.get(), d.line_width.get()), (8.0, 2.5));
+        let planes = TexCoords::linear_planes(&[Vec4::new(0.5, 0.0, 0.0, 0.5)]);
+        let doc = linear_coords_doc(&TexCoords::ObjectLinear { planes }).unwrap();
+        assert_eq!(
+            doc,
+            CoordsDoc::ObjectLinear(vec![
+                r4(0.5, 0.0, 0.0, 0.5),
+                r4(0.0, 1.0, 0.0, 0.0),
+                r4(0.0, 0.0, 0.0, 0.0),
+                r4(0.0, 0.0, 0.0, 1.0),
+            ])
+        );
+        assert_eq!(linear_coords_doc(&TexCoords::SphereMap), None);
+    }
+
+    #[test]
+    fn camera_view_defaults_are_left_out() {
+        assert_eq!(
+            camera_view_doc(CameraViewport::FULL, (0.0, 1.0)),
+            (None, None)
+        );
+        let v = CameraViewport::normalized(0.25, 0.5, 0.5, 0.25).unwrap();
+        let (vp, dr) = camera_view_doc(v, (0.5, 1.0));
+        assert_eq!(vp, Some(r4(0.25, 0.5, 0.5, 0.25)));
+        assert_eq!(dr, Some([Real::lit(0.5), Real::lit(1.0)]));
+    }
 }

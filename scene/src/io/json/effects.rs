@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use glam::Vec4;
 use plumb_raster::combine::{ApplyMode, CombineState};
 use plumb_raster::texture::{Sampler, Texture};
 
@@ -77,11 +78,34 @@ fn sampler(s: &SamplerDoc) -> Sampler {
     }
 }
 
+/// One to four texgen planes (s, t, r, q), the rest GL's defaults.
+fn linear_planes(
+    ctx: &Ctx,
+    context: &str,
+    what: &str,
+    planes: &[Real4],
+) -> Result<[Vec4; 4], IoError> {
+    if planes.is_empty() || planes.len() > 4 {
+        return Err(ctx.invalid(
+            context,
+            format!("\"{what}\" takes 1 to 4 planes (s, t, r, q), not {}", planes.len()),
+        ));
+    }
+    let planes: Vec<Vec4> = planes.iter().map(v4).collect();
+    Ok(TexCoords::linear_planes(&planes))
+}
+
 fn stage(ctx: &Ctx, context: &str, s: &StageDoc) -> Result<TextureStage, IoError> {
     let coords = match &s.coords {
         CoordsDoc::Uv(i) => TexCoords::Uv(*i),
         CoordsDoc::SphereMap => TexCoords::SphereMap,
         CoordsDoc::Projector(name) => TexCoords::projector(projector(ctx, context, name)?),
+        CoordsDoc::ObjectLinear(planes) => TexCoords::ObjectLinear {
+            planes: linear_planes(ctx, context, "object_linear", planes)?,
+        },
+        CoordsDoc::EyeLinear(planes) => TexCoords::EyeLinear {
+            planes: linear_planes(ctx, context, "eye_linear", planes)?,
+        },
     };
     let apply = match (&s.combine, s.apply) {
         (None, a) => apply(a.unwrap_or_default()),
