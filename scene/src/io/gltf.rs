@@ -5,6 +5,9 @@
 //!
 //! * The **default scene** (`scene`, else the first of `scenes`, else every node nobody
 //!   has as a child) is imported; other scenes are ignored.
+//!   [`ImportOptions::gltf_scene`](super::ImportOptions::gltf_scene) picks another one by
+//!   index (an index past the file's scenes is [`IoError::Invalid`]); [`gltf_scenes`] lists
+//!   them (`plumb render --scene NAME|INDEX`, `plumb info`).
 //! * Every glTF **node** becomes a group node with the node's name (or `node<i>`) and its
 //!   local transform: TRS nodes in rotation–scale form (`Transform::from_srt`), `matrix` nodes
 //!   in general form (`Transform::from_affine`, exact, so a negative determinant is kept and
@@ -355,9 +358,56 @@ fn light_of(
     }))
 }
 
-/// Indices of the nodes at the top of the imported scene.
-fn scene_roots(doc: &Document) -> Vec<usize> {
-    match doc.default_scene().or_else(|| doc.scenes().next()) {
+/// The scenes of a glTF file: their names (empty when unnamed) in file order, and the one
+/// imported without [`ImportOptions::gltf_scene`](super::ImportOptions::gltf_scene).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GltfScenes {
+    /// Scene names in file order.
+    pub names: Vec<String>,
+    /// The scene imported by default (`scene`, else the first), `None` without scenes.
+    pub default: Option<usize>,
+}
+
+/// Lists the scenes of a `.gltf` or `.glb` file (reads and validates the document, not its
+/// buffers or images).
+///
+/// # Errors
+/// [`IoError`] for an unreadable or invalid document.
+pub fn gltf_scenes(path: &Path, options: &ImportOptions) -> Result<GltfScenes, IoError> {
+    let data = uri::read_file(path, options.max_file_bytes).map_err(|reason| IoError::Read {
+        file: path.to_owned(),
+        reason,
+    })?;
+    let glb;
+    let json: &[u8] = if glb::is_glb(&data) {
+        glb = glb::parse(path, &data)?;
+        glb.json
+    } else {
+        &data
+    };
+    counts::check_node_count(path, json, options.max_nodes)?;
+    let doc = document::parse(path, json)?;
+    let names: Vec<String> = doc
+        .scenes()
+        .map(|s| s.name().unwrap_or_default().to_owned())
+        .collect();
+    let default = doc
+        .default_scene()
+        .map(|s| s.index())
+        .or((!names.is_empty()).then_some(0));
+    Ok(GltfScenes { names, default })
+}
+
+/// Indices of the nodes at the top of the imported scene: scene `selected` when given
+/// (`Err(scene count)` when it does not exist), else the default scene.
+fn scene_roots(doc: &Document, selected: Option<usize>) -> Result<Vec<usize>, usize> {
+    if let Some(i) = selected {
+        return match doc.scenes().nth(i) {
+            Some(s) => Ok(s.nodes().map(|n| n.index()).collect()),
+            None => Err(doc.scenes().len()),
+        };
+    }
+    Ok(match doc.default_scene().or_else(|| doc.scenes().next()) {
         Some(s) => s.nodes().map(|n| n.index()).collect(),
         None => {
             let mut child = vec![false; doc.nodes().len()];
@@ -368,7 +418,7 @@ fn scene_roots(doc: &Document) -> Vec<usize> {
             }
             (0..child.len()).filter(|&i| !child[i]).collect()
         }
-    }
+    })
 }
 
 /// Creates the node tree under `staging` and collects materials, cameras, lights and
@@ -385,11 +435,16 @@ fn build(
     let mut leaves: Vec<Leaf> = Vec::new();
     let mut materials: BTreeMap<Option<usize>, Arc<ImportedMaterial>> = BTreeMap::new();
     let mut imported = Imported::default();
-    let mut stack: Vec<(usize, NodeId)> = scene_roots(doc)
-        .into_iter()
-        .rev()
-        .map(|i| (i, staging))
-        .collect();
+    let roots = scene_roots(doc, ctx.options.gltf_scene).map_err(|count| {
+        ctx.invalid(
+            "scenes",
+            format!(
+                "scene {} does not exist (the file has {count} scene(s))",
+                ctx.options.gltf_scene.unwrap_or_default()
+            ),
+        )
+    })?;
+    let mut stack: Vec<(usize, NodeId)> = roots.into_iter().rev().map(|i| (i, staging)).collect();
     while let Some((index, parent)) = stack.pop() {
         let node = &nodes[index];
         let label = || node_label(node);

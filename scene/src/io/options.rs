@@ -44,6 +44,10 @@ pub struct ImportOptions {
     /// [`Imported::materials`](super::Imported::materials) only, no lights added). Readers
     /// called directly ([`import`](super::import()), `gltf::load_gltf`, …) never apply.
     pub apply: Option<ApplyOptions>,
+    /// Which scene of a glTF file to import, by 0-based index in `scenes`; `None` imports the
+    /// default scene (`scene`, else the first). Applies to every glTF file the load reads (a
+    /// scene file's imports too); an index past the file's scenes is an error.
+    pub gltf_scene: Option<usize>,
 }
 
 /// How [`apply`](super::apply()) maps an import.
@@ -76,6 +80,7 @@ impl Default for ImportOptions {
             max_geometry_bytes: DEFAULT_MAX_GEOMETRY_BYTES,
             max_nodes: DEFAULT_MAX_NODES,
             apply: Some(ApplyOptions::default()),
+            gltf_scene: None,
         }
     }
 }
