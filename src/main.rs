@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use cli::convert::ConvertArgs;
 use cli::diff::DiffArgs;
 use cli::info::InfoArgs;
 use cli::render::RenderArgs;
@@ -38,6 +39,9 @@ enum Command {
     /// Prints the pixels over a per-channel threshold, the max channel delta, PSNR and a
     /// perceptual (FLIP-style) mean, and writes a heat map with `--out`.
     Diff(DiffArgs),
+    /// Save a scene file (.gltf, .glb, .obj, .json) as a plumb scene file, textures as PNG
+    /// beside it; `--time`/`--clip` choose the pose of glTF animations.
+    Convert(ConvertArgs),
     /// Print a scene file's tree (.gltf, .glb, .obj): names, transforms, bounds, materials,
     /// cameras, lights, animations; `--json` for one object per node in tree order.
     Info(InfoArgs),
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
     let result = match parsed.command {
         Some(Command::Render(args)) => cli::render::run(&args),
         Some(Command::Diff(args)) => cli::diff::run(&args),
+        Some(Command::Convert(args)) => cli::convert::run(&args),
         Some(Command::Info(args)) => cli::info::run(&args),
         Some(Command::View(args)) => cli::view::run(&args),
         None => cli::render::run(&parsed.render),

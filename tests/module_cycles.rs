@@ -95,6 +95,7 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "dlod",
             "billboard",
             "lookup",
+            "copy",
             "motion",
         ],
     ),

@@ -133,6 +133,9 @@ pub struct Scene {
     pub(crate) global_ambient: Vec3,
     /// Screen-space polygons.
     pub(crate) screen_polygons: Vec<ScreenPolygon>,
+    /// Names of lights, effects and controllers (nodes keep their own; see
+    /// [`lookup`](crate::lookup)).
+    pub(crate) object_names: std::collections::BTreeMap<crate::id::ObjectRef, String>,
 }
 
 impl fmt::Debug for Scene {
@@ -184,6 +187,7 @@ impl Scene {
             background: Vec4::new(0.0, 0.0, 0.0, 1.0),
             global_ambient: Vec3::ZERO,
             screen_polygons: Vec::new(),
+            object_names: std::collections::BTreeMap::new(),
         }
     }
 

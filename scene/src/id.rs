@@ -49,3 +49,22 @@ impl LightId {
         self.0
     }
 }
+
+/// Anything of one [`Scene`](crate::Scene) that can carry a name for look-up (book §3, "Names /
+/// IDs"; see [`lookup`](crate::lookup)): nodes keep their own name, the others have theirs in
+/// the scene's name table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ObjectRef {
+    /// A node.
+    Node(NodeId),
+    /// A light of the light table.
+    Light(LightId),
+    /// The effect set on this node.
+    Effect(NodeId),
+    /// The transform controller with this index (in the order they were added).
+    Controller(usize),
+    /// The mesh controller with this index (in the order they were added).
+    MeshController(usize),
+    /// The IK controller with this index (in the order they were added).
+    IkController(usize),
+}

@@ -12,7 +12,7 @@
 //! | layer | modules | what lives there |
 //! |---|---|---|
 //! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver |
-//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`dlod`], [`billboard`], [`lookup`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch, discrete-LOD and billboard nodes, finding nodes, particle systems and IK controllers on the scene |
+//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`dlod`], [`billboard`], [`lookup`], [`copy`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch, discrete-LOD and billboard nodes, finding nodes and named objects, deep copies of subtrees, particle systems and IK controllers on the scene |
 //! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print) | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump |
 //! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, [`SoftRenderer`] over plumb-raster |
 //! | 5. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
@@ -172,6 +172,7 @@ pub mod transform;
 
 // Layer 2 — the graph.
 pub mod billboard;
+pub mod copy;
 pub mod dlod;
 pub mod graph;
 pub mod hierarchy;
@@ -204,7 +205,9 @@ pub use cull::{CullStats, Culling, DrawItem, VisibleSet};
 pub use draw::{FrameSettings, SceneDrawStats};
 pub use effect::{Effect, TexCoords, TextureStage};
 pub use error::SceneError;
+pub use copy::CopyOptions;
 pub use graph::{Limits, NodeId, NodeKind, Reparent, Scene, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES};
+pub use id::ObjectRef;
 pub use ik::{IkController, IkGoal, IkJoint};
 pub use keyframe::KeyframeController;
 pub use light::{Light, LightId, LightType, SceneLight, MAX_LIGHTS};

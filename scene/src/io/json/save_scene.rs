@@ -5,8 +5,9 @@
 //!
 //! # Rules
 //!
-//! * **Order and ids.** Nodes are written in pre-order, children in order. Lights get the
-//!   names `light0, light1, …` in light-table order; textures get `tex0, tex1, …` in the order
+//! * **Order and ids.** Nodes are written in pre-order, children in order. Lights are
+//!   written in light-table order, under their names ([`Scene::set_object_name`]) when every
+//!   light has a name of its own, else as `light0, light1, …`; textures get `tex0, tex1, …` in the order
 //!   the save first meets them (nodes in pre-order, then screen polygons), and two textures
 //!   with equal texels are written once. No address reaches the file, so saving the same
 //!   scene twice gives the same bytes.
@@ -62,9 +63,13 @@ pub struct SavedScene {
 }
 
 impl SavedScene {
-    /// The document as text ([`super::save`]).
+    /// The document as text, as `io::json::save` writes it (pretty JSON, number arrays on
+    /// one line, a final newline). Spelled out here: `save` lives in the parent module, which
+    /// imports this one.
     pub fn text(&self) -> String {
-        super::save(&self.doc)
+        let pretty = serde_json::to_string_pretty(&self.doc)
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        plumb_raster::text::compact_number_arrays(&pretty)
     }
 }
 
@@ -87,6 +92,7 @@ pub fn save_scene(
         textures: Vec::new(),
         images: Vec::new(),
         names: BTreeMap::new(),
+        light_names: Vec::new(),
     };
     for id in scene.preorder(scene.root()).map_err(s.scene_err("root"))? {
         if let Ok(name) = scene.name(id) {
@@ -102,6 +108,20 @@ pub fn save_scene(
     }
     if scene.global_ambient != Vec3::ZERO {
         doc.global_ambient = Some(r3(scene.global_ambient));
+    }
+    let named: Vec<Option<&String>> = (0..scene.lights.len())
+        .map(|i| {
+            let id = LightId(u32::try_from(i).unwrap_or(u32::MAX));
+            scene.object_names.get(&crate::id::ObjectRef::Light(id))
+        })
+        .collect();
+    let unique: std::collections::BTreeSet<&String> = named.iter().flatten().copied().collect();
+    if unique.len() == scene.lights.len() {
+        s.light_names = named.into_iter().flatten().cloned().collect();
+    } else {
+        s.light_names = (0..scene.lights.len())
+            .map(|i| format!("light{i}"))
+            .collect();
     }
     for (i, l) in scene.lights.iter().enumerate() {
         doc.lights.push(s.light(i, l)?);
@@ -200,6 +220,8 @@ struct Saver<'a> {
     images: Vec<(String, Vec<u8>)>,
     /// How many nodes carry each name (references need unique names).
     names: BTreeMap<String, usize>,
+    /// The name of each light in the document, by light index.
+    light_names: Vec<String>,
 }
 
 impl Saver<'_> {
@@ -233,12 +255,15 @@ impl Saver<'_> {
         format!("{}.tex{i}.png", self.stem)
     }
 
-    fn light_name(id: LightId) -> String {
-        format!("light{}", id.index())
+    fn light_name(&self, id: LightId) -> String {
+        self.light_names
+            .get(id.index() as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("light{}", id.index()))
     }
 
     fn light(&self, i: usize, l: &SceneLight) -> Result<LightDoc, IoError> {
-        let name = format!("light{i}");
+        let name = self.light_name(LightId(u32::try_from(i).unwrap_or(u32::MAX)));
         let angle = if l.angle == core::f32::consts::PI {
             180.0
         } else {
@@ -423,7 +448,7 @@ impl Saver<'_> {
                 .lights
                 .iter()
                 .rev()
-                .map(|l| Self::light_name(*l))
+                .map(|l| self.light_name(*l))
                 .collect();
             if let Some(e) = &intent.effect {
                 doc.effect = Some(self.effect(e, path)?);
@@ -540,7 +565,7 @@ impl Saver<'_> {
             } => EffectDoc::BumpMap(BumpMapDoc {
                 base: self.stage(base, context)?,
                 normal_map: self.stage(normal_map, context)?,
-                light: Self::light_name(*light),
+                light: self.light_name(*light),
             }),
             Effect::PlanarShadow {
                 planes,
@@ -551,7 +576,7 @@ impl Saver<'_> {
                     .iter()
                     .map(|p| self.unique_name(*p, context))
                     .collect::<Result<_, _>>()?,
-                light: Self::light_name(*light),
+                light: self.light_name(*light),
                 color: r4(*color),
             }),
             Effect::PlanarReflection { planes } => {

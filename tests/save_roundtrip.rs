@@ -1,0 +1,252 @@
+//! Save → load round trips (issue 14, "a scene that saves itself"): every golden's scene file
+//! (`refimages/**/*.json`) and every shared glTF model that `tests/model_goldens.rs` renders
+//! is loaded (`io::load`, the one load path), saved with `io::json::save_scene` (textures as
+//! PNG beside the file), loaded again, and both scenes are drawn from the **same** camera at
+//! 64×64: colour and depth must be identical bytes. Saving the same scene twice must give
+//! identical text and images, and saving the reloaded scene must give the first file again
+//! (a fixpoint: no drift through a second trip) except for the cameras, whose `up` vector
+//! can move by an ulp through `look_at` (they are not what is drawn here: both renders use the
+//! first scene's camera).
+//!
+//! Cases the format cannot hold yet are listed in [`UNSUPPORTED`] with the reason the saver
+//! gives ([`IoError::Unsupported`]); such a case must still fail with exactly that reason, so
+//! the list cannot go stale silently. The models need the third-party assets
+//! (`PLUMB_ASSETS`, else `../shared/assets`); without them the model half is skipped with a
+//! message.
+
+use std::path::{Path, PathBuf};
+
+use plumb::scene::io::json::{save_scene, write_scene};
+use plumb::scene::io::{self, ImportOptions, ImportedScene, IoError};
+use plumb::scene::{Camera, SoftRenderer};
+
+/// `(case, feature)`: cases whose save is refused today, with the feature the saver names.
+/// Each is a gap of the format, not of the test (see the module docs of `save_scene`).
+const UNSUPPORTED: &[(&str, &str)] = &[
+    // The format names a projector camera; the scene keeps only the projector's matrix.
+    ("effects/projected_texture", "projected-texture coordinates"),
+    ("json/texture_effects", "projected-texture coordinates"),
+    // glTF normal maps become bump maps with extra stages (ambient, occlusion, emission),
+    // which `bump_map` in the scene format cannot list yet.
+    ("models/AlphaBlendModeTest", "bump maps with extra stages"),
+    ("models/NormalTangentTest", "bump maps with extra stages"),
+    ("models/NormalTangentMirrorTest", "bump maps with extra stages"),
+    // Controllers are trait objects that cannot describe themselves yet.
+    ("json/ik_rod", "IK controllers"),
+    ("json/morph_t0_5", "mesh controllers"),
+    ("json/morph_t1", "mesh controllers"),
+    ("json/morph_t1_5", "mesh controllers"),
+    ("json/skin_arm_t0_5", "mesh controllers"),
+    ("json/skin_arm_t1", "mesh controllers"),
+    ("models/RiggedFigure", "mesh controllers"),
+    ("models/AnimatedMorphCube", "mesh controllers"),
+    (
+        "models/AnimatedMorphCube/glTF-Quantized",
+        "mesh controllers",
+    ),
+    ("models/SimpleSkin", "mesh controllers"),
+    ("models/RiggedSimple", "mesh controllers"),
+    ("models/RecursiveSkeletons", "mesh controllers"),
+    ("models/SimpleMorph", "mesh controllers"),
+    ("models/MorphPrimitivesTest", "mesh controllers"),
+    ("models/MorphStressTest", "mesh controllers"),
+];
+
+const SIZE: u32 = 64;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scene_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            scene_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "json")
+            && p.with_extension("png").exists()
+            // Draw traces (`"format": "plumb-trace"`) are raster goldens, not scenes.
+            && std::fs::read_to_string(&p).is_ok_and(|t| t.contains("\"plumb-scene\""))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// The models of `tests/model_goldens.rs` (its `model: "…"` fields, in order, once each).
+fn models() -> Vec<String> {
+    let text = std::fs::read_to_string(repo().join("tests/model_goldens.rs")).unwrap_or_default();
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.trim().strip_prefix("model: \"") {
+            if let Some(name) = rest.split('"').next() {
+                if !out.iter().any(|m| m == name) {
+                    out.push(name.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn assets() -> Option<PathBuf> {
+    let mut tried = Vec::new();
+    if let Ok(dir) = std::env::var("PLUMB_ASSETS") {
+        tried.push(PathBuf::from(dir));
+    }
+    tried.push(repo().join("../shared/assets"));
+    tried.into_iter().find(|p| p.join("gltf/khronos").is_dir())
+}
+
+fn model_path(assets: &Path, model: &str) -> PathBuf {
+    let (name, variant) = model.split_once('/').unwrap_or((model, "glTF"));
+    assets
+        .join("gltf/khronos")
+        .join(name)
+        .join(variant)
+        .join(format!("{name}.gltf"))
+}
+
+fn camera(loaded: &ImportedScene) -> Result<Camera, String> {
+    match loaded.imported.cameras.first() {
+        Some(c) => c.to_camera(&loaded.scene, 1.0),
+        None => loaded.default_camera(1.0),
+    }
+    .map_err(|e| e.to_string())
+}
+
+fn render(loaded: &mut ImportedScene, camera: &Camera) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let mut r = SoftRenderer::new(SIZE, SIZE, Some(1)).map_err(|e| e.to_string())?;
+    loaded
+        .scene
+        .draw(camera, &mut r)
+        .map_err(|e| e.to_string())?;
+    let depth: Vec<u8> = r.depth().iter().flat_map(|d| d.to_le_bytes()).collect();
+    Ok((r.image().into_raw(), depth))
+}
+
+enum Outcome {
+    Same,
+    Refused(String),
+}
+
+/// One round trip; `Err` describes a failure.
+fn round_trip(case: &str, path: &Path, scratch: &Path) -> Result<Outcome, String> {
+    let options = ImportOptions::default();
+    let mut a = io::load(path, &options).map_err(|e| format!("load: {e}"))?;
+    let camera = camera(&a)?;
+    std::fs::create_dir_all(scratch).map_err(|e| e.to_string())?;
+    let out = scratch.join("saved.json");
+    let first = match save_scene(&a.scene, Some(&a.imported), &out, "saved") {
+        Ok(s) => s,
+        Err(e @ IoError::Unsupported { .. }) => return Ok(Outcome::Refused(e.to_string())),
+        Err(e) => return Err(format!("save: {e}")),
+    };
+    let second = save_scene(&a.scene, Some(&a.imported), &out, "saved")
+        .map_err(|e| format!("second save: {e}"))?;
+    if first.text() != second.text() || first.images != second.images {
+        return Err("saving twice gave different files".to_owned());
+    }
+    write_scene(&a.scene, Some(&a.imported), &out).map_err(|e| format!("write: {e}"))?;
+    let mut b = io::load(&out, &options).map_err(|e| format!("reload: {e}"))?;
+    let again = save_scene(&b.scene, Some(&b.imported), &out, "saved")
+        .map_err(|e| format!("save of the reloaded scene: {e}"))?;
+    // Saved before drawing: a draw picks LOD children (switch state), as it would in `a`.
+    // Cameras are placed by `look_at(eye, target, up)` on load and written back from the
+    // frame that gives, which can move `up` by an ulp; everything else must be a fixpoint.
+    let without_cameras = |s: &plumb::scene::io::json::SavedScene| {
+        let mut doc = s.doc.clone();
+        doc.cameras.clear();
+        plumb::scene::io::json::save(&doc)
+    };
+    if without_cameras(&again) != without_cameras(&first) || again.images != first.images {
+        // Kept beside `saved.json` for a diff.
+        let _ = std::fs::write(scratch.join("resaved.json"), again.text());
+        let line = again
+            .text()
+            .lines()
+            .zip(first.text().lines())
+            .position(|(x, y)| x != y)
+            .map_or("(length)".to_owned(), |i| format!("line {}", i + 1));
+        return Err(format!(
+            "{case}: saving the reloaded scene gave another file (first difference at {line})"
+        ));
+    }
+    let (ca, da) = render(&mut a, &camera)?;
+    let (cb, db) = render(&mut b, &camera)?;
+    if ca != cb {
+        let n = ca
+            .chunks(4)
+            .zip(cb.chunks(4))
+            .filter(|(p, q)| p != q)
+            .count();
+        return Err(format!("{case}: {n} pixels differ after save → load"));
+    }
+    if da != db {
+        return Err(format!("{case}: depth differs after save → load"));
+    }
+    Ok(Outcome::Same)
+}
+
+fn run(cases: Vec<(String, PathBuf)>) -> Vec<String> {
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("save_roundtrip");
+    let mut failures = Vec::new();
+    for (case, path) in cases {
+        let dir = scratch.join(case.replace('/', "_"));
+        let expected = UNSUPPORTED
+            .iter()
+            .find(|(c, _)| *c == case)
+            .map(|(_, f)| *f);
+        match (round_trip(&case, &path, &dir), expected) {
+            (Ok(Outcome::Same), None) => {}
+            (Ok(Outcome::Same), Some(_)) => failures.push(format!(
+                "{case}: round-trips now; remove it from UNSUPPORTED"
+            )),
+            (Ok(Outcome::Refused(msg)), Some(f)) if msg.contains(f) => {
+                eprintln!("{case}: refused as listed: {msg}");
+            }
+            (Ok(Outcome::Refused(msg)), _) => failures.push(format!("{case}: refused: {msg}")),
+            (Err(e), _) => failures.push(format!("{case}: {e}")),
+        }
+    }
+    failures
+}
+
+#[test]
+fn golden_scene_files_round_trip() {
+    let mut files = Vec::new();
+    scene_files(&repo().join("refimages"), &mut files);
+    assert!(files.len() > 40, "found only {} scene files", files.len());
+    let cases = files
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(repo().join("refimages")).unwrap_or(&p);
+            (rel.with_extension("").to_string_lossy().into_owned(), p)
+        })
+        .collect();
+    let failures = run(cases);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn shared_models_round_trip() {
+    let Some(assets) = assets() else {
+        eprintln!("skipped: no shared assets (set PLUMB_ASSETS to a copy of shared/assets)");
+        return;
+    };
+    let models = models();
+    assert!(models.len() > 5, "found only {} models", models.len());
+    let cases = models
+        .into_iter()
+        .map(|m| {
+            let p = model_path(&assets, &m);
+            (format!("models/{m}"), p)
+        })
+        .collect();
+    let failures = run(cases);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
