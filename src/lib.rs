@@ -8,6 +8,7 @@
 pub use plumb_raster as raster;
 pub use plumb_scene as scene;
 
+pub mod conform;
 pub mod diff;
 pub mod mesh;
 pub mod orbit;

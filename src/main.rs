@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use cli::convert::ConvertArgs;
+use cli::conform::ConformArgs;
 use cli::diff::DiffArgs;
 use cli::info::InfoArgs;
 use cli::render::RenderArgs;
@@ -39,6 +40,9 @@ enum Command {
     /// Prints the pixels over a per-channel threshold, the max channel delta, PSNR and a
     /// perceptual (FLIP-style) mean, and writes a heat map with `--out`.
     Diff(DiffArgs),
+    /// Run the golden corpus through a backend (plumb itself, `--exec CMD` per case, or
+    /// `--actual DIR` of PNGs) and write an HTML report, JUnit XML and results.json.
+    Conform(ConformArgs),
     /// Save a scene file (.gltf, .glb, .obj, .json) as a plumb scene file, textures as PNG
     /// beside it; `--time`/`--clip` choose the pose of glTF animations.
     Convert(ConvertArgs),
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
     let result = match parsed.command {
         Some(Command::Render(args)) => cli::render::run(&args),
         Some(Command::Diff(args)) => cli::diff::run(&args),
+        Some(Command::Conform(args)) => cli::conform::run(&args),
         Some(Command::Convert(args)) => cli::convert::run(&args),
         Some(Command::Info(args)) => cli::info::run(&args),
         Some(Command::View(args)) => cli::view::run(&args),

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod camera;
 pub mod clip;
+pub mod conform;
 pub mod convert;
 pub mod diff;
 pub mod info;

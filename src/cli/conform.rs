@@ -1,0 +1,153 @@
+//! `plumb conform`: runs the golden corpus through a backend and writes a report (see
+//! [`plumb::conform`]). Exit 0 when every case passes, 1 when one fails or errors, 2 on bad
+//! input (a missing corpus, a malformed tolerance file, bad arguments).
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use plumb::conform::{
+    self, corpus, parse_partition, partition, report, run_case, Actual, Backend, Exec, Status,
+    Tolerance, Tolerances,
+};
+
+use super::args::parse_threads;
+use super::{say, CliResult, EXIT_COMPARISON_FAILED};
+
+/// Arguments of `plumb conform`.
+#[derive(Debug, Args)]
+pub struct ConformArgs {
+    /// The golden corpus: `<DIR>/<area>/<case>.json` + `.png`.
+    #[arg(long, value_name = "DIR", default_value = "refimages")]
+    pub refimages: PathBuf,
+    /// The tolerance file (default `<refimages>/conform.json`; without one every case must
+    /// be exact). plumb's own backend is always held to exact equality.
+    #[arg(long, value_name = "FILE")]
+    pub tolerances: Option<PathBuf>,
+    /// Run each case through this command (`sh -c`), with `{input}`, `{output}`,
+    /// `{width}`, `{height}` and `{kind}` (scene or trace) replaced; it writes a PNG to
+    /// `{output}`.
+    #[arg(long, value_name = "CMD", conflicts_with = "actual")]
+    pub exec: Option<String>,
+    /// Compare PNGs rendered elsewhere: `<DIR>/<area>/<case>.png`.
+    #[arg(long, value_name = "DIR")]
+    pub actual: Option<PathBuf>,
+    /// Seconds an `--exec` command may run per case before it is killed.
+    #[arg(long, value_name = "S", default_value_t = 300)]
+    pub timeout: u64,
+    /// Run only shard K of N (`K/N` or `count:K/N`): case i (sorted by id, from 0) goes to
+    /// shard i mod N + 1, as `cargo nextest --partition count:K/N`.
+    #[arg(long, value_name = "K/N", value_parser = parse_partition)]
+    pub partition: Option<(usize, usize)>,
+    /// Run only the cases whose id (`area/case`) contains this.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    /// Where the report goes (index.html, junit.xml, results.json, img/).
+    #[arg(long, value_name = "DIR", default_value = "conform-report")]
+    pub report: PathBuf,
+    /// Merge the reports of these shard folders into `--report` instead of running.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["exec", "actual", "partition", "filter"])]
+    pub merge: Vec<PathBuf>,
+    /// Worker threads of plumb's own backend (0 or absent: all cores).
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
+}
+
+/// Runs `plumb conform`.
+pub fn run(args: &ConformArgs) -> CliResult {
+    if !args.merge.is_empty() {
+        let results = report::merge(&args.merge, &args.report).map_err(|e| e.to_string())?;
+        return Ok(summary(args, &results));
+    }
+    let tolerance_file = args
+        .tolerances
+        .clone()
+        .unwrap_or_else(|| args.refimages.join("conform.json"));
+    let tolerances = if tolerance_file.is_file() || args.tolerances.is_some() {
+        Tolerances::load(&tolerance_file).map_err(|e| e.to_string())?
+    } else {
+        Tolerances {
+            format: "plumb-conform".to_owned(),
+            version: 1,
+            default: Tolerance {
+                reason: "no tolerance file: exact".to_owned(),
+                ..Tolerance::exact()
+            },
+            rules: Vec::new(),
+        }
+    };
+    let mut cases = corpus(&args.refimages, &tolerances).map_err(|e| e.to_string())?;
+    if let Some(f) = &args.filter {
+        cases.retain(|c| c.id.contains(f.as_str()));
+    }
+    if let Some((k, n)) = args.partition {
+        cases = partition(cases, k, n).map_err(|e| e.to_string())?;
+    }
+    if cases.is_empty() {
+        return Err(format!(
+            "{}: no cases to run (a case is <area>/<case>.json with its .png)",
+            args.refimages.display()
+        ));
+    }
+    let mut backend: Box<dyn Backend> = match (&args.exec, &args.actual) {
+        (Some(cmd), _) => Box::new(Exec {
+            template: cmd.clone(),
+            work: args.report.join("actual"),
+            timeout: Duration::from_secs(args.timeout.max(1)),
+        }),
+        (None, Some(dir)) => Box::new(Actual { dir: dir.clone() }),
+        (None, None) => Box::new(conform::soft(args.threads)),
+    };
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(cases.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut results = Vec::with_capacity(cases.len());
+    for case in &cases {
+        if let Some(bar) = &progress {
+            bar.set_message(case.id.clone());
+        }
+        results.push(run_case(case, backend.as_mut()));
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let written =
+        report::write(&args.report, &backend.name(), &results).map_err(|e| e.to_string())?;
+    for r in results.iter().filter(|r| r.status != Status::Pass) {
+        say!("{} {}: {}", status_word(r.status), r.case.id, r.message);
+    }
+    Ok(summary(args, &written))
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::Error => "ERROR",
+    }
+}
+
+fn summary(args: &ConformArgs, results: &report::Results) -> ExitCode {
+    let (pass, fail, error) = results.counts();
+    say!(
+        "{} cases: {pass} passed, {fail} failed, {error} errors ({}); report in {}",
+        results.cases.len(),
+        results.backend,
+        args.report.join("index.html").display()
+    );
+    if fail + error == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_COMPARISON_FAILED)
+    }
+}

@@ -1,0 +1,707 @@
+//! The conformance kit: plumb's golden cases as a test corpus for **other** backends.
+//!
+//! A team writing a GPU backend runs every golden case through it, compares each image with
+//! plumb's golden ([`crate::diff`]) under a per-case tolerance with a reason, and gets a
+//! report ([`report`]): an HTML folder, JUnit XML and a `results.json` that shards merge
+//! from. Three ways in:
+//!
+//! 1. **In process** — [`InProcess`]: any type implementing the scene
+//!    [`Renderer`](crate::scene::Renderer) (scene cases) and the raster
+//!    [`DrawTarget`](crate::raster::trace::DrawTarget) (trace cases), plus [`ReadBack`].
+//!    [`soft`] is plumb itself, held to exact equality.
+//! 2. **Out of process** — [`Exec`]: a command per case, `{input} {output} {width} {height}
+//!    {kind}` substituted (`plumb conform --exec`).
+//! 3. **Offline** — [`Actual`]: PNGs rendered elsewhere, `DIR/<area>/<case>.png`
+//!    (`plumb conform --actual`).
+//!
+//! # The corpus
+//!
+//! Every `refimages/<area>/<case>.json` with its `<case>.png`: a scene file (format
+//! `plumb-scene`: loaded, drawn from its first camera at the golden's size, then a
+//! full-screen overlay adds (0, 0, 0, 1) so the stored alpha is 1 — exactly how the goldens
+//! are made) or a draw trace (format `plumb-draws` with its `.bin`, replayed into a target of
+//! the trace's size). Cases the golden test draws from Rust code only have no file and are
+//! not in the corpus. Cases are sorted by id (`area/case`).
+//!
+//! # Tolerances
+//!
+//! `refimages/conform.json` ([`Tolerances`]) holds rules `{cases, threshold, max_pixels,
+//! max_flip_mean, reason}`; the first rule whose glob (`*` matches any run of characters)
+//! matches a case's id applies, else the file's `default`. A case **passes** when at most
+//! `max_pixels` pixels have a channel differing by more than `threshold` **and** the
+//! FLIP-style perceptual mean is at most `max_flip_mean`. An exact backend (plumb itself)
+//! ignores the file: every pixel must be equal.
+//!
+//! # Sharding
+//!
+//! [`partition`] splits the sorted corpus as `cargo nextest --partition count:K/N` does:
+//! the i-th case (from 0) goes to shard `i mod N + 1`. [`report::merge`] joins the shards'
+//! `results.json` into one report.
+
+pub mod report;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use glam::{Vec2, Vec4};
+use image::RgbaImage;
+use serde::{Deserialize, Serialize};
+
+use crate::diff::{compare, DiffOptions};
+use crate::raster::trace::{is_trace_file, DrawTarget, Trace};
+use crate::raster::{Context, ContextOptions};
+use crate::scene::io::{self, ImportOptions};
+use crate::scene::{AlphaState, Renderer, ScreenLayer, ScreenPolygon, SoftRenderer};
+
+/// What a case's input file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseKind {
+    /// A scene file, drawn through the scene [`Renderer`].
+    Scene,
+    /// A draw trace, replayed into a [`DrawTarget`].
+    Trace,
+}
+
+impl CaseKind {
+    /// `scene` or `trace` (the `{kind}` of [`Exec`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaseKind::Scene => "scene",
+            CaseKind::Trace => "trace",
+        }
+    }
+}
+
+/// How close a backend's image must be to the golden.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// A pixel is over when one channel differs by more than this (0..=255).
+    pub threshold: u8,
+    /// How many pixels may be over.
+    pub max_pixels: u64,
+    /// Largest allowed FLIP-style perceptual mean (0 = identical, 1 = everything wrong).
+    pub max_flip_mean: f64,
+    /// Why this tolerance: which rule of the other backend's API makes pixels differ.
+    pub reason: String,
+}
+
+impl Tolerance {
+    /// Exact equality (plumb itself).
+    pub fn exact() -> Tolerance {
+        Tolerance {
+            threshold: 0,
+            max_pixels: 0,
+            max_flip_mean: 0.0,
+            reason: "plumb itself: bit-exact".to_owned(),
+        }
+    }
+}
+
+/// One tolerance rule of `conform.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToleranceRule {
+    /// Glob over case ids (`area/case`); `*` matches any run of characters.
+    pub cases: String,
+    /// The tolerance of the matching cases.
+    #[serde(flatten)]
+    pub tolerance: Tolerance,
+}
+
+/// The tolerance file (`refimages/conform.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerances {
+    /// Always `plumb-conform`.
+    pub format: String,
+    /// Always 1.
+    pub version: u32,
+    /// For cases no rule matches.
+    pub default: Tolerance,
+    /// First match wins.
+    #[serde(default)]
+    pub rules: Vec<ToleranceRule>,
+}
+
+impl Tolerances {
+    /// Reads and checks a tolerance file.
+    ///
+    /// # Errors
+    /// [`ConformError`] naming the file, and the line and column of a syntax error.
+    pub fn load(path: &Path) -> Result<Tolerances, ConformError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConformError::io(path, &e))?;
+        let t: Tolerances = serde_json::from_str(&text).map_err(|e| {
+            ConformError(format!(
+                "{}:{}:{}: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+        })?;
+        let bad = |m: String| Err(ConformError(format!("{}: {m}", path.display())));
+        if t.format != "plumb-conform" || t.version != 1 {
+            return bad(format!(
+                "expected format \"plumb-conform\" version 1, got \"{}\" version {}",
+                t.format, t.version
+            ));
+        }
+        for (what, tol) in std::iter::once(("default", &t.default))
+            .chain(t.rules.iter().map(|r| (r.cases.as_str(), &r.tolerance)))
+        {
+            if !(tol.max_flip_mean.is_finite() && (0.0..=1.0).contains(&tol.max_flip_mean)) {
+                return bad(format!("{what}: max_flip_mean must be in [0, 1]"));
+            }
+            if tol.reason.trim().is_empty() {
+                return bad(format!("{what}: every tolerance needs a reason"));
+            }
+        }
+        Ok(t)
+    }
+
+    /// The tolerance of case `id`.
+    pub fn for_case(&self, id: &str) -> &Tolerance {
+        self.rules
+            .iter()
+            .find(|r| glob(&r.cases, id))
+            .map_or(&self.default, |r| &r.tolerance)
+    }
+}
+
+/// `*` matches any run of characters (including none); everything else matches itself.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, rest) = parts.split_first().unwrap_or((&"", &[]));
+    let Some(mut left) = text.strip_prefix(first) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return left.is_empty();
+    };
+    for part in middle {
+        match left.find(part) {
+            Some(i) => left = &left[i + part.len()..],
+            None => return false,
+        }
+    }
+    left.len() >= last.len() && left.ends_with(last)
+}
+
+/// A kit error: bad input (a missing corpus, a malformed tolerance file, bad arguments).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConformError(pub String);
+
+impl ConformError {
+    fn io(path: &Path, e: &std::io::Error) -> ConformError {
+        ConformError(format!("{}: {e}", path.display()))
+    }
+}
+
+impl std::fmt::Display for ConformError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConformError {}
+
+/// One case of the corpus.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    /// `area/case`.
+    pub id: String,
+    /// The folder under `refimages/`.
+    pub area: String,
+    /// The file stem.
+    pub name: String,
+    /// Scene file or draw trace.
+    pub kind: CaseKind,
+    /// The scene file or trace JSON.
+    pub input: PathBuf,
+    /// The golden PNG.
+    pub golden: PathBuf,
+    /// The tolerance for non-exact backends.
+    pub tolerance: Tolerance,
+}
+
+/// The corpus under `refimages` (sorted by id), with tolerances from `tolerances`.
+///
+/// # Errors
+/// [`ConformError`] when the folder cannot be read.
+pub fn corpus(refimages: &Path, tolerances: &Tolerances) -> Result<Vec<Case>, ConformError> {
+    let mut cases = Vec::new();
+    let read = |p: &Path| std::fs::read_dir(p).map_err(|e| ConformError::io(p, &e));
+    for area in read(refimages)? {
+        let area = area.map_err(|e| ConformError::io(refimages, &e))?.path();
+        if !area.is_dir() {
+            continue;
+        }
+        let Some(area_name) = area.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        for file in read(&area)? {
+            let input = file.map_err(|e| ConformError::io(&area, &e))?.path();
+            let golden = input.with_extension("png");
+            if input.extension().and_then(|e| e.to_str()) != Some("json") || !golden.is_file() {
+                continue;
+            }
+            let Some(name) = input.file_stem().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let id = format!("{area_name}/{name}");
+            let kind = if is_trace_file(&input) {
+                CaseKind::Trace
+            } else {
+                CaseKind::Scene
+            };
+            cases.push(Case {
+                tolerance: tolerances.for_case(&id).clone(),
+                id,
+                area: area_name.to_owned(),
+                name: name.to_owned(),
+                kind,
+                input,
+                golden,
+            });
+        }
+    }
+    cases.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(cases)
+}
+
+/// Shard `k` of `n` (1-based): the i-th case goes to shard `i mod n + 1`, as
+/// `cargo nextest --partition count:k/n`.
+///
+/// # Errors
+/// [`ConformError`] unless `1 ≤ k ≤ n`.
+pub fn partition(cases: Vec<Case>, k: usize, n: usize) -> Result<Vec<Case>, ConformError> {
+    if n == 0 || k == 0 || k > n {
+        return Err(ConformError(format!(
+            "--partition {k}/{n}: expected K/N with 1 <= K <= N"
+        )));
+    }
+    Ok(cases
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % n + 1 == k)
+        .map(|(_, c)| c)
+        .collect())
+}
+
+/// Parses `K/N` (also `count:K/N`).
+///
+/// # Errors
+/// A one-line message.
+pub fn parse_partition(s: &str) -> Result<(usize, usize), String> {
+    let s = s.strip_prefix("count:").unwrap_or(s);
+    let (k, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("'{s}': expected K/N, e.g. 1/4"))?;
+    let num = |v: &str| {
+        v.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("'{v}' is not a whole number"))
+    };
+    let (k, n) = (num(k)?, num(n)?);
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("{k}/{n}: expected 1 <= K <= N"));
+    }
+    Ok((k, n))
+}
+
+/// Reading the finished colour image back from an in-process backend.
+pub trait ReadBack {
+    /// The colour image, row 0 at the top, RGBA8.
+    ///
+    /// # Errors
+    /// A backend-specific message.
+    fn read_back(&mut self) -> Result<RgbaImage, String>;
+}
+
+impl ReadBack for SoftRenderer {
+    fn read_back(&mut self) -> Result<RgbaImage, String> {
+        Ok(self.image())
+    }
+}
+
+impl ReadBack for Context {
+    fn read_back(&mut self) -> Result<RgbaImage, String> {
+        Ok(self.color_image())
+    }
+}
+
+/// A backend the kit can run a case through.
+pub trait Backend {
+    /// Shown in the report.
+    fn name(&self) -> String;
+    /// Whether every case must match exactly (plumb itself) instead of within its tolerance.
+    fn exact(&self) -> bool {
+        false
+    }
+    /// Renders `case` at `width × height`.
+    ///
+    /// # Errors
+    /// Any failure of the backend, as a one-line message (the case fails with it).
+    fn render(&mut self, case: &Case, width: u32, height: u32) -> Result<RgbaImage, String>;
+}
+
+/// Makes a renderer or a draw target of a size.
+pub type Factory<T> = Box<dyn FnMut(u32, u32) -> Result<T, String>>;
+
+/// An in-process backend: a scene [`Renderer`] for scene cases and a [`DrawTarget`] for
+/// traces, each made fresh per case and read back with [`ReadBack`].
+pub struct InProcess<R, T> {
+    /// Shown in the report.
+    pub name: String,
+    /// Hold every case to exact equality.
+    pub exact: bool,
+    /// Makes the renderer for a scene case.
+    pub renderer: Factory<R>,
+    /// Makes the target for a trace case.
+    pub target: Factory<T>,
+}
+
+impl<R: Renderer + ReadBack, T: DrawTarget + ReadBack> Backend for InProcess<R, T> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn exact(&self) -> bool {
+        self.exact
+    }
+
+    fn render(&mut self, case: &Case, width: u32, height: u32) -> Result<RgbaImage, String> {
+        match case.kind {
+            CaseKind::Scene => {
+                let mut r = (self.renderer)(width, height)?;
+                draw_scene_case(&case.input, width, height, &mut r)?;
+                r.read_back()
+            }
+            CaseKind::Trace => {
+                let trace = Trace::load(&case.input).map_err(|e| e.to_string())?;
+                let mut t = (self.target)(width, height)?;
+                trace.replay(&mut t).map_err(|e| e.to_string())?;
+                t.read_back()
+            }
+        }
+    }
+}
+
+/// plumb's own renderer and rasteriser on `threads` workers, held to exact equality.
+pub fn soft(threads: Option<usize>) -> InProcess<SoftRenderer, Context> {
+    InProcess {
+        name: "plumb (SoftRenderer)".to_owned(),
+        exact: true,
+        renderer: Box::new(move |w, h| SoftRenderer::new(w, h, threads).map_err(|e| e.to_string())),
+        target: Box::new(move |w, h| {
+            Context::new(w, h, ContextOptions { threads }).map_err(|e| e.to_string())
+        }),
+    }
+}
+
+/// Draws a scene case as its golden was drawn: loaded with the default options, seen from
+/// its first camera at the image's aspect, then a full-screen overlay of (0, 0, 0, 1) blended
+/// `src + dst`, which keeps RGB and makes the stored alpha 1.
+///
+/// # Errors
+/// A one-line message (load failure, no camera, renderer failure).
+pub fn draw_scene_case(
+    input: &Path,
+    width: u32,
+    height: u32,
+    renderer: &mut dyn Renderer,
+) -> Result<(), String> {
+    let loaded = io::load(input, &ImportOptions::default()).map_err(|e| e.to_string())?;
+    let mut scene = loaded.scene;
+    let cam = loaded
+        .imported
+        .cameras
+        .first()
+        .ok_or_else(|| format!("{}: the scene file has no camera", input.display()))?;
+    let camera = cam
+        .to_camera(&scene, width as f32 / height as f32)
+        .map_err(|e| e.to_string())?;
+    let corners = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(1.0, 0.0),
+        Vec2::new(1.0, 1.0),
+        Vec2::new(0.0, 1.0),
+    ];
+    let mut fix = ScreenPolygon::convex(
+        &corners,
+        Vec4::new(0.0, 0.0, 0.0, 1.0),
+        ScreenLayer::Overlay,
+    )
+    .map_err(|e| e.to_string())?;
+    fix.states.alpha = AlphaState::ADDITIVE;
+    scene.add_screen_polygon(fix);
+    scene.draw(&camera, renderer).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// An out-of-process backend: runs `template` through `sh -c` per case with `{input}`,
+/// `{output}`, `{width}`, `{height}` and `{kind}` replaced (paths single-quoted for the
+/// shell), then reads the PNG the command wrote to `{output}`.
+pub struct Exec {
+    /// The command line.
+    pub template: String,
+    /// Where outputs are written (`<area>__<case>.png`).
+    pub work: PathBuf,
+    /// A case whose command runs longer is killed and fails.
+    pub timeout: Duration,
+}
+
+/// Quotes `s` for a POSIX shell.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+impl Backend for Exec {
+    fn name(&self) -> String {
+        format!("exec: {}", self.template)
+    }
+
+    fn render(&mut self, case: &Case, width: u32, height: u32) -> Result<RgbaImage, String> {
+        std::fs::create_dir_all(&self.work).map_err(|e| format!("{}: {e}", self.work.display()))?;
+        let output = self.work.join(format!("{}__{}.png", case.area, case.name));
+        let _ = std::fs::remove_file(&output);
+        let command = self
+            .template
+            .replace("{input}", &shell_quote(&case.input.to_string_lossy()))
+            .replace("{output}", &shell_quote(&output.to_string_lossy()))
+            .replace("{width}", &width.to_string())
+            .replace("{height}", &height.to_string())
+            .replace("{kind}", case.kind.as_str());
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&command)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run sh: {e}"))?;
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if start.elapsed() > self.timeout => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!(
+                        "the command ran longer than {} s and was killed",
+                        self.timeout.as_secs()
+                    ));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(e) => return Err(format!("waiting for the command: {e}")),
+            }
+        };
+        if !status.success() {
+            let mut err = String::new();
+            if let Some(mut s) = child.stderr.take() {
+                use std::io::Read as _;
+                let _ = s.read_to_string(&mut err);
+            }
+            let last = err.lines().last().unwrap_or("").trim().to_owned();
+            return Err(format!("the command failed ({status}): {last}"));
+        }
+        read_png(&output)
+    }
+}
+
+/// An offline backend: PNGs rendered elsewhere, `dir/<area>/<case>.png`.
+pub struct Actual {
+    /// The folder.
+    pub dir: PathBuf,
+}
+
+impl Backend for Actual {
+    fn name(&self) -> String {
+        format!("actual: {}", self.dir.display())
+    }
+
+    fn render(&mut self, case: &Case, _: u32, _: u32) -> Result<RgbaImage, String> {
+        read_png(&self.dir.join(&case.area).join(format!("{}.png", case.name)))
+    }
+}
+
+/// Reads a PNG as RGBA8 (with the size limits of `plumb diff`).
+fn read_png(path: &Path) -> Result<RgbaImage, String> {
+    if !path.is_file() {
+        return Err(format!("{}: no image was written", path.display()));
+    }
+    let img = image::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(img.to_rgba8())
+}
+
+/// How a case ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Within tolerance.
+    Pass,
+    /// Compared, outside tolerance (or a size mismatch).
+    Fail,
+    /// The backend could not render it.
+    Error,
+}
+
+/// The numbers of a comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Pixels over the tolerance's threshold.
+    pub pixels_over: u64,
+    /// Largest channel difference.
+    pub max_delta: u8,
+    /// FLIP-style perceptual mean.
+    pub flip_mean: f64,
+}
+
+/// One case's outcome, with the images for the report.
+#[derive(Clone, Debug)]
+pub struct CaseResult {
+    /// The case.
+    pub case: Case,
+    /// The tolerance applied (exact for an exact backend).
+    pub tolerance: Tolerance,
+    /// Pass, fail or error.
+    pub status: Status,
+    /// What went wrong, one line (empty on a pass).
+    pub message: String,
+    /// The comparison, when there was one.
+    pub metrics: Option<Metrics>,
+    /// The backend's image, when it made one.
+    pub actual: Option<RgbaImage>,
+    /// The perceptual heat map, when the images differ.
+    pub heat: Option<RgbaImage>,
+    /// Seconds the backend took.
+    pub seconds: f64,
+}
+
+/// Runs one case through `backend` and compares it with its golden.
+pub fn run_case(case: &Case, backend: &mut dyn Backend) -> CaseResult {
+    let tolerance = if backend.exact() {
+        Tolerance::exact()
+    } else {
+        case.tolerance.clone()
+    };
+    let mut result = CaseResult {
+        case: case.clone(),
+        tolerance,
+        status: Status::Error,
+        message: String::new(),
+        metrics: None,
+        actual: None,
+        heat: None,
+        seconds: 0.0,
+    };
+    let expected = match read_png(&case.golden) {
+        Ok(img) => img,
+        Err(e) => {
+            result.message = format!("golden: {e}");
+            return result;
+        }
+    };
+    let (w, h) = expected.dimensions();
+    let start = Instant::now();
+    let actual = backend.render(case, w, h);
+    result.seconds = start.elapsed().as_secs_f64();
+    let actual = match actual {
+        Ok(img) => img,
+        Err(e) => {
+            result.message = e;
+            return result;
+        }
+    };
+    if actual.dimensions() != (w, h) {
+        result.status = Status::Fail;
+        result.message = format!(
+            "the image is {}x{}, the golden {w}x{h}",
+            actual.width(),
+            actual.height()
+        );
+        result.actual = Some(actual);
+        return result;
+    }
+    let t = &result.tolerance;
+    let (metrics, heat) = if actual.as_raw() == expected.as_raw() {
+        (
+            Metrics {
+                pixels_over: 0,
+                max_delta: 0,
+                flip_mean: 0.0,
+            },
+            None,
+        )
+    } else {
+        let options = DiffOptions {
+            threshold: t.threshold,
+            ..DiffOptions::default()
+        };
+        match compare(&expected, &actual, &options) {
+            Ok(d) => (
+                Metrics {
+                    pixels_over: d.report.pixels_over,
+                    max_delta: d.report.max_delta,
+                    flip_mean: d.report.perceptual_mean,
+                },
+                Some(d.heat_map()),
+            ),
+            Err(e) => {
+                result.status = Status::Fail;
+                result.message = e.to_string();
+                return result;
+            }
+        }
+    };
+    let pass = metrics.pixels_over <= t.max_pixels && metrics.flip_mean <= t.max_flip_mean;
+    result.status = if pass { Status::Pass } else { Status::Fail };
+    if !pass {
+        result.message = format!(
+            "{} pixels over threshold {} (allowed {}), max delta {}, FLIP mean {:.5} (allowed {})",
+            metrics.pixels_over,
+            t.threshold,
+            t.max_pixels,
+            metrics.max_delta,
+            metrics.flip_mean,
+            t.max_flip_mean
+        );
+    }
+    result.metrics = Some(metrics);
+    result.actual = Some(actual);
+    result.heat = heat;
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_matches_runs() {
+        assert!(glob("fixed/ground_*", "fixed/ground_linear"));
+        assert!(glob("*", "a/b"));
+        assert!(glob("*mip*", "fixed/ground_linear_mipmap_linear"));
+        assert!(glob("a/b", "a/b"));
+        assert!(!glob("a/b", "a/bc"));
+        assert!(!glob("a*c", "abcd"));
+        assert!(glob("a*c*", "abcd"));
+        assert!(!glob("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn partition_is_round_robin_and_exact() {
+        assert_eq!(parse_partition("2/3"), Ok((2, 3)));
+        assert_eq!(parse_partition("count:1/2"), Ok((1, 2)));
+        assert!(parse_partition("0/2").is_err());
+        assert!(parse_partition("3/2").is_err());
+        assert!(parse_partition("x").is_err());
+    }
+
+    #[test]
+    fn shell_quoting_survives_quotes() {
+        assert_eq!(shell_quote("a'b"), r"'a'\''b'");
+    }
+}

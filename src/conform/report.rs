@@ -1,0 +1,369 @@
+//! The kit's outputs, all in one folder a CI system can publish:
+//!
+//! - `index.html` — self-contained (no network): a summary per feature area, then per case
+//!   the expected, actual and heat-map images side by side with the metrics, the tolerance
+//!   and its reason; a check box shows failures only.
+//! - `junit.xml` — one `<testsuite>` per area, one `<testcase>` per case, a `<failure>` or
+//!   `<error>` with the one-line message.
+//! - `results.json` — everything above as data (format `plumb-conform-results`), which
+//!   [`merge`] joins from several shards.
+//! - `img/<area>__<case>.{expected,actual,heat}.png`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{CaseKind, CaseResult, ConformError, Metrics, Status, Tolerance};
+
+/// One case in `results.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// `area/case`.
+    pub id: String,
+    /// The area.
+    pub area: String,
+    /// Scene or trace.
+    pub kind: CaseKind,
+    /// Pass, fail or error.
+    pub status: Status,
+    /// What went wrong (empty on a pass).
+    pub message: String,
+    /// The tolerance applied.
+    pub tolerance: Tolerance,
+    /// The comparison, when there was one.
+    pub metrics: Option<Metrics>,
+    /// Seconds the backend took.
+    pub seconds: f64,
+    /// Image files relative to the report folder: expected, actual, heat map.
+    pub images: [Option<String>; 3],
+}
+
+/// `results.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Results {
+    /// Always `plumb-conform-results`.
+    pub format: String,
+    /// Always 1.
+    pub version: u32,
+    /// The backend's name.
+    pub backend: String,
+    /// Every case run, sorted by id.
+    pub cases: Vec<Record>,
+}
+
+impl Results {
+    /// Counts of (pass, fail, error).
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let n = |s: Status| self.cases.iter().filter(|c| c.status == s).count();
+        (n(Status::Pass), n(Status::Fail), n(Status::Error))
+    }
+}
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> ConformError {
+    ConformError(format!("{}: {e}", path.display()))
+}
+
+/// Writes the report of `results` (from [`super::run_case`]) into `dir`.
+///
+/// # Errors
+/// [`ConformError`] when a file cannot be written.
+pub fn write(dir: &Path, backend: &str, results: &[CaseResult]) -> Result<Results, ConformError> {
+    let img = dir.join("img");
+    std::fs::create_dir_all(&img).map_err(|e| io_err(&img, e))?;
+    let mut cases = Vec::new();
+    for r in results {
+        let stem = format!("{}__{}", r.case.area, r.case.name);
+        let mut images: [Option<String>; 3] = [None, None, None];
+        // Images only where they tell something: a pass of an exact backend needs none.
+        if r.status != Status::Pass || r.metrics.is_some_and(|m| m.max_delta > 0) {
+            let expected = format!("img/{stem}.expected.png");
+            std::fs::copy(&r.case.golden, dir.join(&expected))
+                .map_err(|e| io_err(&r.case.golden, e))?;
+            images[0] = Some(expected);
+            for (slot, kind, image) in [(1, "actual", &r.actual), (2, "heat", &r.heat)] {
+                if let Some(image) = image {
+                    let name = format!("img/{stem}.{kind}.png");
+                    let path = dir.join(&name);
+                    image.save(&path).map_err(|e| io_err(&path, e))?;
+                    images[slot] = Some(name);
+                }
+            }
+        }
+        cases.push(Record {
+            id: r.case.id.clone(),
+            area: r.case.area.clone(),
+            kind: r.case.kind,
+            status: r.status,
+            message: r.message.clone(),
+            tolerance: r.tolerance.clone(),
+            metrics: r.metrics,
+            seconds: r.seconds,
+            images,
+        });
+    }
+    cases.sort_by(|a, b| a.id.cmp(&b.id));
+    let results = Results {
+        format: "plumb-conform-results".to_owned(),
+        version: 1,
+        backend: backend.to_owned(),
+        cases,
+    };
+    write_files(dir, &results)?;
+    Ok(results)
+}
+
+/// Writes `results.json`, `index.html` and `junit.xml`.
+fn write_files(dir: &Path, results: &Results) -> Result<(), ConformError> {
+    let json = serde_json::to_string_pretty(results).map_err(|e| io_err(dir, e))?;
+    for (name, text) in [
+        ("results.json", json + "\n"),
+        ("index.html", html(results)),
+        ("junit.xml", junit(results)),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| io_err(&path, e))?;
+    }
+    Ok(())
+}
+
+/// Joins the `results.json` of each shard folder into one report in `out` (images copied).
+/// A case present in two shards is an error (shards overlap).
+///
+/// # Errors
+/// [`ConformError`] for unreadable or malformed shard results, overlapping shards, or
+/// different backends.
+pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
+    let mut by_id: BTreeMap<String, Record> = BTreeMap::new();
+    let mut backend: Option<String> = None;
+    std::fs::create_dir_all(out.join("img")).map_err(|e| io_err(out, e))?;
+    for shard in shards {
+        let path = shard.join("results.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let r: Results = serde_json::from_str(&text)
+            .map_err(|e| io_err(&path, format!("{}:{}: {e}", e.line(), e.column())))?;
+        if r.format != "plumb-conform-results" || r.version != 1 {
+            return Err(io_err(
+                &path,
+                "not a plumb-conform-results file of version 1",
+            ));
+        }
+        match &backend {
+            Some(b) if *b != r.backend => {
+                return Err(io_err(
+                    &path,
+                    format!("backend '{}' differs from '{b}'", r.backend),
+                ))
+            }
+            _ => backend = Some(r.backend.clone()),
+        }
+        for rec in r.cases {
+            for name in rec.images.iter().flatten() {
+                if name.contains("..") || name.starts_with('/') {
+                    return Err(io_err(
+                        &path,
+                        format!("image path '{name}' leaves the shard"),
+                    ));
+                }
+                std::fs::copy(shard.join(name), out.join(name))
+                    .map_err(|e| io_err(&shard.join(name), e))?;
+            }
+            if by_id.contains_key(&rec.id) {
+                return Err(io_err(&path, format!("case {} is in two shards", rec.id)));
+            }
+            by_id.insert(rec.id.clone(), rec);
+        }
+    }
+    let results = Results {
+        format: "plumb-conform-results".to_owned(),
+        version: 1,
+        backend: backend.unwrap_or_default(),
+        cases: by_id.into_values().collect(),
+    };
+    write_files(out, &results)?;
+    Ok(results)
+}
+
+/// Escapes text for HTML and XML.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => {
+                let _ = write!(out, "&#{};", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "pass",
+        Status::Fail => "fail",
+        Status::Error => "error",
+    }
+}
+
+/// Per area: (pass, fail, error), sorted by area.
+fn by_area(results: &Results) -> BTreeMap<&str, [usize; 3]> {
+    let mut areas: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
+    for c in &results.cases {
+        let slot = match c.status {
+            Status::Pass => 0,
+            Status::Fail => 1,
+            Status::Error => 2,
+        };
+        areas.entry(c.area.as_str()).or_default()[slot] += 1;
+    }
+    areas
+}
+
+/// The HTML report (deterministic: no dates, cases in id order).
+pub fn html(results: &Results) -> String {
+    let (pass, fail, error) = results.counts();
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>plumb conform: {backend}</title>\n<style>\
+         body{{font-family:sans-serif;margin:1.5em}}table{{border-collapse:collapse}}\
+         td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}}\
+         .pass{{color:#176317}}.fail,.error{{color:#a01818;font-weight:bold}}\
+         img{{image-rendering:pixelated;max-width:256px;border:1px solid #888}}\
+         .case{{margin:1em 0;padding:.5em;border-top:2px solid #ddd}}\
+         body.failures-only .case.pass{{display:none}}</style></head>\n<body>\n\
+         <h1>plumb conform</h1>\n<p>Backend: <code>{backend}</code></p>\n\
+         <p id=\"summary\">{total} cases: <span class=\"pass\">{pass} passed</span>, \
+         <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span></p>\n",
+        backend = esc(&results.backend),
+        total = results.cases.len(),
+    );
+    h.push_str("<table id=\"areas\"><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th></th></tr>\n");
+    for (area, [p, f, e]) in by_area(results) {
+        let verdict = if f + e == 0 { "pass" } else { "fail" };
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{p}</td><td>{f}</td><td>{e}</td><td class=\"{verdict}\">{verdict}</td></tr>",
+            esc(area)
+        );
+    }
+    h.push_str(
+        "</table>\n<p><label><input type=\"checkbox\" id=\"failures-only\" \
+         onchange=\"document.body.classList.toggle('failures-only', this.checked)\"> \
+         show failures only</label></p>\n",
+    );
+    for c in &results.cases {
+        let word = status_word(c.status);
+        let _ = write!(
+            h,
+            "<div class=\"case {word}\" id=\"{id}\"><h3>{id} <span class=\"{word}\">{word}</span></h3>\n",
+            id = esc(&c.id)
+        );
+        if !c.message.is_empty() {
+            let _ = writeln!(h, "<p class=\"message\">{}</p>", esc(&c.message));
+        }
+        let t = &c.tolerance;
+        let _ = write!(
+            h,
+            "<p>tolerance: threshold {}, {} pixels over it allowed, FLIP mean ≤ {} — {}</p>\n",
+            t.threshold,
+            t.max_pixels,
+            t.max_flip_mean,
+            esc(&t.reason)
+        );
+        if let Some(m) = c.metrics {
+            let _ = writeln!(
+                h,
+                "<p>metrics: {} pixels over, max delta {}, FLIP mean {:.5}; {:.3} s</p>",
+                m.pixels_over, m.max_delta, m.flip_mean, c.seconds
+            );
+        }
+        if c.images.iter().any(Option::is_some) {
+            h.push_str("<table><tr><th>expected</th><th>actual</th><th>heat map</th></tr><tr>");
+            for img in &c.images {
+                match img {
+                    Some(src) => {
+                        let _ = write!(
+                            h,
+                            "<td><a href=\"{0}\"><img src=\"{0}\" alt=\"{0}\"></a></td>",
+                            esc(src)
+                        );
+                    }
+                    None => h.push_str("<td>—</td>"),
+                }
+            }
+            h.push_str("</tr></table>\n");
+        }
+        h.push_str("</div>\n");
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+/// The JUnit XML report.
+pub fn junit(results: &Results) -> String {
+    let (_, fail, error) = results.counts();
+    let mut x = String::new();
+    let _ = writeln!(
+        x,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"plumb conform: {}\" tests=\"{}\" failures=\"{fail}\" errors=\"{error}\">",
+        esc(&results.backend),
+        results.cases.len()
+    );
+    for (area, [p, f, e]) in by_area(results) {
+        let _ = writeln!(
+            x,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\">",
+            esc(area),
+            p + f + e
+        );
+        for c in results.cases.iter().filter(|c| c.area == area) {
+            let name = c.id.split_once('/').map_or(c.id.as_str(), |(_, n)| n);
+            let _ = write!(
+                x,
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+                esc(area),
+                esc(name),
+                c.seconds
+            );
+            match c.status {
+                Status::Pass => x.push_str("/>\n"),
+                Status::Fail | Status::Error => {
+                    let tag = if c.status == Status::Fail {
+                        "failure"
+                    } else {
+                        "error"
+                    };
+                    let _ = writeln!(
+                        x,
+                        ">\n      <{tag} message=\"{}\"/>\n    </testcase>",
+                        esc(&c.message)
+                    );
+                }
+            }
+        }
+        x.push_str("  </testsuite>\n");
+    }
+    x.push_str("</testsuites>\n");
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_control_characters() {
+        assert_eq!(esc("a<b>&\"'\u{1}"), "a&lt;b&gt;&amp;&quot;&#39;&#1;");
+    }
+}
