@@ -7,7 +7,9 @@
 //! `name`, `duration` (seconds, the last key of any channel), `channels` (translation,
 //! rotation, scale and morph-weights channels) and `nodes` (indices of the nodes whose
 //! transforms it drives). The text form prints one line per clip:
-//! `animation INDEX 'NAME': DURATION s, N channels, M nodes`.
+//! `animation INDEX 'NAME': DURATION s, N channels, M nodes`. For a glTF file it then lists
+//! the file's scenes, one line each, `scene INDEX 'NAME'` with ` (default)` after the one
+//! drawn without `render --scene` (the index or name is what `--scene` takes).
 //! `nodes` holds one object per node in tree order (pre-order, children in order, the
 //! scene root first): `name`, `kind` (`group` / `switch` / `geometry`), `parent` (index into
 //! `nodes`, `null` for the root), `local` and `world` (4×4 matrices, column-major, 16
@@ -319,7 +321,14 @@ pub fn run(args: &InfoArgs) -> CliResult {
     let text = if args.json {
         to_json(args, &loaded)?
     } else {
-        to_text(&loaded)
+        let mut text = to_text(&loaded);
+        if io::Format::from_path(&args.scene) == Some(io::Format::Gltf) {
+            let scenes = io::gltf::gltf_scenes(&args.scene, &options).map_err(|e| e.to_string())?;
+            for i in 0..scenes.names.len() {
+                let _ = writeln!(text, "scene {}", super::scene_select::label(i, &scenes));
+            }
+        }
+        text
     };
     say!("{}", text.trim_end());
     super::leak_at_exit(loaded);

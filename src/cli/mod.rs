@@ -9,6 +9,7 @@ pub mod convert;
 pub mod diff;
 pub mod info;
 pub mod render;
+pub mod scene_select;
 pub mod view;
 
 use std::process::ExitCode;

@@ -14,7 +14,7 @@
 //! `--frames N --fps F` writes `OUT_0000.png` … at `t = time + i/F` (F defaults to 24), with a
 //! progress bar on stderr only when stderr is a terminal. `--clip` chooses the one glTF
 //! animation to play (see [`clip`](super::clip) for the rule and for how clips combine
-//! without it).
+//! without it); `--scene` the glTF scene to draw (see [`scene_select`](super::scene_select)).
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -74,6 +74,10 @@ pub struct RenderArgs {
     /// property.
     #[arg(long, value_name = "NAME|INDEX")]
     pub clip: Option<String>,
+    /// Draw this scene of a glTF file: by name, else by 0-based index (`plumb info` lists
+    /// them). Default: the file's default scene.
+    #[arg(long = "scene", value_name = "NAME|INDEX")]
+    pub gltf_scene: Option<String>,
     /// Draw without lighting: base colour × vertex colour × texture.
     #[arg(long)]
     pub unlit: bool,
@@ -196,6 +200,7 @@ fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
         (v.far.is_some(), "--far"),
         (args.time != 0.0, "--time"),
         (args.clip.is_some(), "--clip"),
+        (args.gltf_scene.is_some(), "--scene"),
         (args.unlit, "--unlit"),
         (args.background.is_some(), "--background"),
         (args.frames.is_some(), "--frames"),
@@ -231,16 +236,19 @@ where
 
 /// Loads a scene file by the library's one load path ([`io::load`], which maps imported
 /// materials and lights with [`io::apply`], adding the default light rig only when the file
-/// has no light at all), `--unlit` passed on as [`ApplyOptions::unlit`].
+/// has no light at all), `--unlit` passed on as [`ApplyOptions::unlit`] and `gltf_scene`
+/// (`--scene`, see [`scene_select`](super::scene_select)) as [`ImportOptions::gltf_scene`].
 pub(crate) fn load_mapped(
     path: &Path,
     unlit: bool,
+    gltf_scene: Option<usize>,
 ) -> Result<(plumb::scene::Scene, io::Imported, io::Applied), String> {
     let options = ImportOptions {
         apply: Some(ApplyOptions {
             unlit,
             default_lights: true,
         }),
+        gltf_scene,
         ..ImportOptions::default()
     };
     let io::ImportedScene { scene, imported } =
@@ -252,7 +260,8 @@ pub(crate) fn load_mapped(
 /// Loads, maps and renders a scene file (one frame or a sequence).
 fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     let Size { width, height } = args.size();
-    let (mut scene, imported, applied) = load_mapped(path, args.unlit)?;
+    let gltf_scene = super::scene_select::select(path, args.gltf_scene.as_deref())?;
+    let (mut scene, imported, applied) = load_mapped(path, args.unlit, gltf_scene)?;
     for w in &applied.warnings {
         use std::io::Write as _;
         let _ = writeln!(std::io::stderr(), "warning: {w}");
