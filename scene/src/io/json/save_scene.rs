@@ -50,7 +50,7 @@ use crate::light::{LightId, LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::node::Culling;
 use crate::screen::{ScreenLayer, ScreenPolygon};
-use crate::state::{AlphaState, Fog, GlobalState, RenderStates};
+use crate::state::{GlobalState, RenderStates};
 use crate::transform::Transform;
 
 /// A saved scene: the document and the PNG files it names (paths relative to the document).
@@ -503,16 +503,12 @@ impl Saver<'_> {
             TexCoords::Projected { .. } => {
                 return Err(self.unsupported(context, "projected-texture coordinates"))
             }
-            #[allow(
-                unreachable_patterns,
-                reason = "coordinate sources the format gains later"
-            )]
-            _ => {
-                return Err(self.unsupported(
+            ref other => super::doc_state::linear_coords_doc(other).ok_or_else(|| {
+                self.unsupported(
                     context,
                     "texture coordinate generation modes the scene format lacks",
-                ))
-            }
+                )
+            })?,
         };
         let (apply, combine) = match s.apply {
             ApplyMode::Replace => (Some(ApplyDoc::Replace), None),
@@ -726,15 +722,8 @@ fn states_doc<'s>(
     let mut doc = StatesDoc::default();
     for s in states {
         match s {
-            GlobalState::Alpha(a)
-                if a.equation != AlphaState::OPAQUE.equation || a.alpha_equation.is_some() =>
-            {
-                return Err("blend equations");
-            }
-            GlobalState::Fog(f) if f.distance != Fog::OFF.distance => {
-                return Err("radial fog distances");
-            }
             GlobalState::Alpha(a) => {
+                let (equation, alpha_equation) = super::doc_state::blend_equations_doc(a);
                 doc.alpha = Some(AlphaDoc {
                     blend: a.blend_enabled,
                     src: a.src_blend.into(),
@@ -745,7 +734,8 @@ fn states_doc<'s>(
                     constant_color: r4(a.constant_color),
                     alpha_src: a.alpha_factors.map(|(s, _)| s.into()),
                     alpha_dst: a.alpha_factors.map(|(_, d)| d.into()),
-                    ..AlphaDoc::default()
+                    equation,
+                    alpha_equation,
                 })
             }
             GlobalState::Cull(c) => {
@@ -765,7 +755,7 @@ fn states_doc<'s>(
                     color: r4(f.color),
                     function: f.density_function.into(),
                     apply: f.apply.into(),
-                    ..FogDoc::default()
+                    distance: f.distance.into(),
                 })
             }
             GlobalState::Material(m) => {
@@ -807,8 +797,12 @@ fn states_doc<'s>(
                     units: re(p.units),
                 })
             }
+            GlobalState::PointLine(p) => doc.point_line = Some((*p).into()),
+            GlobalState::ClipPlanes(c) => {
+                doc.clip_planes = Some(super::doc_state::clip_planes_doc(c))
+            }
             #[allow(unreachable_patterns, reason = "states the format gains later")]
-            _ => return Err("point size, line width and clip plane states"),
+            _ => return Err("render states the scene format lacks"),
         }
     }
     Ok(doc)
