@@ -361,6 +361,51 @@ fn actual_compares_pngs_rendered_elsewhere() {
     assert!(junit.contains("<testcase classname=\"raster\" name=\"near_clip\""));
     assert!(junit.contains("<failure message=\"256 pixels over threshold 2"));
     assert!(junit.contains("<error message="));
+    browser_shows_the_report(&dir.join("report/index.html"));
+}
+
+/// The report in a real browser (Debian's `chromium`, headless): the DOM after its script
+/// ran, opened with `#failures`, has the summary, the failing case's three images (each
+/// file present) and the failure filter switched on. Skipped without a browser unless
+/// `PLUMB_REQUIRE_BROWSER=1` (CI sets it and installs chromium).
+fn browser_shows_the_report(index: &Path) {
+    let Some(browser) = ["chromium", "chromium-browser"].into_iter().find(|b| {
+        Command::new(b)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        assert!(
+            std::env::var("PLUMB_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "PLUMB_REQUIRE_BROWSER=1 but no chromium"
+        );
+        eprintln!("skipped: no chromium for the browser check of the HTML report");
+        return;
+    };
+    let url = format!("file://{}#failures", index.display());
+    let out = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(&url)
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains("<body class=\"failures-only\">"),
+        "filter not applied: {dom:.400}"
+    );
+    assert!(
+        dom.contains("1 failed</span>") && dom.contains("1 errors</span>"),
+        "summary"
+    );
+    let dir = index.parent().unwrap();
+    for kind in ["expected", "actual", "heat"] {
+        let src = format!("img/raster__near_clip.{kind}.png");
+        assert!(
+            dom.contains(&format!("<img src=\"{src}\"")),
+            "{kind} image not in the page"
+        );
+        assert!(dir.join(&src).is_file(), "{src}");
+    }
 }
 
 #[test]

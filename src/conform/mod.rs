@@ -507,6 +507,12 @@ impl Backend for Exec {
             let last = err.lines().last().unwrap_or("").trim().to_owned();
             return Err(format!("the command failed ({status}): {last}"));
         }
+        if !output.is_file() {
+            return Err(format!(
+                "the command succeeded but no image was written to {}",
+                output.display()
+            ));
+        }
         read_png(&output)
     }
 }
@@ -530,7 +536,7 @@ impl Backend for Actual {
 /// Reads a PNG as RGBA8 (with the size limits of `plumb diff`).
 fn read_png(path: &Path) -> Result<RgbaImage, String> {
     if !path.is_file() {
-        return Err(format!("{}: no image was written", path.display()));
+        return Err(format!("{}: no such image", path.display()));
     }
     let img = image::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(img.to_rgba8())

@@ -241,7 +241,7 @@ pub fn html(results: &Results) -> String {
          .pass{{color:#176317}}.fail,.error{{color:#a01818;font-weight:bold}}\
          img{{image-rendering:pixelated;max-width:256px;border:1px solid #888}}\
          .case{{margin:1em 0;padding:.5em;border-top:2px solid #ddd}}\
-         body.failures-only .case.pass{{display:none}}</style></head>\n<body>\n\
+         body.failures-only .case.case-pass{{display:none}}</style></head>\n<body>\n\
          <h1>plumb conform</h1>\n<p>Backend: <code>{backend}</code></p>\n\
          <p id=\"summary\">{total} cases: <span class=\"pass\">{pass} passed</span>, \
          <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span></p>\n",
@@ -257,16 +257,22 @@ pub fn html(results: &Results) -> String {
             esc(area)
         );
     }
+    // The filter is also on when the address ends in `#failures` (a link to failures only).
     h.push_str(
         "</table>\n<p><label><input type=\"checkbox\" id=\"failures-only\" \
          onchange=\"document.body.classList.toggle('failures-only', this.checked)\"> \
-         show failures only</label></p>\n",
+         show failures only</label></p>\n<script>if (location.hash === '#failures') {\
+         document.getElementById('failures-only').checked = true;\
+         document.body.classList.add('failures-only');}</script>\n",
     );
-    for c in &results.cases {
+    // Failures and errors first, then passes; each group in id order.
+    let mut order: Vec<&Record> = results.cases.iter().collect();
+    order.sort_by_key(|c| c.status == Status::Pass);
+    for c in order {
         let word = status_word(c.status);
         let _ = write!(
             h,
-            "<div class=\"case {word}\" id=\"{id}\"><h3>{id} <span class=\"{word}\">{word}</span></h3>\n",
+            "<div class=\"case case-{word}\" id=\"{id}\"><h3>{id} <span class=\"{word}\">{word}</span></h3>\n",
             id = esc(&c.id)
         );
         if !c.message.is_empty() {
