@@ -262,7 +262,9 @@ fn new_states_reach_the_scene_graph() {
 
 #[track_caller]
 fn rejects(text: &str, needle: &str) {
-    let e = load_text(text).err().expect("should be refused");
+    let Err(e) = load_text(text) else {
+        panic!("should be refused: {text}");
+    };
     let msg = e.to_string();
     assert!(msg.contains(needle), "{msg}");
     assert!(msg.contains("reach.json"), "{msg}");

@@ -562,7 +562,13 @@ pub struct CameraDoc {
 /// The document form of a camera's viewport and depth range (engine → doc; `build` maps
 /// back): each left out (`None`) when it is the default.
 // The engine → doc half, for the scene saver (issue 14); tested below.
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg_attr(
+    not(test),
+    allow(
+        dead_code,
+        reason = "the engine → doc half, for the scene saver (issue 14)"
+    )
+)]
 pub(crate) fn camera_view_doc(
     viewport: crate::camera::CameraViewport,
     depth_range: (f32, f32),

@@ -197,7 +197,13 @@ impl Default for AlphaDoc {
 /// The document form of an engine blend equation pair (engine → doc; `build` maps back):
 /// `(equation, alpha_equation)`, each left out (`None`) when it is the default.
 // The engine → doc half, for the scene saver (issue 14); tested below.
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg_attr(
+    not(test),
+    allow(
+        dead_code,
+        reason = "the engine → doc half, for the scene saver (issue 14)"
+    )
+)]
 pub(crate) fn blend_equations_doc(
     a: &AlphaState,
 ) -> (Option<BlendEquationDoc>, Option<BlendEquationDoc>) {
@@ -411,7 +417,13 @@ impl From<PointLineState> for PointLineDoc {
 /// The document form of a clip-plane state (engine → doc; `build` maps back): the enabled
 /// planes in slot order (disabled slots between them are closed up, which draws the same).
 // The engine → doc half, for the scene saver (issue 14); tested below.
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg_attr(
+    not(test),
+    allow(
+        dead_code,
+        reason = "the engine → doc half, for the scene saver (issue 14)"
+    )
+)]
 pub(crate) fn clip_planes_doc(c: &ClipPlaneState) -> Vec<Real4> {
     c.enabled().map(|p| r4(p.x, p.y, p.z, p.w)).collect()
 }
@@ -763,7 +775,13 @@ pub enum CoordsDoc {
 /// The document form of linear texgen coordinates (engine → doc; `None` for the other
 /// kinds, which name uv sets or cameras). Always four planes.
 // The engine → doc half, for the scene saver (issue 14); tested below.
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg_attr(
+    not(test),
+    allow(
+        dead_code,
+        reason = "the engine → doc half, for the scene saver (issue 14)"
+    )
+)]
 pub(crate) fn linear_coords_doc(c: &TexCoords) -> Option<CoordsDoc> {
     let doc = |planes: &[glam::Vec4; 4]| planes.iter().map(|p| r4(p.x, p.y, p.z, p.w)).collect();
     match c {
