@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use cli::convert::ConvertArgs;
 use cli::conform::ConformArgs;
+use cli::convert::ConvertArgs;
 use cli::diff::DiffArgs;
 use cli::info::InfoArgs;
 use cli::render::RenderArgs;

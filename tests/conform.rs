@@ -164,7 +164,7 @@ impl DrawTarget for BrokenTarget {
         indices: Indices<'_>,
         topology: Topology,
     ) -> Result<DrawStats, plumb::raster::Error> {
-        let mut state = state.clone();
+        let mut state = *state;
         if let Bug::DepthFuncOffByOne = self.1 {
             state.depth.func = depth_bug(state.depth.func);
         }
@@ -179,7 +179,7 @@ impl DrawTarget for BrokenTarget {
         indices: Indices<'_>,
         topology: Topology,
     ) -> Result<DrawStats, plumb::raster::Error> {
-        let mut state = state.clone();
+        let mut state = *state;
         let mut ff = ff.clone();
         match self.1 {
             Bug::SwapRedBlue => {}

@@ -30,7 +30,10 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     // which `bump_map` in the scene format cannot list yet.
     ("models/AlphaBlendModeTest", "bump maps with extra stages"),
     ("models/NormalTangentTest", "bump maps with extra stages"),
-    ("models/NormalTangentMirrorTest", "bump maps with extra stages"),
+    (
+        "models/NormalTangentMirrorTest",
+        "bump maps with extra stages",
+    ),
     // Controllers are trait objects that cannot describe themselves yet.
     ("json/ik_rod", "IK controllers"),
     ("json/morph_t0_5", "mesh controllers"),

@@ -33,6 +33,8 @@ fn node() -> impl Strategy<Value = NodeDoc> {
                 translation,
                 scale,
                 rotation: None,
+                uniform_scale: None,
+                matrix: None,
             }),
             ..NodeDoc::default()
         });

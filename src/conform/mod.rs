@@ -6,8 +6,8 @@
 //! from. Three ways in:
 //!
 //! 1. **In process** — [`InProcess`]: any type implementing the scene
-//!    [`Renderer`](crate::scene::Renderer) (scene cases) and the raster
-//!    [`DrawTarget`](crate::raster::trace::DrawTarget) (trace cases), plus [`ReadBack`].
+//!    [`Renderer`] (scene cases) and the raster
+//!    [`DrawTarget`] (trace cases), plus [`ReadBack`].
 //!    [`soft`] is plumb itself, held to exact equality.
 //! 2. **Out of process** — [`Exec`]: a command per case, `{input} {output} {width} {height}
 //!    {kind}` substituted (`plumb conform --exec`).

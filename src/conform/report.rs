@@ -232,7 +232,7 @@ fn by_area(results: &Results) -> BTreeMap<&str, [usize; 3]> {
 pub fn html(results: &Results) -> String {
     let (pass, fail, error) = results.counts();
     let mut h = String::new();
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>plumb conform: {backend}</title>\n<style>\
@@ -244,7 +244,7 @@ pub fn html(results: &Results) -> String {
          body.failures-only .case.case-pass{{display:none}}</style></head>\n<body>\n\
          <h1>plumb conform</h1>\n<p>Backend: <code>{backend}</code></p>\n\
          <p id=\"summary\">{total} cases: <span class=\"pass\">{pass} passed</span>, \
-         <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span></p>\n",
+         <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span></p>",
         backend = esc(&results.backend),
         total = results.cases.len(),
     );
@@ -270,18 +270,18 @@ pub fn html(results: &Results) -> String {
     order.sort_by_key(|c| c.status == Status::Pass);
     for c in order {
         let word = status_word(c.status);
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<div class=\"case case-{word}\" id=\"{id}\"><h3>{id} <span class=\"{word}\">{word}</span></h3>\n",
+            "<div class=\"case case-{word}\" id=\"{id}\"><h3>{id} <span class=\"{word}\">{word}</span></h3>",
             id = esc(&c.id)
         );
         if !c.message.is_empty() {
             let _ = writeln!(h, "<p class=\"message\">{}</p>", esc(&c.message));
         }
         let t = &c.tolerance;
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<p>tolerance: threshold {}, {} pixels over it allowed, FLIP mean ≤ {} — {}</p>\n",
+            "<p>tolerance: threshold {}, {} pixels over it allowed, FLIP mean ≤ {} — {}</p>",
             t.threshold,
             t.max_pixels,
             t.max_flip_mean,

@@ -33,8 +33,8 @@ use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
 use crate::state::{
     AlphaState, ClipPlaneState, CullState, DitherState, Fog, GlobalState, MaterialState,
-    PointLineState, PolygonOffsetState, MAX_CLIP_PLANES,
-    StencilState, WireframeState, ZBufferState,
+    PointLineState, PolygonOffsetState, StencilState, WireframeState, ZBufferState,
+    MAX_CLIP_PLANES,
 };
 use crate::transform::{rotation_axis_angle, Transform};
 
@@ -305,7 +305,9 @@ fn camera_view(c: &CameraDoc) -> Result<(CameraViewport, (f32, f32)), SceneError
         Some(v) => CameraViewport::normalized(v[0].get(), v[1].get(), v[2].get(), v[3].get())?,
         None => CameraViewport::FULL,
     };
-    let range = c.depth_range.map_or((0.0, 1.0), |[n, f]| (n.get(), f.get()));
+    let range = c
+        .depth_range
+        .map_or((0.0, 1.0), |[n, f]| (n.get(), f.get()));
     if !((0.0..=1.0).contains(&range.0) && (0.0..=1.0).contains(&range.1)) {
         return Err(SceneError::InvalidViewport("depth range must lie in [0,1]"));
     }
@@ -598,10 +600,7 @@ fn states(ctx: &Ctx, context: &str, s: &StatesDoc) -> Result<Vec<GlobalState>, I
         if planes.len() > MAX_CLIP_PLANES {
             return Err(ctx.invalid(
                 context,
-                format!(
-                    "{} clip planes; at most {MAX_CLIP_PLANES}",
-                    planes.len()
-                ),
+                format!("{} clip planes; at most {MAX_CLIP_PLANES}", planes.len()),
             ));
         }
         if let Some(i) = planes.iter().position(|p| v4(p).truncate() == Vec3::ZERO) {

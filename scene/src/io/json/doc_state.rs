@@ -952,8 +952,6 @@ mod tests {
     use glam::Vec4;
 
     use super::*;
-    use crate::camera::CameraViewport;
-    use crate::io::json::doc::camera_view_doc;
 
     #[test]
     fn blend_equations_map_to_doc_names() {
@@ -1004,17 +1002,5 @@ mod tests {
             ])
         );
         assert_eq!(linear_coords_doc(&TexCoords::SphereMap), None);
-    }
-
-    #[test]
-    fn camera_view_defaults_are_left_out() {
-        assert_eq!(
-            camera_view_doc(CameraViewport::FULL, (0.0, 1.0)),
-            (None, None)
-        );
-        let v = CameraViewport::normalized(0.25, 0.5, 0.5, 0.25).unwrap();
-        let (vp, dr) = camera_view_doc(v, (0.5, 1.0));
-        assert_eq!(vp, Some(r4(0.25, 0.5, 0.5, 0.25)));
-        assert_eq!(dr, Some([Real::lit(0.5), Real::lit(1.0)]));
     }
 }

@@ -88,7 +88,10 @@ fn linear_planes(
     if planes.is_empty() || planes.len() > 4 {
         return Err(ctx.invalid(
             context,
-            format!("\"{what}\" takes 1 to 4 planes (s, t, r, q), not {}", planes.len()),
+            format!(
+                "\"{what}\" takes 1 to 4 planes (s, t, r, q), not {}",
+                planes.len()
+            ),
         ));
     }
     let planes: Vec<Vec4> = planes.iter().map(v4).collect();

@@ -77,7 +77,7 @@ impl SavedScene {
 /// files named `<image_stem>.tex<N>.png`. `file` names the output in errors.
 ///
 /// # Errors
-/// [`IoError::Unsupported`] for what the format cannot hold (see the [module docs](self));
+/// [`IoError::Unsupported`] for what the format cannot hold (listed in `docs/scene-format.md`, "Saving a scene");
 /// [`IoError::Invalid`] for a texture that cannot be written as a PNG.
 pub fn save_scene(
     scene: &Scene,
