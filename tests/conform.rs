@@ -325,8 +325,11 @@ fn actual_compares_pngs_rendered_elsewhere() {
         }
     }
     img.save(&wrong).unwrap();
-    // And one missing.
+    // One missing, and one of the wrong size (refused from its header, before decoding).
     std::fs::remove_file(actual.join("scene/state_cull.png")).unwrap();
+    image::RgbaImage::new(8, 4)
+        .save(actual.join("scene/state_shade.png"))
+        .unwrap();
     let out = plumb()
         .args(["conform", "--refimages"])
         .arg(refimages())
@@ -343,9 +346,13 @@ fn actual_compares_pngs_rendered_elsewhere() {
         "{stdout}"
     );
     assert!(stdout.contains("ERROR scene/state_cull:"), "{stdout}");
+    assert!(
+        stdout.contains("state_shade.png: the image is 8x4, the golden 256x128"),
+        "{stdout}"
+    );
     let n = cases.len();
     assert!(
-        stdout.contains(&format!("{n} cases: {} passed, 1 failed, 1 errors", n - 2)),
+        stdout.contains(&format!("{n} cases: {} passed, 1 failed, 2 errors", n - 3)),
         "{stdout}"
     );
     let html = std::fs::read_to_string(dir.join("report/index.html")).unwrap();
@@ -394,7 +401,7 @@ fn browser_shows_the_report(index: &Path) {
         "filter not applied: {dom:.400}"
     );
     assert!(
-        dom.contains("1 failed</span>") && dom.contains("1 errors</span>"),
+        dom.contains("1 failed</span>") && dom.contains("2 errors</span>"),
         "summary"
     );
     let dir = index.parent().unwrap();

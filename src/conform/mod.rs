@@ -513,7 +513,7 @@ impl Backend for Exec {
                 output.display()
             ));
         }
-        read_png(&output)
+        read_png(&output, Some((width, height)))
     }
 }
 
@@ -528,15 +528,36 @@ impl Backend for Actual {
         format!("actual: {}", self.dir.display())
     }
 
-    fn render(&mut self, case: &Case, _: u32, _: u32) -> Result<RgbaImage, String> {
-        read_png(&self.dir.join(&case.area).join(format!("{}.png", case.name)))
+    fn render(&mut self, case: &Case, width: u32, height: u32) -> Result<RgbaImage, String> {
+        read_png(
+            &self.dir.join(&case.area).join(format!("{}.png", case.name)),
+            Some((width, height)),
+        )
     }
 }
 
-/// Reads a PNG as RGBA8 (with the size limits of `plumb diff`).
-fn read_png(path: &Path) -> Result<RgbaImage, String> {
+/// Largest image the kit decodes: 16384 × 16384 pixels (`plumb diff`'s default).
+pub const MAX_IMAGE_PIXELS: u64 = 16384 * 16384;
+
+/// Reads a PNG as RGBA8. The size comes from the header first: an image of another size than
+/// `expected` (the golden's), or over [`MAX_IMAGE_PIXELS`], is refused before decoding, so a
+/// backend's output cannot make the kit allocate more than a golden's worth.
+fn read_png(path: &Path, expected: Option<(u32, u32)>) -> Result<RgbaImage, String> {
     if !path.is_file() {
         return Err(format!("{}: no such image", path.display()));
+    }
+    let (w, h) = image::image_dimensions(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some((ew, eh)) = expected.filter(|&e| e != (w, h)) {
+        return Err(format!(
+            "{}: the image is {w}x{h}, the golden {ew}x{eh}",
+            path.display()
+        ));
+    }
+    if u64::from(w) * u64::from(h) > MAX_IMAGE_PIXELS {
+        return Err(format!(
+            "{}: {w}x{h} is over the limit of {MAX_IMAGE_PIXELS} pixels",
+            path.display()
+        ));
     }
     let img = image::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(img.to_rgba8())
@@ -603,7 +624,7 @@ pub fn run_case(case: &Case, backend: &mut dyn Backend) -> CaseResult {
         heat: None,
         seconds: 0.0,
     };
-    let expected = match read_png(&case.golden) {
+    let expected = match read_png(&case.golden, None) {
         Ok(img) => img,
         Err(e) => {
             result.message = format!("golden: {e}");
