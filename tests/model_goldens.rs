@@ -29,6 +29,21 @@ struct ModelCase {
     args: &'static [&'static str],
 }
 
+/// The view of both normal-map tests: from the upper left, so the headlight has both an x
+/// and a y component in every cell's tangent frame.
+const NORMAL_TANGENT_VIEW: &[&str] = &[
+    "--size",
+    "480x360",
+    "--eye",
+    "-2.2,1.3,3.6",
+    "--target",
+    "-0.3,0,0",
+    "--fov",
+    "42",
+    "--background",
+    "0.2,0.2,0.3,1",
+];
+
 /// Every model case; described in `refimages/README.md` (section `models/`).
 const CASES: &[ModelCase] = &[
     // The file's own camera (yfov 0.66, aspect 1.5).
@@ -183,34 +198,12 @@ const CASES: &[ModelCase] = &[
     ModelCase {
         name: "NormalTangentTest",
         model: "NormalTangentTest",
-        args: &[
-            "--size",
-            "480x360",
-            "--eye",
-            "-2.2,1.3,3.6",
-            "--target",
-            "-0.3,0,0",
-            "--fov",
-            "42",
-            "--background",
-            "0.2,0.2,0.3,1",
-        ],
+        args: NORMAL_TANGENT_VIEW,
     },
     ModelCase {
         name: "NormalTangentMirrorTest",
         model: "NormalTangentMirrorTest",
-        args: &[
-            "--size",
-            "480x360",
-            "--eye",
-            "-2.2,1.3,3.6",
-            "--target",
-            "-0.3,0,0",
-            "--fov",
-            "42",
-            "--background",
-            "0.2,0.2,0.3,1",
-        ],
+        args: NORMAL_TANGENT_VIEW,
     },
     // KHR_materials_emissive_strength: five black cubes emitting (0.1, 0.5, 0.9) × 1, 2, 4,
     // 8, 16, face on.

@@ -32,13 +32,12 @@ mod cases;
 
 use std::path::{Path, PathBuf};
 
-use glam::{Vec2, Vec4};
 use image::RgbaImage;
 use libtest_mimic::{Arguments, Failed, Trial};
 use plumb::raster::trace::{DrawTarget, Recorder, Trace};
 use plumb::raster::{Context, ContextOptions};
 use plumb::scene::io::{self, ImportOptions};
-use plumb::scene::{AlphaState, Camera, Scene, ScreenLayer, ScreenPolygon, SoftRenderer};
+use plumb::scene::SoftRenderer;
 
 /// The source of a trace case: a name and a function drawing into a target of the given
 /// size (recorded into `refimages/<area>/<name>.json` + `.bin`).
@@ -327,43 +326,14 @@ fn draw_direct(
 }
 
 /// Renders a scene file from its first camera at the size of its golden (256×256 without
-/// one).
+/// one), exactly as the conformance kit does (`plumb::conform::draw_scene_case`: the file's
+/// first camera, then a full-screen overlay adding (0, 0, 0, 1) so the stored alpha is 1 and
+/// image viewers show the colours as stored — DESIGN §6).
 fn render_scene_file(path: &Path, threads: usize) -> Rendered {
     let size = image::image_dimensions(path.with_extension("png")).unwrap_or((256, 256));
-    let loaded = io::load(path, &ImportOptions::default()).map_err(|e| e.to_string())?;
-    let mut scene = loaded.scene;
-    let cam = loaded
-        .imported
-        .cameras
-        .first()
-        .ok_or_else(|| format!("{}: the scene file has no camera", path.display()))?;
-    let aspect = size.0 as f32 / size.1 as f32;
-    let camera = cam.to_camera(&scene, aspect).map_err(|e| e.to_string())?;
     let mut r = SoftRenderer::new(size.0, size.1, Some(threads)).map_err(|e| e.to_string())?;
-    draw_scene(&mut r, &mut scene, &camera)?;
+    plumb::conform::draw_scene_case(path, size.0, size.1, &mut r)?;
     Ok((r.image(), r.depth()))
-}
-
-/// Draws `scene` from `camera`, ending with a full-screen overlay of colour (0, 0, 0, 1)
-/// blended ADDITIVE (`src + dst`): it leaves RGB unchanged and forces the stored alpha to 1,
-/// so image viewers show the colours as stored (DESIGN §6).
-fn draw_scene(r: &mut SoftRenderer, scene: &mut Scene, camera: &Camera) -> Result<(), String> {
-    let corners = [
-        Vec2::new(0.0, 0.0),
-        Vec2::new(1.0, 0.0),
-        Vec2::new(1.0, 1.0),
-        Vec2::new(0.0, 1.0),
-    ];
-    let mut fix = ScreenPolygon::convex(
-        &corners,
-        Vec4::new(0.0, 0.0, 0.0, 1.0),
-        ScreenLayer::Overlay,
-    )
-    .map_err(|e| e.to_string())?;
-    fix.states.alpha = AlphaState::ADDITIVE;
-    scene.add_screen_polygon(fix);
-    scene.draw(camera, r).map_err(|e| e.to_string())?;
-    Ok(())
 }
 
 /// The SortFaces case re-sorts its transparent faces every frame; the sort is stable, so a

@@ -228,7 +228,8 @@ fn by_area(results: &Results) -> BTreeMap<&str, [usize; 3]> {
     areas
 }
 
-/// The HTML report (deterministic: no dates, cases in id order).
+/// The HTML report: no dates, failures first then passes, each in id order; only the
+/// per-case seconds (the backend's wall time, also in JUnit's `time`) vary between runs.
 pub fn html(results: &Results) -> String {
     let (pass, fail, error) = results.counts();
     let mut h = String::new();

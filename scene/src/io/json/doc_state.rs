@@ -725,7 +725,13 @@ pub struct CombineDoc {
 
 impl Default for CombineDoc {
     fn default() -> Self {
-        let c = CombineState::MODULATE;
+        CombineDoc::from(&CombineState::MODULATE)
+    }
+}
+
+/// Engine → doc (the scene saver).
+impl From<&CombineState> for CombineDoc {
+    fn from(c: &CombineState) -> Self {
         CombineDoc {
             rgb: c.rgb.into(),
             alpha: c.alpha.into(),

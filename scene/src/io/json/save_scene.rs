@@ -36,7 +36,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use glam::{Mat3, Vec2, Vec3, Vec4};
-use plumb_raster::combine::{ApplyMode, CombineState};
+use plumb_raster::combine::ApplyMode;
 use plumb_raster::math;
 use plumb_raster::texture::{TexelFormat, Texture};
 
@@ -516,7 +516,7 @@ impl Saver<'_> {
             ApplyMode::Modulate => (Some(ApplyDoc::Modulate), None),
             ApplyMode::Blend => (Some(ApplyDoc::Blend), None),
             ApplyMode::Add => (Some(ApplyDoc::Add), None),
-            ApplyMode::Combine(c) => (None, Some(combine_doc(&c))),
+            ApplyMode::Combine(c) => (None, Some(CombineDoc::from(&c))),
         };
         Ok(StageDoc {
             texture: self.texture(&s.texture, context)?,
@@ -698,19 +698,6 @@ fn mesh_doc(m: &Mesh) -> InlineMeshDoc {
             .map(|set| set.iter().map(|p: &Vec2| [re(p.x), re(p.y)]).collect())
             .collect(),
         indices: (!identity).then(|| m.indices().to_vec()),
-    }
-}
-
-fn combine_doc(c: &CombineState) -> CombineDoc {
-    CombineDoc {
-        rgb: c.rgb.into(),
-        alpha: c.alpha.into(),
-        src_rgb: c.src_rgb.map(Into::into),
-        op_rgb: c.op_rgb.map(Into::into),
-        src_alpha: c.src_alpha.map(Into::into),
-        op_alpha: c.op_alpha.map(Into::into),
-        rgb_scale: re(c.rgb_scale),
-        alpha_scale: re(c.alpha_scale),
     }
 }
 
