@@ -184,6 +184,16 @@ fn save_and_load_are_exact() {
     trace.save(&path).unwrap();
     assert!(trace::is_trace_file(&path));
     assert!(!trace::is_trace_file(&dir.join("s.bin")));
+    // The quick check before parsing must not miss a format name spelled with JSON escapes,
+    // nor take a file that only mentions the name elsewhere.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let escaped = dir.join("escaped.json");
+    let spelled = text.replacen("\"plumb-draws\"", "\"pl\\u0075mb-dr\\u0061ws\"", 1);
+    assert_ne!(spelled, text);
+    std::fs::write(&escaped, spelled).unwrap();
+    assert!(trace::is_trace_file(&escaped));
+    std::fs::write(&escaped, r#"{"format":"other","note":"plumb-draws"}"#).unwrap();
+    assert!(!trace::is_trace_file(&escaped));
     let back = Trace::load(&path).unwrap();
     assert_eq!(back.doc, trace.doc);
     assert_eq!(back.buffer, trace.buffer);
