@@ -163,6 +163,27 @@ impl Context {
         });
     }
 
+    /// Clears a rectangle of some planes, the rest of the target untouched: GL's `glClear`
+    /// under a scissor box, Wild Magic's `ClearSubZBuffer` / `ClearSubStencilBuffer` /
+    /// `ClearSubBackBuffer`. `None` leaves that plane as it is; colour converts like a
+    /// fragment colour, depth is clamped to 0..1 (NaN becomes 1). The rectangle is clipped
+    /// to the target.
+    ///
+    /// Queued draws are rasterised first, so draws before the call see the old values and
+    /// draws after it the new ones (between passes of a frame: an inset or a HUD layer drawn
+    /// over what is already there).
+    pub fn clear_rect(
+        &mut self,
+        rect: crate::state::Rect,
+        color: Option<glam::Vec4>,
+        depth: Option<f32>,
+        stencil: Option<u8>,
+    ) {
+        self.finish();
+        let color = color.map(|c| [c.x, c.y, c.z, c.w].map(crate::fragment::to_unorm8));
+        self.target.clear_rect(rect, color, depth, stencil);
+    }
+
     /// Draws primitives whose vertex colours are their fragment colours.
     ///
     /// # Errors

@@ -111,6 +111,35 @@ impl RenderTarget {
         self.stencil.fill(stencil);
     }
 
+    /// Clears the planes that have a value inside `rect ∩ target` (colour as RGBA8, depth
+    /// clamped to 0..1 with NaN as 1, stencil as is); the rest of the target is untouched.
+    /// An empty or off-target rectangle clears nothing.
+    pub fn clear_rect(
+        &mut self,
+        rect: crate::state::Rect,
+        color: Option<[u8; 4]>,
+        depth: Option<f32>,
+        stencil: Option<u8>,
+    ) {
+        let depth = depth.map(clear_depth_value);
+        let x1 = rect.x.saturating_add(rect.width).min(self.width);
+        let y1 = rect.y.saturating_add(rect.height).min(self.height);
+        for y in rect.y.min(y1)..y1 {
+            for x in rect.x.min(x1)..x1 {
+                let i = self.index(x, y);
+                if let Some(c) = color {
+                    self.color[i] = c;
+                }
+                if let Some(d) = depth {
+                    self.depth[i] = d;
+                }
+                if let Some(s) = stencil {
+                    self.stencil[i] = s;
+                }
+            }
+        }
+    }
+
     /// Colour of pixel `(x, y)` (row 0 at the top), or `None` outside.
     pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
         (x < self.width && y < self.height).then(|| self.color[self.index(x, y)])

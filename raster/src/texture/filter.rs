@@ -69,7 +69,35 @@ fn wrap(mode: Wrap, i: i32, n: u32) -> Option<u32> {
             Some(if m < n { m } else { 2 * n - 1 - m } as u32)
         }
         Wrap::ClampToEdge => Some(i.clamp(0, n - 1) as u32),
-        Wrap::ClampToBorder => (0..n).contains(&i).then_some(i as u32),
+        // `Clamp` reaches here with its coordinate already clamped to [0, 1]
+        // ([`clamp_coord`]), so only the linear pair at an edge can fall outside.
+        Wrap::ClampToBorder | Wrap::Clamp => (0..n).contains(&i).then_some(i as u32),
+    }
+}
+
+/// A texture coordinate as the wrap mode sees it: clamped to [0, 1] for [`Wrap::Clamp`]
+/// (GL 1.4 §3.8.7, before it is scaled to texels; NaN → 0), unchanged otherwise.
+#[inline(always)]
+#[allow(
+    clippy::manual_clamp,
+    reason = "max/min map NaN to 0; clamp would keep the NaN"
+)]
+fn clamp_coord(mode: Wrap, c: f32) -> f32 {
+    if mode == Wrap::Clamp {
+        c.max(0.0).min(1.0)
+    } else {
+        c
+    }
+}
+
+/// The wrap mode nearest filtering applies: [`Wrap::Clamp`] clamps the coordinate to
+/// [0, 1] and then `⌊u·n⌋` to `n − 1` (GL 1.4 eq. 3.19's `u = 1` case), which is exactly
+/// clamp-to-edge on the index; every other mode as it is.
+#[inline(always)]
+fn nearest_mode(mode: Wrap) -> Wrap {
+    match mode {
+        Wrap::Clamp => Wrap::ClampToEdge,
+        m => m,
     }
 }
 
@@ -82,31 +110,29 @@ fn texel_at(level: &MipLevel, s: &Sampler, x: Option<u32>, y: Option<u32>) -> Ve
     }
 }
 
-/// The texel at wrapped `(i, j)` of `level`, or the border colour.
-#[inline(always)]
-fn texel(level: &MipLevel, s: &Sampler, i: i32, j: i32) -> Vec4 {
-    texel_at(
-        level,
-        s,
-        wrap(s.wrap_u, i, level.width()),
-        wrap(s.wrap_v, j, level.height()),
-    )
-}
-
-/// Nearest: the texel containing `uv`, i.e. index `⌊u·w⌋, ⌊v·h⌋` wrapped.
+/// Nearest: the texel containing `uv`, i.e. index `⌊u·w⌋, ⌊v·h⌋` wrapped ([`Wrap::Clamp`]
+/// as clamp-to-edge, [`nearest_mode`]).
 #[inline]
 fn nearest(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
     let p = uv * level.size_f;
-    texel(level, s, floor_index(p.x), floor_index(p.y))
+    texel_at(
+        level,
+        s,
+        wrap(nearest_mode(s.wrap_u), floor_index(p.x), level.width()),
+        wrap(nearest_mode(s.wrap_v), floor_index(p.y), level.height()),
+    )
 }
 
 /// Bilinear: the four texels around `uv·size − 0.5`, weights from its fractional part.
 ///
 /// With `x = u·w − 0.5`, `i0 = ⌊x⌋`, `α = x − i0` (and likewise `j0`, `β` on v):
 /// `((1−α)·T[i0,j0] + α·T[i0+1,j0])·(1−β) + ((1−α)·T[i0,j0+1] + α·T[i0+1,j0+1])·β`,
-/// evaluated as two lerps along u then one along v.
+/// evaluated as two lerps along u then one along v. For [`Wrap::Clamp`] the coordinate is
+/// first clamped to [0, 1] ([`clamp_coord`]), so `x ∈ [−½, n − ½]` and a tap at −1 or n
+/// reads the border.
 #[inline(always)]
 fn bilinear(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
+    let uv = Vec2::new(clamp_coord(s.wrap_u, uv.x), clamp_coord(s.wrap_v, uv.y));
     let p = uv * level.size_f - Vec2::splat(0.5);
     let ((i0, a), (j0, b)) = (index_frac(p.x), index_frac(p.y));
     // Each axis is wrapped once for both of its taps.
@@ -155,7 +181,7 @@ const fn wrap_code(w: Wrap) -> Option<u8> {
         Wrap::Repeat => Some(0),
         Wrap::MirroredRepeat => Some(1),
         Wrap::ClampToEdge => Some(2),
-        Wrap::ClampToBorder => None,
+        Wrap::ClampToBorder | Wrap::Clamp => None,
     }
 }
 
@@ -218,6 +244,13 @@ pub(crate) fn sample_pixels(
         }
     }
     let args = (u, v, lambda, mask);
+    // Without linear filtering `Clamp` is clamp-to-edge ([`nearest_mode`]).
+    let nearest_only = s.mag == MagFilter::Nearest
+        && matches!(
+            s.min,
+            MinFilter::Nearest | MinFilter::NearestMipmapNearest | MinFilter::NearestMipmapLinear
+        );
+    let code = |w: Wrap| wrap_code(if nearest_only { nearest_mode(w) } else { w });
     macro_rules! nb {
         ($wu:literal, $wv:literal) => {
             run(
@@ -227,7 +260,7 @@ pub(crate) fn sample_pixels(
             )
         };
     }
-    match (wrap_code(s.wrap_u), wrap_code(s.wrap_v)) {
+    match (code(s.wrap_u), code(s.wrap_v)) {
         (Some(0), Some(0)) => nb!(0, 0),
         (Some(0), Some(1)) => nb!(0, 1),
         (Some(0), Some(_)) => nb!(0, 2),
@@ -459,6 +492,26 @@ mod tests {
             assert_eq!(wrap(Wrap::MirroredRepeat, i, 4), Some(m), "mirror {i}");
             assert_eq!(wrap(Wrap::ClampToEdge, i, 4), Some(e), "edge {i}");
             assert_eq!(wrap(Wrap::ClampToBorder, i, 4), b, "border {i}");
+            // CLAMP's indices are border indices (its coordinate is clamped before), and
+            // nearest filtering reads it as clamp-to-edge.
+            assert_eq!(wrap(Wrap::Clamp, i, 4), b, "clamp {i}");
+            assert_eq!(wrap(nearest_mode(Wrap::Clamp), i, 4), Some(e), "clamp {i}");
+        }
+    }
+
+    #[test]
+    fn clamp_coord_only_clamps_clamp() {
+        for (c, clamped) in [
+            (-0.5, 0.0),
+            (0.25, 0.25),
+            (1.5, 1.0),
+            (f32::NAN, 0.0),
+            (f32::INFINITY, 1.0),
+        ] {
+            assert_eq!(clamp_coord(Wrap::Clamp, c), clamped, "{c}");
+            for w in [Wrap::Repeat, Wrap::ClampToEdge, Wrap::ClampToBorder] {
+                assert_eq!(clamp_coord(w, c).to_bits(), c.to_bits(), "{w:?} {c}");
+            }
         }
     }
 

@@ -52,7 +52,8 @@ impl LaneFilter {
             Wrap::Repeat => Some(0),
             Wrap::MirroredRepeat => Some(1),
             Wrap::ClampToEdge => Some(2),
-            Wrap::ClampToBorder => None,
+            // Both can read the border colour: the per-pixel path handles them.
+            Wrap::ClampToBorder | Wrap::Clamp => None,
         };
         let mips = match s.min {
             MinFilter::Linear => Mips::None,

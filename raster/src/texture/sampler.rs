@@ -63,7 +63,13 @@ impl MinFilter {
 /// - `MirroredRepeat`: `m = i mod 2n`, then `m` if `m < n`, else `2n − 1 − m`;
 /// - `ClampToEdge`: `clamp(i, 0, n − 1)`; the border colour is never used;
 /// - `ClampToBorder`: indices outside `0..n` read the sampler's border colour (so bilinear
-///   filtering near the edge mixes it in).
+///   filtering near the edge mixes it in);
+/// - `Clamp` (GL 1.x `CLAMP`, Wild Magic's `WM_CLAMP`; GL 1.4 §3.8.7): the *coordinate* is
+///   clamped to [0, 1] first. With nearest filtering that is `clamp(⌊u·n⌋, 0, n − 1)`, the
+///   same texel as `ClampToEdge`; with linear filtering the pair around `u·n − ½` at an edge
+///   includes index −1 or n, which reads the border colour. So at `u ≤ 0` or `u ≥ 1` a
+///   linear sample is half edge texel, half border, and the border fades in over the last
+///   half texel (the seam GL 1.2 added `CLAMP_TO_EDGE` to avoid).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
@@ -77,15 +83,20 @@ pub enum Wrap {
     ClampToEdge,
     /// Outside texels take the border colour.
     ClampToBorder,
+    /// GL 1.x `CLAMP` / Wild Magic `WM_CLAMP`: the coordinate is clamped to [0, 1], then
+    /// indices outside `0..n` read the border colour (so linear filtering mixes half of it
+    /// in at the edges; nearest filtering never reads it).
+    Clamp,
 }
 
 impl Wrap {
-    /// All four modes.
-    pub const ALL: [Wrap; 4] = [
+    /// All five modes.
+    pub const ALL: [Wrap; 5] = [
         Wrap::Repeat,
         Wrap::MirroredRepeat,
         Wrap::ClampToEdge,
         Wrap::ClampToBorder,
+        Wrap::Clamp,
     ];
 }
 
@@ -107,7 +118,7 @@ pub struct Sampler {
     pub wrap_u: Wrap,
     /// Wrap along v (rows).
     pub wrap_v: Wrap,
-    /// Border colour for [`Wrap::ClampToBorder`], RGBA in 0..1; read through the texture's
+    /// Border colour for [`Wrap::ClampToBorder`] and [`Wrap::Clamp`], RGBA in 0..1; read through the texture's
     /// base format like a texel ([`TexelFormat::convert_border`](super::TexelFormat::convert_border)).
     pub border: Vec4,
     /// Added to λ before the clamps (GL `TEXTURE_LOD_BIAS`).
