@@ -89,8 +89,8 @@ mirror!(
     NearestMipmapLinear, LinearMipmapLinear }
 );
 mirror!(
-    /// Texture wrap mode.
-    WrapDoc => Wrap { Repeat, MirroredRepeat, ClampToEdge, ClampToBorder }
+    /// Texture wrap mode (`clamp` is GL 1.x `CLAMP` / Wild Magic's `WM_CLAMP`).
+    WrapDoc => Wrap { Repeat, MirroredRepeat, ClampToEdge, ClampToBorder, Clamp }
 );
 
 fn yes() -> bool {
