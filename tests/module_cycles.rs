@@ -82,6 +82,8 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "skin",
             "particles",
             "ik",
+            "intersect",
+            "oriented_box",
         ],
     ),
     (
@@ -101,7 +103,7 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "passes",
-        &["update", "render_state", "cull", "pick", "print"],
+        &["update", "render_state", "cull", "pick", "print", "collide"],
     ),
     ("frame", &["renderer", "multipass", "draw", "soft"]),
     ("file I/O", &["io"]),

@@ -11,9 +11,9 @@
 //!
 //! | layer | modules | what lives there |
 //! |---|---|---|
-//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver |
+//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`], [`intersect`], [`oriented_box`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver, intersection tests of lines, rays, segments, triangles, spheres and oriented boxes |
 //! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`dlod`], [`billboard`], [`lookup`], [`copy`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch, discrete-LOD and billboard nodes, finding nodes and named objects, deep copies of subtrees, particle systems and IK controllers on the scene |
-//! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print) | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump |
+//! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print), [`collide`] | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision |
 //! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, [`SoftRenderer`] over plumb-raster |
 //! | 5. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
 //!
@@ -157,10 +157,12 @@ pub mod effect;
 pub mod error;
 pub mod id;
 pub mod ik;
+pub mod intersect;
 pub mod keyframe;
 pub mod light;
 pub mod mesh;
 pub mod morph;
+pub mod oriented_box;
 pub mod particles;
 pub mod plane;
 pub mod ray;
@@ -183,6 +185,7 @@ pub mod node;
 pub mod switch;
 
 // Layer 3 — passes over the graph.
+pub mod collide;
 pub mod cull;
 pub mod pick;
 pub mod print;
@@ -199,6 +202,9 @@ pub mod soft;
 pub mod io;
 
 pub use bound::{merge_spheres, Bound, BoundKind};
+pub use collide::{
+    BvKind, BvTree, BvTreeOptions, CollideMode, Collider, CollisionGroup, Contact, TrianglePair,
+};
 pub use camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
 pub use controller::{Controller, ControllerTiming, MeshController, RepeatType};
 pub use copy::CopyOptions;
@@ -213,6 +219,7 @@ pub use keyframe::KeyframeController;
 pub use light::{Light, LightId, LightType, SceneLight, MAX_LIGHTS};
 pub use mesh::{Mesh, MeshTopology, MAX_UV_SETS};
 pub use morph::MorphController;
+pub use oriented_box::OrientedBox;
 pub use particles::{ParticleController, Particles, PointController, SystemMotion};
 pub use pick::PickRecord;
 pub use plane::{Plane, Side};
