@@ -777,3 +777,81 @@ fn gltf_nodes_are_held_to_the_limit_before_parsing() {
     };
     io::load(&p, &enough).unwrap();
 }
+
+/// A scene file that imports one file many times cannot multiply the per-load limits: the
+/// imports share the node and geometry budgets (each import gets what the earlier ones left).
+/// Before the budgets were shared, each import was checked against the full limit alone, so
+/// the three imports below loaded under limits that fit only two.
+#[test]
+fn a_scene_file_imports_share_the_node_and_geometry_limits() {
+    let dir = temp_dir("import-budget");
+    // 1000 zero positions: 12 000 bytes of geometry, one glTF node with one primitive.
+    write(&dir, "g.gltf", zero_positions(&[1000]));
+    let doc = json!({"format": "plumb-scene", "version": 1,
+        "root": {"children": [
+            {"name": "a", "import": "g.gltf"},
+            {"name": "b", "import": "g.gltf"},
+            {"name": "c", "import": "g.gltf"}]}});
+    let p = write(&dir, "s.json", doc.to_string());
+    // The nodes one import creates, measured by importing it once.
+    let one = json!({"format": "plumb-scene", "version": 1,
+        "root": {"children": [{"name": "a", "import": "g.gltf"}]}});
+    let p1 = write(&dir, "one.json", one.to_string());
+    let base = io::load(&p1, &ImportOptions::default())
+        .unwrap()
+        .scene
+        .node_count();
+    let empty =
+        json!({"format": "plumb-scene", "version": 1, "root": {"children": [{"name": "a"}]}});
+    let p0 = write(&dir, "zero.json", empty.to_string());
+    let per_import = base
+        - io::load(&p0, &ImportOptions::default())
+            .unwrap()
+            .scene
+            .node_count();
+    assert!(per_import >= 1, "an import creates nodes");
+
+    // Geometry: three imports need 36 000 bytes.
+    let geometry = |max| ImportOptions {
+        max_geometry_bytes: max,
+        ..ImportOptions::default()
+    };
+    io::load(&p, &geometry(36_000)).expect("three imports fit 36 000 bytes");
+    let e = io::load(&p, &geometry(35_999)).expect_err("the third import passes the limit");
+    let text = e.to_string();
+    assert!(text.contains("max_geometry_bytes"), "{text}");
+    assert!(
+        text.contains("(11999 bytes)"),
+        "what is left after two: {text}"
+    );
+
+    // OBJ counts its parsed arrays: 3 positions (9 floats) and 3 indices, 48 bytes.
+    write(&dir, "t.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    let doc = json!({"format": "plumb-scene", "version": 1,
+        "root": {"children": [{"name": "a", "import": "t.obj"}, {"name": "b", "import": "t.obj"}]}});
+    let po = write(&dir, "o.json", doc.to_string());
+    io::load(&po, &geometry(96)).expect("two OBJ imports fit 96 bytes");
+    let e = io::load(&po, &geometry(95)).expect_err("the second OBJ import passes it");
+    assert!(e.to_string().contains("max_geometry_bytes"), "{e}");
+
+    // Nodes: three imports create 3 · per_import scene nodes.
+    let nodes = |max| ImportOptions {
+        max_nodes: max,
+        ..ImportOptions::default()
+    };
+    io::load(&p, &nodes(3 * per_import)).expect("three imports fit");
+    let e = io::load(&p, &nodes(3 * per_import - 1)).expect_err("the third import passes it");
+    assert!(
+        matches!(&e, IoError::Limit { file, .. } if file.ends_with("s.json")),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.ends_with(&format!(
+            "more than {} nodes created by the scene file's imports together \
+             (ImportOptions::max_nodes)",
+            3 * per_import - 1
+        )),
+        "{text}"
+    );
+}

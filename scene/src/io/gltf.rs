@@ -154,13 +154,15 @@ pub fn import_gltf_bytes(
         geometry_left: std::cell::Cell::new(0),
         ..ctx
     };
-    super::staged::build_staged(
+    let mut imported = super::staged::build_staged(
         scene,
         parent,
         "gltf import",
         |context, e| err_ctx.scene_err(context, e),
         |scene, staging| build(&mut ctx, &doc, scene, staging),
-    )
+    )?;
+    imported.geometry_bytes = options.max_geometry_bytes - ctx.geometry_left.get();
+    Ok(imported)
 }
 
 fn load_buffers(

@@ -173,6 +173,10 @@ pub struct Imported {
     /// What [`apply`](super::apply()) added, when [`load`](super::load) applied the import
     /// ([`ImportOptions::apply`](super::ImportOptions::apply)); empty otherwise.
     pub applied: Applied,
+    /// Bytes of decoded geometry counted against
+    /// [`ImportOptions::max_geometry_bytes`](super::ImportOptions::max_geometry_bytes): glTF
+    /// accessor data as 4-byte components, OBJ's parsed arrays.
+    pub geometry_bytes: u64,
 }
 
 /// Where a scene light added by [`apply`](super::apply()) comes from.

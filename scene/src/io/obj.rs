@@ -537,6 +537,30 @@ pub fn import_obj(
     })?;
     let materials = materials.unwrap_or_default();
     let dirs = mtl_dirs.into_inner();
+    // The parsed arrays are what the meshes are built from (4 bytes per element): held to
+    // the load's geometry limit as glTF accessors are, so that a scene file importing a
+    // large OBJ many times cannot multiply it.
+    let geometry_bytes = models
+        .iter()
+        .map(|m| {
+            let m = &m.mesh;
+            (m.positions.len() + m.vertex_color.len() + m.normals.len())
+                .saturating_add(m.texcoords.len() + m.indices.len()) as u64
+                * 4
+        })
+        .fold(0u64, u64::saturating_add);
+    if geometry_bytes > options.max_geometry_bytes {
+        return Err(IoError::Invalid {
+            file: path.to_owned(),
+            location: None,
+            context: "geometry".to_owned(),
+            message: format!(
+                "{geometry_bytes} bytes of parsed vertex and index data exceed the load's \
+                 limit of {} bytes of geometry (max_geometry_bytes)",
+                options.max_geometry_bytes
+            ),
+        });
+    }
 
     // Materials (converted once each, shared by Arc), plus the default.
     let mut table: Vec<Arc<ImportedMaterial>> = Vec::with_capacity(materials.len());
@@ -567,7 +591,10 @@ pub fn import_obj(
         source,
     };
     super::staged::build_staged(scene, parent, "obj import", scene_err, |scene, staging| {
-        let mut imported = Imported::default();
+        let mut imported = Imported {
+            geometry_bytes,
+            ..Imported::default()
+        };
         let stem = path
             .file_stem()
             .map_or_else(|| "obj".to_owned(), |s| s.to_string_lossy().into_owned());

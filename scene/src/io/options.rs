@@ -8,7 +8,7 @@ pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
 /// Default for [`ImportOptions::max_texture_bytes`]: 1 GiB of decoded texels.
 pub const DEFAULT_MAX_TEXTURE_BYTES: u64 = 1 << 30;
 /// Default for [`ImportOptions::max_geometry_bytes`]: 512 MiB of decoded vertex and index
-/// data per glTF file.
+/// data per load.
 pub const DEFAULT_MAX_GEOMETRY_BYTES: u64 = 512 << 20;
 /// Default for [`ImportOptions::max_nodes`]: 2²⁰ glTF nodes per file (a file of 10⁶ nodes
 /// loads and renders in under 2 GB; `benches/big-inputs.sh` measures it).
@@ -30,13 +30,17 @@ pub struct ImportOptions {
     /// when only the structure is wanted).
     pub textures: bool,
     /// Most bytes of decoded vertex, index and animation data (accessors, as 4-byte
-    /// components after sparse substitution) one glTF file may produce. Checked from each
-    /// accessor's declared count before anything is allocated: a file of a few bytes can
-    /// declare 2²⁶ zero-filled elements per accessor, and many accessors.
+    /// components after sparse substitution) one load may produce: one glTF file, or all the
+    /// files a scene file imports together (what one import decoded is taken from what the
+    /// next may use; OBJ counts its parsed arrays). Checked from each accessor's declared
+    /// count before anything is allocated: a file of a few bytes can declare 2²⁶ zero-filled
+    /// elements per accessor, and many accessors.
     pub max_geometry_bytes: u64,
     /// Most nodes one glTF file may declare, counted in its JSON before the document is
     /// parsed (parsed nodes and the scene nodes built from them take a few hundred bytes
-    /// each, so the count, not the file size, bounds that memory).
+    /// each, so the count, not the file size, bounds that memory); also the most scene nodes
+    /// all of a scene file's imports may create together, so that importing one file many
+    /// times cannot multiply it.
     pub max_nodes: usize,
     /// How [`load`](super::load) maps imported materials and lights onto render state
     /// ([`apply`](super::apply())) before returning the scene, so that the loaded scene draws

@@ -182,7 +182,7 @@ impl Ctx<'_> {
                 what,
                 format!(
                     "{count} elements ({bytes} bytes decoded) exceed what is left ({left} bytes) \
-                     of the limit of {max} bytes of geometry per file (max_geometry_bytes)"
+                     of the load's limit of {max} bytes of geometry (max_geometry_bytes)"
                 ),
             ));
         }

@@ -81,6 +81,8 @@ pub(super) fn build_located(
         locations,
         pointers: BTreeMap::new(),
         texture_budget: TextureBudget::new(options.max_texture_bytes),
+        geometry_left: options.max_geometry_bytes,
+        import_nodes_left: options.max_nodes,
     };
     ctx.point("root", "/root".to_owned());
     let mut scene = Scene::new();
@@ -819,20 +821,54 @@ fn import(
             reason: "no such file".to_owned(),
         });
     }
-    // The imported file gets what is left of this load's texture budget, and what its
-    // textures hold is charged here afterwards (each distinct texture once).
+    // The imported file gets what is left of this load's texture, geometry and node
+    // budgets, and what it used is charged here afterwards, so that a file imported a
+    // thousand times cannot multiply a limit meant for the whole load.
     let child_options = ImportOptions {
         max_texture_bytes: ctx.texture_budget.remaining(),
+        max_geometry_bytes: ctx.geometry_left,
+        max_nodes: ctx.import_nodes_left,
         ..*ctx.options
     };
-    let imported = crate::io::import(scene, parent, &file, &child_options)?;
-    let mut seen = std::collections::HashSet::new();
+    let nodes_before = scene.node_count();
+    let over_nodes = || IoError::Limit {
+        file: ctx.file.to_owned(),
+        what: "nodes created by the scene file's imports together (ImportOptions::max_nodes)",
+        max: ctx.options.max_nodes,
+    };
+    let imported = crate::io::import(scene, parent, &file, &child_options).map_err(|e| {
+        // The file alone may fit the limit; it is what the earlier imports left that it
+        // does not fit, and the message must say which.
+        match e {
+            IoError::Limit { max, what, .. }
+                if what.contains("max_nodes") && max < ctx.options.max_nodes =>
+            {
+                over_nodes()
+            }
+            e => e,
+        }
+    })?;
+    let nodes = scene.node_count().saturating_sub(nodes_before);
+    if nodes > ctx.import_nodes_left {
+        return Err(over_nodes());
+    }
+    ctx.import_nodes_left -= nodes;
+    ctx.geometry_left = ctx.geometry_left.saturating_sub(imported.geometry_bytes);
+    // Each distinct texture once (pointer identity only dedups; it orders nothing).
+    let mut seen = std::collections::BTreeSet::new();
     let used: u64 = imported
         .materials
         .values()
-        .flat_map(|m| [&m.base_color_texture, &m.emissive_texture])
+        .flat_map(|m| {
+            [
+                &m.base_color_texture,
+                &m.emissive_texture,
+                &m.normal_texture,
+                &m.occlusion_texture,
+            ]
+        })
         .flatten()
-        .filter(|b| seen.insert(Arc::as_ptr(&b.texture)))
+        .filter(|b| seen.insert(Arc::as_ptr(&b.texture) as usize))
         .map(|b| texture_bytes(&b.texture))
         .sum();
     ctx.texture_budget.used = ctx.texture_budget.used.saturating_add(used);
@@ -843,6 +879,7 @@ fn import(
         lights,
         animations,
         applied: _,
+        geometry_bytes: _,
     } = imported;
     ctx.imported.materials.extend(materials);
     ctx.imported.cameras.extend(cameras);

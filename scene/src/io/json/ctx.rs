@@ -55,6 +55,12 @@ pub(super) struct Ctx<'a> {
     pub(super) pointers: BTreeMap<String, String>,
     /// Decoded texture bytes of the whole load (this file's textures and its imports').
     pub(super) texture_budget: TextureBudget,
+    /// Geometry bytes the imports may still decode
+    /// ([`ImportOptions::max_geometry_bytes`], for the whole load, not per imported file).
+    pub(super) geometry_left: u64,
+    /// Scene nodes the imports may still create ([`ImportOptions::max_nodes`], for the whole
+    /// load: importing one file many times cannot multiply it).
+    pub(super) import_nodes_left: usize,
 }
 
 impl Ctx<'_> {
