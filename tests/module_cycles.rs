@@ -82,6 +82,7 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "skin",
             "particles",
             "ik",
+            "partition",
             "intersect",
             "oriented_box",
         ],
@@ -99,13 +100,18 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "lookup",
             "copy",
             "motion",
+            "bsp",
+            "portal",
         ],
     ),
     (
         "passes",
         &["update", "render_state", "cull", "pick", "print", "collide"],
     ),
-    ("frame", &["renderer", "multipass", "draw", "soft"]),
+    (
+        "frame",
+        &["renderer", "multipass", "draw", "deferred", "soft"],
+    ),
     ("file I/O", &["io"]),
 ];
 

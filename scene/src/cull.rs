@@ -17,8 +17,16 @@
 //! Nodes with empty bounds are culled (they draw nothing). Switch nodes descend into their
 //! active child only.
 //!
+//! **BSP nodes** ([`bsp`](crate::bsp)) descend into their slots back to front from the eye
+//! ([`bsp_draw_order`]), so the visible set — and the opaque draw order, which keeps it — is
+//! sorted by the BSP tree. **Region managers and convex regions** ([`portal`](crate::portal))
+//! start at the region holding the eye and follow open, unculled portals, pushing one plane per
+//! portal edge onto the planes of the adjacent region (at most [`MAX_CULL_PLANES`]); the
+//! regions walked are in [`VisibleSet::regions`].
+//!
 //! Culling reads world bounds as of the last [`Scene::update`]: update first.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use glam::Mat4;
@@ -27,6 +35,7 @@ use crate::camera::{Camera, FRUSTUM_PLANES, MAX_USER_PLANES};
 use crate::graph::{NodeId, Scene};
 use crate::mesh::Mesh;
 use crate::node::NodeData;
+use crate::partition::{bsp_draw_order, polygon_culled, portal_edge_plane, BspSide};
 use crate::plane::{Plane, Side};
 use crate::transform::Transform;
 
@@ -45,6 +54,57 @@ pub struct CullStats {
     pub plane_tests: usize,
     /// Subtrees culled (by a plane, `Culling::Always` or an empty bound).
     pub culled: usize,
+    /// Convex regions whose contents were walked (a region reached along two paths counts
+    /// twice; see [`portal`](crate::portal)).
+    pub regions: usize,
+    /// Portals followed into their adjacent region.
+    pub portals_passed: usize,
+    /// Open portals culled by the current planes.
+    pub portals_culled: usize,
+    /// Closed portals reached (they block).
+    pub portals_closed: usize,
+    /// [`MAX_PORTAL_PASSAGES`] was reached: later portals were not followed.
+    pub portal_limit_reached: bool,
+}
+
+/// At most this many culling planes are active at once: the frustum's 6, the camera's user
+/// planes and the planes portals push (Eberly's `CAM_MAX_WORLD_PLANES`).
+pub const MAX_CULL_PLANES: usize = 32;
+
+/// At most this many portals are followed in one culling pass (see [`portal`](crate::portal)).
+pub const MAX_PORTAL_PASSAGES: usize = 1 << 16;
+
+/// Index of the near plane among the frustum planes (left, right, bottom, top, near, far).
+const NEAR_PLANE: usize = 4;
+
+/// One step of the culling walk.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// Test a node against the planes of `frame` and descend; `contents` walks a region's
+    /// children (its portals were followed already).
+    Visit {
+        id: NodeId,
+        state: u32,
+        no_cull: bool,
+        frame: u32,
+        contents: bool,
+    },
+    /// Enter a convex region: its portals, then its contents.
+    Region {
+        id: NodeId,
+        frame: u32,
+        no_cull: bool,
+        owns_frame: bool,
+    },
+    /// Follow one portal of a region.
+    Portal {
+        region: NodeId,
+        index: usize,
+        frame: u32,
+        no_cull: bool,
+    },
+    /// Leave a region: it may be entered again along another path.
+    Leave { id: NodeId, owns_frame: bool },
 }
 
 /// The geometry leaves that survived culling, in tree (pre-)order. Reusable across frames
@@ -52,8 +112,17 @@ pub struct CullStats {
 #[derive(Debug, Clone, Default)]
 pub struct VisibleSet {
     items: Vec<NodeId>,
+    regions: Vec<NodeId>,
     stats: CullStats,
-    stack: Vec<(NodeId, u32, bool)>,
+    stack: Vec<Step>,
+    /// Plane frames: the camera's planes, then one frame per portal on the current path.
+    planes: Vec<Plane>,
+    frames: Vec<(u32, u32)>,
+    /// Slot indices of the regions on the current portal path.
+    on_path: BTreeSet<u32>,
+    /// Slot indices of leaves and regions already added (once regions are involved).
+    emitted: BTreeSet<u32>,
+    verts: Vec<glam::Vec3>,
 }
 
 impl VisibleSet {
@@ -80,6 +149,21 @@ impl VisibleSet {
     /// Counters of the pass that filled the set.
     pub fn stats(&self) -> CullStats {
         self.stats
+    }
+
+    /// The convex regions whose contents were walked, in the order they were added (far
+    /// regions first; each once), see [`portal`](crate::portal).
+    pub fn regions(&self) -> &[NodeId] {
+        &self.regions
+    }
+
+    /// Drops the top plane frame (pushed by a portal).
+    fn pop_frame(&mut self) {
+        if self.frames.len() > 1 {
+            if let Some((start, _)) = self.frames.pop() {
+                self.planes.truncate(start as usize);
+            }
+        }
     }
 }
 
@@ -140,69 +224,289 @@ impl Scene {
         let user = &user[..user.len().min(MAX_USER_PLANES)];
         planes[FRUSTUM_PLANES..FRUSTUM_PLANES + user.len()].copy_from_slice(user);
         let count = FRUSTUM_PLANES + user.len();
-        self.cull_planes(&planes[..count], out);
+        self.cull_planes(camera, &planes[..count], out);
     }
 
-    /// Culls against an explicit list of world planes (at most 32, inward normals).
-    fn cull_planes(&self, planes: &[Plane], out: &mut VisibleSet) {
+    /// Culls against the camera's planes (at most 32, inward normals), following BSP order
+    /// and portals.
+    fn cull_planes(&self, camera: &Camera, planes: &[Plane], out: &mut VisibleSet) {
         out.items.clear();
+        out.regions.clear();
         out.stats = CullStats::default();
         out.stack.clear();
-        let n = planes.len().min(32);
-        let all: u32 = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        out.stack.push((self.root(), all, false));
-        while let Some((id, mut state, mut no_cull)) = out.stack.pop() {
-            let Some(node) = self.at(id.index()) else {
-                continue;
-            };
-            out.stats.visited += 1;
-            match node.cull {
-                Culling::Always => {
-                    out.stats.culled += 1;
-                    continue;
-                }
-                Culling::Never => no_cull = true,
-                Culling::Dynamic => {}
-            }
-            if !no_cull {
-                if node.world_bound.is_empty() {
-                    out.stats.culled += 1;
-                    continue;
-                }
-                let mut culled = false;
-                for i in (0..n).rev() {
-                    let mask = 1u32 << i;
-                    if state & mask == 0 {
+        out.planes.clear();
+        out.frames.clear();
+        out.on_path.clear();
+        out.emitted.clear();
+        let n = planes.len().min(MAX_CULL_PLANES);
+        out.planes.extend_from_slice(&planes[..n]);
+        out.frames.push((0, n as u32));
+        out.stack.push(Step::Visit {
+            id: self.root(),
+            state: all_bits(n),
+            no_cull: false,
+            frame: 0,
+            contents: false,
+        });
+        let eye = camera.location();
+        let mut regions_seen = false;
+        while let Some(step) = out.stack.pop() {
+            match step {
+                Step::Visit {
+                    id,
+                    mut state,
+                    mut no_cull,
+                    frame,
+                    contents,
+                } => {
+                    let Some(node) = self.at(id.index()) else {
+                        continue;
+                    };
+                    if !contents && node.region.is_some() {
+                        out.stack.push(Step::Region {
+                            id,
+                            frame,
+                            no_cull,
+                            owns_frame: false,
+                        });
                         continue;
                     }
-                    out.stats.plane_tests += 1;
-                    match node.world_bound.which_side(&planes[i]) {
-                        Side::Negative => {
-                            culled = true;
+                    out.stats.visited += 1;
+                    match node.cull {
+                        Culling::Always => {
+                            out.stats.culled += 1;
+                            continue;
+                        }
+                        Culling::Never => no_cull = true,
+                        Culling::Dynamic => {}
+                    }
+                    // A region's own bound is not tested (Eberly's `ConvexRegion::Draw`
+                    // draws its children, each culled on its own).
+                    if !no_cull && !contents {
+                        if node.world_bound.is_empty() {
+                            out.stats.culled += 1;
+                            continue;
+                        }
+                        let (start, len) = out.frames[frame as usize];
+                        let fp = &out.planes[start as usize..(start + len) as usize];
+                        let mut culled = false;
+                        for i in (0..fp.len()).rev() {
+                            let mask = 1u32 << i;
+                            if state & mask == 0 {
+                                continue;
+                            }
+                            out.stats.plane_tests += 1;
+                            match node.world_bound.which_side(&fp[i]) {
+                                Side::Negative => {
+                                    culled = true;
+                                    break;
+                                }
+                                Side::Positive => state &= !mask,
+                                Side::Both => {}
+                            }
+                        }
+                        if culled {
+                            out.stats.culled += 1;
+                            continue;
+                        }
+                    }
+                    let visit = |c: NodeId| Step::Visit {
+                        id: c,
+                        state,
+                        no_cull,
+                        frame,
+                        contents: false,
+                    };
+                    match &node.data {
+                        NodeData::Geometry(_) => {
+                            if !regions_seen || out.emitted.insert(id.index()) {
+                                out.items.push(id);
+                            }
+                        }
+                        NodeData::Group => {
+                            if contents {
+                                if out.emitted.insert(id.index()) {
+                                    out.regions.push(id);
+                                }
+                                out.stats.regions += 1;
+                            }
+                            match node.bsp.as_deref() {
+                                Some(b) if b.manager && !contents => {
+                                    let start = match self.containing_region(id, eye) {
+                                        Ok(Some(r)) => Some(r),
+                                        _ => None,
+                                    };
+                                    match start {
+                                        Some(r) => {
+                                            regions_seen = true;
+                                            out.stack.push(Step::Region {
+                                                id: r,
+                                                frame,
+                                                no_cull,
+                                                owns_frame: false,
+                                            });
+                                        }
+                                        None => {
+                                            let outside = b.slots[BspSide::Coplanar.index()];
+                                            if let Some(c) = self.live_slot(id, outside) {
+                                                out.stack.push(visit(c));
+                                            }
+                                        }
+                                    }
+                                }
+                                Some(b) if !contents => {
+                                    let order = match node.world.apply_plane(&b.plane) {
+                                        Some(wp) => bsp_draw_order(&wp, camera),
+                                        None => BspSide::ALL.to_vec(),
+                                    };
+                                    for side in order.into_iter().rev() {
+                                        if let Some(c) = self.live_slot(id, b.slots[side.index()]) {
+                                            out.stack.push(visit(c));
+                                        }
+                                    }
+                                }
+                                _ => {
+                                    let state = if contents {
+                                        let (_, len) = out.frames[frame as usize];
+                                        all_bits(len as usize)
+                                    } else {
+                                        state
+                                    };
+                                    for &c in node.children.iter().rev() {
+                                        out.stack.push(Step::Visit {
+                                            id: c,
+                                            state,
+                                            no_cull,
+                                            frame,
+                                            contents: false,
+                                        });
+                                    }
+                                }
+                            }
+                        }
+                        NodeData::Switch { active } => {
+                            if let Some(c) = active {
+                                out.stack.push(visit(*c));
+                            }
+                        }
+                    }
+                }
+                Step::Region {
+                    id,
+                    frame,
+                    no_cull,
+                    owns_frame,
+                } => {
+                    regions_seen = true;
+                    let enter = self
+                        .nodes
+                        .get(id)
+                        .is_some_and(|n| n.region.is_some() && n.cull != Culling::Always);
+                    if !enter || !out.on_path.insert(id.index()) {
+                        if owns_frame {
+                            out.pop_frame();
+                        }
+                        continue;
+                    }
+                    out.stack.push(Step::Leave { id, owns_frame });
+                    out.stack.push(Step::Visit {
+                        id,
+                        state: 0,
+                        no_cull,
+                        frame,
+                        contents: true,
+                    });
+                    let count = self
+                        .at(id.index())
+                        .and_then(|n| n.region.as_deref())
+                        .map_or(0, |r| r.portals.len());
+                    for index in (0..count).rev() {
+                        out.stack.push(Step::Portal {
+                            region: id,
+                            index,
+                            frame,
+                            no_cull,
+                        });
+                    }
+                }
+                Step::Portal {
+                    region,
+                    index,
+                    frame,
+                    no_cull,
+                } => {
+                    let Some(node) = self.at(region.index()) else {
+                        continue;
+                    };
+                    let Some(portal) = node.region.as_deref().and_then(|r| r.portals.get(index))
+                    else {
+                        continue;
+                    };
+                    if !portal.is_open() {
+                        out.stats.portals_closed += 1;
+                        continue;
+                    }
+                    let adjacent = portal.adjacent();
+                    if self.nodes.get(adjacent).is_none_or(|n| n.region.is_none()) {
+                        continue;
+                    }
+                    out.verts.clear();
+                    out.verts
+                        .extend(portal.vertices().iter().map(|&v| node.world.apply_point(v)));
+                    let (start, len) = out.frames[frame as usize];
+                    let (start, len) = (start as usize, len as usize);
+                    let culled = polygon_culled(
+                        &out.planes[start..start + len],
+                        &out.verts,
+                        Some(NEAR_PLANE),
+                    );
+                    if culled {
+                        out.stats.portals_culled += 1;
+                        continue;
+                    }
+                    if out.stats.portals_passed >= MAX_PORTAL_PASSAGES {
+                        out.stats.portal_limit_reached = true;
+                        continue;
+                    }
+                    out.stats.portals_passed += 1;
+                    // The new frame: the current planes, then one per edge while they fit.
+                    let new_start = out.planes.len();
+                    out.planes.extend_from_within(start..start + len);
+                    let m = out.verts.len();
+                    for i0 in 0..m {
+                        if out.planes.len() - new_start >= MAX_CULL_PLANES {
                             break;
                         }
-                        Side::Positive => state &= !mask,
-                        Side::Both => {}
+                        let i1 = (i0 + m - 1) % m;
+                        if let Some(p) = portal_edge_plane(eye, out.verts[i0], out.verts[i1]) {
+                            out.planes.push(p);
+                        }
                     }
+                    let new_len = out.planes.len() - new_start;
+                    out.frames.push((new_start as u32, new_len as u32));
+                    out.stack.push(Step::Region {
+                        id: adjacent,
+                        frame: (out.frames.len() - 1) as u32,
+                        no_cull,
+                        owns_frame: true,
+                    });
                 }
-                if culled {
-                    out.stats.culled += 1;
-                    continue;
-                }
-            }
-            match &node.data {
-                NodeData::Geometry(_) => out.items.push(id),
-                NodeData::Group => {
-                    for &c in node.children.iter().rev() {
-                        out.stack.push((c, state, no_cull));
-                    }
-                }
-                NodeData::Switch { active } => {
-                    if let Some(c) = active {
-                        out.stack.push((*c, state, no_cull));
+                Step::Leave { id, owns_frame } => {
+                    out.on_path.remove(&id.index());
+                    if owns_frame {
+                        out.pop_frame();
                     }
                 }
             }
         }
+    }
+}
+
+/// The bit mask with the low `n` bits set (`n ≤ 32`).
+fn all_bits(n: usize) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
     }
 }

@@ -120,6 +120,21 @@ impl Scene {
         camera: &Camera,
         renderer: &mut dyn Renderer,
     ) -> Result<SceneDrawStats, SceneError> {
+        let (visible, update) = self.prepare_frame(camera);
+        let (opaque, transparent) = self.sort_visible(camera, visible.items())?;
+        self.draw_lists(
+            camera,
+            renderer,
+            visible.stats(),
+            update,
+            &opaque,
+            &transparent,
+        )
+    }
+
+    /// Step 1 and 2 of a frame (see the [module docs](self)): update for this camera, then
+    /// cull. Shared with [`Scene::draw_deferred`](crate::Scene::draw_deferred).
+    pub(crate) fn prepare_frame(&mut self, camera: &Camera) -> (VisibleSet, UpdateStats) {
         self.face_billboards(camera.location());
         let mut update = self.refresh();
         if !self.particle_systems.is_empty() {
@@ -129,26 +144,20 @@ impl Scene {
             update.bounds += quads.bounds;
         }
         self.select_levels_of_detail(camera.location());
-        let visible = self.cull(camera);
-        self.draw_visible(camera, renderer, &visible, update)
+        (self.cull(camera), update)
     }
 
-    fn draw_visible(
+    /// Step 3: splits visible leaves into opaque (in the given order) and transparent (back to
+    /// front, stable).
+    pub(crate) fn sort_visible(
         &self,
         camera: &Camera,
-        renderer: &mut dyn Renderer,
-        visible: &VisibleSet,
-        update: UpdateStats,
-    ) -> Result<SceneDrawStats, SceneError> {
-        let mut stats = SceneDrawStats {
-            update,
-            cull: visible.stats(),
-            ..SceneDrawStats::default()
-        };
+        items: &[NodeId],
+    ) -> Result<(Vec<NodeId>, Vec<NodeId>), SceneError> {
         let (eye, dir) = (camera.location(), camera.direction());
-        let mut opaque = Vec::with_capacity(visible.len());
+        let mut opaque = Vec::with_capacity(items.len());
         let mut transparent = Vec::new();
-        for &id in visible.items() {
+        for &id in items {
             let node = self.node(id)?;
             let r = self.resolved(id)?;
             if r.states.alpha.is_transparent() {
@@ -159,6 +168,25 @@ impl Scene {
         }
         // Stable: equal depths keep tree order.
         transparent.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok((opaque, transparent.into_iter().map(|t| t.0).collect()))
+    }
+
+    /// Step 4: draws `first` (in order; each leaf's role from its resolved alpha state), the
+    /// scene effects, then `last` (in order, as transparent).
+    pub(crate) fn draw_lists(
+        &self,
+        camera: &Camera,
+        renderer: &mut dyn Renderer,
+        cull: CullStats,
+        update: UpdateStats,
+        first: &[NodeId],
+        last: &[NodeId],
+    ) -> Result<SceneDrawStats, SceneError> {
+        let mut stats = SceneDrawStats {
+            update,
+            cull,
+            ..SceneDrawStats::default()
+        };
         let limits = Limits {
             lights: renderer.max_lights().min(MAX_LIGHTS),
             units: renderer.max_texture_units(),
@@ -177,11 +205,16 @@ impl Scene {
                 stats.screen_polygons += 1;
             }
         }
-        for &id in &opaque {
-            stats.lit_without_normals +=
-                self.draw_leaf(id, DrawRole::Opaque, renderer, limits, None)?;
+        for &id in first {
+            let role = if self.resolved(id)?.states.alpha.is_transparent() {
+                stats.transparent += 1;
+                DrawRole::Transparent
+            } else {
+                stats.opaque += 1;
+                DrawRole::Opaque
+            };
+            stats.lit_without_normals += self.draw_leaf(id, role, renderer, limits, None)?;
         }
-        stats.opaque = opaque.len();
         if self.has_scene_effects {
             let draws = self.scene_effect_draws()?;
             for d in &draws {
@@ -200,11 +233,11 @@ impl Scene {
             }
             stats.scene_effect_draws = draws.len();
         }
-        for &(id, _) in &transparent {
+        for &id in last {
             stats.lit_without_normals +=
                 self.draw_leaf(id, DrawRole::Transparent, renderer, limits, None)?;
         }
-        stats.transparent = transparent.len();
+        stats.transparent += last.len();
         for poly in &self.screen_polygons {
             if poly.layer == ScreenLayer::Overlay {
                 draw_screen(poly, renderer, limits)?;

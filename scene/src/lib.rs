@@ -11,10 +11,10 @@
 //!
 //! | layer | modules | what lives there |
 //! |---|---|---|
-//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`], [`intersect`], [`oriented_box`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver, intersection tests of lines, rays, segments, triangles, spheres and oriented boxes |
-//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`dlod`], [`billboard`], [`lookup`], [`copy`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch, discrete-LOD and billboard nodes, finding nodes and named objects, deep copies of subtrees, particle systems and IK controllers on the scene |
+//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`], [`partition`], [`intersect`], [`oriented_box`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver, BSP sides and order, portals, intersection tests of lines, rays, segments, triangles, spheres and oriented boxes |
+//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`switch`], [`dlod`], [`billboard`], [`lookup`], [`copy`], [`motion`], [`bsp`], [`portal`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), switch, discrete-LOD and billboard nodes, finding nodes and named objects, deep copies of subtrees, particle systems and IK controllers on the scene, BSP nodes, convex regions and their manager |
 //! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print), [`collide`] | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision |
-//! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, [`SoftRenderer`] over plumb-raster |
+//! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`deferred`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, deferred drawing through a pluggable draw function, [`SoftRenderer`] over plumb-raster |
 //! | 5. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
 //!
 //! What the user set (intent) and what `update` computed live on the nodes; what one view
@@ -164,6 +164,7 @@ pub mod mesh;
 pub mod morph;
 pub mod oriented_box;
 pub mod particles;
+pub mod partition;
 pub mod plane;
 pub mod ray;
 pub mod screen;
@@ -174,6 +175,7 @@ pub mod transform;
 
 // Layer 2 — the graph.
 pub mod billboard;
+pub mod bsp;
 pub mod copy;
 pub mod dlod;
 pub mod graph;
@@ -182,6 +184,7 @@ pub mod intent;
 pub mod lookup;
 pub mod motion;
 pub mod node;
+pub mod portal;
 pub mod switch;
 
 // Layer 3 — passes over the graph.
@@ -193,6 +196,7 @@ pub mod render_state;
 pub mod update;
 
 // Layer 4 — the frame.
+pub mod deferred;
 pub mod draw;
 pub mod multipass;
 pub mod renderer;
@@ -208,7 +212,8 @@ pub use collide::{
 pub use camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
 pub use controller::{Controller, ControllerTiming, MeshController, RepeatType};
 pub use copy::CopyOptions;
-pub use cull::{CullStats, Culling, DrawItem, VisibleSet};
+pub use cull::{CullStats, Culling, DrawItem, VisibleSet, MAX_CULL_PLANES, MAX_PORTAL_PASSAGES};
+pub use deferred::{DeferredDraw, DeferredList};
 pub use draw::{FrameSettings, SceneDrawStats};
 pub use effect::{Effect, TexCoords, TextureStage};
 pub use error::SceneError;
@@ -221,6 +226,7 @@ pub use mesh::{Mesh, MeshTopology, MAX_UV_SETS};
 pub use morph::MorphController;
 pub use oriented_box::OrientedBox;
 pub use particles::{ParticleController, Particles, PointController, SystemMotion};
+pub use partition::{BspSide, Portal};
 pub use pick::PickRecord;
 pub use plane::{Plane, Side};
 pub use ray::Ray;

@@ -149,6 +149,10 @@ pub(crate) struct Node {
     pub(crate) world_identity: bool,
     /// A discrete-LOD switch: its centre and the distance interval of each child.
     pub(crate) lod: Option<Box<Lod>>,
+    /// A BSP node (or convex-region manager): its local plane and child slots.
+    pub(crate) bsp: Option<Box<crate::partition::Bsp>>,
+    /// A convex region: its outgoing portals.
+    pub(crate) region: Option<Box<crate::partition::Region>>,
     /// What is stale (see the module docs); set only by [`Arena::mark`] and creation.
     dirty: Dirty,
 }
@@ -171,6 +175,8 @@ impl Node {
             billboard: false,
             world_identity: false,
             lod: None,
+            bsp: None,
+            region: None,
             dirty: Dirty::TRANSFORM.and(Dirty::RENDER),
         }
     }

@@ -1,7 +1,8 @@
 //! A deterministic text dump of the tree (Eberly's `ScenePrinter`, book §3 "String trees"):
 //! the second oracle beside images. One block per node in pre-order from the given node: name
 //! (`(unnamed)` for an empty one) and kind (`group`, `switch`, `lod` with its centre and
-//! ranges, `billboard`, `geometry`), then local transform, world transform and world bound,
+//! ranges, `billboard`, `bsp` / `region manager` with its plane and slots, `region` with its
+//! portals, `geometry`), then local transform, world transform and world bound,
 //! then what the node carries, one line each and only when present: the global states set on
 //! it (`state:`), the lights attached to it (`light #i:`), its effect (`effect:`), its
 //! transform controllers (`controllers:`), mesh controllers (`mesh controller:`, a skin with
@@ -30,6 +31,7 @@ use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::mesh::MeshTopology;
 use crate::node::{Culling, NodeData};
+use crate::partition::BspSide;
 use crate::transform::Transform;
 
 /// Indentation levels printed before depth is shown as a number.
@@ -305,6 +307,52 @@ impl Scene {
         }
     }
 
+    /// The kind text of a BSP node, region manager or convex region: its plane (unit normal,
+    /// world-independent) and the child in each slot, or its portals (`to` region, vertex
+    /// count, `closed` when closed).
+    fn partition_kind(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        if let (Ok(true), Ok(plane)) = (self.is_bsp(id), self.bsp_plane(id)) {
+            let manager = self.is_region_manager(id).unwrap_or(false);
+            let slots: Vec<String> = BspSide::ALL
+                .iter()
+                .map(|&s| {
+                    let child = match self.bsp_child(id, s).ok().flatten() {
+                        Some(c) => self.dump_name(c),
+                        None => "none",
+                    };
+                    format!("{}={child}", s.name())
+                })
+                .collect();
+            let _ = write!(
+                out,
+                "{} plane={}·X={} {}",
+                if manager { "region manager" } else { "bsp" },
+                v3(plane.normal()),
+                plane.constant(),
+                slots.join(" ")
+            );
+        }
+        if let Ok(portals) = self.portals(id) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            let list: Vec<String> = portals
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} ({} vertices{})",
+                        self.dump_name(p.adjacent()),
+                        p.vertices().len(),
+                        if p.is_open() { "" } else { ", closed" }
+                    )
+                })
+                .collect();
+            let _ = write!(out, "region portals=[{}]", list.join(", "));
+        }
+        out
+    }
+
     /// The dump of the subtree at `from`.
     ///
     /// # Errors
@@ -330,6 +378,9 @@ impl Scene {
             };
             let mut kind = match &node.data {
                 NodeData::Group if node.billboard => "billboard".to_owned(),
+                NodeData::Group if node.bsp.is_some() || node.region.is_some() => {
+                    self.partition_kind(id)
+                }
                 NodeData::Group => "group".to_owned(),
                 NodeData::Switch { active } => {
                     let active = match active {

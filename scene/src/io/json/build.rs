@@ -145,6 +145,7 @@ pub(super) fn build_located(
         .children(root)
         .map_err(ctx.scene_err("root"))?
         .to_vec();
+    super::portals::link_portals(&mut scene, &ctx, &doc.root)?;
     for (node, context, doc) in std::mem::take(&mut ctx.effects) {
         let e = effects::effect(&ctx, &context, doc)?;
         scene
@@ -639,6 +640,16 @@ fn fill<'a>(
     if doc.lod.is_some() != (kind == NodeKindDoc::Lod) {
         return Err(ctx.invalid(path, "a \"lod\" node needs \"lod\", and only it has one"));
     }
+    let is_bsp = matches!(kind, NodeKindDoc::Bsp | NodeKindDoc::RegionManager);
+    if doc.bsp.is_some() != is_bsp {
+        return Err(ctx.invalid(
+            path,
+            "\"bsp\" and \"region_manager\" nodes need \"bsp\", and only they have one",
+        ));
+    }
+    if !doc.portals.is_empty() && kind != NodeKindDoc::Region {
+        return Err(ctx.invalid(path, "only \"region\" nodes have \"portals\""));
+    }
     let local = match &doc.transform {
         Some(t) => transform(ctx, path, t)?,
         None => Transform::IDENTITY,
@@ -752,6 +763,12 @@ fn fill<'a>(
             (NodeKindDoc::Billboard, None) => {
                 scene.add_billboard(id, child.name.clone()).map_err(err)?
             }
+            (NodeKindDoc::Bsp, None) | (NodeKindDoc::RegionManager, None) => {
+                drop(err);
+                let manager = child_kind == NodeKindDoc::RegionManager;
+                super::portals::add_bsp(scene, ctx, id, child, manager, &child_path)?
+            }
+            (NodeKindDoc::Region, None) => scene.add_region(id, child.name.clone()).map_err(err)?,
             (NodeKindDoc::Lod, None) => {
                 let center = child.lod.as_ref().map_or(Vec3::ZERO, |l| v3(&l.center));
                 scene
@@ -768,6 +785,9 @@ fn fill<'a>(
         scene
             .set_active_index(id, Some(i))
             .map_err(ctx.scene_err(path))?;
+    }
+    if let Some(b) = &doc.bsp {
+        super::portals::fill_slots(scene, ctx, id, b, path)?;
     }
     if let Some(lod) = &doc.lod {
         let children = scene.children(id).map_err(ctx.scene_err(path))?.to_vec();

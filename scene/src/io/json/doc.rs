@@ -80,6 +80,64 @@ pub enum NodeKindDoc {
     /// A discrete-LOD switch: draws the child whose `lod` distance interval holds the camera's
     /// distance to the LOD centre.
     Lod,
+    /// A BSP node (needs `bsp`): draws its positive, coplanar and negative children back to
+    /// front from the eye.
+    Bsp,
+    /// A convex-region manager (needs `bsp`): a BSP node whose leaves are `region`s; its
+    /// coplanar child is the outside scene, drawn when the eye is in no region.
+    RegionManager,
+    /// A convex region: a room, with outgoing `portals` to other regions.
+    Region,
+}
+
+/// Which slot of a BSP node a child fills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BspSideDoc {
+    /// The side the normal points to.
+    Positive,
+    /// In the plane (walls; a region manager's outside scene).
+    Coplanar,
+    /// The other side.
+    Negative,
+}
+
+/// The plane `normal · X = constant` (local space) of a `bsp` or `region_manager` node and
+/// which slot each child fills.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BspDoc {
+    /// Plane normal (non-zero, need not be unit length; the constant is scaled with it).
+    pub normal: Real3,
+    /// Plane constant `c` of `normal · X = c`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub constant: Real,
+    /// The slot of each child, in child order, each slot at most once (default `positive`,
+    /// `coplanar`, `negative`; children past the list are in no slot and not drawn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sides: Option<Vec<BspSideDoc>>,
+}
+
+/// An outgoing portal of a `region`: a planar convex polygon in the region's local space,
+/// counter-clockwise seen from inside the region, leading to the region named `to`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortalDoc {
+    /// At least 3 vertices.
+    pub vertices: Vec<Real3>,
+    /// Name of the adjacent region (unique in the file; may be the region itself).
+    pub to: String,
+    /// Whether the view passes (default true; a closed portal blocks).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub open: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// The LOD centre and per-child distance intervals of a `lod` node.
@@ -121,6 +179,12 @@ pub struct NodeDoc {
     /// A `lod` node's centre and distance intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lod: Option<LodDoc>,
+    /// A `bsp` or `region_manager` node's plane and child slots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bsp: Option<BspDoc>,
+    /// A `region`'s outgoing portals, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub portals: Vec<PortalDoc>,
     /// How frustum culling treats this node and its subtree (default `dynamic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cull_mode: Option<CullingDoc>,

@@ -30,6 +30,7 @@ mod doc_state;
 mod effects;
 mod limits;
 mod locate;
+mod portals;
 mod real;
 mod save_scene;
 mod skin;

@@ -49,6 +49,7 @@ use crate::io::imported::{CameraProjection, Imported};
 use crate::light::{LightId, LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::node::Culling;
+use crate::partition::BspSide;
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::state::{GlobalState, RenderStates};
 use crate::transform::Transform;
@@ -431,6 +432,9 @@ impl Saver<'_> {
                 }
             }
             NodeKind::Group if node.billboard => doc.kind = Some(NodeKindDoc::Billboard),
+            NodeKind::Group if node.bsp.is_some() || node.region.is_some() => {
+                self.partition(id, path, &mut doc)?;
+            }
             NodeKind::Group => {}
         }
         doc.cull_mode = match node.cull {
@@ -527,6 +531,85 @@ impl Saver<'_> {
             coords,
             matrix: (s.matrix != Mat3::IDENTITY).then(|| m9(s.matrix)),
         })
+    }
+
+    /// The BSP plane and slots, or the portals, of a `bsp`, `region_manager` or `region` node.
+    fn partition(&self, id: NodeId, path: &str, doc: &mut NodeDoc) -> Result<(), IoError> {
+        let scene = self.scene;
+        let err = self.scene_err(path);
+        let node = scene.node(id).map_err(&err)?;
+        if node.bsp.is_some() && node.region.is_some() {
+            return Err(self.unsupported(path, "a node that is both a BSP node and a region"));
+        }
+        if scene.is_bsp(id).map_err(&err)? {
+            let manager = scene.is_region_manager(id).map_err(&err)?;
+            doc.kind = Some(if manager {
+                NodeKindDoc::RegionManager
+            } else {
+                NodeKindDoc::Bsp
+            });
+            let mut sides = Vec::new();
+            let mut unslotted = false;
+            for &c in &node.children {
+                let side = BspSide::ALL
+                    .into_iter()
+                    .find(|&s| scene.bsp_child(id, s).ok().flatten() == Some(c));
+                match side {
+                    Some(_) if unslotted => {
+                        return Err(self.unsupported(
+                            path,
+                            "BSP children in no slot placed before ones in a slot",
+                        ))
+                    }
+                    Some(s) => sides.push(match s {
+                        BspSide::Positive => BspSideDoc::Positive,
+                        BspSide::Coplanar => BspSideDoc::Coplanar,
+                        BspSide::Negative => BspSideDoc::Negative,
+                    }),
+                    None => unslotted = true,
+                }
+            }
+            let default = [
+                BspSideDoc::Positive,
+                BspSideDoc::Coplanar,
+                BspSideDoc::Negative,
+            ];
+            let is_default = !unslotted
+                && sides.len() <= 3
+                && sides.as_slice() == &default[..sides.len()];
+            let (normal, constant) = scene.bsp_given_plane(id).map_err(&err)?;
+            doc.bsp = Some(BspDoc {
+                normal: r3(normal),
+                constant: re(constant),
+                sides: (!is_default).then_some(sides),
+            });
+        }
+        if scene.is_region(id).map_err(&err)? {
+            doc.kind = Some(NodeKindDoc::Region);
+            let unique = |r: NodeId, context: &str| -> Result<String, IoError> {
+                let name = scene.name(r).map_err(self.scene_err(context))?;
+                if name.is_empty() || self.names.get(name) != Some(&1) {
+                    return Err(self.unsupported(
+                        context,
+                        "portals between regions without a unique name (rename them first)",
+                    ));
+                }
+                Ok(name.to_owned())
+            };
+            let portals = scene.portals(id).map_err(&err)?;
+            if !portals.is_empty() {
+                unique(id, path)?;
+            }
+            for (k, p) in portals.iter().enumerate() {
+                let context = format!("{path} portal {k}");
+                doc.portals.push(PortalDoc {
+                    vertices: p.vertices().iter().copied().map(r3).collect(),
+                    to: unique(p.adjacent(), &context)?,
+                    open: p.is_open(),
+                });
+            }
+        }
+        Ok(())
     }
 
     fn unique_name(&self, id: NodeId, context: &str) -> Result<String, IoError> {

@@ -1,0 +1,178 @@
+//! Portals (Eberly's `ConvexRegionManager`, `ConvexRegion`, `Portal`; book-advanced §1.7):
+//! indoor occlusion culling through a one-way graph of convex regions.
+//!
+//! * A **convex region** ([`Scene::add_region`]) is a group holding a room's walls and
+//!   contents, plus its outgoing [`Portal`]s: convex polygons in the region's local space,
+//!   counter-clockwise seen from inside the region, each leading to an adjacent region and
+//!   open or closed.
+//! * A **region manager** ([`Scene::add_region_manager`]) is a BSP node ([`bsp`](crate::bsp))
+//!   whose leaves are regions; its coplanar slot holds the outside scene.
+//!
+//! Culling ([`cull`](crate::cull)) starts at the region that holds the eye
+//! ([`Scene::containing_region`]), or draws the outside when there is none. A region first
+//! follows its open portals, in order, then adds its own contents, so **far regions come
+//! first**. A portal is followed only if its polygon is not outside one of the current
+//! culling planes (the near plane ignored, so a portal between the eye and the near plane
+//! still counts); then one plane per edge, through the eye, is pushed on the stack of planes
+//! for the adjacent region and popped after it. The stack starts with the camera's frustum and
+//! user planes and holds at most 32 ([`MAX_CULL_PLANES`]); edge planes that do not fit are left
+//! out, which only culls less. A region already on the current path is not entered again, so
+//! cycles end; a region reached along two paths adds its contents once (the first time). At
+//! most [`MAX_PORTAL_PASSAGES`] portals are followed per pass (a guard against graphs with
+//! very many paths; the count is in [`CullStats`](crate::CullStats)).
+//!
+//! Known limit (the book's, L9521): with the eye outside but the near plane reaching through a
+//! wall, the inside is not drawn until the eye enters a region.
+//!
+//! [`MAX_CULL_PLANES`]: crate::cull::MAX_CULL_PLANES
+//! [`MAX_PORTAL_PASSAGES`]: crate::cull::MAX_PORTAL_PASSAGES
+
+use glam::Vec3;
+
+use crate::bsp::not_bsp;
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
+use crate::partition::{Portal, Region};
+use crate::plane::Plane;
+
+fn not_region(name: &str) -> SceneError {
+    SceneError::InvalidArgument {
+        what: "region",
+        message: format!("`{name}` is not a convex region"),
+    }
+}
+
+impl Scene {
+    /// Creates a convex-region manager (a BSP node with the local `plane`) as the last child of
+    /// `parent`. Its positive and negative slots hold BSP nodes or regions; its coplanar slot
+    /// the outside scene.
+    ///
+    /// # Errors
+    /// As [`Scene::add_group`].
+    pub fn add_region_manager(
+        &mut self,
+        parent: NodeId,
+        name: impl Into<String>,
+        plane: Plane,
+    ) -> Result<NodeId, SceneError> {
+        let given = (plane.normal(), plane.constant());
+        self.add_bsp_node(parent, name.into(), plane, given, true)
+    }
+
+    /// Whether `id` is a convex-region manager.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn is_region_manager(&self, id: NodeId) -> Result<bool, SceneError> {
+        Ok(self.node(id)?.bsp.as_ref().is_some_and(|b| b.manager))
+    }
+
+    /// Creates a convex region (a group with no portals yet) as the last child of `parent`.
+    ///
+    /// # Errors
+    /// As [`Scene::add_group`].
+    pub fn add_region(
+        &mut self,
+        parent: NodeId,
+        name: impl Into<String>,
+    ) -> Result<NodeId, SceneError> {
+        let id = self.add_group(parent, name)?;
+        self.node_mut(id)?.region = Some(Box::default());
+        Ok(id)
+    }
+
+    /// Whether `id` is a convex region.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn is_region(&self, id: NodeId) -> Result<bool, SceneError> {
+        Ok(self.node(id)?.region.is_some())
+    }
+
+    fn region_data(&self, region: NodeId) -> Result<&Region, SceneError> {
+        let node = self.node(region)?;
+        node.region.as_deref().ok_or_else(|| not_region(&node.name))
+    }
+
+    /// Adds an outgoing portal to `region`: a convex polygon in the region's local space,
+    /// counter-clockwise seen from inside `region`, leading to the region `adjacent` (which may
+    /// be `region` itself). Returns its index.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`] for either node; [`SceneError::InvalidArgument`] when either is
+    /// not a region, for fewer than 3 vertices or a polygon without area;
+    /// [`SceneError::NonFinite`] for a NaN or infinite vertex.
+    pub fn add_portal(
+        &mut self,
+        region: NodeId,
+        vertices: Vec<Vec3>,
+        adjacent: NodeId,
+        open: bool,
+    ) -> Result<usize, SceneError> {
+        self.region_data(region)?;
+        self.region_data(adjacent)?;
+        let portal = Portal::new(vertices, adjacent, open)?;
+        let r = self
+            .node_mut(region)?
+            .region
+            .as_deref_mut()
+            .ok_or(SceneError::StaleId(region))?;
+        r.portals.push(portal);
+        Ok(r.portals.len() - 1)
+    }
+
+    /// The outgoing portals of `region`, in order.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::InvalidArgument`] when it is not a region.
+    pub fn portals(&self, region: NodeId) -> Result<&[Portal], SceneError> {
+        Ok(&self.region_data(region)?.portals)
+    }
+
+    /// Opens or closes portal `index` of `region` (a closed portal blocks the view).
+    ///
+    /// # Errors
+    /// As [`Scene::portals`]; [`SceneError::InvalidArgument`] for an index past the end.
+    pub fn set_portal_open(
+        &mut self,
+        region: NodeId,
+        index: usize,
+        open: bool,
+    ) -> Result<(), SceneError> {
+        let count = self.region_data(region)?.portals.len();
+        let r = self
+            .node_mut(region)?
+            .region
+            .as_deref_mut()
+            .ok_or(SceneError::StaleId(region))?;
+        match r.portals.get_mut(index) {
+            Some(p) => {
+                p.set_open(open);
+                Ok(())
+            }
+            None => Err(SceneError::InvalidArgument {
+                what: "portal index",
+                message: format!("{index} is past the {count} portals of the region"),
+            }),
+        }
+    }
+
+    /// The region whose cell holds the world point `p` under `manager` (a BSP descent, see
+    /// [`Scene::containing_node`]), or `None` when the point is outside every region.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::InvalidArgument`] when `manager` is not a region
+    /// manager, [`SceneError::SingularTransform`] for a BSP node with a zero world scale.
+    pub fn containing_region(
+        &self,
+        manager: NodeId,
+        p: Vec3,
+    ) -> Result<Option<NodeId>, SceneError> {
+        if !self.is_region_manager(manager)? {
+            return Err(not_bsp(&self.node(manager)?.name));
+        }
+        Ok(self
+            .containing_node(manager, p)?
+            .filter(|&c| self.nodes.get(c).is_some_and(|n| n.region.is_some())))
+    }
+}
