@@ -113,6 +113,9 @@ impl Renderer for BrokenScene {
     fn begin_frame(&mut self, frame: &Frame<'_>) -> Result<(), SceneError> {
         self.0.begin_frame(frame)
     }
+    fn clear_region(&mut self, region: &plumb_scene::ClearRegion) -> Result<(), SceneError> {
+        self.0.clear_region(region)
+    }
     fn draw(&mut self, draw: &Draw<'_>) -> Result<(), SceneError> {
         let passes: Vec<Pass> = draw
             .passes

@@ -15,7 +15,11 @@
 //!    sorted-faces demo flickered with an unstable order).
 //! 4. **Draw**: `begin_frame` (clear), background screen polygons, opaque leaves, planar
 //!    shadow and reflection passes of scene effects (tree order of their groups), transparent
-//!    leaves, overlay screen polygons, `end_frame`.
+//!    leaves, overlay screen polygons, `end_frame`. With layer nodes
+//!    ([`Scene::set_clear`], [`layer`](crate::layer)) the leaves are first split into the
+//!    base layer and one group per layer node; the base layer is drawn as above, then each
+//!    layer in tree pre-order: [`Renderer::clear_region`], its opaque leaves, its scene-effect
+//!    passes, its transparent leaves (sorted within the layer). Overlays come last.
 //!
 //! Per leaf, the pass list comes from its local effect and the global texture effect of its
 //! nearest ancestor, and scene effects add draws of their own — the recipes are in
@@ -121,6 +125,9 @@ impl Scene {
         renderer: &mut dyn Renderer,
     ) -> Result<SceneDrawStats, SceneError> {
         let (visible, update) = self.prepare_frame(camera);
+        if self.has_layers() {
+            return self.draw_layered(camera, renderer, &visible, update);
+        }
         let (opaque, transparent) = self.sort_visible(camera, visible.items())?;
         self.draw_lists(
             camera,
@@ -359,4 +366,99 @@ fn draw_screen(
         lights: &[],
         passes: std::slice::from_ref(&pass),
     })
+}
+
+impl Scene {
+    /// Step 4 with layer nodes ([`layer`](crate::layer)): the visible leaves split into the
+    /// base layer (group 0) and one group per layer node in tree pre-order (group k + 1 for
+    /// the k-th); each group sorted as [`Scene::sort_visible`] sorts a frame, scene-effect
+    /// passes with the group of their leaf; before each layer its clear.
+    fn draw_layered(
+        &self,
+        camera: &Camera,
+        renderer: &mut dyn Renderer,
+        visible: &VisibleSet,
+        update: UpdateStats,
+    ) -> Result<SceneDrawStats, SceneError> {
+        let mut stats = SceneDrawStats {
+            update,
+            cull: visible.stats(),
+            ..SceneDrawStats::default()
+        };
+        let layers = self.layer_order();
+        // A leaf whose layer node is not in the drawn tree (reached through a portal) draws
+        // with the base layer.
+        let group_of = |id: NodeId| -> usize {
+            self.layer_of(id)
+                .and_then(|l| layers.iter().position(|(n, _)| *n == l))
+                .map_or(0, |k| k + 1)
+        };
+        let groups = layers.len() + 1;
+        let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); groups];
+        for &id in visible.items() {
+            members[group_of(id)].push(id);
+        }
+        let limits = Limits {
+            lights: renderer.max_lights().min(MAX_LIGHTS),
+            units: renderer.max_texture_units(),
+        };
+        let settings = self.frame_settings();
+        renderer.begin_frame(&Frame {
+            camera,
+            clear_color: settings.background,
+            clear_depth: 1.0,
+            clear_stencil: 0,
+            global_ambient: settings.global_ambient,
+        })?;
+        for poly in &self.screen_polygons {
+            if poly.layer == ScreenLayer::Background {
+                draw_screen(poly, renderer, limits)?;
+                stats.screen_polygons += 1;
+            }
+        }
+        let effect_draws = if self.has_scene_effects {
+            self.scene_effect_draws()?
+        } else {
+            Vec::new()
+        };
+        stats.scene_effect_draws = effect_draws.len();
+        for (g, items) in members.iter().enumerate() {
+            if let Some((_, region)) = g.checked_sub(1).and_then(|k| layers.get(k)) {
+                renderer.clear_region(region)?;
+            }
+            let (opaque, transparent) = self.sort_visible(camera, items)?;
+            for &id in &opaque {
+                stats.lit_without_normals +=
+                    self.draw_leaf(id, DrawRole::Opaque, renderer, limits, None)?;
+            }
+            stats.opaque += opaque.len();
+            for d in effect_draws.iter().filter(|d| group_of(d.leaf) == g) {
+                match &d.pass {
+                    EffectPass::Only(pass) => self.draw_leaf_with(d.leaf, renderer, pass)?,
+                    EffectPass::Edited(edit) => {
+                        stats.lit_without_normals += self.draw_leaf(
+                            d.leaf,
+                            DrawRole::SceneEffect,
+                            renderer,
+                            limits,
+                            Some(edit),
+                        )?
+                    }
+                }
+            }
+            for &id in &transparent {
+                stats.lit_without_normals +=
+                    self.draw_leaf(id, DrawRole::Transparent, renderer, limits, None)?;
+            }
+            stats.transparent += transparent.len();
+        }
+        for poly in &self.screen_polygons {
+            if poly.layer == ScreenLayer::Overlay {
+                draw_screen(poly, renderer, limits)?;
+                stats.screen_polygons += 1;
+            }
+        }
+        stats.backend = renderer.end_frame()?;
+        Ok(stats)
+    }
 }

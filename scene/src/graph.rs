@@ -136,6 +136,8 @@ pub struct Scene {
     /// Names of lights, effects and controllers (nodes keep their own; see
     /// [`lookup`](crate::lookup)).
     pub(crate) object_names: std::collections::BTreeMap<crate::id::ObjectRef, String>,
+    /// Layer nodes and what they clear (see [`layer`](crate::layer)).
+    pub(crate) clears: std::collections::BTreeMap<NodeId, crate::clear::ClearRegion>,
 }
 
 impl fmt::Debug for Scene {
@@ -188,6 +190,7 @@ impl Scene {
             global_ambient: Vec3::ZERO,
             screen_polygons: Vec::new(),
             object_names: std::collections::BTreeMap::new(),
+            clears: std::collections::BTreeMap::new(),
         }
     }
 

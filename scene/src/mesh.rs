@@ -6,6 +6,12 @@
 //! Its local bounds (sphere and box) are computed once, at construction. Validation happens in
 //! the constructors: every position, normal, colour and uv is finite, every index is in range,
 //! attribute arrays have one entry per vertex, and the index count fits the topology.
+//!
+//! Points and polylines can draw only a prefix of their primitives (Wild Magic's
+//! `Polypoint::SetActiveQuantity` / `Polyline::SetActiveQuantity`, for growing trails and
+//! partial paths without rebuilding the mesh): [`Mesh::with_active_count`]. The bounds stay
+//! those of **all** vertices, as in Wild Magic (so culling does not change as the count
+//! grows, and raising the count never needs a bound update).
 
 use glam::{Vec2, Vec3, Vec4};
 
@@ -57,6 +63,8 @@ pub struct Mesh {
     indices: Vec<u32>,
     sphere: Bound,
     aabb: Bound,
+    /// Primitives drawn (clamped to [`Mesh::primitive_count`]); `None` draws all.
+    active: Option<u32>,
 }
 
 fn check_len(attribute: &'static str, expected: usize, actual: usize) -> Result<(), SceneError> {
@@ -118,6 +126,7 @@ impl Mesh {
             indices,
             sphere,
             aabb,
+            active: None,
         })
     }
 
@@ -187,6 +196,7 @@ impl Mesh {
             tangents: None,
             uvs: Vec::new(),
             indices,
+            active: None,
         }
     }
 
@@ -298,6 +308,7 @@ impl Mesh {
             tangents: self.tangents.clone(),
             uvs: self.uvs.clone(),
             indices: self.indices.clone(),
+            active: self.active,
         };
         Ok(if regenerate {
             mesh.with_generated_normals()
@@ -335,7 +346,69 @@ impl Mesh {
             tangents: self.tangents.clone(),
             uvs: self.uvs.clone(),
             indices: self.indices.clone(),
+            active: self.active,
         })
+    }
+
+    /// Draws only the first `count` primitives (`None`: all) — Wild Magic's
+    /// `SetActiveQuantity` for a `Polypoint` (points) and a `Polyline` (segments); the count
+    /// is clamped to [`Mesh::primitive_count`]. For a [`MeshTopology::LineLoop`] the first
+    /// `count` vertices form the loop (`count` segments, the last one closing it, as Wild
+    /// Magic closes the active vertices); for a [`MeshTopology::LineStrip`] the first
+    /// `count + 1` vertices form it. Bounds stay those of all vertices (see the
+    /// [module docs](self)).
+    ///
+    /// # Errors
+    /// [`SceneError::InvalidArgument`] for a triangle mesh (Wild Magic has no active count
+    /// for triangles; picking and collision read every triangle).
+    pub fn with_active_count(mut self, count: Option<usize>) -> Result<Self, SceneError> {
+        if self.topology == MeshTopology::Triangles && count.is_some() {
+            return Err(SceneError::InvalidArgument {
+                what: "active count",
+                message: "only points and polylines have one, not triangles".into(),
+            });
+        }
+        // primitive_count() ≤ indices.len() ≤ u32::MAX (checked at construction).
+        self.active = count.map(|c| c.min(self.primitive_count()) as u32);
+        Ok(self)
+    }
+
+    /// The active count set with [`Mesh::with_active_count`] (clamped), `None` if all
+    /// primitives are drawn.
+    pub fn active_count(&self) -> Option<usize> {
+        self.active.map(|a| a as usize)
+    }
+
+    /// The number of primitives the indices hold: points, segments (a loop of `n ≥ 2`
+    /// indices has `n`, a strip `n − 1`), or triangles.
+    pub fn primitive_count(&self) -> usize {
+        let n = self.indices.len();
+        match self.topology {
+            MeshTopology::Points => n,
+            MeshTopology::Lines => n / 2,
+            MeshTopology::LineStrip => n.saturating_sub(1),
+            MeshTopology::LineLoop if n >= 2 => n,
+            MeshTopology::LineLoop => 0,
+            MeshTopology::Triangles => n / 3,
+        }
+    }
+
+    /// The indices a renderer draws: all of them, or the prefix the active count selects
+    /// (`count` for points, `2·count` for segments, `count + 1` for a strip, `count` for a
+    /// loop, which the renderer closes back to its first index; empty for a count of 0).
+    pub fn active_indices(&self) -> &[u32] {
+        let Some(a) = self.active else {
+            return &self.indices;
+        };
+        let a = a as usize;
+        let len = match self.topology {
+            MeshTopology::Points | MeshTopology::LineLoop => a,
+            MeshTopology::Lines => 2 * a,
+            MeshTopology::LineStrip if a == 0 => 0,
+            MeshTopology::LineStrip => a + 1,
+            MeshTopology::Triangles => 3 * a,
+        };
+        &self.indices[..len.min(self.indices.len())]
     }
 
     /// Primitive topology.
@@ -450,6 +523,64 @@ mod tests {
             MeshTopology::LineLoop
         );
         assert_eq!(Mesh::points(p).unwrap().indices(), &[0, 1, 2]);
+    }
+
+    #[test]
+    fn active_counts_select_a_prefix_and_clamp() {
+        let p: Vec<Vec3> = (0..6).map(|i| Vec3::new(i as f32, 0.0, 0.0)).collect();
+        // 6 points: the first 4.
+        let m = Mesh::points(p.clone()).unwrap();
+        assert_eq!(m.primitive_count(), 6);
+        assert_eq!(m.active_count(), None);
+        let m = m.with_active_count(Some(4)).unwrap();
+        assert_eq!(m.active_indices(), &[0, 1, 2, 3]);
+        assert_eq!(m.active_count(), Some(4));
+        // Clamped to what the mesh holds; 0 draws nothing.
+        let m = m.with_active_count(Some(99)).unwrap();
+        assert_eq!((m.active_count(), m.active_indices().len()), (Some(6), 6));
+        let m = m.with_active_count(Some(0)).unwrap();
+        assert!(m.active_indices().is_empty());
+        // 3 independent segments: 2 of them are 4 indices.
+        let lines = Mesh::new(MeshTopology::Lines, p.clone(), vec![0, 1, 2, 3, 4, 5]).unwrap();
+        assert_eq!(lines.primitive_count(), 3);
+        let l2 = lines.with_active_count(Some(2)).unwrap();
+        assert_eq!(l2.active_indices(), &[0, 1, 2, 3]);
+        // An open polyline of 6 vertices has 5 segments; 2 segments use 3 vertices.
+        let strip = Mesh::polyline(p.clone(), false).unwrap();
+        assert_eq!(strip.primitive_count(), 5);
+        let s2 = strip.with_active_count(Some(2)).unwrap();
+        assert_eq!(s2.active_indices(), &[0, 1, 2]);
+        assert_eq!(
+            s2.clone()
+                .with_active_count(Some(7))
+                .unwrap()
+                .active_count(),
+            Some(5)
+        );
+        assert!(s2
+            .with_active_count(Some(0))
+            .unwrap()
+            .active_indices()
+            .is_empty());
+        // A closed polyline of 6 has 6 segments; 3 segments close over the first 3 vertices.
+        let ring = Mesh::polyline(p.clone(), true).unwrap();
+        assert_eq!(ring.primitive_count(), 6);
+        let r3 = ring.with_active_count(Some(3)).unwrap();
+        assert_eq!(r3.active_indices(), &[0, 1, 2]);
+        // Bounds stay those of every vertex (x from 0 to 5).
+        let b = r3.local_bound(BoundKind::Aabb);
+        assert_eq!(
+            b,
+            Mesh::points(p.clone())
+                .unwrap()
+                .local_bound(BoundKind::Aabb)
+        );
+        // Deformed copies keep the count.
+        let moved = r3.with_deformed_positions(p.clone()).unwrap();
+        assert_eq!(moved.active_count(), Some(3));
+        // Triangles have none.
+        assert!(Mesh::cube().with_active_count(Some(1)).is_err());
+        assert!(Mesh::cube().with_active_count(None).is_ok());
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! then what the node carries, one line each and only when present: the global states set on
 //! it (`state:`), the lights attached to it (`light #i:`), its effect (`effect:`), its
 //! transform controllers (`controllers:`), mesh controllers (`mesh controller:`, a skin with
-//! its bones) and its particle system (`particles:`). Indented two spaces per level.
+//! its bones) and its particle system (`particles:`). A layer node's clear
+//! ([`layer`](crate::layer)) comes right after the bound (`clear: depth=… stencil=… rect=…`,
+//! `kept` for a plane it leaves alone). Indented two spaces per level.
 //!
 //! A whole-tree [`Scene::dump`] starts with the scene-wide data that differs from a new
 //! scene's: background, global ambient, IK controllers, screen polygons.
@@ -411,8 +413,11 @@ impl Scene {
                         MeshTopology::LineLoop => "line loop",
                         MeshTopology::Triangles => "triangles",
                     };
+                    let active = m
+                        .active_count()
+                        .map_or(String::new(), |a| format!(" active={a}"));
                     format!(
-                        "geometry {topo} vertices={} indices={}",
+                        "geometry {topo} vertices={} indices={}{active}",
                         m.positions().len(),
                         m.indices().len()
                     )
@@ -435,6 +440,15 @@ impl Scene {
             let _ = writeln!(out, "{pad}  local: {}", format_transform(&node.local));
             let _ = writeln!(out, "{pad}  world: {}", format_transform(&node.world));
             let _ = writeln!(out, "{pad}  bound: {}", format_bound(&node.world_bound));
+            if let Some(c) = self.clears.get(&id) {
+                let (x, y, w, h) = c.rect.rect();
+                let depth = c.depth.map_or("kept".to_owned(), |d| format!("{d:?}"));
+                let stencil = c.stencil.map_or("kept".to_owned(), |s| s.to_string());
+                let _ = writeln!(
+                    out,
+                    "{pad}  clear: depth={depth} stencil={stencil} rect=[{x:?}, {y:?}, {w:?}, {h:?}]"
+                );
+            }
             self.node_extras(node, attached.get(&id), &pad, &mut out);
             stack.extend(node.children.iter().rev());
         }

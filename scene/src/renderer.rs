@@ -30,6 +30,7 @@ use std::sync::Arc;
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::camera::Camera;
+use crate::clear::ClearRegion;
 use crate::effect::TextureStage;
 use crate::error::SceneError;
 use crate::id::NodeId;
@@ -190,7 +191,9 @@ pub struct Draw<'a> {
     pub node: Option<NodeId>,
     /// Why it is drawn.
     pub role: DrawRole,
-    /// The mesh (plain vertex and index data).
+    /// The mesh (plain vertex and index data); draw its
+    /// [`active_indices`](Mesh::active_indices) (a points or polyline mesh may draw only its
+    /// first primitives).
     pub mesh: &'a Mesh,
     /// Where its positions live.
     pub space: Space,
@@ -251,6 +254,15 @@ pub trait Renderer {
     /// # Errors
     /// A backend-specific failure, as [`SceneError::Renderer`].
     fn draw(&mut self, draw: &Draw<'_>) -> Result<(), SceneError>;
+
+    /// Clears depth and/or stencil in a rectangle of the target between draws (Wild Magic's
+    /// `ClearZBuffer` / `ClearSubZBuffer` / `ClearStencilBuffer`): draws issued before see
+    /// the old values, draws after the new ones. [`Scene::draw`](crate::Scene::draw) calls
+    /// it before each layer ([`layer`](crate::layer)); colour is never cleared here.
+    ///
+    /// # Errors
+    /// A backend-specific failure, as [`SceneError::Renderer`].
+    fn clear_region(&mut self, region: &ClearRegion) -> Result<(), SceneError>;
 
     /// Ends the frame (all drawing finished) and reports what it did.
     ///

@@ -45,6 +45,7 @@ use plumb_raster::{
 };
 
 use crate::camera::Camera;
+use crate::clear::ClearRegion;
 use crate::effect::TexCoords;
 use crate::error::SceneError;
 use crate::light::{LightType, SceneLight};
@@ -433,12 +434,12 @@ impl SoftRenderer {
         };
         let looped;
         let (indices, topology) = match mesh.topology() {
-            MeshTopology::Triangles => (mesh.indices(), Topology::TriangleList),
-            MeshTopology::Lines => (mesh.indices(), Topology::LineList),
-            MeshTopology::LineStrip => (mesh.indices(), Topology::LineStrip),
-            MeshTopology::Points => (mesh.indices(), Topology::PointList),
+            MeshTopology::Triangles => (mesh.active_indices(), Topology::TriangleList),
+            MeshTopology::Lines => (mesh.active_indices(), Topology::LineList),
+            MeshTopology::LineStrip => (mesh.active_indices(), Topology::LineStrip),
+            MeshTopology::Points => (mesh.active_indices(), Topology::PointList),
             MeshTopology::LineLoop => {
-                let i = mesh.indices();
+                let i = mesh.active_indices();
                 looped = i.iter().chain(i.first()).copied().collect::<Vec<u32>>();
                 (&looped[..], Topology::LineStrip)
             }
@@ -484,6 +485,19 @@ impl Renderer for SoftRenderer {
         for pass in draw.passes {
             self.run_pass(draw, pass)?;
         }
+        Ok(())
+    }
+
+    fn clear_region(&mut self, region: &ClearRegion) -> Result<(), SceneError> {
+        let px = region.rect.to_pixels(self.ctx.width(), self.ctx.height());
+        let rect = plumb_raster::Rect {
+            x: px.x,
+            y: px.y,
+            width: px.width,
+            height: px.height,
+        };
+        self.ctx
+            .clear_rect(rect, None, region.depth, region.stencil);
         Ok(())
     }
 

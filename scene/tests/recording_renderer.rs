@@ -24,6 +24,8 @@ enum Event {
         lights: Vec<SceneLight>,
         passes: Vec<PassRecord>,
     },
+    /// A layer's clear (`Renderer::clear_region`).
+    Clear(ClearRegion),
     End,
 }
 
@@ -123,6 +125,10 @@ impl Renderer for Recorder {
             lights: draw.lights.to_vec(),
             passes,
         });
+        Ok(())
+    }
+    fn clear_region(&mut self, region: &ClearRegion) -> Result<(), SceneError> {
+        self.events.push(Event::Clear(*region));
         Ok(())
     }
     fn end_frame(&mut self) -> Result<BackendStats, SceneError> {
@@ -417,4 +423,92 @@ fn planar_shadow_and_reflection_are_pass_lists_with_stencil() {
     assert_eq!(blend.src_blend, BlendFactor::OneMinusConstantAlpha);
     assert_eq!(blend.dst_blend, BlendFactor::ConstantAlpha);
     assert_eq!(blend.constant_color.w, 0.25);
+}
+
+/// Layers (`Scene::set_clear`, `plumb_scene::layer`): the base layer is drawn first (opaque,
+/// then transparent), then each layer node in tree pre-order — its clear, then its own opaque
+/// and transparent leaves — wherever it sits in the tree; a nested layer comes after its
+/// parent layer; a layer under an inactive switch child neither clears nor draws; overlays last.
+#[test]
+fn layers_clear_then_draw_after_everything_outside_them() {
+    let mut s = Scene::new();
+    let root = s.root();
+    let cube = Arc::new(Mesh::cube());
+    // Tree order: hud (layer) { h1, glassy h2, inset (layer) { i1 } }, b1, glassy b2.
+    let hud = s.add_group(root, "hud").unwrap();
+    s.add_geometry(hud, "h1", cube.clone()).unwrap();
+    let h2 = s.add_geometry(hud, "h2", cube.clone()).unwrap();
+    s.set_global_state(h2, GlobalState::Alpha(AlphaState::BLEND))
+        .unwrap();
+    let inset = s.add_group(hud, "inset").unwrap();
+    s.add_geometry(inset, "i1", cube.clone()).unwrap();
+    let b1 = s.add_geometry(root, "b1", cube.clone()).unwrap();
+    let b2 = s.add_geometry(root, "b2", cube.clone()).unwrap();
+    s.set_global_state(b2, GlobalState::Alpha(AlphaState::BLEND))
+        .unwrap();
+    // A layer under a switch whose active child is another: never cleared.
+    let sw = s.add_switch(root, "sw").unwrap();
+    let shown = s.add_geometry(sw, "shown", cube.clone()).unwrap();
+    let hidden = s.add_group(sw, "hidden").unwrap();
+    s.add_geometry(hidden, "hidden_leaf", cube).unwrap();
+    s.set_active_child(sw, Some(shown)).unwrap();
+    s.set_clear(hidden, Some(ClearRegion::DEPTH.with_stencil(1)))
+        .unwrap();
+    let full = ClearRegion::DEPTH;
+    let corner = ClearRegion::depth_in(0.5, 0.5, 0.5, 0.5)
+        .unwrap()
+        .with_depth(None)
+        .with_stencil(7);
+    s.set_clear(hud, Some(full)).unwrap();
+    s.set_clear(inset, Some(corner)).unwrap();
+    assert_eq!(s.clear_region(inset).unwrap(), Some(&corner));
+    assert_eq!(s.clear_region(b1).unwrap(), None);
+
+    let mut r = Recorder::new(8, 8);
+    s.draw(&camera(), &mut r).unwrap();
+    let seq: Vec<String> = r
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::Begin { .. } => "begin".to_string(),
+            Event::Draw { node, .. } => s.name(node.unwrap()).unwrap().to_string(),
+            Event::Clear(c) if *c == full => "clear hud".to_string(),
+            Event::Clear(c) if *c == corner => "clear inset".to_string(),
+            Event::Clear(c) => format!("clear {c:?}"),
+            Event::End => "end".to_string(),
+        })
+        .collect();
+    assert_eq!(
+        seq,
+        [
+            "begin",
+            "b1",
+            "shown",
+            "b2",
+            "clear hud",
+            "h1",
+            "h2",
+            "clear inset",
+            "i1",
+            "end"
+        ]
+    );
+    // Removing the clear makes the hud ordinary again: one layer left.
+    s.set_clear(hud, None).unwrap();
+    let mut r = Recorder::new(8, 8);
+    s.draw(&camera(), &mut r).unwrap();
+    let clears = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Clear(_)))
+        .count();
+    assert_eq!(clears, 1);
+    // Bad regions are refused.
+    assert!(s
+        .set_clear(hud, Some(ClearRegion::DEPTH.with_depth(Some(1.5))))
+        .is_err());
+    assert!(s
+        .set_clear(hud, Some(ClearRegion::DEPTH.with_depth(None)))
+        .is_err());
+    assert!(ClearRegion::depth_in(0.5, 0.5, 0.6, 0.1).is_err());
 }

@@ -490,6 +490,11 @@ fn inline(ctx: &Ctx, context: &str, m: &InlineMeshDoc) -> Result<Mesh, IoError> 
             .collect();
         mesh = mesh.with_uv_set(uvs).map_err(&err)?;
     }
+    if let Some(a) = m.active {
+        mesh = mesh
+            .with_active_count(Some(a as usize))
+            .map_err(&err)?;
+    }
     Ok(mesh)
 }
 
@@ -669,6 +674,25 @@ fn fill<'a>(
     if let Some(m) = doc.cull_mode {
         scene
             .set_culling(id, m.into())
+            .map_err(ctx.scene_err(path))?;
+    }
+    if let Some(c) = &doc.clear {
+        let rect = match c.rect {
+            Some([x, y, w, h]) => CameraViewport::normalized(x.get(), y.get(), w.get(), h.get())
+                .map_err(ctx.scene_err(path))?,
+            None => CameraViewport::FULL,
+        };
+        let depth = match (c.depth, c.stencil) {
+            (None, None) => Some(1.0),
+            (d, _) => d.map(|d| d.get()),
+        };
+        let region = crate::clear::ClearRegion {
+            rect,
+            depth,
+            stencil: c.stencil,
+        };
+        scene
+            .set_clear(id, Some(region))
             .map_err(ctx.scene_err(path))?;
     }
     for name in &doc.lights {

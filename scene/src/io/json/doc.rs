@@ -188,6 +188,10 @@ pub struct NodeDoc {
     /// How frustum culling treats this node and its subtree (default `dynamic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cull_mode: Option<CullingDoc>,
+    /// A layer node: depth and/or stencil cleared in a screen rectangle before this subtree is
+    /// drawn, which is drawn after everything outside it (`crate::layer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear: Option<ClearDoc>,
     /// Global render states set on this node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<StatesDoc>,
@@ -225,6 +229,23 @@ impl From<CullingDoc> for crate::node::Culling {
             CullingDoc::Never => crate::node::Culling::Never,
         }
     }
+}
+
+/// What a layer node clears (`crate::ClearRegion`). `{}` clears depth to 1 over the whole
+/// target; with `stencil` alone only stencil is cleared.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClearDoc {
+    /// `[x, y, width, height]` normalized over the target, origin top-left, y down (as a
+    /// camera `viewport`); default the whole target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rect: Option<[Real; 4]>,
+    /// Depth written (0..1); default 1 unless only `stencil` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<Real>,
+    /// Stencil value written (0..255); default: stencil kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stencil: Option<u8>,
 }
 
 /// Which screen layer a screen polygon is drawn in.
@@ -574,6 +595,10 @@ pub struct InlineMeshDoc {
     /// Indices (default `0, 1, …, n−1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub indices: Option<Vec<u32>>,
+    /// Points and polylines: draw only the first `active` points / segments (Wild Magic's
+    /// `SetActiveQuantity`; clamped to what the mesh holds; default all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<u32>,
 }
 
 /// Camera projection kind.

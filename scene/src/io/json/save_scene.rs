@@ -442,6 +442,15 @@ impl Saver<'_> {
             Culling::Always => Some(CullingDoc::Always),
             Culling::Never => Some(CullingDoc::Never),
         };
+        doc.clear = scene.clears.get(&id).map(|c| {
+            let (x, y, w, h) = c.rect.rect();
+            ClearDoc {
+                rect: (c.rect != crate::camera::CameraViewport::FULL)
+                    .then(|| [re(x), re(y), re(w), re(h)]),
+                depth: c.depth.map(re),
+                stencil: c.stencil,
+            }
+        });
         if let Some(intent) = &node.intent {
             if !intent.states.is_empty() {
                 doc.states =
@@ -781,6 +790,7 @@ fn mesh_doc(m: &Mesh) -> InlineMeshDoc {
             .map(|set| set.iter().map(|p: &Vec2| [re(p.x), re(p.y)]).collect())
             .collect(),
         indices: (!identity).then(|| m.indices().to_vec()),
+        active: m.active_count().map(|a| u32::try_from(a).unwrap_or(u32::MAX)),
     }
 }
 
