@@ -128,3 +128,33 @@ fn info_lists_the_scenes_and_marks_the_default() {
         vec!["scene 0 'Red'", "scene 1 'Green' (default)", "scene 2 ''"]
     );
 }
+
+/// `plumb convert --scene` saves the chosen scene (issue 14): the converted file renders the
+/// chosen scene's colour; without `--scene`, the default scene's; a bad choice is the same
+/// one-line error as for `render`.
+#[test]
+fn convert_saves_the_chosen_scene() {
+    let dir = temp_dir("cli-scene-convert");
+    write(&dir);
+    let converted = |extra: &[&str], out: &str| {
+        let mut args = vec!["convert", "scenes.gltf", "-o", out];
+        args.extend_from_slice(extra);
+        let o = plumb(&dir, &args);
+        assert_success(&o);
+        let o = plumb(&dir, &["render", out, "-o", "out.png", "--size", "16x16"]);
+        assert_success(&o);
+        image::open(dir.join("out.png"))
+            .unwrap()
+            .to_rgba8()
+            .get_pixel(8, 8)
+            .0
+    };
+    assert_eq!(converted(&[], "default.json"), [0, 255, 0, 255]);
+    assert_eq!(converted(&["--scene", "Red"], "red.json"), [255, 0, 0, 255]);
+    assert_eq!(converted(&["--scene", "2"], "blue.json"), [0, 0, 255, 255]);
+    let o = plumb(
+        &dir,
+        &["convert", "scenes.gltf", "-o", "x.json", "--scene", "Blue"],
+    );
+    assert_bad_input(&o, "no scene of that name");
+}

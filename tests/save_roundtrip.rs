@@ -20,40 +20,11 @@ use plumb::scene::io::json::{save_scene, write_scene};
 use plumb::scene::io::{self, ImportOptions, ImportedScene, IoError};
 use plumb::scene::{Camera, SoftRenderer};
 
-/// `(case, feature)`: cases whose save is refused today, with the feature the saver names.
-/// Each is a gap of the format, not of the test (see the module docs of `save_scene`).
-const UNSUPPORTED: &[(&str, &str)] = &[
-    // The format names a projector camera; the scene keeps only the projector's matrix.
-    ("effects/projected_texture", "projected-texture coordinates"),
-    ("json/texture_effects", "projected-texture coordinates"),
-    // glTF normal maps become bump maps with extra stages (ambient, occlusion, emission),
-    // which `bump_map` in the scene format cannot list yet.
-    ("models/AlphaBlendModeTest", "bump maps with extra stages"),
-    ("models/NormalTangentTest", "bump maps with extra stages"),
-    (
-        "models/NormalTangentMirrorTest",
-        "bump maps with extra stages",
-    ),
-    // Controllers are trait objects that cannot describe themselves yet.
-    ("json/ik_rod", "IK controllers"),
-    ("json/morph_t0_5", "mesh controllers"),
-    ("json/morph_t1", "mesh controllers"),
-    ("json/morph_t1_5", "mesh controllers"),
-    ("json/skin_arm_t0_5", "mesh controllers"),
-    ("json/skin_arm_t1", "mesh controllers"),
-    ("models/RiggedFigure", "mesh controllers"),
-    ("models/AnimatedMorphCube", "mesh controllers"),
-    (
-        "models/AnimatedMorphCube/glTF-Quantized",
-        "mesh controllers",
-    ),
-    ("models/SimpleSkin", "mesh controllers"),
-    ("models/RiggedSimple", "mesh controllers"),
-    ("models/RecursiveSkeletons", "mesh controllers"),
-    ("models/SimpleMorph", "mesh controllers"),
-    ("models/MorphPrimitivesTest", "mesh controllers"),
-    ("models/MorphStressTest", "mesh controllers"),
-];
+/// `(case, feature)`: cases whose save is refused, with the feature the saver names. Each
+/// would be a gap of the format, not of the test (see the module docs of `save_scene`); there
+/// are none: controllers (keyframes, glTF animations, skins, morphs, IK), bump maps with
+/// extra stages and projected textures all save.
+const UNSUPPORTED: &[(&str, &str)] = &[];
 
 const SIZE: u32 = 64;
 
@@ -80,17 +51,50 @@ fn scene_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The models of `tests/model_goldens.rs` (its `model: "…"` fields, in order, once each).
-fn models() -> Vec<String> {
+/// One model of `tests/model_goldens.rs` with the clip its goldens play and their times.
+struct Model {
+    model: String,
+    clip: Option<String>,
+    times: Vec<f32>,
+}
+
+/// The models of `tests/model_goldens.rs` (each `ModelCase`'s `model: "…"`, once per model and
+/// clip, in order), with the `--time` of each of its goldens (and 0).
+fn models() -> Vec<Model> {
     let text = std::fs::read_to_string(repo().join("tests/model_goldens.rs")).unwrap_or_default();
-    let mut out: Vec<String> = Vec::new();
-    for line in text.lines() {
-        if let Some(rest) = line.trim().strip_prefix("model: \"") {
-            if let Some(name) = rest.split('"').next() {
-                if !out.iter().any(|m| m == name) {
-                    out.push(name.to_owned());
-                }
+    let mut out: Vec<Model> = Vec::new();
+    for case in text.split("ModelCase {").skip(1) {
+        let case = case.split('}').next().unwrap_or("");
+        let quoted: Vec<&str> = case.split('"').skip(1).step_by(2).collect();
+        let after = |flag: &str| {
+            quoted
+                .iter()
+                .position(|q| *q == flag)
+                .and_then(|i| quoted.get(i + 1))
+                .map(|s| (*s).to_owned())
+        };
+        let Some(model) = case
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("model: \""))
+            .and_then(|r| r.split('"').next())
+        else {
+            continue;
+        };
+        let clip = after("--clip");
+        let time = after("--time").and_then(|t| t.parse::<f32>().ok());
+        let entry = match out.iter_mut().find(|m| m.model == model && m.clip == clip) {
+            Some(m) => m,
+            None => {
+                out.push(Model {
+                    model: model.to_owned(),
+                    clip,
+                    times: vec![0.0],
+                });
+                out.last_mut().expect("just pushed")
             }
+        };
+        if let Some(t) = time.filter(|t| !entry.times.contains(t)) {
+            entry.times.push(t);
         }
     }
     out
@@ -122,7 +126,16 @@ fn camera(loaded: &ImportedScene) -> Result<Camera, String> {
     .map_err(|e| e.to_string())
 }
 
-fn render(loaded: &mut ImportedScene, camera: &Camera) -> Result<(Vec<u8>, Vec<u8>), String> {
+/// Poses `loaded` at time `t` as `plumb render --time t` does (its animations applied, then
+/// an update running the controllers) and draws it from `camera`: colour and depth bytes.
+fn render(
+    loaded: &mut ImportedScene,
+    camera: &Camera,
+    t: f32,
+) -> Result<(Vec<u8>, Vec<u8>), String> {
+    io::apply_animations(&mut loaded.scene, &loaded.imported.animations, t)
+        .map_err(|e| e.to_string())?;
+    loaded.scene.update(f64::from(t));
     let mut r = SoftRenderer::new(SIZE, SIZE, Some(1)).map_err(|e| e.to_string())?;
     loaded
         .scene
@@ -137,10 +150,29 @@ enum Outcome {
     Refused(String),
 }
 
+/// One case: a scene file or model, the clip to play (by name, as `--clip`) and the times
+/// its goldens show.
+struct Case {
+    name: String,
+    path: PathBuf,
+    clip: Option<String>,
+    times: Vec<f32>,
+}
+
 /// One round trip; `Err` describes a failure.
-fn round_trip(case: &str, path: &Path, scratch: &Path) -> Result<Outcome, String> {
+fn round_trip(c: &Case, scratch: &Path) -> Result<Outcome, String> {
+    let case = &c.name;
     let options = ImportOptions::default();
-    let mut a = io::load(path, &options).map_err(|e| format!("load: {e}"))?;
+    let mut a = io::load(&c.path, &options).map_err(|e| format!("load: {e}"))?;
+    if let Some(clip) = &c.clip {
+        let i = a
+            .imported
+            .animations
+            .iter()
+            .position(|x| x.name == *clip)
+            .ok_or_else(|| format!("no clip '{clip}'"))?;
+        io::play_only(&a.imported.animations, Some(i));
+    }
     let camera = camera(&a)?;
     std::fs::create_dir_all(scratch).map_err(|e| e.to_string())?;
     let out = scratch.join("saved.json");
@@ -179,32 +211,36 @@ fn round_trip(case: &str, path: &Path, scratch: &Path) -> Result<Outcome, String
             "{case}: saving the reloaded scene gave another file (first difference at {line})"
         ));
     }
-    let (ca, da) = render(&mut a, &camera)?;
-    let (cb, db) = render(&mut b, &camera)?;
-    if ca != cb {
-        let n = ca
-            .chunks(4)
-            .zip(cb.chunks(4))
-            .filter(|(p, q)| p != q)
-            .count();
-        return Err(format!("{case}: {n} pixels differ after save → load"));
-    }
-    if da != db {
-        return Err(format!("{case}: depth differs after save → load"));
+    for &t in &c.times {
+        let (ca, da) = render(&mut a, &camera, t)?;
+        let (cb, db) = render(&mut b, &camera, t)?;
+        if ca != cb {
+            let n = ca
+                .chunks(4)
+                .zip(cb.chunks(4))
+                .filter(|(p, q)| p != q)
+                .count();
+            return Err(format!(
+                "{case}: {n} pixels differ after save → load at t = {t}"
+            ));
+        }
+        if da != db {
+            return Err(format!(
+                "{case}: depth differs after save → load at t = {t}"
+            ));
+        }
     }
     Ok(Outcome::Same)
 }
 
-fn run(cases: Vec<(String, PathBuf)>) -> Vec<String> {
+fn run(cases: Vec<Case>) -> Vec<String> {
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("save_roundtrip");
     let mut failures = Vec::new();
-    for (case, path) in cases {
+    for c in cases {
+        let case = &c.name;
         let dir = scratch.join(case.replace('/', "_"));
-        let expected = UNSUPPORTED
-            .iter()
-            .find(|(c, _)| *c == case)
-            .map(|(_, f)| *f);
-        match (round_trip(&case, &path, &dir), expected) {
+        let expected = UNSUPPORTED.iter().find(|(n, _)| n == case).map(|(_, f)| *f);
+        match (round_trip(&c, &dir), expected) {
             (Ok(Outcome::Same), None) => {}
             (Ok(Outcome::Same), Some(_)) => failures.push(format!(
                 "{case}: round-trips now; remove it from UNSUPPORTED"
@@ -228,7 +264,13 @@ fn golden_scene_files_round_trip() {
         .into_iter()
         .map(|p| {
             let rel = p.strip_prefix(repo().join("refimages")).unwrap_or(&p);
-            (rel.with_extension("").to_string_lossy().into_owned(), p)
+            Case {
+                name: rel.with_extension("").to_string_lossy().into_owned(),
+                path: p.clone(),
+                clip: None,
+                // Scene-file goldens show their controllers at time 0 (`phase`).
+                times: vec![0.0],
+            }
         })
         .collect();
     let failures = run(cases);
@@ -245,9 +287,11 @@ fn shared_models_round_trip() {
     assert!(models.len() > 5, "found only {} models", models.len());
     let cases = models
         .into_iter()
-        .map(|m| {
-            let p = model_path(&assets, &m);
-            (format!("models/{m}"), p)
+        .map(|m| Case {
+            name: format!("models/{}", m.model),
+            path: model_path(&assets, &m.model),
+            clip: m.clip,
+            times: m.times,
         })
         .collect();
     let failures = run(cases);

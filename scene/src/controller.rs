@@ -55,6 +55,14 @@ pub trait Controller: Send + Sync {
     /// the node's current local transform; returns the new local transform, or `None` to leave
     /// it as is.
     fn update(&mut self, time: f64, local: &Transform) -> Option<Transform>;
+
+    /// The controller as [`Any`](std::any::Any), for code that knows concrete controller
+    /// types and needs their parameters (the scene saver writes each type it recognises to
+    /// the scene-file format). `None` by default: closures and other opaque controllers
+    /// cannot describe themselves, and saving refuses them.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 impl<F> Controller for F
@@ -97,6 +105,12 @@ pub trait MeshController: Send + Sync {
     /// of [`MeshController::bones`]; returns the new mesh, or `None` to leave it as is (also
     /// when the mesh no longer fits, e.g. it was replaced by one with another vertex count).
     fn update(&mut self, time: f64, mesh: &Mesh, bones: &[Transform]) -> Option<Mesh>;
+
+    /// The controller as [`Any`](std::any::Any), as [`Controller::as_any`] (`None` by
+    /// default).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// How controller time repeats outside `[min, max]` (Eberly's `RepeatType`).

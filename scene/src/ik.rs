@@ -197,6 +197,8 @@ pub struct IkController {
     pub order_end_to_root: bool,
     /// Whether the controller runs (default true).
     pub active: bool,
+    /// The joints' local transforms as the last solve found them, before it moved them.
+    pub(crate) start: Option<Vec<Transform>>,
 }
 
 impl IkController {
@@ -217,6 +219,7 @@ impl IkController {
             iterations: DEFAULT_IK_ITERATIONS,
             order_end_to_root: true,
             active: true,
+            start: None,
         })
     }
 
@@ -248,6 +251,16 @@ impl IkController {
     /// The goals.
     pub fn goals(&self) -> &[IkGoal] {
         &self.goals
+    }
+
+    /// The joints' local transforms (root first) as the last [`Scene::update`] found them,
+    /// before its solve moved them; `None` before the first solve. CCD starts from the
+    /// current pose, so this is the pose a saved scene gives its joints: loading it and
+    /// updating solves from the same start to the same result.
+    ///
+    /// [`Scene::update`]: crate::Scene::update
+    pub fn last_start(&self) -> Option<&[Transform]> {
+        self.start.as_deref()
     }
 }
 

@@ -251,6 +251,29 @@ impl MorphController {
         self.timing = timing;
     }
 
+    /// Target 0 (absolute) then the differences `Xᵢ − X₀` of the other targets, as
+    /// [`MorphController::new`] takes them.
+    pub fn targets(&self) -> &[Vec<Vec3>] {
+        &self.targets
+    }
+
+    /// Normal 0 (absolute) then the normal differences, when the normals are morphed
+    /// ([`MorphController::with_normals`]).
+    pub fn normal_targets(&self) -> Option<&[Vec<Vec3>]> {
+        self.normals.as_deref()
+    }
+
+    /// The key times (controller time).
+    pub fn times(&self) -> &[f32] {
+        &self.times
+    }
+
+    /// The weight arrays, one per key (three per key for cubic keys), as
+    /// [`MorphController::with_keys`] takes them.
+    pub fn key_weights(&self) -> &[Vec<f32>] {
+        &self.weights
+    }
+
     /// The interpolated weights `c₁ … c_{T−1}` at application time `app_time`.
     pub fn weights_at(&mut self, app_time: f64) -> Vec<f32> {
         let t = self.timing.control_time(app_time) as f32;
@@ -338,5 +361,9 @@ impl MeshController for MorphController {
             }
             _ => mesh.with_deformed_positions(positions).ok(),
         }
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }

@@ -275,13 +275,15 @@ impl Scene {
     pub(crate) fn run_ik_controllers(&mut self) -> usize {
         let controllers = std::mem::take(&mut self.ik_controllers);
         let mut ran = 0;
-        for c in &controllers {
+        let mut controllers = controllers;
+        for c in &mut controllers {
             if !c.active {
                 continue;
             }
             let Some(mut chain) = self.ik_chain(c) else {
                 continue;
             };
+            c.start = Some(chain.locals.clone());
             ran += 1;
             if chain.solve(c) == 0 {
                 continue;

@@ -211,6 +211,24 @@ impl SkinController {
         })
     }
 
+    /// The influences of every vertex, in the order they are summed (what
+    /// [`SkinController::from_influences`] takes back to give an equal controller).
+    pub fn influences(&self) -> Vec<Vec<SkinInfluence>> {
+        self.starts
+            .windows(2)
+            .map(|r| {
+                (r[0]..r[1])
+                    .map(|i| SkinInfluence {
+                        bone: self.bone[i] as usize,
+                        weight: self.weights[i],
+                        offset: self.offsets[i],
+                        normal: self.normal_offsets.as_ref().map(|n| n[i]),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Number of skinned vertices.
     pub fn vertex_count(&self) -> usize {
         self.starts.len() - 1
@@ -309,5 +327,9 @@ impl MeshController for SkinController {
             Some(n) if mesh.normals().is_some() => mesh.with_deformed_vertices(positions, n).ok(),
             _ => mesh.with_deformed_positions(positions).ok(),
         }
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }

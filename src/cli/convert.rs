@@ -1,19 +1,23 @@
 //! `plumb convert IN -o OUT.json`: load a scene file (.gltf, .glb, .obj or .json) the way
 //! `plumb render` does (imported materials mapped onto render state, the default light rig
-//! when the file has no light), optionally pose its glTF animations (`--clip`, `--time`), and
-//! save the scene as a plumb scene file with its textures as PNG files beside it
-//! (`OUT.tex0.png`, …; rules in `plumb_scene::io::json::save_scene`). Rendering the output
-//! from the same camera gives the same image as rendering the scene it was saved from.
+//! when the file has no light; `--scene` picks a glTF file's scene as `plumb render --scene`
+//! does, see [`scene_select`](super::scene_select)), and save the scene as a plumb scene file
+//! with its textures as PNG files beside it (`OUT.tex0.png`, …; rules in
+//! `plumb_scene::io::json::save_scene`). Rendering the output with `plumb render` at any
+//! `--time` gives the same image as rendering the input from the same camera.
 //!
-//! What the scene-file format cannot hold (controllers — skins, morphs, keyframes —, IK,
-//! projected texture coordinates, …) is refused with a one-line error naming the node; nothing
-//! is dropped silently. Animated glTF files are saved in one pose (`--time`, default 0).
+//! Controllers are saved with their state: glTF animations as `keyframes` controllers (of the
+//! clips playing: all, or the one `--clip` names), skins, morphs (with the playing clip's
+//! weights), IK; the scene is saved as loaded, before any animation runs (`--time` poses
+//! nothing, as the saved controllers pose the scene when it is rendered). What the format
+//! cannot hold (controllers written as code, …) is refused with a one-line error naming the
+//! node; nothing is dropped silently.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use plumb_scene::io::{self, ImportOptions};
+use plumb_scene::io;
 
 use super::CliResult;
 
@@ -26,12 +30,17 @@ pub struct ConvertArgs {
     /// Output scene file (.json); textures are written beside it.
     #[arg(short, long, value_name = "OUT")]
     pub out: PathBuf,
-    /// Animation time in seconds: the pose that is saved (glTF animations).
+    /// Accepted for compatibility and ignored apart from a check that it is finite: the
+    /// animations are saved as controllers, which pose the scene when it is rendered.
     #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
     pub time: f32,
-    /// The one glTF animation to play (index or name, as `plumb render --clip`).
+    /// The one glTF animation to keep (index or name, as `plumb render --clip`).
     #[arg(long, value_name = "CLIP")]
     pub clip: Option<String>,
+    /// Convert this scene of a glTF file: by name, else by 0-based index (`plumb info` lists
+    /// them). Default: the file's default scene.
+    #[arg(long = "scene", value_name = "NAME|INDEX")]
+    pub gltf_scene: Option<String>,
 }
 
 /// Runs `plumb convert`.
@@ -53,16 +62,9 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     if !args.time.is_finite() {
         return Err("--time is not finite".to_owned());
     }
-    let io::ImportedScene {
-        mut scene,
-        imported,
-    } = io::load(&args.scene, &ImportOptions::default()).map_err(|e| e.to_string())?;
+    let gltf_scene = super::scene_select::select(&args.scene, args.gltf_scene.as_deref())?;
+    let (scene, imported, _) = super::render::load_mapped(&args.scene, false, gltf_scene)?;
     super::clip::select(&args.scene, &imported.animations, args.clip.as_deref())?;
-    if !imported.animations.is_empty() {
-        io::apply_animations(&mut scene, &imported.animations, args.time)
-            .map_err(|e| e.to_string())?;
-    }
-    scene.update(f64::from(args.time));
     io::json::write_scene(&scene, Some(&imported), &args.out).map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec4};
 
+use crate::controller::{Controller, ControllerTiming};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::transform::Transform;
@@ -132,6 +133,11 @@ impl<T: Keyframe> Track<T> {
         &self.times
     }
 
+    /// The key values (in-tangent, value, out-tangent triples for cubic splines).
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+
     /// Time of the last key.
     pub fn end_time(&self) -> f32 {
         self.times.last().copied().unwrap_or(0.0)
@@ -232,6 +238,32 @@ impl NodeAnimation {
         let b = self.rotation.as_ref().map_or(0.0, Track::end_time);
         let c = self.scale.as_ref().map_or(0.0, Track::end_time);
         a.max(b).max(c)
+    }
+}
+
+/// A [`NodeAnimation`] played by [`Scene::update`] through a time mapping (a scene file's
+/// `keyframes` controller): at application time `t` the node's local transform becomes the
+/// animation sampled at controller time `timing.control_time(t)`; inactive, it is left alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnimationController {
+    /// The time mapping and active switch.
+    pub timing: ControllerTiming,
+    /// The tracks and the rest pose.
+    pub animation: NodeAnimation,
+}
+
+impl Controller for AnimationController {
+    fn update(&mut self, time: f64, _local: &Transform) -> Option<Transform> {
+        if !self.timing.active() {
+            return None;
+        }
+        self.animation
+            .sample(self.timing.control_time(time) as f32)
+            .ok()
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }
 

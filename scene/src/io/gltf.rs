@@ -49,6 +49,7 @@ mod channels;
 mod counts;
 mod ctx;
 mod deform;
+pub(crate) use deform::ClipMorph;
 mod document;
 mod glb;
 mod material;

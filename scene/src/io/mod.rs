@@ -90,8 +90,8 @@ mod uri;
 use std::path::Path;
 
 pub use animation::{
-    add_animation_controllers, apply_animations, play_only, Animation, ClipSwitch, Interpolation,
-    NodeAnimation, Track, WeightsAnimation,
+    add_animation_controllers, apply_animations, play_only, Animation, AnimationController,
+    ClipSwitch, Interpolation, NodeAnimation, Track, WeightsAnimation,
 };
 pub use apply::{apply, Applied, ApplyOptions, LightSource};
 pub use contain::{contain, is_containing};

@@ -178,7 +178,7 @@ struct ClipKeys {
 /// of the **last playing clip** that animates the node's weights (see [`ClipSwitch`]), else
 /// the node's static weights. The keys are swapped when the choice changes, at the next
 /// update; the targets are stored once.
-struct ClipMorph {
+pub(crate) struct ClipMorph {
     /// `None` only if swapping keys failed (they were all checked at import, so never).
     morph: Option<MorphController>,
     statics: Vec<f32>,
@@ -209,6 +209,36 @@ impl ClipMorph {
     }
 }
 
+impl ClipMorph {
+    /// The morph controller as the next update will run it: with the keys of the last
+    /// playing clip (or the static weights), whatever was selected before (what the scene
+    /// saver writes).
+    pub(crate) fn playing(&self) -> Option<MorphController> {
+        let mut c = ClipMorph {
+            morph: self.morph.clone(),
+            statics: self.statics.clone(),
+            clips: Vec::new(),
+            current: None,
+        };
+        let choice = self.clips.iter().rposition(|k| k.switch.is_playing());
+        let keys = choice.and_then(|i| self.clips.get(i));
+        let m = c.morph.take()?;
+        let (m, timing) = match keys {
+            Some(k) => (
+                m.with_keys(k.interpolation, k.times.clone(), k.rows.clone()),
+                k.timing,
+            ),
+            None => (
+                m.with_keys(Interpolation::Linear, vec![0.0], vec![c.statics.clone()]),
+                ControllerTiming::DEFAULT,
+            ),
+        };
+        let mut m = m.ok()?;
+        m.set_timing(timing);
+        Some(m)
+    }
+}
+
 impl MeshController for ClipMorph {
     fn check(&self, mesh: &crate::mesh::Mesh) -> Result<(), SceneError> {
         match &self.morph {
@@ -228,6 +258,10 @@ impl MeshController for ClipMorph {
             self.select(choice);
         }
         self.morph.as_mut()?.update(time, mesh, bones)
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }
 

@@ -18,7 +18,7 @@ use crate::controller::{ControllerTiming, RepeatType};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::ik::{IkController, IkGoal, IkJoint};
-use crate::io::animation::{Animation, Interpolation, NodeAnimation, Track};
+use crate::io::animation::{Animation, AnimationController, Interpolation, NodeAnimation, Track};
 use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
 use crate::io::texture_image::{texture_bytes, TextureBudget};
@@ -490,10 +490,13 @@ fn inline(ctx: &Ctx, context: &str, m: &InlineMeshDoc) -> Result<Mesh, IoError> 
             .collect();
         mesh = mesh.with_uv_set(uvs).map_err(&err)?;
     }
-    if let Some(a) = m.active {
+    if let Some(t) = &m.tangents {
         mesh = mesh
-            .with_active_count(Some(a as usize))
+            .with_tangents(t.iter().map(v4).collect())
             .map_err(&err)?;
+    }
+    if let Some(a) = m.active {
+        mesh = mesh.with_active_count(Some(a as usize)).map_err(&err)?;
     }
     Ok(mesh)
 }
@@ -959,56 +962,14 @@ fn controller(
                 .map_err(ctx.scene_err(context))?;
         }
         ControllerDoc::Keyframes(k) => {
-            let interpolation = match k.interpolation {
-                InterpolationDoc::Step => Interpolation::Step,
-                InterpolationDoc::Linear => Interpolation::Linear,
-                InterpolationDoc::CubicSpline => Interpolation::CubicSpline,
-            };
-            let times: Vec<f32> = k.times.iter().map(|t| t.get()).collect();
-            let bad = |m: String| ctx.invalid(context, m);
-            let translation = match &k.translations {
-                Some(v) => Some(
-                    Track::new(interpolation, times.clone(), v.iter().map(v3).collect())
-                        .map_err(bad)?,
-                ),
-                None => None,
-            };
-            let rotation = match &k.rotations {
-                Some(v) => {
-                    let quats = v
-                        .iter()
-                        .map(|q| Quat::from_xyzw(q[0].get(), q[1].get(), q[2].get(), q[3].get()))
-                        .collect();
-                    Some(Track::new(interpolation, times.clone(), quats).map_err(bad)?)
-                }
-                None => None,
-            };
-            let scale = match &k.scales {
-                Some(v) => Some(
-                    Track::new(interpolation, times.clone(), v.iter().map(v3).collect())
-                        .map_err(bad)?,
-                ),
-                None => None,
-            };
-            let track = NodeAnimation {
-                node,
-                rest_translation: base.translation(),
-                rest_rotation: Quat::from_mat3(&base_rotation),
-                rest_scale: base.scale().unwrap_or(Vec3::ONE),
-                translation,
-                rotation,
-                scale,
-            };
-            let timing = keyframe_timing(k, &times).map_err(ctx.scene_err(context))?;
-            let sampled = track.clone();
+            let track = keyframes_animation(ctx, context, node, &base, k)?;
+            let timing = keyframe_timing(k, &track).map_err(ctx.scene_err(context))?;
             scene
                 .add_controller(
                     node,
-                    Box::new(move |time: f64, _: &Transform| {
-                        if !timing.active() {
-                            return None;
-                        }
-                        sampled.sample(timing.control_time(time) as f32).ok()
+                    Box::new(AnimationController {
+                        timing,
+                        animation: track.clone(),
                     }),
                 )
                 .map_err(ctx.scene_err(context))?;
@@ -1049,18 +1010,7 @@ fn controller(
                 &times,
             )
             .map_err(ctx.scene_err(context))?;
-            let targets = m
-                .targets
-                .iter()
-                .map(|t| t.iter().map(v3).collect())
-                .collect();
-            let weights = m
-                .weights
-                .iter()
-                .map(|w| w.iter().map(|x| x.get()).collect())
-                .collect();
-            let morph = MorphController::from_targets(timing, targets, times, weights)
-                .map_err(ctx.scene_err(context))?;
+            let morph = morph_controller(ctx, context, m, timing, times)?;
             scene
                 .add_mesh_controller(node, Box::new(morph))
                 .map_err(ctx.scene_err(context))?;
@@ -1069,14 +1019,180 @@ fn controller(
     Ok(())
 }
 
+fn interpolation(i: InterpolationDoc) -> Interpolation {
+    match i {
+        InterpolationDoc::Step => Interpolation::Step,
+        InterpolationDoc::Linear => Interpolation::Linear,
+        InterpolationDoc::CubicSpline => Interpolation::CubicSpline,
+    }
+}
+
+/// The tracks and rest pose of a `keyframes` controller on `node` (whose own transform is
+/// `base`): each track with its own `*_keys` or the shared `times` and `interpolation`.
+fn keyframes_animation(
+    ctx: &Ctx,
+    context: &str,
+    node: NodeId,
+    base: &Transform,
+    k: &KeyframesDoc,
+) -> Result<NodeAnimation, IoError> {
+    let keys = |own: &Option<TrackKeysDoc>, values: bool, what: &str| {
+        let (interp, times) = match own {
+            Some(o) => (o.interpolation, &o.times),
+            None => (k.interpolation, &k.times),
+        };
+        if own.is_some() && !values {
+            return Err(ctx.invalid(context, format!("\"{what}_keys\" without \"{what}s\"")));
+        }
+        if values && times.is_empty() {
+            return Err(ctx.invalid(
+                context,
+                format!("the {what} track has no key times: give \"times\" or \"{what}_keys\""),
+            ));
+        }
+        Ok((
+            interpolation(interp),
+            times.iter().map(|t| t.get()).collect::<Vec<f32>>(),
+        ))
+    };
+    let bad =
+        |what: &'static str| move |m: String| ctx.invalid(context, format!("{what} track: {m}"));
+    let translation = match &k.translations {
+        Some(v) => {
+            let (i, times) = keys(&k.translation_keys, true, "translation")?;
+            Some(Track::new(i, times, v.iter().map(v3).collect()).map_err(bad("translation"))?)
+        }
+        None => keys(&k.translation_keys, false, "translation").map(|_| None)?,
+    };
+    let rotation = match &k.rotations {
+        Some(v) => {
+            let (i, times) = keys(&k.rotation_keys, true, "rotation")?;
+            let quats = v
+                .iter()
+                .map(|q| Quat::from_xyzw(q[0].get(), q[1].get(), q[2].get(), q[3].get()))
+                .collect();
+            Some(Track::new(i, times, quats).map_err(bad("rotation"))?)
+        }
+        None => keys(&k.rotation_keys, false, "rotation").map(|_| None)?,
+    };
+    let scale = match &k.scales {
+        Some(v) => {
+            let (i, times) = keys(&k.scale_keys, true, "scale")?;
+            Some(Track::new(i, times, v.iter().map(v3).collect()).map_err(bad("scale"))?)
+        }
+        None => keys(&k.scale_keys, false, "scale").map(|_| None)?,
+    };
+    if translation.is_none() && rotation.is_none() && scale.is_none() && k.times.is_empty() {
+        return Err(ctx.invalid(context, "\"keyframes\" needs \"times\" and a track"));
+    }
+    let (rest_translation, rest_rotation, rest_scale) = match &k.rest {
+        Some(r) => {
+            let q = Quat::from_xyzw(
+                r.rotation[0].get(),
+                r.rotation[1].get(),
+                r.rotation[2].get(),
+                r.rotation[3].get(),
+            );
+            if q.length_squared() == 0.0 {
+                return Err(ctx.invalid(context, "\"rest\" has a zero rotation quaternion"));
+            }
+            (v3(&r.translation), q, v3(&r.scale))
+        }
+        None => (
+            base.translation(),
+            Quat::from_mat3(&base.rotation().unwrap_or(Mat3::IDENTITY)),
+            base.scale().unwrap_or(Vec3::ONE),
+        ),
+    };
+    Ok(NodeAnimation {
+        node,
+        rest_translation,
+        rest_rotation,
+        rest_scale,
+        translation,
+        rotation,
+        scale,
+    })
+}
+
+/// A `morph` controller: absolute or `relative` targets, optional normal targets, keys of
+/// any interpolation.
+fn morph_controller(
+    ctx: &Ctx,
+    context: &str,
+    m: &MorphDoc,
+    timing: ControllerTiming,
+    times: Vec<f32>,
+) -> Result<MorphController, IoError> {
+    let err = ctx.scene_err(context);
+    let arrays = |t: &[Vec<Real3>]| -> Vec<Vec<Vec3>> {
+        t.iter().map(|t| t.iter().map(v3).collect()).collect()
+    };
+    let weights: Vec<Vec<f32>> = m
+        .weights
+        .iter()
+        .map(|w| w.iter().map(|x| x.get()).collect())
+        .collect();
+    let targets = arrays(&m.targets);
+    // The first key's weights stand in until `with_keys` sets the real ones (cubic keys
+    // have three arrays per key).
+    let first_key: Vec<Vec<f32>> = weights.first().cloned().into_iter().collect();
+    let first_time: Vec<f32> = times.first().copied().into_iter().collect();
+    let mut morph = if m.relative {
+        let mut it = targets.into_iter();
+        let base = it
+            .next()
+            .ok_or_else(|| ctx.invalid(context, "\"morph\" needs at least one target"))?;
+        MorphController::new(timing, base, it.collect(), first_time, first_key)
+    } else {
+        MorphController::from_targets(timing, targets, first_time, first_key)
+    }
+    .map_err(&err)?
+    .with_keys(interpolation(m.interpolation), times, weights)
+    .map_err(&err)?;
+    if let Some(normals) = &m.normals {
+        let normals = arrays(normals);
+        let mut it = normals.into_iter();
+        let base = it.next().unwrap_or_default();
+        let differences: Vec<Vec<Vec3>> = if m.relative {
+            it.collect()
+        } else {
+            it.map(|t| t.iter().zip(&base).map(|(n, n0)| *n - *n0).collect())
+                .collect()
+        };
+        morph = morph.with_normals(base, differences).map_err(&err)?;
+    }
+    Ok(morph)
+}
+
 /// The time mapping of a `keyframes` controller: by default clamp over its first to last key
-/// time, which maps every time to itself inside the keys (the tracks hold their ends anyway).
-fn keyframe_timing(k: &KeyframesDoc, times: &[f32]) -> Result<ControllerTiming, SceneError> {
+/// time (of all its tracks), which maps every time to itself inside the keys (the tracks hold
+/// their ends anyway).
+fn keyframe_timing(k: &KeyframesDoc, a: &NodeAnimation) -> Result<ControllerTiming, SceneError> {
+    let tracks = [
+        a.translation.as_ref().map(Track::times),
+        a.rotation.as_ref().map(Track::times),
+        a.scale.as_ref().map(Track::times),
+    ];
+    let first = tracks
+        .iter()
+        .flatten()
+        .filter_map(|t| t.first().copied())
+        .reduce(f32::min);
+    let last = tracks
+        .iter()
+        .flatten()
+        .filter_map(|t| t.last().copied())
+        .reduce(f32::max);
+    let times: Vec<f32> = match (first, last) {
+        (Some(f), Some(l)) => vec![f, l],
+        _ => k.times.iter().map(|t| t.get()).collect(),
+    };
     controller_timing(
         [k.min_time, k.max_time, k.phase, k.frequency],
         k.repeat,
         k.active,
-        times,
+        &times,
     )
 }
 

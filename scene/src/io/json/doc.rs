@@ -592,6 +592,10 @@ pub struct InlineMeshDoc {
     /// Uv sets (set 0 first), each one uv per position.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uvs: Vec<Vec<[Real; 2]>>,
+    /// Tangents `[x, y, z, w]` (w = ±1, the handedness), one per position, for bump maps
+    /// (default none: generated when a bump map needs them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tangents: Option<Vec<Real4>>,
     /// Indices (default `0, 1, …, n−1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub indices: Option<Vec<u32>>,
@@ -770,8 +774,14 @@ pub struct SkinDoc {
     /// Names of the bone nodes (each unique in the file, none twice), in bone order.
     pub bones: Vec<String>,
     /// One row per mesh vertex with one weight per bone (`weights[j][k]`), each in `[0, 1]`,
-    /// each row summing to 1.
+    /// each row summing to 1. Required unless `influences` is given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub weights: Vec<Vec<Real>>,
+    /// Instead of `weights` and `offsets`: per mesh vertex, the bones that influence it, each
+    /// with its weight, offset and (for all influences of the skin, or none) normal offset,
+    /// summed in the order given (what glTF skins and the scene saver give).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub influences: Option<Vec<Vec<SkinInfluenceDoc>>>,
     /// One row per mesh vertex with one offset per bone (`offsets[j][k]`, the vertex in bone
     /// `k`'s space). Default: derived from the bind pose (the mesh as placed by the file's
     /// transforms, before any controller runs).
@@ -780,6 +790,22 @@ pub struct SkinDoc {
     /// Whether the controller runs (default true; an inactive skin keeps its last shape).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<bool>,
+}
+
+/// One bone's influence on one vertex of a `skin` (its `influences` form).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkinInfluenceDoc {
+    /// Index into the skin's `bones`.
+    pub bone: u32,
+    /// The weight `w_jk` (finite; rows need not sum to 1).
+    pub weight: Real,
+    /// The vertex in the bone's space, `Θ_jk`.
+    pub offset: Real3,
+    /// The vertex normal in the bone's space, `η_jk` (skinned normals; all influences of a
+    /// skin have one, or none has).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normal: Option<Real3>,
 }
 
 /// `ik` parameters (Eberly's `IKController`).
@@ -856,9 +882,22 @@ fn is_one(r: &Real) -> bool {
 pub struct MorphDoc {
     /// Key times (controller time), strictly increasing.
     pub times: Vec<Real>,
-    /// Absolute targets, each one position per mesh vertex; the first is target 0.
+    /// Targets, each one position per mesh vertex; the first is target 0 (absolute), the
+    /// others absolute too unless `relative`.
     pub targets: Vec<Vec<Real3>>,
-    /// One array per key of the weights of targets 1, 2, … (target 0's is implied).
+    /// The targets after the first are the differences `Xᵢ − X₀`, as glTF stores them
+    /// (default false: absolute).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub relative: bool,
+    /// Normal targets, one per target with one normal per vertex, stored as `targets` are
+    /// (default none: normals regenerated from the morphed triangles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normals: Option<Vec<Vec<Real3>>>,
+    /// Interpolation of the weights (default linear).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub interpolation: InterpolationDoc,
+    /// One array per key of the weights of targets 1, 2, … (target 0's is implied); three
+    /// per key for `cubic_spline` (in-tangent, value, out-tangent).
     pub weights: Vec<Vec<Real>>,
     /// What happens outside `[min_time, max_time]` (default clamp).
     #[serde(default, skip_serializing_if = "is_default")]
@@ -919,7 +958,9 @@ pub struct KeyframesDoc {
     /// Interpolation (default linear).
     #[serde(default, skip_serializing_if = "is_default")]
     pub interpolation: InterpolationDoc,
-    /// Key times, seconds, strictly increasing, ≥ 0.
+    /// Key times, seconds, strictly increasing, ≥ 0 (required unless every track has its
+    /// own).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub times: Vec<Real>,
     /// Translations, one per key (three for cubic splines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -930,6 +971,19 @@ pub struct KeyframesDoc {
     /// Scales, one per key (three for cubic splines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scales: Option<Vec<Real3>>,
+    /// The translation track's own key times and interpolation (default `times`,
+    /// `interpolation`), as a glTF channel has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translation_keys: Option<TrackKeysDoc>,
+    /// The rotation track's own key times and interpolation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation_keys: Option<TrackKeysDoc>,
+    /// The scale track's own key times and interpolation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_keys: Option<TrackKeysDoc>,
+    /// The pose of the parts no track drives (default: the node's `transform`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest: Option<RestPoseDoc>,
     /// What happens outside `[min_time, max_time]` (default clamp).
     #[serde(default, skip_serializing_if = "is_default")]
     pub repeat: RepeatDoc,
@@ -948,6 +1002,30 @@ pub struct KeyframesDoc {
     /// Whether the controller runs (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<bool>,
+}
+
+/// The key times and interpolation of one `keyframes` track.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrackKeysDoc {
+    /// Interpolation (default linear).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub interpolation: InterpolationDoc,
+    /// Key times, seconds, strictly increasing, ≥ 0.
+    pub times: Vec<Real>,
+}
+
+/// The rest pose of a `keyframes` controller: translation, unit quaternion `x, y, z, w` and
+/// scale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RestPoseDoc {
+    /// Translation.
+    pub translation: Real3,
+    /// Rotation quaternion `x, y, z, w`.
+    pub rotation: Real4,
+    /// Scale.
+    pub scale: Real3,
 }
 
 /// How controller time repeats outside its interval (the book's `RepeatType`).

@@ -776,6 +776,11 @@ pub enum CoordsDoc {
     ObjectLinear(Vec<Real4>),
     /// GL eye-linear texgen: as `object_linear` with the view-space position.
     EyeLinear(Vec<Real4>),
+    /// Projected with a world → texture matrix, 16 numbers column-major
+    /// (`{"projected": [...]}`): `(s, t, r, q) = M·(x, y, z, 1)` of the world position,
+    /// sampled at `(s/q, t/q)`; what `projector` computes from a camera (bias · clip · view),
+    /// written exactly by the scene saver.
+    Projected(Box<[Real; 16]>),
 }
 
 /// The document form of linear texgen coordinates (engine → doc; `None` for the other
@@ -844,7 +849,7 @@ pub enum EffectDoc {
     /// Gloss map: the stage's alpha masks the specular highlight (leaf).
     GlossMap(StageDoc),
     /// Dot3 bump map (leaf).
-    BumpMap(BumpMapDoc),
+    BumpMap(Box<BumpMapDoc>),
     /// Dark map: `primary` replace on uv 0, `secondary` modulate on uv 1 (leaf or group).
     DarkMap(TwoTexturesDoc),
     /// Light map: `primary` replace on uv 0, `secondary` added on uv 1 (leaf or group).
@@ -869,6 +874,10 @@ pub struct BumpMapDoc {
     pub normal_map: StageDoc,
     /// Name of the light whose direction is encoded.
     pub light: String,
+    /// Stages applied after the base (e.g. an imported material's ambient, occlusion and
+    /// emission stages; default none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<StageDoc>,
 }
 
 /// `dark_map` / `light_map` parameters.

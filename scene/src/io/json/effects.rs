@@ -109,6 +109,9 @@ fn stage(ctx: &Ctx, context: &str, s: &StageDoc) -> Result<TextureStage, IoError
         CoordsDoc::EyeLinear(planes) => TexCoords::EyeLinear {
             planes: linear_planes(ctx, context, "eye_linear", planes)?,
         },
+        CoordsDoc::Projected(m) => TexCoords::Projected {
+            tex_from_world: glam::Mat4::from_cols_array(&m.map(|r| r.get())),
+        },
     };
     let apply = match (&s.combine, s.apply) {
         (None, a) => apply(a.unwrap_or_default()),
@@ -149,7 +152,11 @@ pub(super) fn effect(ctx: &Ctx, context: &str, e: &EffectDoc) -> Result<Effect, 
             base: stage(ctx, context, &b.base)?,
             normal_map: stage(ctx, context, &b.normal_map)?,
             light: light_id(ctx, context, &b.light)?,
-            extra: Vec::new(),
+            extra: b
+                .extra
+                .iter()
+                .map(|s| stage(ctx, context, s))
+                .collect::<Result<_, _>>()?,
         },
         EffectDoc::DarkMap(d) => Effect::dark_map(
             texture(ctx, context, &d.primary)?,

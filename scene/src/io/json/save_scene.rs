@@ -42,15 +42,23 @@ use plumb_raster::texture::{TexelFormat, Texture};
 
 use super::doc::*;
 use super::real::Real;
+use crate::controller::{ControllerTiming, MeshController, RepeatType};
 use crate::effect::{Effect, TexCoords, TextureStage};
 use crate::graph::{NodeId, NodeKind, Scene};
+use crate::ik::{IkController, DEFAULT_IK_ITERATIONS};
+use crate::io::animation::{
+    merge_animations, trs, AnimationController, Interpolation, NodeAnimation, Track,
+};
 use crate::io::error::IoError;
+use crate::io::gltf::ClipMorph;
 use crate::io::imported::{CameraProjection, Imported};
 use crate::light::{LightId, LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
+use crate::morph::MorphController;
 use crate::node::Culling;
 use crate::partition::BspSide;
 use crate::screen::{ScreenLayer, ScreenPolygon};
+use crate::skin::SkinController;
 use crate::state::{GlobalState, RenderStates};
 use crate::transform::Transform;
 
@@ -94,14 +102,33 @@ pub fn save_scene(
         images: Vec::new(),
         names: BTreeMap::new(),
         light_names: Vec::new(),
+        animations: Vec::new(),
+        locals: Vec::new(),
     };
     for id in scene.preorder(scene.root()).map_err(s.scene_err("root"))? {
         if let Ok(name) = scene.name(id) {
             *s.names.entry(name.to_owned()).or_insert(0) += 1;
         }
     }
-    if !scene.ik_controllers.is_empty() {
-        return Err(s.unsupported("root", "IK controllers"));
+    for c in &scene.ik_controllers {
+        if let Some(start) = c.last_start() {
+            for (j, local) in c.joints().iter().zip(start) {
+                s.locals.push((j.node(), *local));
+            }
+        }
+    }
+    if let Some(imp) = imported {
+        let mirrored = |n: NodeId| {
+            scene.controllers.iter().any(|(m, c)| {
+                *m == n
+                    && c.as_any()
+                        .is_some_and(|a| a.downcast_ref::<AnimationController>().is_some())
+            })
+        };
+        s.animations = merge_animations(&imp.animations)
+            .into_iter()
+            .filter(|a| !mirrored(a.node))
+            .collect();
     }
     let mut doc = SceneDoc::default();
     if scene.background != Vec4::new(0.0, 0.0, 0.0, 1.0) {
@@ -137,6 +164,10 @@ pub fn save_scene(
         }
     }
     doc.root = s.node(scene.root(), "root", &skip)?;
+    for (i, c) in scene.ik_controllers.iter().enumerate() {
+        let ik = s.ik(c, &format!("IK controller {i}"))?;
+        doc.root.controllers.push(ControllerDoc::Ik(ik));
+    }
     for (i, p) in scene.screen_polygons.iter().enumerate() {
         doc.screen_polygons
             .push(s.screen_polygon(p, &format!("screen polygon {i}"))?);
@@ -223,6 +254,12 @@ struct Saver<'a> {
     names: BTreeMap<String, usize>,
     /// The name of each light in the document, by light index.
     light_names: Vec<String>,
+    /// The playing glTF node animations, merged per node (written as `keyframes`), except
+    /// on nodes whose own keyframes controllers they mirror.
+    animations: Vec<NodeAnimation>,
+    /// Local transforms written instead of the current ones: IK joints at the pose their
+    /// last solve started from.
+    locals: Vec<(NodeId, Transform)>,
 }
 
 impl Saver<'_> {
@@ -376,18 +413,55 @@ impl Saver<'_> {
         let scene = self.scene;
         let err = self.scene_err(path);
         let node = scene.node(id).map_err(&err)?;
-        if scene.controllers.iter().any(|(n, _)| *n == id) {
-            return Err(self.unsupported(path, "transform controllers"));
+        let mut controllers = Vec::new();
+        // The pose the node's animation starts from, written as its transform so that a
+        // reloaded scene saves to the same file (the animation replaces it at every update).
+        let mut rest = None;
+        for (_, c) in scene.controllers.iter().filter(|(n, _)| *n == id) {
+            let Some(a) = c
+                .as_any()
+                .and_then(|a| a.downcast_ref::<AnimationController>())
+            else {
+                return Err(self.unsupported(
+                    path,
+                    "transform controllers other than keyframes (closures and other types that cannot describe themselves)",
+                ));
+            };
+            if a.timing.active() {
+                rest = Some(&a.animation);
+            }
+            controllers.push(ControllerDoc::Keyframes(
+                keyframes_doc(&a.animation, Some(&a.timing))
+                    .map_err(|f| self.unsupported(path, f))?,
+            ));
         }
-        if scene.mesh_controllers.iter().any(|(n, _)| *n == id) {
-            return Err(self.unsupported(path, "mesh controllers (skin, morph, point motion)"));
+        if let Some(a) = self.animations.iter().find(|a| a.node == id) {
+            rest = Some(a);
+            controllers.push(ControllerDoc::Keyframes(
+                keyframes_doc(a, None).map_err(|f| self.unsupported(path, f))?,
+            ));
         }
-        if node.world_identity {
+        let mut world_identity = false;
+        for (_, c) in scene.mesh_controllers.iter().filter(|(n, _)| *n == id) {
+            world_identity |= c.world_is_identity();
+            controllers.push(self.mesh_controller(c.as_ref(), path)?);
+        }
+        if node.world_identity && !world_identity {
             return Err(self.unsupported(path, "world-space (skinned) leaves"));
         }
+        let local = match rest {
+            Some(a) => trs(a.rest_scale, a.rest_rotation, a.rest_translation)
+                .map_err(self.scene_err(path))?,
+            None => self
+                .locals
+                .iter()
+                .find(|(n, _)| *n == id)
+                .map_or(node.local, |(_, t)| *t),
+        };
         let mut doc = NodeDoc {
             name: node.name.clone(),
-            transform: transform_doc(&node.local),
+            transform: transform_doc(&local),
+            controllers,
             ..NodeDoc::default()
         };
         match scene.kind(id).map_err(&err)? {
@@ -405,7 +479,9 @@ impl Saver<'_> {
             }
             NodeKind::Geometry => {
                 doc.kind = Some(NodeKindDoc::Geometry);
-                doc.mesh = Some(MeshDoc::Inline(mesh_doc(scene.mesh(id).map_err(&err)?)));
+                let mesh: &Mesh = scene.mesh(id).map_err(&err)?;
+                let mesh = skinned_rest(scene, id, mesh).unwrap_or_else(|| mesh.clone());
+                doc.mesh = Some(MeshDoc::Inline(mesh_doc(&mesh)));
             }
             NodeKind::Switch => {
                 if let Some(lod) = &node.lod {
@@ -513,8 +589,8 @@ impl Saver<'_> {
         let coords = match s.coords {
             TexCoords::Uv(i) => CoordsDoc::Uv(i),
             TexCoords::SphereMap => CoordsDoc::SphereMap,
-            TexCoords::Projected { .. } => {
-                return Err(self.unsupported(context, "projected-texture coordinates"))
+            TexCoords::Projected { tex_from_world } => {
+                CoordsDoc::Projected(Box::new(tex_from_world.to_cols_array().map(re)))
             }
             ref other => super::doc_state::linear_coords_doc(other).ok_or_else(|| {
                 self.unsupported(
@@ -583,9 +659,8 @@ impl Saver<'_> {
                 BspSideDoc::Coplanar,
                 BspSideDoc::Negative,
             ];
-            let is_default = !unslotted
-                && sides.len() <= 3
-                && sides.as_slice() == &default[..sides.len()];
+            let is_default =
+                !unslotted && sides.len() <= 3 && sides.as_slice() == &default[..sides.len()];
             let (normal, constant) = scene.bsp_given_plane(id).map_err(&err)?;
             doc.bsp = Some(BspDoc {
                 normal: r3(normal),
@@ -626,7 +701,7 @@ impl Saver<'_> {
         if name.is_empty() || self.names.get(name) != Some(&1) {
             return Err(self.unsupported(
                 context,
-                "effects naming nodes without a unique name (rename them before saving)",
+                "effects or controllers naming nodes without a unique name (rename them before saving)",
             ));
         }
         Ok(name.to_owned())
@@ -642,19 +717,20 @@ impl Saver<'_> {
             ),
             Effect::VertexColors(c) => EffectDoc::VertexColors(c.iter().copied().map(r4).collect()),
             Effect::GlossMap(s) => EffectDoc::GlossMap(self.stage(s, context)?),
-            Effect::BumpMap { extra, .. } if !extra.is_empty() => {
-                return Err(self.unsupported(context, "bump maps with extra stages"))
-            }
             Effect::BumpMap {
                 base,
                 normal_map,
                 light,
-                ..
-            } => EffectDoc::BumpMap(BumpMapDoc {
+                extra,
+            } => EffectDoc::BumpMap(Box::new(BumpMapDoc {
                 base: self.stage(base, context)?,
                 normal_map: self.stage(normal_map, context)?,
                 light: self.light_name(*light),
-            }),
+                extra: extra
+                    .iter()
+                    .map(|s| self.stage(s, context))
+                    .collect::<Result<_, _>>()?,
+            })),
             Effect::PlanarShadow {
                 planes,
                 light,
@@ -680,6 +756,116 @@ impl Saver<'_> {
                         .collect::<Result<_, IoError>>()?,
                 })
             }
+        })
+    }
+
+    /// The document of a mesh controller (skin, morph, a glTF clip morph).
+    fn mesh_controller(
+        &self,
+        c: &dyn MeshController,
+        path: &str,
+    ) -> Result<ControllerDoc, IoError> {
+        let any = c.as_any();
+        if let Some(skin) = any.and_then(|a| a.downcast_ref::<SkinController>()) {
+            let bones = skin
+                .bones()
+                .iter()
+                .map(|b| self.unique_name(*b, path))
+                .collect::<Result<_, _>>()?;
+            let influences = skin
+                .influences()
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|i| SkinInfluenceDoc {
+                            bone: u32::try_from(i.bone).unwrap_or(u32::MAX),
+                            weight: re(i.weight),
+                            offset: r3(i.offset),
+                            normal: i.normal.map(r3),
+                        })
+                        .collect()
+                })
+                .collect();
+            return Ok(ControllerDoc::Skin(SkinDoc {
+                bones,
+                weights: Vec::new(),
+                offsets: None,
+                influences: Some(influences),
+                active: (!skin.active()).then_some(false),
+            }));
+        }
+        let clip = any
+            .and_then(|a| a.downcast_ref::<ClipMorph>())
+            .and_then(ClipMorph::playing);
+        let morph = match (&clip, any.and_then(|a| a.downcast_ref::<MorphController>())) {
+            (Some(m), _) | (None, Some(m)) => m,
+            (None, None) => return Err(self.unsupported(
+                path,
+                "mesh controllers other than skin and morph (point motion, closures, other types)",
+            )),
+        };
+        morph_doc(morph)
+            .map(ControllerDoc::Morph)
+            .map_err(|f| self.unsupported(path, f))
+    }
+
+    /// The document of an IK controller (its nodes by their unique names).
+    fn ik(&self, c: &IkController, context: &str) -> Result<IkDoc, IoError> {
+        let full = math::to_radians(180.0);
+        let degrees = |rad: f32| {
+            degrees_for(rad).ok_or_else(|| self.unsupported(context, "IK rotation limits"))
+        };
+        let mut joints = Vec::with_capacity(c.joints().len());
+        for j in c.joints() {
+            let mut doc = IkJointDoc {
+                node: self.unique_name(j.node(), context)?,
+                ..IkJointDoc::default()
+            };
+            for axis in 0..3 {
+                let (min, max) = j.translation_limits(axis).unwrap_or_default();
+                if j.allow_translation[axis] {
+                    doc.translate.push(IkAxisDoc {
+                        axis: axis as u32,
+                        min: min.is_finite().then(|| re(min)),
+                        max: max.is_finite().then(|| re(max)),
+                    });
+                }
+                let (min, max) = j.rotation_limits(axis).unwrap_or_default();
+                if j.allow_rotation[axis] {
+                    doc.rotate.push(IkAxisDoc {
+                        axis: axis as u32,
+                        min: if min == -full {
+                            None
+                        } else {
+                            Some(re(degrees(min)?))
+                        },
+                        max: if max == full {
+                            None
+                        } else {
+                            Some(re(degrees(max)?))
+                        },
+                    });
+                }
+            }
+            joints.push(doc);
+        }
+        let goals = c
+            .goals()
+            .iter()
+            .map(|g| {
+                Ok(IkGoalDoc {
+                    target: self.unique_name(g.target(), context)?,
+                    effector: self.unique_name(g.effector(), context)?,
+                    weight: re(g.weight()),
+                })
+            })
+            .collect::<Result<_, IoError>>()?;
+        Ok(IkDoc {
+            joints,
+            goals,
+            iterations: (c.iterations() != DEFAULT_IK_ITERATIONS).then_some(c.iterations()),
+            end_to_root: (!c.order_end_to_root).then_some(false),
+            active: (!c.active).then_some(false),
         })
     }
 
@@ -709,6 +895,169 @@ impl Saver<'_> {
             },
         })
     }
+}
+
+/// The mesh written for a skinned leaf: what its skin gives with every bone at the identity.
+/// The skin recomputes the mesh at every update, so what is written only has to be the same
+/// whatever pose the bones were in when the scene was saved (a reloaded scene, whose
+/// animations posed the bones at load, then saves to the same file).
+fn skinned_rest(scene: &Scene, id: NodeId, mesh: &Mesh) -> Option<Mesh> {
+    let (_, c) = scene.mesh_controllers.iter().find(|(n, _)| *n == id)?;
+    let mut skin = c.as_any()?.downcast_ref::<SkinController>()?.clone();
+    if !skin.active() {
+        return None;
+    }
+    let bones = vec![Transform::IDENTITY; skin.bones().len()];
+    skin.update(0.0, mesh, &bones)
+}
+
+fn interpolation_doc(i: Interpolation) -> InterpolationDoc {
+    match i {
+        Interpolation::Step => InterpolationDoc::Step,
+        Interpolation::Linear => InterpolationDoc::Linear,
+        Interpolation::CubicSpline => InterpolationDoc::CubicSpline,
+    }
+}
+
+/// An `f64` of a controller's timing as the `f32` the format holds, if exact.
+fn exact_f32(x: f64) -> Result<f32, &'static str> {
+    let f = x as f32;
+    if f64::from(f) == x {
+        Ok(f)
+    } else {
+        Err("controller times that are not exact 32-bit floats")
+    }
+}
+
+/// The timing fields of a keyed controller (`repeat, [min, max, phase, frequency], active`),
+/// each left out where it is the loader's default (`min`/`max` default to `first`/`last`).
+type TimingDoc = (RepeatDoc, [Option<Real>; 4], Option<bool>);
+
+fn timing_doc(t: &ControllerTiming, first: f32, last: f32) -> Result<TimingDoc, &'static str> {
+    let repeat = match t.repeat() {
+        RepeatType::Clamp => RepeatDoc::Clamp,
+        RepeatType::Wrap => RepeatDoc::Wrap,
+        RepeatType::Cycle => RepeatDoc::Cycle,
+    };
+    let min = exact_f32(t.min_time())?;
+    let max = exact_f32(t.max_time())?;
+    let phase = exact_f32(t.phase())?;
+    let frequency = exact_f32(t.frequency())?;
+    Ok((
+        repeat,
+        [
+            (min.to_bits() != first.to_bits()).then(|| re(min)),
+            (max.to_bits() != last.to_bits()).then(|| re(max)),
+            (phase != 0.0 || phase.is_sign_negative()).then(|| re(phase)),
+            (frequency != 1.0).then(|| re(frequency)),
+        ],
+        (!t.active()).then_some(false),
+    ))
+}
+
+/// A `keyframes` document of a node animation played with `timing` (every track with its
+/// own keys, and the rest pose, so that the loader rebuilds it exactly); `None`: as
+/// [`apply_animations`](crate::io::apply_animations) plays it, at the application time
+/// itself (the loader's default timing, clamp over the keys, which the tracks hold anyway).
+fn keyframes_doc(
+    a: &NodeAnimation,
+    timing: Option<&ControllerTiming>,
+) -> Result<KeyframesDoc, &'static str> {
+    let keys = |i: Interpolation, times: &[f32]| TrackKeysDoc {
+        interpolation: interpolation_doc(i),
+        times: times.iter().copied().map(re).collect(),
+    };
+    let tracks = [
+        a.translation.as_ref().map(Track::times),
+        a.rotation.as_ref().map(Track::times),
+        a.scale.as_ref().map(Track::times),
+    ];
+    let first = tracks
+        .iter()
+        .flatten()
+        .filter_map(|t| t.first().copied())
+        .reduce(f32::min)
+        .unwrap_or(0.0);
+    let last = tracks
+        .iter()
+        .flatten()
+        .filter_map(|t| t.last().copied())
+        .reduce(f32::max)
+        .unwrap_or(0.0);
+    let (repeat, [min_time, max_time, phase, frequency], active) = match timing {
+        Some(t) => timing_doc(t, first, last)?,
+        None => (RepeatDoc::Clamp, [None; 4], None),
+    };
+    let q = a.rest_rotation;
+    Ok(KeyframesDoc {
+        translations: a
+            .translation
+            .as_ref()
+            .map(|t| t.values().iter().copied().map(r3).collect()),
+        translation_keys: a
+            .translation
+            .as_ref()
+            .map(|t| keys(t.interpolation(), t.times())),
+        rotations: a.rotation.as_ref().map(|t| {
+            t.values()
+                .iter()
+                .map(|q| [re(q.x), re(q.y), re(q.z), re(q.w)])
+                .collect()
+        }),
+        rotation_keys: a
+            .rotation
+            .as_ref()
+            .map(|t| keys(t.interpolation(), t.times())),
+        scales: a
+            .scale
+            .as_ref()
+            .map(|t| t.values().iter().copied().map(r3).collect()),
+        scale_keys: a.scale.as_ref().map(|t| keys(t.interpolation(), t.times())),
+        rest: Some(RestPoseDoc {
+            translation: r3(a.rest_translation),
+            rotation: [re(q.x), re(q.y), re(q.z), re(q.w)],
+            scale: r3(a.rest_scale),
+        }),
+        repeat,
+        min_time,
+        max_time,
+        phase,
+        frequency,
+        active,
+        ..KeyframesDoc::default()
+    })
+}
+
+/// A `morph` document (relative targets, as the controller stores them).
+fn morph_doc(m: &MorphController) -> Result<MorphDoc, &'static str> {
+    let arrays = |t: &[Vec<Vec3>]| -> Vec<Vec<Real3>> {
+        t.iter()
+            .map(|t| t.iter().copied().map(r3).collect())
+            .collect()
+    };
+    let times = m.times();
+    let first = times.first().copied().unwrap_or(0.0);
+    let last = times.last().copied().unwrap_or(first);
+    let (repeat, [min_time, max_time, phase, frequency], active) =
+        timing_doc(m.timing(), first, last)?;
+    Ok(MorphDoc {
+        times: times.iter().copied().map(re).collect(),
+        targets: arrays(m.targets()),
+        relative: true,
+        normals: m.normal_targets().map(arrays),
+        interpolation: interpolation_doc(m.interpolation()),
+        weights: m
+            .key_weights()
+            .iter()
+            .map(|w| w.iter().copied().map(re).collect())
+            .collect(),
+        repeat,
+        min_time,
+        max_time,
+        phase,
+        frequency,
+        active,
+    })
 }
 
 /// The states of `states` that differ from `defaults`, as global states.
@@ -790,7 +1139,10 @@ fn mesh_doc(m: &Mesh) -> InlineMeshDoc {
             .map(|set| set.iter().map(|p: &Vec2| [re(p.x), re(p.y)]).collect())
             .collect(),
         indices: (!identity).then(|| m.indices().to_vec()),
-        active: m.active_count().map(|a| u32::try_from(a).unwrap_or(u32::MAX)),
+        tangents: m.tangents().map(|v| v.iter().copied().map(r4).collect()),
+        active: m
+            .active_count()
+            .map(|a| u32::try_from(a).unwrap_or(u32::MAX)),
     }
 }
 

@@ -75,6 +75,40 @@ pub(super) fn attach_skin(
         bones.push(id);
     }
     let (v, b) = (mesh.positions().len(), bones.len());
+    if let Some(rows) = &s.influences {
+        if !s.weights.is_empty() || s.offsets.is_some() {
+            return Err(invalid(
+                "give \"influences\" or \"weights\" (and \"offsets\"), not both".to_owned(),
+            ));
+        }
+        if rows.len() != v {
+            return Err(invalid(format!(
+                "{} rows of influences for a mesh of {v} vertices",
+                rows.len()
+            )));
+        }
+        let mut influences = Vec::with_capacity(v);
+        for (j, row) in rows.iter().enumerate() {
+            let mut out = Vec::with_capacity(row.len());
+            for i in row {
+                if i.bone as usize >= b {
+                    return Err(invalid(format!("vertex {j} names bone {} of {b}", i.bone)));
+                }
+                out.push(SkinInfluence {
+                    bone: i.bone as usize,
+                    weight: i.weight.get(),
+                    offset: v3(&i.offset),
+                    normal: i.normal.as_ref().map(v3),
+                });
+            }
+            influences.push(out);
+        }
+        let mut controller = SkinController::from_influences(bones, influences).map_err(&err)?;
+        controller.set_active(s.active.unwrap_or(true));
+        return scene
+            .add_mesh_controller(node, Box::new(controller))
+            .map_err(&err);
+    }
     if s.weights.len() != v {
         return Err(invalid(format!(
             "{} rows of weights for a mesh of {v} vertices",
