@@ -1,16 +1,19 @@
 //! Save → load round trips (issue 14, "a scene that saves itself"): every golden's scene file
 //! (`refimages/**/*.json`) and every shared glTF model that `tests/model_goldens.rs` renders
-//! is loaded (`io::load`, the one load path), saved with `io::json::save_scene` (textures as
-//! PNG beside the file), loaded again, and both scenes are drawn from the **same** camera at
-//! 64×64: colour and depth must be identical bytes. Saving the same scene twice must give
-//! identical text and images, and saving the reloaded scene must give the first file again
-//! (a fixpoint: no drift through a second trip) except for the cameras, whose `up` vector
-//! can move by an ulp through `look_at` (they are not what is drawn here: both renders use the
-//! first scene's camera).
+//! (with the clip its goldens play, `--clip`) is loaded (`io::load`, the one load path), saved
+//! with `io::json::save_scene` (textures as PNG beside the file), loaded again, and both
+//! scenes are posed as `plumb render --time t` poses them (animations applied, then an update
+//! running the controllers) and drawn from the **same** camera at 64×64, at time 0 and at
+//! every `--time` of the model's goldens (scene-file goldens show their controllers at time
+//! 0 through `phase`): colour and depth must be identical bytes. Saving the same scene twice
+//! must give identical text and images, and saving the reloaded scene must give the first file
+//! again (a fixpoint: no drift through a second trip) except for the cameras, whose `up`
+//! vector can move by an ulp through `look_at` (they are not what is drawn here: both renders
+//! use the first scene's camera).
 //!
-//! Cases the format cannot hold yet are listed in [`UNSUPPORTED`] with the reason the saver
-//! gives ([`IoError::Unsupported`]); such a case must still fail with exactly that reason, so
-//! the list cannot go stale silently. The models need the third-party assets
+//! Cases the format could not hold would be listed in [`UNSUPPORTED`] with the reason the
+//! saver gives ([`IoError::Unsupported`]), and such a case must fail with exactly that reason
+//! so the list cannot go stale silently; it is empty. The models need the third-party assets
 //! (`PLUMB_ASSETS`, else `../shared/assets`); without them the model half is skipped with a
 //! message.
 
