@@ -43,6 +43,8 @@ const CASES: &[&str] = &[
     "json/dlod_mid",
     "json/dlod_far",
     "json/skin_arm_t0_5",
+    // A BSP tree: each node's plane and which child fills each slot.
+    "json/bsp_depth_off",
 ];
 
 fn repo() -> PathBuf {
