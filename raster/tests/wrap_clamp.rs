@@ -196,6 +196,12 @@ fn every_mip_level_mixes_the_border_at_the_edge() {
 }
 
 #[test]
+fn every_mode_is_listed() {
+    assert_eq!(Wrap::ALL_WITH_CLAMP[..4], Wrap::ALL);
+    assert_eq!(Wrap::ALL_WITH_CLAMP[4], Wrap::Clamp);
+}
+
+#[test]
 fn batches_at_every_level_match_the_scalar_sampler() {
     // Many points across and around [0, 1]², every filter pair: `sample_lod` holds the batch
     // path at every SIMD level to the scalar result.

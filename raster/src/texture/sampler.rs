@@ -90,8 +90,17 @@ pub enum Wrap {
 }
 
 impl Wrap {
-    /// All five modes.
-    pub const ALL: [Wrap; 5] = [
+    /// The four modes of GL 1.4 and later (the goldens and fuzzers iterate these);
+    /// [`Wrap::Clamp`], GL 1.x's legacy mode, is [`Wrap::ALL_WITH_CLAMP`]'s fifth.
+    pub const ALL: [Wrap; 4] = [
+        Wrap::Repeat,
+        Wrap::MirroredRepeat,
+        Wrap::ClampToEdge,
+        Wrap::ClampToBorder,
+    ];
+
+    /// Every mode, [`Wrap::Clamp`] included.
+    pub const ALL_WITH_CLAMP: [Wrap; 5] = [
         Wrap::Repeat,
         Wrap::MirroredRepeat,
         Wrap::ClampToEdge,
