@@ -434,8 +434,9 @@ fn volumes_overlap(a: &WorldVolume, b: &WorldVolume) -> bool {
         _ => {
             let ((ca, ra), (cb, rb)) = (sphere_of(a), sphere_of(b));
             let r = ra + rb + pad_for(ca, ra) + pad_for(cb, rb);
-            // NaN compares false: not separated.
-            !((ca - cb).length_squared() > r * r)
+            // NaN is not separated.
+            let d2 = (ca - cb).length_squared();
+            d2.is_nan() || r.is_nan() || d2 <= r * r
         }
     }
 }

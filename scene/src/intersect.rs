@@ -304,7 +304,8 @@ pub fn find_sphere(l: &Linear, s: &Sphere) -> Option<SphereHit> {
     let a0 = diff.dot(diff) - s.radius * s.radius;
     let a1 = l.direction.dot(diff);
     let discr = a1 * a1 - a0;
-    if !(discr >= 0.0) {
+    // NaN is no hit, as a negative discriminant.
+    if discr.is_nan() || discr < 0.0 {
         return None;
     }
     let root = discr.sqrt();
@@ -384,7 +385,7 @@ pub fn find_box(l: &Linear, b: &OrientedBox) -> Option<(f32, f32)> {
         let (lo, hi) = if a <= c { (a, c) } else { (c, a) };
         t0 = t0.max(lo);
         t1 = t1.min(hi);
-        if !(t0 <= t1) {
+        if t0.is_nan() || t1.is_nan() || t0 > t1 {
             return None;
         }
     }

@@ -208,11 +208,11 @@ pub mod soft;
 pub mod io;
 
 pub use bound::{merge_spheres, Bound, BoundKind};
+pub use camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
+pub use clear::ClearRegion;
 pub use collide::{
     BvKind, BvTree, BvTreeOptions, CollideMode, Collider, CollisionGroup, Contact, TrianglePair,
 };
-pub use camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
-pub use clear::ClearRegion;
 pub use controller::{Controller, ControllerTiming, MeshController, RepeatType};
 pub use copy::CopyOptions;
 pub use cull::{CullStats, Culling, DrawItem, VisibleSet, MAX_CULL_PLANES, MAX_PORTAL_PASSAGES};

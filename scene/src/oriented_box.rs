@@ -286,18 +286,14 @@ pub fn symmetric_eigen(m: [[f32; 3]; 3]) -> ([f32; 3], [Vec3; 3]) {
             let c = 1.0 / (t * t + 1.0).sqrt();
             let s = t * c;
             // A ← Jᵀ·A·J with J the rotation in the (p, q) plane.
-            for k in 0..3 {
-                let akp = a[k][p];
-                let akq = a[k][q];
-                a[k][p] = c * akp - s * akq;
-                a[k][q] = s * akp + c * akq;
+            for row in &mut a {
+                let (akp, akq) = (row[p], row[q]);
+                row[p] = c * akp - s * akq;
+                row[q] = s * akp + c * akq;
             }
-            for k in 0..3 {
-                let apk = a[p][k];
-                let aqk = a[q][k];
-                a[p][k] = c * apk - s * aqk;
-                a[q][k] = s * apk + c * aqk;
-            }
+            let (rp, rq) = (a[p], a[q]);
+            a[p] = std::array::from_fn(|k| c * rp[k] - s * rq[k]);
+            a[q] = std::array::from_fn(|k| s * rp[k] + c * rq[k]);
             a[p][q] = 0.0;
             a[q][p] = 0.0;
             for row in &mut v {
