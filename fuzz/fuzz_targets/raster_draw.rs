@@ -98,7 +98,7 @@ fn texture(b: &mut Bytes) -> Option<Texture> {
 }
 
 fn sampler(b: &mut Bytes) -> Sampler {
-    let wraps = [Wrap::Repeat, Wrap::MirroredRepeat, Wrap::ClampToEdge, Wrap::ClampToBorder];
+    let wraps = Wrap::ALL_WITH_CLAMP;
     Sampler {
         mag: [MagFilter::Nearest, MagFilter::Linear][b.choose(2)],
         min: [
@@ -109,8 +109,8 @@ fn sampler(b: &mut Bytes) -> Sampler {
             MinFilter::NearestMipmapLinear,
             MinFilter::LinearMipmapLinear,
         ][b.choose(6)],
-        wrap_u: wraps[b.choose(4)],
-        wrap_v: wraps[b.choose(4)],
+        wrap_u: wraps[b.choose(wraps.len())],
+        wrap_v: wraps[b.choose(wraps.len())],
         border: vec4(b),
         lod_bias: b.f32(),
         min_lod: b.f32(),
