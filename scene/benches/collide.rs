@@ -24,12 +24,14 @@ fn pair(kind: BvKind) -> (Collider, Collider) {
     };
     let mesh = torus();
     let a = Collider::new(mesh.clone(), opts).expect("triangles");
-    // The second torus stands up (90° about x) and is moved by 0.8 along x: its tube passes
-    // through the first one's tube, so the surfaces cross along closed curves.
+    // The second torus stands up (90° about x, its ring in the xy-plane) and is moved by 0.1
+    // along x: its ring passes 0.1 from the first one's ring at (1.1, 0, 0) and (−0.9, 0, 0),
+    // inside both tubes (radius 0.3), so the surfaces cross there. (Moved by 0.8 the rings
+    // stay 0.8 apart and nothing crosses.)
     let t = Transform::from_srt(
         Vec3::ONE,
         Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
-        Vec3::new(0.8, 0.0, 0.0),
+        Vec3::new(0.1, 0.0, 0.0),
     )
     .expect("finite");
     let b = Collider::new(mesh, opts)
