@@ -178,22 +178,14 @@ impl Scene {
         Ok((opaque, transparent.into_iter().map(|t| t.0).collect()))
     }
 
-    /// Step 4: draws `first` (in order; each leaf's role from its resolved alpha state), the
-    /// scene effects, then `last` (in order, as transparent).
-    pub(crate) fn draw_lists(
+    /// Starts the frame (clears, camera, global ambient) and draws the background screen
+    /// polygons; returns the renderer's limits for the leaves that follow.
+    fn begin_frame(
         &self,
         camera: &Camera,
         renderer: &mut dyn Renderer,
-        cull: CullStats,
-        update: UpdateStats,
-        first: &[NodeId],
-        last: &[NodeId],
-    ) -> Result<SceneDrawStats, SceneError> {
-        let mut stats = SceneDrawStats {
-            update,
-            cull,
-            ..SceneDrawStats::default()
-        };
+        stats: &mut SceneDrawStats,
+    ) -> Result<Limits, SceneError> {
         let limits = Limits {
             lights: renderer.max_lights().min(MAX_LIGHTS),
             units: renderer.max_texture_units(),
@@ -212,6 +204,26 @@ impl Scene {
                 stats.screen_polygons += 1;
             }
         }
+        Ok(limits)
+    }
+
+    /// Step 4: draws `first` (in order; each leaf's role from its resolved alpha state), the
+    /// scene effects, then `last` (in order, as transparent).
+    pub(crate) fn draw_lists(
+        &self,
+        camera: &Camera,
+        renderer: &mut dyn Renderer,
+        cull: CullStats,
+        update: UpdateStats,
+        first: &[NodeId],
+        last: &[NodeId],
+    ) -> Result<SceneDrawStats, SceneError> {
+        let mut stats = SceneDrawStats {
+            update,
+            cull,
+            ..SceneDrawStats::default()
+        };
+        let limits = self.begin_frame(camera, renderer, &mut stats)?;
         for &id in first {
             let role = if self.resolved(id)?.states.alpha.is_transparent() {
                 stats.transparent += 1;
@@ -398,24 +410,7 @@ impl Scene {
         for &id in visible.items() {
             members[group_of(id)].push(id);
         }
-        let limits = Limits {
-            lights: renderer.max_lights().min(MAX_LIGHTS),
-            units: renderer.max_texture_units(),
-        };
-        let settings = self.frame_settings();
-        renderer.begin_frame(&Frame {
-            camera,
-            clear_color: settings.background,
-            clear_depth: 1.0,
-            clear_stencil: 0,
-            global_ambient: settings.global_ambient,
-        })?;
-        for poly in &self.screen_polygons {
-            if poly.layer == ScreenLayer::Background {
-                draw_screen(poly, renderer, limits)?;
-                stats.screen_polygons += 1;
-            }
-        }
+        let limits = self.begin_frame(camera, renderer, &mut stats)?;
         let effect_draws = if self.has_scene_effects {
             self.scene_effect_draws()?
         } else {
