@@ -12,10 +12,10 @@ use plumb::conform::{
 use plumb::raster::trace::DrawTarget;
 use plumb::raster::CompareFunc;
 use plumb::raster::{
-    Context, ContextOptions, DrawStats, FixedFunction, Indices, MeshInput, PipelineState, Topology,
-    Transforms, VertexInput,
+    Context, ContextOptions, DrawStats, FixedFunction, FrameStats, Indices, MeshInput,
+    PipelineState, Rect, Topology, Transforms, VertexInput,
 };
-use plumb::scene::{BackendStats, Draw, Frame, Pass, Renderer, SceneError, SoftRenderer};
+use plumb::scene::FixedRenderer;
 
 fn refimages() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("refimages")
@@ -101,53 +101,6 @@ fn depth_bug(f: CompareFunc) -> CompareFunc {
     }
 }
 
-struct BrokenScene(SoftRenderer, Bug);
-
-impl Renderer for BrokenScene {
-    fn size(&self) -> (u32, u32) {
-        self.0.size()
-    }
-    fn max_texture_units(&self) -> usize {
-        self.0.max_texture_units()
-    }
-    fn begin_frame(&mut self, frame: &Frame<'_>) -> Result<(), SceneError> {
-        self.0.begin_frame(frame)
-    }
-    fn clear_region(&mut self, region: &plumb_scene::ClearRegion) -> Result<(), SceneError> {
-        self.0.clear_region(region)
-    }
-    fn draw(&mut self, draw: &Draw<'_>) -> Result<(), SceneError> {
-        let passes: Vec<Pass> = draw
-            .passes
-            .iter()
-            .map(|p| {
-                let mut p = p.clone();
-                match self.1 {
-                    Bug::SwapRedBlue => {}
-                    Bug::DepthFuncOffByOne if p.states.zbuffer.enabled => {
-                        p.states.zbuffer.compare = next_func(p.states.zbuffer.compare);
-                    }
-                    Bug::DepthFuncOffByOne => {}
-                    Bug::MipOffByOne => {
-                        for t in &mut p.textures {
-                            t.sampler.lod_bias += 1.0;
-                        }
-                    }
-                    Bug::NoFog => p.states.fog.enabled = false,
-                }
-                p
-            })
-            .collect();
-        self.0.draw(&Draw {
-            passes: &passes,
-            ..*draw
-        })
-    }
-    fn end_frame(&mut self) -> Result<BackendStats, SceneError> {
-        self.0.end_frame()
-    }
-}
-
 struct BrokenTarget(Context, Bug);
 
 impl DrawTarget for BrokenTarget {
@@ -159,6 +112,24 @@ impl DrawTarget for BrokenTarget {
     }
     fn clear(&mut self, color: glam::Vec4, depth: f32, stencil: u8) {
         self.0.clear(color, depth, stencil);
+    }
+    fn clear_rect(
+        &mut self,
+        rect: Rect,
+        color: Option<glam::Vec4>,
+        depth: Option<f32>,
+        stencil: Option<u8>,
+    ) {
+        self.0.clear_rect(rect, color, depth, stencil);
+    }
+    fn finish(&mut self) -> Result<(), plumb::raster::Error> {
+        DrawTarget::finish(&mut self.0)
+    }
+    fn frame_stats(&self) -> Option<FrameStats> {
+        DrawTarget::frame_stats(&self.0)
+    }
+    fn reset_stats(&mut self) {
+        self.0.reset_stats();
     }
     fn draw(
         &mut self,
@@ -202,35 +173,25 @@ fn swap_rb(mut img: image::RgbaImage, bug: Bug) -> image::RgbaImage {
     img
 }
 
-impl ReadBack for BrokenScene {
-    fn read_back(&mut self) -> Result<image::RgbaImage, String> {
-        Ok(swap_rb(self.0.image(), self.1))
-    }
-}
-
 impl ReadBack for BrokenTarget {
     fn read_back(&mut self) -> Result<image::RgbaImage, String> {
         Ok(swap_rb(self.0.color_image(), self.1))
     }
 }
 
-fn broken(bug: Bug) -> InProcess<BrokenScene, BrokenTarget> {
+fn broken_target(w: u32, h: u32, bug: Bug) -> Result<BrokenTarget, String> {
+    let ctx = Context::new(w, h, ContextOptions { threads: Some(1) }).map_err(|e| e.to_string())?;
+    Ok(BrokenTarget(ctx, bug))
+}
+
+/// A broken raster target, and the scene renderer over it: the scene cases reach the bug
+/// through the same `FixedRenderer` translation a GPU backend's target gets.
+fn broken(bug: Bug) -> InProcess<FixedRenderer<BrokenTarget>, BrokenTarget> {
     InProcess {
         name: format!("broken: {bug:?}"),
         exact: false,
-        renderer: Box::new(move |w, h| {
-            Ok(BrokenScene(
-                SoftRenderer::new(w, h, Some(1)).map_err(|e| e.to_string())?,
-                bug,
-            ))
-        }),
-        target: Box::new(move |w, h| {
-            Ok(BrokenTarget(
-                Context::new(w, h, ContextOptions { threads: Some(1) })
-                    .map_err(|e| e.to_string())?,
-                bug,
-            ))
-        }),
+        renderer: Box::new(move |w, h| Ok(FixedRenderer::with_target(broken_target(w, h, bug)?))),
+        target: Box::new(move |w, h| broken_target(w, h, bug)),
     }
 }
 

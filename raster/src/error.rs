@@ -62,6 +62,10 @@ pub enum Error {
     /// Building the worker thread pool failed.
     #[error("thread pool: {0}")]
     ThreadPool(String),
+    /// A backend other than the CPU context failed (a GPU device lost, out of memory, a
+    /// shader that did not compile): the backend's own message.
+    #[error("backend: {0}")]
+    Backend(String),
     /// A draw trace could not be read, written or played back (module `trace`).
     #[error("trace: {0}")]
     Trace(String),
@@ -73,7 +77,7 @@ pub enum Error {
         file: String,
         /// Position in the `commands` array.
         index: usize,
-        /// `clear`, `draw` or `draw_fixed`.
+        /// `clear`, `clear_rect`, `draw` or `draw_fixed`.
         kind: &'static str,
         /// The command's own error.
         source: Box<Error>,

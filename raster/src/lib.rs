@@ -83,6 +83,7 @@
 pub mod clip;
 pub mod combine;
 pub mod context;
+pub mod draw_target;
 pub mod error;
 pub mod fixed;
 pub mod fixed_function;
@@ -104,6 +105,7 @@ mod fixed_shader;
 mod fragment;
 
 pub use context::{Context, ContextOptions, DrawStats, FrameStats};
+pub use draw_target::DrawTarget;
 pub use error::Error;
 pub use fixed_function::{FixedFunction, MeshInput, TexGen, TextureUnit, Transforms};
 pub use setup::GeometryStats;

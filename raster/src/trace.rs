@@ -5,12 +5,12 @@
 //! and the commands with every pipeline and fixed-function state spelled out) plus
 //! `<name>.bin`, a little-endian buffer holding the vertex, index and texel arrays the JSON
 //! points into. Floats are stored as their exact bits, so playing a trace back into a
-//! [`Context`] draws exactly what the recorded calls drew — on any thread count, and on any
+//! [`Context`](crate::Context) draws exactly what the recorded calls drew — on any thread count, and on any
 //! other renderer that implements the documented conventions (a GPU backend can replay the
 //! same stream and compare against plumb's pixels).
 //!
 //! Recording: anything that draws through [`DrawTarget`] can draw into a [`Recorder`]
-//! instead of a [`Context`]; [`Recorder::finish`] gives the [`Trace`], [`Trace::save`] writes
+//! instead of a [`Context`](crate::Context); [`Recorder::finish`] gives the [`Trace`], [`Trace::save`] writes
 //! the pair, [`Trace::load`] reads it back (every view and index checked, typed errors, no
 //! panics) and [`Trace::replay`] draws it.
 //!
@@ -42,13 +42,14 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use crate::combine::ApplyMode;
+pub use crate::draw_target::DrawTarget;
 use crate::fixed_function::{FixedFunction, MeshInput, TexGen, TextureUnit, Transforms};
 use crate::fog::FogState;
 use crate::light::LightingState;
-use crate::state::PipelineState;
+use crate::state::{PipelineState, Rect};
 use crate::texture::{Sampler, TexelFormat, Texture, MAX_TEXTURE_SIZE};
 use crate::vertex::{Indices, Topology, VertexInput};
-use crate::{Context, DrawStats, Error};
+use crate::{DrawStats, Error};
 
 /// The value of the JSON's `format`.
 pub const FORMAT: &str = "plumb-draws";
@@ -58,77 +59,6 @@ pub const VERSION: u32 = 1;
 pub const MAX_JSON_BYTES: u64 = 64 << 20;
 /// Largest `.bin` part read (bytes).
 pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
-
-/// Where draw calls go: a [`Context`] draws them, a [`Recorder`] writes them down. Code
-/// written against this trait can render and record with the same body.
-pub trait DrawTarget {
-    /// Target width in pixels.
-    fn width(&self) -> u32;
-    /// Target height in pixels.
-    fn height(&self) -> u32;
-    /// [`PipelineState::new`] for the target's size.
-    fn default_state(&self) -> PipelineState {
-        PipelineState::new(self.width(), self.height())
-    }
-    /// As [`Context::clear`].
-    fn clear(&mut self, color: Vec4, depth: f32, stencil: u8);
-    /// As [`Context::draw`].
-    ///
-    /// # Errors
-    /// As [`Context::draw`].
-    fn draw(
-        &mut self,
-        state: &PipelineState,
-        vertices: &VertexInput<'_>,
-        indices: Indices<'_>,
-        topology: Topology,
-    ) -> Result<DrawStats, Error>;
-    /// As [`Context::draw_fixed`].
-    ///
-    /// # Errors
-    /// As [`Context::draw_fixed`].
-    fn draw_fixed(
-        &mut self,
-        state: &PipelineState,
-        ff: &FixedFunction,
-        transforms: &Transforms,
-        mesh: &MeshInput<'_>,
-        indices: Indices<'_>,
-        topology: Topology,
-    ) -> Result<DrawStats, Error>;
-}
-
-impl DrawTarget for Context {
-    fn width(&self) -> u32 {
-        Context::width(self)
-    }
-    fn height(&self) -> u32 {
-        Context::height(self)
-    }
-    fn clear(&mut self, color: Vec4, depth: f32, stencil: u8) {
-        Context::clear(self, color, depth, stencil);
-    }
-    fn draw(
-        &mut self,
-        state: &PipelineState,
-        vertices: &VertexInput<'_>,
-        indices: Indices<'_>,
-        topology: Topology,
-    ) -> Result<DrawStats, Error> {
-        Context::draw(self, state, vertices, indices, topology)
-    }
-    fn draw_fixed(
-        &mut self,
-        state: &PipelineState,
-        ff: &FixedFunction,
-        transforms: &Transforms,
-        mesh: &MeshInput<'_>,
-        indices: Indices<'_>,
-        topology: Topology,
-    ) -> Result<DrawStats, Error> {
-        Context::draw_fixed(self, state, ff, transforms, mesh, indices, topology)
-    }
-}
 
 /// A run of elements in the buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -206,7 +136,7 @@ pub struct FixedDoc {
     pub units: Vec<UnitDoc>,
 }
 
-/// A [`Context::draw`] call.
+/// A [`Context::draw`](crate::Context::draw) call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DrawDoc {
@@ -230,7 +160,7 @@ pub struct DrawDoc {
     pub topology: Topology,
 }
 
-/// A [`Context::draw_fixed`] call.
+/// A [`Context::draw_fixed`](crate::Context::draw_fixed) call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DrawFixedDoc {
@@ -262,7 +192,7 @@ pub struct DrawFixedDoc {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum CommandDoc {
-    /// [`Context::clear`].
+    /// [`Context::clear`](crate::Context::clear).
     Clear {
         /// Colour.
         color: Vec4,
@@ -271,9 +201,23 @@ pub enum CommandDoc {
         /// Stencil.
         stencil: u8,
     },
-    /// [`Context::draw`].
+    /// [`Context::clear_rect`](crate::Context::clear_rect): absent planes are left as they are.
+    ClearRect {
+        /// The rectangle, pixels from the top-left.
+        rect: Rect,
+        /// Colour, if cleared.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        color: Option<Vec4>,
+        /// Depth, if cleared.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        depth: Option<f32>,
+        /// Stencil, if cleared.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stencil: Option<u8>,
+    },
+    /// [`Context::draw`](crate::Context::draw).
     Draw(Box<DrawDoc>),
-    /// [`Context::draw_fixed`].
+    /// [`Context::draw_fixed`](crate::Context::draw_fixed).
     DrawFixed(Box<DrawFixedDoc>),
 }
 
@@ -419,7 +363,7 @@ impl Writer {
     }
 }
 
-/// Records draw calls (validating them as a [`Context`] would) instead of drawing them.
+/// Records draw calls (validating them as a [`Context`](crate::Context) would) instead of drawing them.
 pub struct Recorder {
     size: [u32; 2],
     commands: Vec<CommandDoc>,
@@ -431,7 +375,7 @@ impl Recorder {
     /// A recorder for a `width × height` target.
     ///
     /// # Errors
-    /// [`Error::InvalidSize`] as for [`Context::new`].
+    /// [`Error::InvalidSize`] as for [`Context::new`](crate::Context::new).
     pub fn new(width: u32, height: u32) -> Result<Recorder, Error> {
         crate::target::check_size(width, height)?;
         Ok(Recorder {
@@ -494,6 +438,20 @@ impl DrawTarget for Recorder {
     }
     fn clear(&mut self, color: Vec4, depth: f32, stencil: u8) {
         self.commands.push(CommandDoc::Clear {
+            color,
+            depth,
+            stencil,
+        });
+    }
+    fn clear_rect(
+        &mut self,
+        rect: Rect,
+        color: Option<Vec4>,
+        depth: Option<f32>,
+        stencil: Option<u8>,
+    ) {
+        self.commands.push(CommandDoc::ClearRect {
+            rect,
             color,
             depth,
             stencil,
@@ -827,6 +785,7 @@ impl Trace {
                 index,
                 kind: match c {
                     CommandDoc::Clear { .. } => "clear",
+                    CommandDoc::ClearRect { .. } => "clear_rect",
                     CommandDoc::Draw(_) => "draw",
                     CommandDoc::DrawFixed(_) => "draw_fixed",
                 },
@@ -848,6 +807,12 @@ impl Trace {
                     depth,
                     stencil,
                 } => target.clear(*color, *depth, *stencil),
+                CommandDoc::ClearRect {
+                    rect,
+                    color,
+                    depth,
+                    stencil,
+                } => target.clear_rect(*rect, *color, *depth, *stencil),
                 CommandDoc::Draw(d) => {
                     let positions: Vec<Vec4> = r.get(d.positions, "positions")?;
                     let colors: Option<Vec<Vec4>> =

@@ -12,13 +12,13 @@ use plumb_raster::light::{Light, LightKind, LightingState};
 use plumb_raster::texture::{Sampler, TexelFormat, Texture};
 use plumb_raster::trace::{self, DrawTarget, Recorder, Trace};
 use plumb_raster::{
-    BlendState, Context, ContextOptions, CullMode, DepthState, Error, Indices, Topology,
+    BlendState, Context, ContextOptions, CullMode, DepthState, Error, Indices, Rect, Topology,
     VertexInput,
 };
 
 /// A frame that uses a bit of everything: clear, a coloured draw with u16 indices and a uv
-/// set, a blended strip without indices, and a lit, fogged, textured fixed-function draw with
-/// u32 indices whose texture is an RGB (not RGBA) image.
+/// set, a blended strip without indices, a lit, fogged, textured fixed-function draw with
+/// u32 indices whose texture is an RGB (not RGBA) image, and a rectangle clear.
 fn frame(t: &mut dyn DrawTarget) {
     t.clear(Vec4::new(0.1, 0.2, 0.3, 1.0), 1.0, 7);
     let st = t.default_state();
@@ -130,7 +130,18 @@ fn frame(t: &mut dyn DrawTarget) {
         Topology::TriangleList,
     )
     .unwrap();
+    // A corner cleared after everything: colour and depth, stencil kept.
+    t.clear_rect(CORNER, Some(MAGENTA), Some(0.25), None);
 }
+
+/// The rectangle [`frame`] clears last, and its colour.
+const CORNER: Rect = Rect {
+    x: 1,
+    y: 2,
+    width: 5,
+    height: 3,
+};
+const MAGENTA: Vec4 = Vec4::new(1.0, 0.0, 1.0, 1.0);
 
 fn context(w: u32, h: u32, threads: usize) -> Context {
     Context::new(
@@ -156,7 +167,16 @@ fn replay_equals_drawing_directly() {
     let mut rec = Recorder::new(96, 72).unwrap();
     frame(&mut rec);
     let trace = rec.finish("f.bin");
-    assert_eq!(trace.doc.commands.len(), 4);
+    assert_eq!(trace.doc.commands.len(), 5);
+    assert_eq!(
+        trace.doc.commands[4],
+        trace::CommandDoc::ClearRect {
+            rect: CORNER,
+            color: Some(MAGENTA),
+            depth: Some(0.25),
+            stencil: None
+        }
+    );
     assert_eq!(trace.doc.textures.len(), 1, "one texture, recorded once");
     assert_eq!(trace.doc.textures[0].format, TexelFormat::Rgb8);
     for threads in [1, 3] {
@@ -171,6 +191,22 @@ fn replay_equals_drawing_directly() {
             played.target().depth_values(),
             direct.target().depth_values()
         );
+        // The rectangle clear took effect, exactly on its pixels.
+        let img = played.color_image();
+        let depth = played.target().depth_values();
+        for (x, y) in [(1, 2), (5, 4), (0, 2), (6, 4), (1, 5)] {
+            let inside = (1..6).contains(&x) && (2..5).contains(&y);
+            assert_eq!(
+                img.get_pixel(x, y).0 == [255, 0, 255, 255],
+                inside,
+                "({x}, {y})"
+            );
+            assert_eq!(
+                depth[(y * 96 + x) as usize] == 0.25,
+                inside,
+                "depth ({x}, {y})"
+            );
+        }
     }
 }
 

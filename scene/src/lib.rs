@@ -14,7 +14,7 @@
 //! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`clear`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`], [`partition`], [`intersect`], [`oriented_box`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, render states, lights, the camera, layer clear regions, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver, BSP sides and order, portals, intersection tests of lines, rays, segments, triangles, spheres and oriented boxes |
 //! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`layer`], [`switch`], [`dlod`], [`billboard`], [`lookup`], [`copy`], [`motion`], [`bsp`], [`portal`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), layer nodes and their draw order, switch, discrete-LOD and billboard nodes, finding nodes and named objects, deep copies of subtrees, particle systems and IK controllers on the scene, BSP nodes, convex regions and their manager |
 //! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print), [`collide`] | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision |
-//! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`deferred`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, deferred drawing through a pluggable draw function, [`SoftRenderer`] over plumb-raster |
+//! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`deferred`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, deferred drawing through a pluggable draw function, [`FixedRenderer`] over any plumb-raster `DrawTarget` ([`SoftRenderer`] on the CPU) |
 //! | 5. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
 //!
 //! What the user set (intent) and what `update` computed live on the nodes; what one view
@@ -239,7 +239,7 @@ pub use renderer::{
 };
 pub use screen::{ScreenLayer, ScreenPolygon};
 pub use skin::{SkinController, SkinInfluence};
-pub use soft::SoftRenderer;
+pub use soft::{FixedRenderer, SoftRenderer};
 pub use state::{
     AlphaState, BlendEquation, BlendFactor, ClipPlaneState, CompareFunc, CullFace, CullState,
     DitherState, Fog, FogApply, FogDensity, FogDistance, FogState, FrontFace, GlobalState,

@@ -1,6 +1,7 @@
-//! [`SoftRenderer`]: the [`Renderer`] trait over plumb-raster's fixed-function path.
+//! [`FixedRenderer`] / [`SoftRenderer`]: the [`Renderer`] trait over plumb-raster's
+//! fixed-function vocabulary, on any [`DrawTarget`] (the CPU [`Context`], or a GPU backend).
 //!
-//! Each [`Pass`] becomes one [`Context::draw_fixed`] call:
+//! Each [`Pass`] becomes one [`DrawTarget::draw_fixed`] call:
 //!
 //! * **Transforms** — `view_from_model = view_from_world · transform · world_from_local`
 //!   (`transform` is the pass's optional shadow / reflection matrix), the camera's projection,
@@ -39,9 +40,9 @@ use image::RgbaImage;
 use plumb_raster::fog::FogMode;
 use plumb_raster::light::{Light, LightKind, LightingState, Material};
 use plumb_raster::{
-    AlphaTest, BlendState, Context, ContextOptions, CullMode as RCull, DepthState, FixedFunction,
-    FrontFace, Indices, MeshInput, PipelineState, PolygonMode, PolygonOffset, ShadeModel, TexGen,
-    TextureUnit, Topology, Transforms, Viewport,
+    AlphaTest, BlendState, Context, ContextOptions, CullMode as RCull, DepthState, DrawTarget,
+    FixedFunction, FrontFace, Indices, MeshInput, PipelineState, PolygonMode, PolygonOffset,
+    ShadeModel, TexGen, TextureUnit, Topology, Transforms, Viewport,
 };
 
 use crate::camera::Camera;
@@ -123,9 +124,12 @@ fn eye_light(v: &Mat4, l: &SceneLight, t: crate::renderer::LightingTerms) -> Lig
     }
 }
 
-/// The CPU backend: a plumb-raster [`Context`] driven through the [`Renderer`] trait.
-pub struct SoftRenderer {
-    ctx: Context,
+/// The [`Renderer`] trait over any plumb-raster [`DrawTarget`]: each pass becomes one
+/// [`DrawTarget::draw_fixed`] call (the module docs give the translation). With a CPU
+/// [`Context`] it is [`SoftRenderer`]; a GPU backend that implements [`DrawTarget`] (the
+/// fixed-function pipeline emulated in shaders) gets the scene [`Renderer`] from it unchanged.
+pub struct FixedRenderer<T> {
+    target: T,
     view_from_world: Mat4,
     clip_from_view: Mat4,
     viewport: Viewport,
@@ -133,52 +137,73 @@ pub struct SoftRenderer {
     stats: BackendStats,
 }
 
-impl std::fmt::Debug for SoftRenderer {
+/// The CPU backend: a plumb-raster [`Context`] driven through the [`Renderer`] trait.
+pub type SoftRenderer = FixedRenderer<Context>;
+
+impl std::fmt::Debug for FixedRenderer<Context> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SoftRenderer")
-            .field("width", &self.ctx.width())
-            .field("height", &self.ctx.height())
-            .field("threads", &self.ctx.threads())
+            .field("width", &self.target.width())
+            .field("height", &self.target.height())
+            .field("threads", &self.target.threads())
             .finish_non_exhaustive()
     }
 }
 
-impl SoftRenderer {
+impl FixedRenderer<Context> {
     /// A `width × height` renderer with `threads` workers (`None`: all cores).
     ///
     /// # Errors
     /// [`SceneError::Renderer`] for an invalid size or if the worker pool cannot start.
     pub fn new(width: u32, height: u32, threads: Option<usize>) -> Result<Self, SceneError> {
         let ctx = Context::new(width, height, ContextOptions { threads }).map_err(raster_err)?;
-        Ok(SoftRenderer {
-            ctx,
-            view_from_world: Mat4::IDENTITY,
-            clip_from_view: Mat4::IDENTITY,
-            viewport: Viewport::full(width, height),
-            global_ambient: Vec3::ZERO,
-            stats: BackendStats::default(),
-        })
+        Ok(FixedRenderer::with_target(ctx))
     }
 
     /// The underlying raster context (CPU-specific; not part of the trait).
     pub fn context(&mut self) -> &mut Context {
-        &mut self.ctx
+        &mut self.target
     }
 
     /// The finished colour buffer (row 0 at the top).
     pub fn image(&mut self) -> RgbaImage {
-        self.ctx.color_image()
+        self.target.color_image()
     }
 
     /// The finished depth buffer, row-major from the top-left.
     pub fn depth(&mut self) -> Vec<f32> {
-        self.ctx.target().depth_values()
+        self.target.target().depth_values()
+    }
+}
+
+impl<T: DrawTarget> FixedRenderer<T> {
+    /// A renderer drawing into `target` (its size is the target's).
+    pub fn with_target(target: T) -> Self {
+        let (w, h) = (target.width(), target.height());
+        FixedRenderer {
+            target,
+            view_from_world: Mat4::IDENTITY,
+            clip_from_view: Mat4::IDENTITY,
+            viewport: Viewport::full(w, h),
+            global_ambient: Vec3::ZERO,
+            stats: BackendStats::default(),
+        }
+    }
+
+    /// The draw target.
+    pub fn target_mut(&mut self) -> &mut T {
+        &mut self.target
+    }
+
+    /// The draw target, giving the renderer up.
+    pub fn into_target(self) -> T {
+        self.target
     }
 
     fn camera_viewport(&self, camera: &Camera) -> Viewport {
         let px = camera
             .viewport()
-            .to_pixels(self.ctx.width(), self.ctx.height());
+            .to_pixels(self.target.width(), self.target.height());
         let (near, far) = camera.depth_range();
         Viewport {
             x: px.x as f32,
@@ -444,7 +469,8 @@ impl SoftRenderer {
                 (&looped[..], Topology::LineStrip)
             }
         };
-        self.ctx
+        let g = self
+            .target
             .draw_fixed(
                 &state,
                 &ff,
@@ -453,15 +479,21 @@ impl SoftRenderer {
                 Indices::U32(indices),
                 topology,
             )
-            .map_err(raster_err)?;
+            .map_err(raster_err)?
+            .geometry;
         self.stats.passes += 1;
+        self.stats.primitives_in += g.primitives;
+        self.stats.primitives_clipped += g.clipped;
+        self.stats.primitives_clipped_away += g.clipped_away;
+        self.stats.primitives_culled += g.culled;
+        self.stats.triangles_out += g.triangles_setup;
         Ok(())
     }
 }
 
-impl Renderer for SoftRenderer {
+impl<T: DrawTarget> Renderer for FixedRenderer<T> {
     fn size(&self) -> (u32, u32) {
-        (self.ctx.width(), self.ctx.height())
+        (self.target.width(), self.target.height())
     }
 
     fn max_texture_units(&self) -> usize {
@@ -474,9 +506,9 @@ impl Renderer for SoftRenderer {
         self.viewport = self.camera_viewport(frame.camera);
         self.global_ambient = frame.global_ambient;
         self.stats = BackendStats::default();
-        self.ctx
+        self.target
             .clear(frame.clear_color, frame.clear_depth, frame.clear_stencil);
-        self.ctx.reset_stats();
+        self.target.reset_stats();
         Ok(())
     }
 
@@ -489,28 +521,33 @@ impl Renderer for SoftRenderer {
     }
 
     fn clear_region(&mut self, region: &ClearRegion) -> Result<(), SceneError> {
-        let px = region.rect.to_pixels(self.ctx.width(), self.ctx.height());
+        let px = region
+            .rect
+            .to_pixels(self.target.width(), self.target.height());
         let rect = plumb_raster::Rect {
             x: px.x,
             y: px.y,
             width: px.width,
             height: px.height,
         };
-        self.ctx
+        self.target
             .clear_rect(rect, None, region.depth, region.stencil);
         Ok(())
     }
 
     fn end_frame(&mut self) -> Result<BackendStats, SceneError> {
-        self.ctx.finish();
-        let s = self.ctx.stats();
-        let g = s.geometry;
-        self.stats.primitives_in = g.primitives;
-        self.stats.primitives_clipped = g.clipped;
-        self.stats.primitives_clipped_away = g.clipped_away;
-        self.stats.primitives_culled = g.culled;
-        self.stats.triangles_out = g.triangles_setup;
-        self.stats.fragments = s.fragments_written;
+        self.target.finish().map_err(raster_err)?;
+        // A target that counts (the CPU context) reports the frame's totals; for one that does
+        // not, the geometry counters summed from the draws stand.
+        if let Some(s) = self.target.frame_stats() {
+            let g = s.geometry;
+            self.stats.primitives_in = g.primitives;
+            self.stats.primitives_clipped = g.clipped;
+            self.stats.primitives_clipped_away = g.clipped_away;
+            self.stats.primitives_culled = g.culled;
+            self.stats.triangles_out = g.triangles_setup;
+            self.stats.fragments = s.fragments_written;
+        }
         Ok(self.stats)
     }
 }

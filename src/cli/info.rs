@@ -374,6 +374,27 @@ fn trace_text(file: &str, t: &Trace) -> String {
                 "  {i} clear color=({}, {}, {}, {}) depth={depth} stencil={stencil}",
                 color.x, color.y, color.z, color.w
             ),
+            CommandDoc::ClearRect {
+                rect,
+                color,
+                depth,
+                stencil,
+            } => {
+                let planes = [
+                    color.map(|c| format!(" color=({}, {}, {}, {})", c.x, c.y, c.z, c.w)),
+                    depth.map(|d| format!(" depth={d}")),
+                    stencil.map(|s| format!(" stencil={s}")),
+                ];
+                writeln!(
+                    out,
+                    "  {i} clear_rect {}x{} at ({}, {}){}",
+                    rect.width,
+                    rect.height,
+                    rect.x,
+                    rect.y,
+                    planes.iter().flatten().cloned().collect::<String>()
+                )
+            }
             CommandDoc::Draw(dr) => writeln!(
                 out,
                 "  {i} draw {:?} vertices={} indices={} uv_sets={} {}",

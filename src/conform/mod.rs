@@ -52,7 +52,7 @@ use crate::diff::{compare, DiffOptions};
 use crate::raster::trace::{is_trace_file, DrawTarget, Trace};
 use crate::raster::{Context, ContextOptions};
 use crate::scene::io::{self, ImportOptions};
-use crate::scene::{AlphaState, Renderer, ScreenLayer, ScreenPolygon, SoftRenderer};
+use crate::scene::{AlphaState, FixedRenderer, Renderer, ScreenLayer, ScreenPolygon, SoftRenderer};
 
 /// What a case's input file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -320,9 +320,10 @@ pub trait ReadBack {
     fn read_back(&mut self) -> Result<RgbaImage, String>;
 }
 
-impl ReadBack for SoftRenderer {
+/// A scene renderer reads back what its draw target holds.
+impl<T: DrawTarget + ReadBack> ReadBack for FixedRenderer<T> {
     fn read_back(&mut self) -> Result<RgbaImage, String> {
-        Ok(self.image())
+        self.target_mut().read_back()
     }
 }
 
