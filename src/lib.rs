@@ -11,5 +11,6 @@ pub use plumb_scene as scene;
 pub mod conform;
 pub mod diff;
 pub mod mesh;
+pub mod model;
 pub mod orbit;
 pub mod showcase;

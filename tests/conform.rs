@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use plumb::conform::{
-    self, corpus, report, run_case, Backend, Case, CaseResult, InProcess, ReadBack, Status,
-    Tolerances,
+    self, corpus, model_corpus, report, run_case, Backend, Case, CaseKind, CaseResult, InProcess,
+    ModelCases, ReadBack, Status, Tolerances,
 };
 use plumb::raster::trace::DrawTarget;
 use plumb::raster::CompareFunc;
@@ -69,6 +69,54 @@ fn plumb_itself_passes_every_case_exactly_and_writes_the_report() {
         "tests=\"{}\" failures=\"0\" errors=\"0\"",
         cases.len()
     )));
+}
+
+/// A copy of the shared assets: `$PLUMB_ASSETS`, else `../shared/assets` beside the
+/// repository.
+fn assets() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("PLUMB_ASSETS").map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("gltf/khronos").is_dir())
+}
+
+/// The model goldens (`refimages/models/cases.json`) join the corpus when the models are
+/// present, and plumb draws each exactly as `plumb render` made its golden.
+#[test]
+fn plumb_itself_passes_the_model_cases_exactly() {
+    let Some(assets) = assets() else {
+        eprintln!("skipped: no shared assets (set PLUMB_ASSETS to a copy of shared/assets)");
+        return;
+    };
+    let t = Tolerances::load(&refimages().join("conform.json")).unwrap();
+    let (models, missing) = model_corpus(&refimages(), &assets, &t).unwrap();
+    assert_eq!(
+        missing,
+        Vec::<String>::new(),
+        "models missing from {assets:?}"
+    );
+    let listed = ModelCases::load(&refimages().join("models/cases.json"))
+        .unwrap()
+        .cases
+        .len();
+    assert_eq!(models.len(), listed);
+    assert!(models
+        .iter()
+        .all(|c| c.kind == CaseKind::Model && c.area == "models"));
+    let results = run_all(&mut conform::soft(Some(2)), &models);
+    assert_eq!(failing(&results), Vec::<&str>::new());
+    assert!(results
+        .iter()
+        .all(|r| r.metrics.is_some_and(|m| m.max_delta == 0)));
+    // A missing model is skipped and named, not an error.
+    let empty = scratch("conform-no-assets");
+    let (none, skipped) = model_corpus(&refimages(), &empty, &t).unwrap();
+    assert!(none.is_empty());
+    assert_eq!(skipped.len(), listed);
 }
 
 /// What a broken backend does wrong.

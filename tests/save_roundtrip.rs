@@ -19,6 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
+use plumb::conform::ModelCases;
 use plumb::scene::io::json::{save_scene, write_scene};
 use plumb::scene::io::{self, ImportOptions, ImportedScene, IoError};
 use plumb::scene::{Camera, SoftRenderer};
@@ -59,49 +60,37 @@ fn scene_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// One model of `tests/model_goldens.rs` with the clip its goldens play and their times.
+/// One model of the model goldens with the clip its goldens play and their times.
 struct Model {
     model: String,
     clip: Option<String>,
     times: Vec<f32>,
 }
 
-/// The models of `tests/model_goldens.rs` (each `ModelCase`'s `model: "…"`, once per model and
-/// clip, in order), with the `--time` of each of its goldens (and 0).
+/// The models of the model goldens (`refimages/models/cases.json`, once per model and clip,
+/// in order), with the `time` of each of its goldens (and 0).
 fn models() -> Vec<Model> {
-    let text = std::fs::read_to_string(repo().join("tests/model_goldens.rs")).unwrap_or_default();
+    let list = ModelCases::load(&repo().join("refimages/models/cases.json"))
+        .expect("refimages/models/cases.json is valid");
     let mut out: Vec<Model> = Vec::new();
-    for case in text.split("ModelCase {").skip(1) {
-        let case = case.split('}').next().unwrap_or("");
-        let quoted: Vec<&str> = case.split('"').skip(1).step_by(2).collect();
-        let after = |flag: &str| {
-            quoted
-                .iter()
-                .position(|q| *q == flag)
-                .and_then(|i| quoted.get(i + 1))
-                .map(|s| (*s).to_owned())
-        };
-        let Some(model) = case
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("model: \""))
-            .and_then(|r| r.split('"').next())
-        else {
-            continue;
-        };
-        let clip = after("--clip");
-        let time = after("--time").and_then(|t| t.parse::<f32>().ok());
-        let entry = match out.iter_mut().find(|m| m.model == model && m.clip == clip) {
+    for case in list.cases {
+        let clip = case.view.clip.clone();
+        let entry = match out
+            .iter_mut()
+            .find(|m| m.model == case.model && m.clip == clip)
+        {
             Some(m) => m,
             None => {
                 out.push(Model {
-                    model: model.to_owned(),
+                    model: case.model.clone(),
                     clip,
                     times: vec![0.0],
                 });
                 out.last_mut().expect("just pushed")
             }
         };
-        if let Some(t) = time.filter(|t| !entry.times.contains(t)) {
+        let t = case.view.time;
+        if !entry.times.contains(&t) {
             entry.times.push(t);
         }
     }
@@ -115,15 +104,6 @@ fn assets() -> Option<PathBuf> {
     }
     tried.push(repo().join("../shared/assets"));
     tried.into_iter().find(|p| p.join("gltf/khronos").is_dir())
-}
-
-fn model_path(assets: &Path, model: &str) -> PathBuf {
-    let (name, variant) = model.split_once('/').unwrap_or((model, "glTF"));
-    assets
-        .join("gltf/khronos")
-        .join(name)
-        .join(variant)
-        .join(format!("{name}.gltf"))
 }
 
 fn camera(loaded: &ImportedScene) -> Result<Camera, String> {
@@ -276,8 +256,9 @@ fn golden_scene_files_round_trip() {
                 name: rel.with_extension("").to_string_lossy().into_owned(),
                 path: p.clone(),
                 clip: None,
-                // Scene-file goldens show their controllers at time 0 (`phase`).
-                times: vec![0.0],
+                // Scene-file goldens show their controllers at time 0 (`phase`); later times
+                // check that the controllers came back, not only the pose they left.
+                times: vec![0.0, 0.5, 1.7],
             }
         })
         .collect();
@@ -297,7 +278,7 @@ fn shared_models_round_trip() {
         .into_iter()
         .map(|m| Case {
             name: format!("models/{}", m.model),
-            path: model_path(&assets, &m.model),
+            path: ModelCases::model_path(&assets, &m.model),
             clip: m.clip,
             times: m.times,
         })

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use clap::Args;
 use plumb::conform::{
-    self, corpus, parse_partition, partition, report, run_case, Actual, Backend, Exec, Status,
-    Tolerance, Tolerances,
+    self, corpus, model_corpus, parse_partition, partition, report, run_case, Actual, Backend,
+    Exec, Status, Tolerance, Tolerances,
 };
 
 use super::args::parse_threads;
@@ -27,8 +27,8 @@ pub struct ConformArgs {
     #[arg(long, value_name = "FILE")]
     pub tolerances: Option<PathBuf>,
     /// Run each case through this command (`sh -c`), with `{input}`, `{output}`,
-    /// `{width}`, `{height}` and `{kind}` (scene or trace) replaced; it writes a PNG to
-    /// `{output}`.
+    /// `{width}`, `{height}`, `{kind}` (scene, trace or model) and `{view}` (a model case's
+    /// view as a JSON file, else empty) replaced; it writes a PNG to `{output}`.
     #[arg(long, value_name = "CMD", conflicts_with = "actual")]
     pub exec: Option<String>,
     /// Compare PNGs rendered elsewhere: `<DIR>/<area>/<case>.png`.
@@ -50,6 +50,10 @@ pub struct ConformArgs {
     /// Merge the reports of these shard folders into `--report` instead of running.
     #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["exec", "actual", "partition", "filter"])]
     pub merge: Vec<PathBuf>,
+    /// A copy of the shared assets (default: `$PLUMB_ASSETS`): the model goldens of
+    /// `<refimages>/models/cases.json` whose model is there join the corpus.
+    #[arg(long, value_name = "DIR")]
+    pub assets: Option<PathBuf>,
     /// Worker threads of plumb's own backend (0 or absent: all cores).
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
@@ -79,6 +83,27 @@ pub fn run(args: &ConformArgs) -> CliResult {
         }
     };
     let mut cases = corpus(&args.refimages, &tolerances).map_err(|e| e.to_string())?;
+    let assets = args
+        .assets
+        .clone()
+        .or_else(|| std::env::var_os("PLUMB_ASSETS").map(PathBuf::from));
+    if let Some(assets) = assets {
+        if !assets.is_dir() {
+            return Err(format!("--assets {}: not a folder", assets.display()));
+        }
+        let (models, missing) =
+            model_corpus(&args.refimages, &assets, &tolerances).map_err(|e| e.to_string())?;
+        if !missing.is_empty() {
+            say!(
+                "{} model case(s) skipped, model not under {}: {}",
+                missing.len(),
+                assets.display(),
+                missing.join(", ")
+            );
+        }
+        cases.extend(models);
+        cases.sort_by(|a, b| a.id.cmp(&b.id));
+    }
     if let Some(f) = &args.filter {
         cases.retain(|c| c.id.contains(f.as_str()));
     }

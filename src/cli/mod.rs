@@ -1,16 +1,16 @@
 //! Subcommands of the `plumb` binary, one module each, plus the shared exit-code rules; the
-//! argument value parsers they share are in [`args`].
+//! argument value parsers they share are in [`args`] (from `plumb::model`).
 
-pub mod args;
-pub mod camera;
-pub mod clip;
 pub mod conform;
 pub mod convert;
 pub mod diff;
 pub mod info;
 pub mod render;
-pub mod scene_select;
 pub mod view;
+
+// The render path's option parsers, camera choice, clip and scene selection live in the
+// library (`plumb::model`), shared with the conformance kit's model cases.
+pub use plumb::model::{args, camera, clip, scene_select};
 
 use std::process::ExitCode;
 

@@ -1,7 +1,8 @@
 //! `plumb render`: draw a scene file (.gltf, .glb, .obj, and whatever else `io::load`
 //! reads) or, without one, the built-in showcase, into a PNG.
 //!
-//! The scene path: [`io::load`](plumb::scene::io::load()), the library's one load path
+//! The scene path ([`plumb::model`], shared with the conformance kit's model cases):
+//! [`io::load`](plumb::scene::io::load()), the library's one load path
 //! (materials and lights mapped by [`io::apply`](plumb::scene::io::apply()), the default light
 //! rig only when the file has no light; `--unlit` draws base colour × vertex colour × texture),
 //! so a library user who loads the file and draws it from
@@ -22,13 +23,13 @@ use std::process::ExitCode;
 
 use clap::Args;
 use glam::Vec4;
+use plumb::model::LoadedModel;
 use plumb::raster::trace::{self, Trace};
 use plumb::raster::{Context, ContextOptions};
-use plumb::scene::io::{self, framing, ApplyOptions, ImportOptions};
 use plumb::scene::SoftRenderer;
 
 use super::args::{parse_color, parse_finite, parse_positive, parse_size, parse_threads, Size};
-use super::camera::{choose_camera, CameraArgs};
+use super::camera::CameraArgs;
 use super::{say, CliResult};
 
 /// Largest accepted `--frames`.
@@ -234,45 +235,22 @@ where
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Loads a scene file by the library's one load path ([`io::load`], which maps imported
-/// materials and lights with [`io::apply`], adding the default light rig only when the file
-/// has no light at all), `--unlit` passed on as [`ApplyOptions::unlit`] and `gltf_scene`
-/// (`--scene`, see [`scene_select`](super::scene_select)) as [`ImportOptions::gltf_scene`].
-pub(crate) fn load_mapped(
-    path: &Path,
-    unlit: bool,
-    gltf_scene: Option<usize>,
-) -> Result<(plumb::scene::Scene, io::Imported, io::Applied), String> {
-    let options = ImportOptions {
-        apply: Some(ApplyOptions {
-            unlit,
-            default_lights: true,
-        }),
-        gltf_scene,
-        ..ImportOptions::default()
-    };
-    let io::ImportedScene { scene, imported } =
-        io::load(path, &options).map_err(|e| e.to_string())?;
-    let applied = imported.applied.clone();
-    Ok((scene, imported, applied))
-}
+pub(crate) use plumb::model::load_mapped;
 
 /// Loads, maps and renders a scene file (one frame or a sequence).
 fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     let Size { width, height } = args.size();
-    let gltf_scene = super::scene_select::select(path, args.gltf_scene.as_deref())?;
-    let (mut scene, imported, applied) = load_mapped(path, args.unlit, gltf_scene)?;
-    for w in &applied.warnings {
+    let mut model = LoadedModel::load(
+        path,
+        args.unlit,
+        args.gltf_scene.as_deref(),
+        args.clip.as_deref(),
+        args.background,
+    )?;
+    for w in &model.applied.warnings {
         use std::io::Write as _;
         let _ = writeln!(std::io::stderr(), "warning: {w}");
     }
-    super::clip::select(path, &imported.animations, args.clip.as_deref())?;
-    if let Some(bg) = args.background {
-        scene.set_background(bg).map_err(|e| e.to_string())?;
-    }
-    // Framing uses the scene as stored in the file, before any animation, so a sequence is
-    // seen from one fixed viewpoint: the box of its vertices.
-    let rest_bound = framing::geometry_box(&scene).map_err(|e| e.to_string())?;
     let mut renderer = SoftRenderer::new(width, height, args.threads).map_err(|e| e.to_string())?;
     let frames = args.frames.unwrap_or(1);
     let fps = args.fps.unwrap_or(DEFAULT_FPS);
@@ -286,18 +264,9 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     });
     for i in 0..frames {
         let t = args.time + i as f32 / fps;
-        if !t.is_finite() {
-            return Err(format!("frame {i}: time is not finite"));
-        }
-        io::apply_animations(&mut scene, &imported.animations, t).map_err(|e| e.to_string())?;
-        scene.update(f64::from(t));
-        let camera = choose_camera(&scene, &imported, &args.view, &rest_bound, width, height)?;
-        applied
-            .place_lights(&mut scene, &imported, &camera)
-            .map_err(|e| e.to_string())?;
-        let stats = scene
-            .draw(&camera, &mut renderer)
-            .map_err(|e| e.to_string())?;
+        let stats = model
+            .draw_at(t, &args.view, &mut renderer)
+            .map_err(|e| format!("frame {i}: {e}"))?;
         if i == 0 && stats.lit_without_normals > 0 {
             use std::io::Write as _;
             let _ = writeln!(
@@ -332,7 +301,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         ),
         None => say!("wrote {} ({width}x{height})", args.out.display()),
     }
-    super::leak_at_exit((scene, imported, applied));
+    super::leak_at_exit(model);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -10,7 +10,7 @@
 //!    [`DrawTarget`] (trace cases), plus [`ReadBack`].
 //!    [`soft`] is plumb itself, held to exact equality.
 //! 2. **Out of process** — [`Exec`]: a command per case, `{input} {output} {width} {height}
-//!    {kind}` substituted (`plumb conform --exec`).
+//!    {kind} {view}` substituted (`plumb conform --exec`).
 //! 3. **Offline** — [`Actual`]: PNGs rendered elsewhere, `DIR/<area>/<case>.png`
 //!    (`plumb conform --actual`).
 //!
@@ -21,7 +21,14 @@
 //! full-screen overlay adds (0, 0, 0, 1) so the stored alpha is 1 — exactly how the goldens
 //! are made) or a draw trace (format `plumb-draws` with its `.bin`, replayed into a target of
 //! the trace's size). Cases the golden test draws from Rust code only have no file and are
-//! not in the corpus. Cases are sorted by id (`area/case`).
+//! not in the corpus.
+//!
+//! With a copy of the shared assets ([`model_corpus`], `plumb conform --assets DIR`), the
+//! model goldens join: `refimages/models/cases.json` lists each `models/<name>.png` with its
+//! glTF model and the `plumb render` view that made it ([`ModelView`]: size, time, clip,
+//! camera overrides, background); a backend draws it as `plumb render` does
+//! ([`crate::model`]: imported materials mapped, the default light rig, the framing rule).
+//! Cases are sorted by id (`area/case`).
 //!
 //! # Tolerances
 //!
@@ -40,6 +47,7 @@
 
 pub mod report;
 
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -49,6 +57,7 @@ use image::RgbaImage;
 use serde::{Deserialize, Serialize};
 
 use crate::diff::{compare, DiffOptions};
+use crate::model::ModelView;
 use crate::raster::trace::{is_trace_file, DrawTarget, Trace};
 use crate::raster::{Context, ContextOptions};
 use crate::scene::io::{self, ImportOptions};
@@ -62,14 +71,18 @@ pub enum CaseKind {
     Scene,
     /// A draw trace, replayed into a [`DrawTarget`].
     Trace,
+    /// A third-party model (glTF) drawn as `plumb render` draws it with the case's
+    /// [`ModelView`] ([`crate::model`]).
+    Model,
 }
 
 impl CaseKind {
-    /// `scene` or `trace` (the `{kind}` of [`Exec`]).
+    /// `scene`, `trace` or `model` (the `{kind}` of [`Exec`]).
     pub fn as_str(self) -> &'static str {
         match self {
             CaseKind::Scene => "scene",
             CaseKind::Trace => "trace",
+            CaseKind::Model => "model",
         }
     }
 }
@@ -224,6 +237,8 @@ pub struct Case {
     pub golden: PathBuf,
     /// The tolerance for non-exact backends.
     pub tolerance: Tolerance,
+    /// A model case's view (`None` for scene files and traces).
+    pub view: Option<ModelView>,
 }
 
 /// The corpus under `refimages` (sorted by id), with tolerances from `tolerances`.
@@ -264,11 +279,125 @@ pub fn corpus(refimages: &Path, tolerances: &Tolerances) -> Result<Vec<Case>, Co
                 kind,
                 input,
                 golden,
+                view: None,
             });
         }
     }
     cases.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(cases)
+}
+
+/// The model goldens' list, `refimages/models/cases.json`: each golden of a third-party
+/// model with the `plumb render` view that made it (`tests/model_goldens.rs` renders them
+/// through the binary; the kit through any backend).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelCases {
+    /// Always `plumb-model-cases`.
+    pub format: String,
+    /// Always 1.
+    pub version: u32,
+    /// The cases, in file order.
+    pub cases: Vec<ModelCase>,
+}
+
+/// One model golden: `refimages/models/<name>.png`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelCase {
+    /// The golden's file stem.
+    pub name: String,
+    /// The model: a folder of `gltf/khronos/` in the assets (`<model>/<variant>`, e.g.
+    /// `AnimatedMorphCube/glTF-Quantized`, picks a variant folder instead of `glTF`).
+    pub model: String,
+    /// Why the case exists (what it shows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// How it is drawn.
+    pub view: ModelView,
+}
+
+impl ModelCases {
+    /// Reads and checks the list.
+    ///
+    /// # Errors
+    /// [`ConformError`] naming the file, and the line and column of a syntax error.
+    pub fn load(path: &Path) -> Result<ModelCases, ConformError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConformError::io(path, &e))?;
+        let m: ModelCases = serde_json::from_str(&text).map_err(|e| {
+            ConformError(format!(
+                "{}:{}:{}: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+        })?;
+        if m.format != "plumb-model-cases" || m.version != 1 {
+            return Err(ConformError(format!(
+                "{}: expected format \"plumb-model-cases\" version 1",
+                path.display()
+            )));
+        }
+        for c in &m.cases {
+            let [w, h] = c.view.size;
+            if w == 0 || h == 0 || w > 16384 || h > 16384 {
+                return Err(ConformError(format!(
+                    "{}: case {}: size {w}x{h} out of range",
+                    path.display(),
+                    c.name
+                )));
+            }
+        }
+        Ok(m)
+    }
+
+    /// The glTF file of `model` under the assets folder:
+    /// `gltf/khronos/<name>/<variant>/<name>.gltf` (variant `glTF` unless `model` names one).
+    pub fn model_path(assets: &Path, model: &str) -> PathBuf {
+        let (name, variant) = model.split_once('/').unwrap_or((model, "glTF"));
+        assets
+            .join("gltf/khronos")
+            .join(name)
+            .join(variant)
+            .join(format!("{name}.gltf"))
+    }
+}
+
+/// The model cases of `refimages/models/cases.json` whose model is under `assets` (a copy of
+/// the shared assets), as corpus cases `models/<name>` with tolerances from `tolerances`,
+/// sorted by id; and the ids of cases skipped because their model is missing.
+///
+/// # Errors
+/// [`ConformError`] for an unreadable or malformed list.
+pub fn model_corpus(
+    refimages: &Path,
+    assets: &Path,
+    tolerances: &Tolerances,
+) -> Result<(Vec<Case>, Vec<String>), ConformError> {
+    let dir = refimages.join("models");
+    let list = ModelCases::load(&dir.join("cases.json"))?;
+    let (mut cases, mut missing) = (Vec::new(), Vec::new());
+    for c in list.cases {
+        let id = format!("models/{}", c.name);
+        let input = ModelCases::model_path(assets, &c.model);
+        let golden = dir.join(format!("{}.png", c.name));
+        if !input.is_file() || !golden.is_file() {
+            missing.push(id);
+            continue;
+        }
+        cases.push(Case {
+            tolerance: tolerances.for_case(&id).clone(),
+            id,
+            area: "models".to_owned(),
+            name: c.name,
+            kind: CaseKind::Model,
+            input,
+            golden,
+            view: Some(c.view),
+        });
+    }
+    cases.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok((cases, missing))
 }
 
 /// Shard `k` of `n` (1-based): the i-th case goes to shard `i mod n + 1`, as
@@ -386,6 +515,15 @@ impl<R: Renderer + ReadBack, T: DrawTarget + ReadBack> Backend for InProcess<R, 
                 trace.replay(&mut t).map_err(|e| e.to_string())?;
                 t.read_back()
             }
+            CaseKind::Model => {
+                let view = case
+                    .view
+                    .as_ref()
+                    .ok_or_else(|| format!("{}: a model case without a view", case.id))?;
+                let mut r = (self.renderer)(width, height)?;
+                view.draw(&case.input, &mut r)?;
+                r.read_back()
+            }
         }
     }
 }
@@ -443,7 +581,8 @@ pub fn draw_scene_case(
 }
 
 /// An out-of-process backend: runs `template` through `sh -c` per case with `{input}`,
-/// `{output}`, `{width}`, `{height}` and `{kind}` replaced (paths single-quoted for the
+/// `{output}`, `{width}`, `{height}`, `{kind}` and `{view}` (a model case's [`ModelView`] as a
+/// JSON file, else empty) replaced (paths single-quoted for the
 /// shell), then reads the PNG the command wrote to `{output}`.
 pub struct Exec {
     /// The command line.
@@ -468,8 +607,21 @@ impl Backend for Exec {
         std::fs::create_dir_all(&self.work).map_err(|e| format!("{}: {e}", self.work.display()))?;
         let output = self.work.join(format!("{}__{}.png", case.area, case.name));
         let _ = std::fs::remove_file(&output);
+        // A model case's view as a file the command can read (`{view}`; '' otherwise).
+        let view = match &case.view {
+            Some(v) => {
+                let path = self
+                    .work
+                    .join(format!("{}__{}.view.json", case.area, case.name));
+                let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+                shell_quote(&path.to_string_lossy())
+            }
+            None => shell_quote(""),
+        };
         let command = self
             .template
+            .replace("{view}", &view)
             .replace("{input}", &shell_quote(&case.input.to_string_lossy()))
             .replace("{output}", &shell_quote(&output.to_string_lossy()))
             .replace("{width}", &width.to_string())

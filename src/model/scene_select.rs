@@ -10,8 +10,8 @@
 
 use std::path::Path;
 
-use plumb::scene::io::gltf::{gltf_scenes, GltfScenes};
-use plumb::scene::io::{Format, ImportOptions};
+use crate::scene::io::gltf::{gltf_scenes, GltfScenes};
+use crate::scene::io::{Format, ImportOptions};
 
 /// One scene as `plumb info` and the error messages list it: `1 'Night'`, with
 /// ` (default)` after the default scene.

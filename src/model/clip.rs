@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use plumb::scene::io::{self, Animation, Format};
+use crate::scene::io::{self, Animation, Format};
 
 /// One clip as `plumb info` and the error messages list it: `0 'Walk'`.
 pub fn label(index: usize, a: &Animation) -> String {

@@ -4,7 +4,7 @@
 //!    else by 0-based index in node order; otherwise the first imported camera; otherwise the
 //!    box of the scene's vertices **as stored in the file** (before animation,
 //!    `framing::geometry_box`) is framed by the rule of
-//!    [`plumb::scene::io::framing`] with `--fov` (default 45°) and the image's aspect.
+//!    [`crate::scene::io::framing`] with `--fov` (default 45°) and the image's aspect.
 //!    Imported cameras follow their (animated) nodes; a fixed aspect ratio in the file is
 //!    kept.
 //! 2. **Frame overrides**: if any of `--eye`, `--target`, `--up` is given, the camera looks
@@ -17,12 +17,12 @@
 //!    the eye's distance to the bound centre, else the base camera's. An orthographic base
 //!    camera stays orthographic (only near / far change) unless `--fov` is given.
 
+use crate::raster::math::{atan2, to_radians};
+use crate::scene::io::framing::{clip_range, frame_bound, DEFAULT_FOV_Y};
+use crate::scene::io::{Imported, ImportedCamera};
+use crate::scene::{Bound, Camera, Projection, Scene};
 use clap::Args;
 use glam::Vec3;
-use plumb::raster::math::{atan2, to_radians};
-use plumb::scene::io::framing::{clip_range, frame_bound, DEFAULT_FOV_Y};
-use plumb::scene::io::{Imported, ImportedCamera};
-use plumb::scene::{Bound, Camera, Projection, Scene};
 
 use super::args::{parse_positive, parse_vec3};
 

@@ -2,8 +2,8 @@
 //! options, `view`): image sizes, thread counts, finite and positive numbers, vectors and
 //! colours. Each returns a one-line message clap prints as `error: ...`.
 
+use crate::raster::target::MAX_TARGET_SIZE;
 use glam::{Vec3, Vec4};
-use plumb::raster::target::MAX_TARGET_SIZE;
 
 /// Largest accepted `--threads` (0 = all cores).
 pub const MAX_THREADS: usize = 1024;

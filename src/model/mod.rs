@@ -1,0 +1,253 @@
+//! Drawing a model or scene file the way `plumb render` does, through any scene
+//! [`Renderer`]: the binary's render path and the conformance kit's model cases share it.
+//!
+//! [`LoadedModel::load`]: [`io::load`], the library's one load path (materials and lights
+//! mapped by [`io::apply`](crate::scene::io::apply()), the default light rig only when the file
+//! has no light; `unlit` draws base colour × vertex colour × texture), the glTF scene chosen
+//! by [`scene_select`], the clip by [`clip`], the background replaced if asked. Then per
+//! frame, [`LoadedModel::draw_at`]: sample animations at the frame's time, update, choose the
+//! camera ([`camera`]), place the lights, draw.
+//!
+//! [`ModelView`] is one such view as data (the conformance kit's `refimages/models/cases.json`
+//! and the model-golden test read it): the `plumb render` options that decide the image.
+
+pub mod args;
+pub mod camera;
+pub mod clip;
+pub mod scene_select;
+
+use std::path::Path;
+
+use glam::{Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use crate::scene::io::{self, framing, ApplyOptions, ImportOptions};
+use crate::scene::{Bound, Renderer, Scene, SceneDrawStats};
+
+use camera::{choose_camera, CameraArgs};
+
+/// A scene file loaded for drawing as `plumb render` draws it.
+pub struct LoadedModel {
+    /// The scene.
+    pub scene: Scene,
+    /// What the import found (cameras, lights, animations).
+    pub imported: io::Imported,
+    /// How materials and lights were mapped.
+    pub applied: io::Applied,
+    /// The box of the scene's vertices as stored in the file, before any animation: what a
+    /// camera without one frames, the same for every frame of a sequence.
+    pub rest_bound: Bound,
+}
+
+impl std::fmt::Debug for LoadedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedModel")
+            .field("rest_bound", &self.rest_bound)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Loads `path` with imported materials mapped onto render state (`unlit`: base colour ×
+/// vertex colour × texture) and the default light rig when the file has no light; glTF
+/// scene `gltf_scene` (`None`: the file's default).
+///
+/// # Errors
+/// The loader's message, one line.
+pub fn load_mapped(
+    path: &Path,
+    unlit: bool,
+    gltf_scene: Option<usize>,
+) -> Result<(Scene, io::Imported, io::Applied), String> {
+    let options = ImportOptions {
+        apply: Some(ApplyOptions {
+            unlit,
+            default_lights: true,
+        }),
+        gltf_scene,
+        ..ImportOptions::default()
+    };
+    let io::ImportedScene { scene, imported } =
+        io::load(path, &options).map_err(|e| e.to_string())?;
+    let applied = imported.applied.clone();
+    Ok((scene, imported, applied))
+}
+
+impl LoadedModel {
+    /// Loads `path` as `plumb render` does: `scene` picks a glTF scene by name or index
+    /// ([`scene_select`]), `clip` the one animation to play ([`clip`]), `background` replaces
+    /// the scene's.
+    ///
+    /// # Errors
+    /// A one-line message (unreadable or malformed file, unknown scene or clip, a
+    /// background that is not finite).
+    pub fn load(
+        path: &Path,
+        unlit: bool,
+        scene: Option<&str>,
+        clip: Option<&str>,
+        background: Option<Vec4>,
+    ) -> Result<LoadedModel, String> {
+        let gltf_scene = scene_select::select(path, scene)?;
+        let (mut scene, imported, applied) = load_mapped(path, unlit, gltf_scene)?;
+        clip::select(path, &imported.animations, clip)?;
+        if let Some(bg) = background {
+            scene.set_background(bg).map_err(|e| e.to_string())?;
+        }
+        let rest_bound = framing::geometry_box(&scene).map_err(|e| e.to_string())?;
+        Ok(LoadedModel {
+            scene,
+            imported,
+            applied,
+            rest_bound,
+        })
+    }
+
+    /// Draws the frame at time `t` (seconds) into `renderer` (whose size is the image's):
+    /// animations sampled and the scene updated at `t`, the camera chosen by `view`
+    /// ([`choose_camera`]), the lights placed for that camera.
+    ///
+    /// # Errors
+    /// A one-line message (time not finite, no valid camera, renderer failure).
+    pub fn draw_at(
+        &mut self,
+        t: f32,
+        view: &CameraArgs,
+        renderer: &mut dyn Renderer,
+    ) -> Result<SceneDrawStats, String> {
+        if !t.is_finite() {
+            return Err("time is not finite".to_owned());
+        }
+        let (width, height) = renderer.size();
+        io::apply_animations(&mut self.scene, &self.imported.animations, t)
+            .map_err(|e| e.to_string())?;
+        self.scene.update(f64::from(t));
+        let camera = choose_camera(
+            &self.scene,
+            &self.imported,
+            view,
+            &self.rest_bound,
+            width,
+            height,
+        )?;
+        self.applied
+            .place_lights(&mut self.scene, &self.imported, &camera)
+            .map_err(|e| e.to_string())?;
+        self.scene
+            .draw(&camera, renderer)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The `plumb render` options that decide an image, as data. Absent fields are the
+/// command's defaults.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelView {
+    /// `--size`: width and height.
+    pub size: [u32; 2],
+    /// `--time`, seconds.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub time: f32,
+    /// `--clip`: the one animation to play (name or index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip: Option<String>,
+    /// `--scene`: the glTF scene (name or index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+    /// `--unlit`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unlit: bool,
+    /// `--background`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<[f32; 4]>,
+    /// `--camera`: an imported camera by name or index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<String>,
+    /// `--eye`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eye: Option<[f32; 3]>,
+    /// `--target`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<[f32; 3]>,
+    /// `--up`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub up: Option<[f32; 3]>,
+    /// `--fov`, degrees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fov: Option<f32>,
+    /// `--near`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near: Option<f32>,
+    /// `--far`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub far: Option<f32>,
+}
+
+fn is_zero(t: &f32) -> bool {
+    *t == 0.0
+}
+
+impl ModelView {
+    /// The camera options.
+    pub fn camera_args(&self) -> CameraArgs {
+        CameraArgs {
+            camera: self.camera.clone(),
+            eye: self.eye.map(Vec3::from),
+            target: self.target.map(Vec3::from),
+            up: self.up.map(Vec3::from),
+            fov: self.fov,
+            near: self.near,
+            far: self.far,
+        }
+    }
+
+    /// The same view as `plumb render` arguments (after the file and `-o OUT`).
+    pub fn cli_args(&self) -> Vec<String> {
+        let v3 = |v: [f32; 3]| format!("{},{},{}", v[0], v[1], v[2]);
+        let mut a = vec![
+            "--size".to_owned(),
+            format!("{}x{}", self.size[0], self.size[1]),
+        ];
+        let mut opt = |flag: &str, value: Option<String>| {
+            if let Some(v) = value {
+                a.push(flag.to_owned());
+                a.push(v);
+            }
+        };
+        opt("--time", (self.time != 0.0).then(|| self.time.to_string()));
+        opt("--clip", self.clip.clone());
+        opt("--scene", self.scene.clone());
+        opt(
+            "--background",
+            self.background
+                .map(|c| format!("{},{},{},{}", c[0], c[1], c[2], c[3])),
+        );
+        opt("--camera", self.camera.clone());
+        opt("--eye", self.eye.map(v3));
+        opt("--target", self.target.map(v3));
+        opt("--up", self.up.map(v3));
+        opt("--fov", self.fov.map(|f| f.to_string()));
+        opt("--near", self.near.map(|f| f.to_string()));
+        opt("--far", self.far.map(|f| f.to_string()));
+        if self.unlit {
+            a.push("--unlit".to_owned());
+        }
+        a
+    }
+
+    /// Loads `path` and draws this view into `renderer` (sized `size`).
+    ///
+    /// # Errors
+    /// A one-line message, as [`LoadedModel::load`] and [`LoadedModel::draw_at`].
+    pub fn draw(&self, path: &Path, renderer: &mut dyn Renderer) -> Result<(), String> {
+        let mut model = LoadedModel::load(
+            path,
+            self.unlit,
+            self.scene.as_deref(),
+            self.clip.as_deref(),
+            self.background.map(Vec4::from),
+        )?;
+        model.draw_at(self.time, &self.camera_args(), renderer)?;
+        Ok(())
+    }
+}
