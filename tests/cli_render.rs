@@ -738,3 +738,46 @@ fn draw_traces_render_as_recorded() {
     // Not a complete trace, so it is read as a scene file, which reports the JSON error.
     assert_bad_input(&o, "cut.json");
 }
+
+/// `--trace-out` records what the scene graph hands the rasteriser: replaying the trace gives
+/// the rendered bytes — for a multipass effect scene, a textured fogged one, and one whose
+/// layers clear depth in a rectangle between passes (`clear_rect` commands).
+#[test]
+fn scene_renders_record_a_trace_that_replays_to_the_same_bytes() {
+    let dir = temp_dir("trace-out");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (case, clear_rects) in [
+        ("json/planar_shadow_env", false),
+        ("json/textured_fog", false),
+        ("json/reach_layers", true),
+    ] {
+        let scene = repo.join(format!("refimages/{case}.json"));
+        let scene_s = scene.to_string_lossy().into_owned();
+        let direct = render(
+            &dir,
+            &[
+                &scene_s,
+                "-o",
+                "d.png",
+                "--size",
+                "96x72",
+                "--trace-out",
+                "t.json",
+            ],
+        );
+        let text = std::fs::read_to_string(dir.join("t.json")).unwrap();
+        assert!(
+            text.contains("\"draw_fixed\""),
+            "{case}: no fixed-function draw"
+        );
+        assert_eq!(text.contains("\"clear_rect\""), clear_rects, "{case}");
+        let replayed = render(&dir, &["t.json", "-o", "r.png"]);
+        assert!(replayed == direct, "{case}: the replayed trace differs");
+    }
+    let scene = repo.join("refimages/json/textured_fog.json");
+    let scene_s = scene.to_string_lossy().into_owned();
+    let o = plumb(&dir, &[&scene_s, "-o", "d.png", "--trace-out", "t.trace"]);
+    assert_bad_input(&o, "name the trace's .json file");
+    let o = plumb(&dir, &["t.json", "-o", "d.png", "--trace-out", "u.json"]);
+    assert_bad_input(&o, "--trace-out does not apply to a draw trace");
+}

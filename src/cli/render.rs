@@ -24,9 +24,9 @@ use std::process::ExitCode;
 use clap::Args;
 use glam::Vec4;
 use plumb::model::LoadedModel;
-use plumb::raster::trace::{self, Trace};
+use plumb::raster::trace::{self, Recorder, Trace};
 use plumb::raster::{Context, ContextOptions};
-use plumb::scene::SoftRenderer;
+use plumb::scene::{FixedRenderer, SoftRenderer};
 
 use super::args::{parse_color, parse_finite, parse_positive, parse_size, parse_threads, Size};
 use super::camera::CameraArgs;
@@ -94,6 +94,11 @@ pub struct RenderArgs {
     /// Frames per second of the sequence (default 24).
     #[arg(long, value_name = "F", value_parser = parse_positive, requires = "frames")]
     pub fps: Option<f32>,
+    /// Also record the frame's draw calls as a draw trace (`TRACE.json` + `TRACE.bin`):
+    /// what the scene graph hands the rasteriser, replayable by `plumb render TRACE.json`
+    /// (same bytes) or by another backend's `DrawTarget`. One frame only.
+    #[arg(long, value_name = "TRACE.json", conflicts_with = "frames")]
+    pub trace_out: Option<PathBuf>,
 }
 
 /// The size used when `--size` is left out.
@@ -205,6 +210,7 @@ fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
         (args.unlit, "--unlit"),
         (args.background.is_some(), "--background"),
         (args.frames.is_some(), "--frames"),
+        (args.trace_out.is_some(), "--trace-out"),
     ]
     .into_iter()
     .find_map(|(given, name)| given.then_some(name))
@@ -236,6 +242,38 @@ where
 }
 
 pub(crate) use plumb::model::load_mapped;
+
+/// Draws the frame at `--time` once more through [`FixedRenderer`] into a trace
+/// [`Recorder`] and saves it: the same draw calls the soft renderer received (drawing is
+/// deterministic), so replaying the trace gives the rendered bytes.
+fn record_trace(
+    model: &mut LoadedModel,
+    args: &RenderArgs,
+    path: &Path,
+    width: u32,
+    height: u32,
+) -> Result<(), String> {
+    let stem = match (path.extension(), path.file_stem()) {
+        (Some(e), Some(stem)) if e == "json" => stem.to_string_lossy().into_owned(),
+        _ => {
+            return Err(format!(
+                "--trace-out {}: name the trace's .json file (its .bin goes beside it)",
+                path.display()
+            ))
+        }
+    };
+    let recorder = Recorder::new(width, height).map_err(|e| e.to_string())?;
+    let mut renderer = FixedRenderer::with_target(recorder);
+    model.draw_at(args.time, &args.view, &mut renderer)?;
+    let trace = renderer.into_target().finish(&format!("{stem}.bin"));
+    trace.save(path).map_err(|e| e.to_string())?;
+    say!(
+        "wrote {} ({} commands)",
+        path.display(),
+        trace.doc.commands.len()
+    );
+    Ok(())
+}
 
 /// Loads, maps and renders a scene file (one frame or a sequence).
 fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
@@ -292,6 +330,9 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     }
     if let Some(bar) = progress {
         bar.finish_and_clear();
+    }
+    if let Some(trace_path) = &args.trace_out {
+        record_trace(&mut model, args, trace_path, width, height)?;
     }
     match args.frames {
         Some(n) => say!(
