@@ -86,6 +86,10 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "partition",
             "intersect",
             "oriented_box",
+            "clod",
+            "clod_build",
+            "curve",
+            "surface",
         ],
     ),
     (

@@ -153,7 +153,10 @@
 pub mod bound;
 pub mod camera;
 pub mod clear;
+pub mod clod;
+pub mod clod_build;
 pub mod controller;
+pub mod curve;
 pub mod effect;
 pub mod error;
 pub mod id;
@@ -172,6 +175,7 @@ pub mod screen;
 pub mod shapes;
 pub mod skin;
 pub mod state;
+pub mod surface;
 pub mod transform;
 
 // Layer 2 — the graph.
