@@ -124,6 +124,9 @@ impl Scene {
         camera: &Camera,
         renderer: &mut dyn Renderer,
     ) -> Result<SceneDrawStats, SceneError> {
+        if self.draws_relative() {
+            return self.draw_relative(camera, renderer);
+        }
         let (visible, update) = self.prepare_frame(camera);
         if self.has_layers() {
             return self.draw_layered(camera, renderer, &visible, update);
@@ -455,5 +458,100 @@ impl Scene {
         }
         stats.backend = renderer.end_frame()?;
         Ok(stats)
+    }
+}
+
+impl Scene {
+    /// [`Scene::draw`] with a reference node or depth layers
+    /// ([`frames`](crate::frames)): `camera` is in the reference node's frame; billboards,
+    /// particles and LOD switches are updated with it carried into world space; the leaves
+    /// are drawn layer by layer with their `f64`-composed relative matrices, a full depth clear
+    /// before each layer after the first.
+    fn draw_relative(
+        &mut self,
+        camera: &Camera,
+        renderer: &mut dyn Renderer,
+    ) -> Result<SceneDrawStats, SceneError> {
+        let world_camera = self.camera_in_frame(camera, self.reference, None)?;
+        self.face_billboards(world_camera.location());
+        let mut update = self.refresh();
+        if !self.particle_systems.is_empty() {
+            self.face_particles(&world_camera);
+            let quads = self.refresh();
+            update.visited += quads.visited;
+            update.bounds += quads.bounds;
+        }
+        self.select_levels_of_detail(world_camera.location());
+        let plan = self.relative_plan(camera)?;
+        let mut stats = SceneDrawStats {
+            update,
+            cull: CullStats {
+                visited: plan.visited,
+                culled: plan.culled,
+                ..CullStats::default()
+            },
+            ..SceneDrawStats::default()
+        };
+        let limits = self.begin_frame(camera, renderer, &mut stats)?;
+        for (g, layer) in plan.layers.iter().enumerate() {
+            if g > 0 {
+                renderer.clear_region(&crate::clear::ClearRegion::DEPTH)?;
+            }
+            for (items, role) in [
+                (&layer.opaque, DrawRole::Opaque),
+                (&layer.transparent, DrawRole::Transparent),
+            ] {
+                for item in items {
+                    stats.lit_without_normals +=
+                        self.draw_leaf_relative(item, role, renderer, limits, &plan, layer.k)?;
+                }
+            }
+            stats.opaque += layer.opaque.len();
+            stats.transparent += layer.transparent.len();
+        }
+        for poly in &self.screen_polygons {
+            if poly.layer == ScreenLayer::Overlay {
+                draw_screen(poly, renderer, limits)?;
+                stats.screen_polygons += 1;
+            }
+        }
+        stats.backend = renderer.end_frame()?;
+        Ok(stats)
+    }
+
+    /// Draws one leaf of a relative frame with its lights carried into that frame.
+    fn draw_leaf_relative(
+        &self,
+        item: &crate::frames::RelItem,
+        role: DrawRole,
+        renderer: &mut dyn Renderer,
+        limits: Limits,
+        plan: &crate::frames::RelPlan,
+        k: f64,
+    ) -> Result<usize, SceneError> {
+        let node = self.node(item.id)?;
+        let NodeData::Geometry(mesh) = &node.data else {
+            return Err(SceneError::NotAGeometry(node.name.clone()));
+        };
+        let r = self.resolved(item.id)?;
+        let lights: Vec<SceneLight> = self
+            .leaf_lights(r, limits.lights)
+            .iter()
+            .map(|l| crate::frames::light_in_frame(l, &plan.frame_from_world, plan.eye, k))
+            .collect();
+        let passes = self.leaf_passes(item.id, limits.units)?;
+        renderer.draw(&Draw {
+            node: Some(item.id),
+            role,
+            mesh,
+            space: Space::World {
+                world_from_local: item.matrix,
+            },
+            mirror: item.mirror,
+            lights: &lights,
+            passes: &passes,
+        })?;
+        let lit = !lights.is_empty() && passes.iter().any(|p| p.lighting.any());
+        Ok(usize::from(lit && mesh.normals().is_none()))
     }
 }

@@ -161,4 +161,34 @@ pub enum SceneError {
     /// A rendering backend failed.
     #[error("renderer: {0}")]
     Renderer(String),
+    /// A definition graph of cyclic definitions is malformed, or instancing options are out
+    /// of range (see [`crate::definition`] and [`crate::instancing`]).
+    #[error("definition `{symbol}`: {message}")]
+    Definition {
+        /// The symbol (or option) concerned.
+        symbol: String,
+        /// What is wrong, as a value a program can match.
+        fault: DefinitionFault,
+        /// The details.
+        message: String,
+    },
+}
+
+/// What is wrong in a [`SceneError::Definition`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DefinitionFault {
+    /// An edge names a symbol or model that is not defined.
+    MissingSymbol,
+    /// Two symbols or models share a name.
+    DuplicateName,
+    /// A symbol has no production, or a production has no edge.
+    Empty,
+    /// No terminal model is reachable from the symbol (a cycle of symbols that never draws).
+    NoModelReachable,
+    /// An edge transform is singular (determinant 0) or not finite.
+    SingularEdge,
+    /// A production weight, area threshold, cap or seed option is zero, negative, NaN or
+    /// past its documented limit.
+    BadOption,
 }

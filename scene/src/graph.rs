@@ -138,6 +138,12 @@ pub struct Scene {
     pub(crate) object_names: std::collections::BTreeMap<crate::id::ObjectRef, String>,
     /// Layer nodes and what they clear (see [`layer`](crate::layer)).
     pub(crate) clears: std::collections::BTreeMap<NodeId, crate::clear::ClearRegion>,
+    /// The reference node frames are drawn relative to (see [`frames`](crate::frames)).
+    pub(crate) reference: Option<NodeId>,
+    /// Layered depth: the scale step below which a node starts a new depth layer.
+    pub(crate) depth_layers: Option<f64>,
+    /// Nodes that share depth with their children (no layer starts at their children).
+    pub(crate) shared_depth: std::collections::BTreeSet<NodeId>,
 }
 
 impl fmt::Debug for Scene {
@@ -191,6 +197,9 @@ impl Scene {
             screen_polygons: Vec::new(),
             object_names: std::collections::BTreeMap::new(),
             clears: std::collections::BTreeMap::new(),
+            reference: None,
+            depth_layers: None,
+            shared_depth: std::collections::BTreeSet::new(),
         }
     }
 

@@ -44,6 +44,16 @@ pub struct SceneDoc {
     /// Screen-space polygons: backgrounds drawn before the scene, overlays after it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub screen_polygons: Vec<ScreenPolygonDoc>,
+    /// Cyclic definitions: models and symbols, instanced by nodes with an `instance`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definitions: Option<DefinitionsDoc>,
+    /// The (uniquely named) node frames are drawn relative to; the cameras are in its frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_node: Option<String>,
+    /// Layered depth: a node whose scale relative to its layer drops below this step (0..1)
+    /// starts a new depth layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_layers: Option<Real>,
     /// The scene's root node (a group).
     #[serde(default, skip_serializing_if = "is_default")]
     pub root: NodeDoc,
@@ -60,6 +70,9 @@ impl Default for SceneDoc {
             lights: Vec::new(),
             cameras: Vec::new(),
             screen_polygons: Vec::new(),
+            definitions: None,
+            reference_node: None,
+            depth_layers: None,
             root: NodeDoc::default(),
         }
     }
@@ -204,6 +217,12 @@ pub struct NodeDoc {
     /// Controllers animating this node's local transform.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub controllers: Vec<ControllerDoc>,
+    /// Instances a definition symbol under this group (no `children` or `import`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<InstanceDoc>,
+    /// Layered depth: this node shares its depth layer with its children.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub share_depth: bool,
     /// Child nodes, in draw order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<NodeDoc>,
@@ -1058,4 +1077,88 @@ mod tests {
         assert_eq!(vp, Some(r4(0.25, 0.5, 0.5, 0.25)));
         assert_eq!(dr, Some([Real::lit(0.5), Real::lit(1.0)]));
     }
+}
+
+// ---- Cyclic definitions (`crate::definition`, `crate::instancing`; built by `definitions.rs`).
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The `definitions` section: terminal models and symbols whose productions place models
+/// and symbols (themselves and their ancestors included).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DefinitionsDoc {
+    /// Terminal models, each a mesh.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelDoc>,
+    /// Symbols.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<SymbolDoc>,
+}
+
+/// A terminal model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelDoc {
+    /// Unique among models and symbols.
+    pub name: String,
+    /// Its geometry (as a node's `mesh`).
+    pub mesh: MeshDoc,
+}
+
+/// A symbol and its productions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolDoc {
+    /// Unique among models and symbols.
+    pub name: String,
+    /// One or more productions; with several, one is chosen per instance by the seed.
+    pub productions: Vec<ProductionDoc>,
+}
+
+/// One production: weighted edges.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProductionDoc {
+    /// Relative weight (default 1; positive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<Real>,
+    /// What it places, in order.
+    pub edges: Vec<EdgeDoc>,
+}
+
+/// One edge: a model or symbol placed by a transform.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EdgeDoc {
+    /// The model or symbol placed.
+    pub to: String,
+    /// Its transform in the symbol's frame (default identity; must not be singular).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform: Option<TransformDoc>,
+}
+
+/// A group node's `instance`: the symbol instanced under it, and how far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceDoc {
+    /// The symbol.
+    pub symbol: String,
+    /// Screen-area threshold in pixels² (positive).
+    pub min_area: Real,
+    /// Depth cap below this node (1..=4096).
+    pub max_depth: u32,
+    /// Node cap of the instance tree, this node included (1..=4194304).
+    pub max_nodes: u32,
+    /// Seed of the random production choices (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The camera instanced for (default the file's first camera).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<String>,
+    /// The target size the area is measured in (default `[256, 256]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<[u32; 2]>,
 }

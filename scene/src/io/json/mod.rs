@@ -25,6 +25,7 @@
 
 mod build;
 mod ctx;
+mod definitions;
 pub mod doc;
 mod doc_state;
 mod effects;
