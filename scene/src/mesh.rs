@@ -260,6 +260,26 @@ impl Mesh {
         Ok(self)
     }
 
+    /// Replaces texture-coordinate set `set` (one uv per vertex).
+    ///
+    /// # Errors
+    /// [`SceneError::InvalidArgument`] when the mesh has no set `set`,
+    /// [`SceneError::AttributeLength`] or [`SceneError::NonFinite`].
+    pub fn with_uv_set_replaced(mut self, set: usize, uvs: Vec<Vec2>) -> Result<Self, SceneError> {
+        let Some(slot) = self.uvs.get_mut(set) else {
+            return Err(SceneError::InvalidArgument {
+                what: "uv set",
+                message: format!("the mesh has no set {set}"),
+            });
+        };
+        check_len("uv", self.positions.len(), uvs.len())?;
+        if uvs.iter().any(|c| !c.is_finite()) {
+            return Err(SceneError::NonFinite { what: "uv" });
+        }
+        *slot = uvs;
+        Ok(self)
+    }
+
     /// Computes Eberly's vertex normals for a triangle mesh: each vertex gets the normalized
     /// sum of the unnormalized (area-weighted) normals `(v1−v0)×(v2−v0)` of its triangles.
     /// Vertices in no triangle (or only degenerate ones) get `(0,0,0)`. Other topologies are

@@ -4,11 +4,13 @@
 //!
 //! The file holds two cylinders as inline geometry with one vertex triple per triangle, so
 //! each triangle has its own uv: `(0.25, 0.25)` picks the first texel of its 2×2 checker
-//! (blue or red), `(0.75, 0.25)` the second (cyan or yellow). This test loads the committed
-//! file, builds box BV trees from the loaded meshes and world transforms, collides them with
-//! [`collide`], and checks that exactly the hit triangles carry the hit uv — so the image shows
-//! what the library computes. `PLUMB_BLESS=1` rewrites the file from [`scene_text`] (then
-//! re-bless the golden with `tests/refimages.rs` and open it).
+//! (blue or red), `(0.75, 0.25)` the second (cyan or yellow). Every triangle is written with
+//! the first; the file's `collisions` entry makes the loader collide the two cylinders and
+//! give the hit triangles the second. This test loads the committed file, builds box BV trees
+//! from the loaded meshes and world transforms itself, collides them with [`collide`], and
+//! checks that exactly the hit triangles carry the hit uv — so the image shows what the
+//! library computes. `PLUMB_BLESS=1` rewrites the file from [`scene_text`] (then re-bless the
+//! golden with `tests/refimages.rs` and open it).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -77,8 +79,8 @@ fn v3(v: Vec3) -> String {
     format!("[{}, {}, {}]", v.x, v.y, v.z)
 }
 
-/// The scene file, with the triangles of `hits[k]` recoloured on cylinder `k`.
-fn scene_text(hits: [&[u32]; 2]) -> String {
+/// The scene file: every triangle at the base uv, and the collision that marks the hits.
+fn scene_text() -> String {
     let tris = cylinder();
     let mut nodes = Vec::new();
     let placements = [
@@ -89,14 +91,10 @@ fn scene_text(hits: [&[u32]; 2]) -> String {
             "\"translation\": [0.1, 0.35, 0.6], \"rotation\": { \"axis\": [0.3, 0.4, 1], \"degrees\": 80 }",
         ),
     ];
-    for (k, (name, texture, transform)) in placements.iter().enumerate() {
+    for (name, texture, transform) in placements {
         let (mut pos, mut nrm, mut uv) = (Vec::new(), Vec::new(), Vec::new());
-        for (t, (p, n)) in tris.iter().enumerate() {
-            let u = if hits[k].contains(&(t as u32)) {
-                HIT_UV
-            } else {
-                BASE_UV
-            };
+        for (p, n) in &tris {
+            let u = BASE_UV;
             for i in 0..3 {
                 pos.push(v3(p[i]));
                 nrm.push(v3(n[i]));
@@ -132,6 +130,7 @@ fn scene_text(hits: [&[u32]; 2]) -> String {
     {{ "name": "sun", "type": "directional", "direction": [-1, -1.5, -2], "diffuse": [0.75, 0.75, 0.75, 1] }}
   ],
   "cameras": [{{ "name": "main", "eye": [4.6, 1.6, -0.4], "target": [0, 0.1, 0.3], "fov_y_degrees": 45 }}],
+  "collisions": [{{ "objects": ["blue_cylinder", "red_cylinder"], "bound": "box", "hit_uv": [{}, {}] }}],
   "root": {{
     "lights": ["fill", "sun"],
     "states": {{ "material": {{ "ambient": [1, 1, 1, 1], "diffuse": [1, 1, 1, 1] }} }},
@@ -141,6 +140,8 @@ fn scene_text(hits: [&[u32]; 2]) -> String {
   }}
 }}
 "#,
+        HIT_UV.x,
+        HIT_UV.y,
         nodes.join(",\n")
     )
 }
@@ -170,15 +171,7 @@ fn collide_file(text_path: &std::path::Path) -> (Vec<TrianglePair>, [Vec<Vec2>; 
 fn collision_sample_file_shows_the_hits() {
     let file = path();
     if std::env::var("PLUMB_BLESS").is_ok_and(|v| v == "1") {
-        // Positions do not depend on the uvs: collide the plain file, then write the hits.
-        std::fs::write(&file, scene_text([&[], &[]])).unwrap();
-        let (pairs, _) = collide_file(&file);
-        let mut ha: Vec<u32> = pairs.iter().map(|p| p.a).collect();
-        let mut hb: Vec<u32> = pairs.iter().map(|p| p.b).collect();
-        ha.dedup();
-        hb.sort();
-        hb.dedup();
-        std::fs::write(&file, scene_text([&ha, &hb])).unwrap();
+        std::fs::write(&file, scene_text()).unwrap();
     }
     let (pairs, uvs) = collide_file(&file);
     assert!(!pairs.is_empty(), "the cylinders must cross");
@@ -203,14 +196,105 @@ fn collision_sample_file_shows_the_hits() {
             "{k}: {recoloured}"
         );
     }
-    // The file's text is what the generator writes for these hits.
-    let mut ha: Vec<u32> = pairs.iter().map(|p| p.a).collect();
-    let mut hb: Vec<u32> = pairs.iter().map(|p| p.b).collect();
-    ha.dedup();
-    hb.sort();
-    hb.dedup();
-    assert_eq!(
-        std::fs::read_to_string(&file).unwrap(),
-        scene_text([&ha, &hb])
+    // The file's text is what the generator writes.
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), scene_text());
+}
+
+/// A scene file with two quads crossing at right angles (`a` in z = 0, `b` in x = 0.2), an
+/// extra group, a line mesh, a mesh without uvs and a third quad far away, and `collisions`.
+fn crossing(collisions: &str) -> Result<plumb_scene::Scene, String> {
+    let quad = |uvs: bool| {
+        format!(
+            r#"{{ "inline": {{ "positions": [[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, -1, 0], [1, 1, 0], [-1, 1, 0]]{} }} }}"#,
+            if uvs {
+                r#", "uvs": [[[0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0]]]"#
+            } else {
+                ""
+            }
+        )
+    };
+    let text = format!(
+        r#"{{ "format": "plumb-scene", "version": 1, "collisions": {collisions},
+  "root": {{ "children": [
+    {{ "name": "a", "mesh": {q} }},
+    {{ "name": "b", "transform": {{ "translation": [0.2, 0, 0], "rotation": {{ "axis": [0, 1, 0], "degrees": 90 }} }}, "mesh": {q} }},
+    {{ "name": "far", "transform": {{ "translation": [10, 0, 0] }}, "mesh": {q} }},
+    {{ "name": "bare", "transform": {{ "translation": [0, 0, 0.5] }}, "mesh": {bare} }},
+    {{ "name": "wire", "mesh": {{ "inline": {{ "topology": "lines", "positions": [[0, 0, 0], [1, 0, 0]], "uvs": [[[0, 0], [0, 0]]] }} }} }},
+    {{ "name": "group", "children": [] }}
+  ] }} }}"#,
+        q = quad(true),
+        bare = quad(false)
     );
+    let dir = std::env::temp_dir().join(format!("plumb-collisions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("crossing.json");
+    std::fs::write(&path, text).unwrap();
+    io::load(&path, &ImportOptions::default())
+        .map(|l| l.scene)
+        .map_err(|e| e.to_string())
+}
+
+fn uvs_of(scene: &plumb_scene::Scene, name: &str) -> Vec<Vec2> {
+    scene.mesh(scene.find(name).unwrap()).unwrap().uv_sets()[0].clone()
+}
+
+#[test]
+fn collisions_in_scene_files_mark_hits_and_refuse_bad_entries() {
+    // Both quads of `a` cross the plane of `b` at x = 0.2 (each triangle reaches it): with
+    // every hit reported, every vertex of both meshes is marked; `far` touches nothing.
+    let s = crossing(
+        r#"[{ "objects": ["a", "b"], "hit_uv": [0.5, 1] },
+           { "objects": ["a", "far"], "bound": "sphere", "hit_uv": [0.25, 0.25] }]"#,
+    )
+    .unwrap();
+    let hit = Vec2::new(0.5, 1.0);
+    assert!(uvs_of(&s, "a").iter().all(|&u| u == hit));
+    assert!(uvs_of(&s, "b").iter().all(|&u| u == hit));
+    assert!(uvs_of(&s, "far").iter().all(|&u| u == Vec2::ZERO));
+    // First hit: one pair, so one triangle of each (three vertices) marked.
+    let s =
+        crossing(r#"[{ "objects": ["a", "b"], "mode": "first", "hit_uv": [0.5, 1] }]"#).unwrap();
+    for name in ["a", "b"] {
+        let marked = uvs_of(&s, name).iter().filter(|&&u| u == hit).count();
+        assert_eq!(marked, 3, "{name}");
+    }
+    for (entry, message) in [
+        (
+            r#"[{ "objects": ["a", "nope"], "hit_uv": [0, 0] }]"#,
+            "unknown node 'nope'",
+        ),
+        (
+            r#"[{ "objects": ["a", "a"], "hit_uv": [0, 0] }]"#,
+            "two different objects",
+        ),
+        (
+            r#"[{ "objects": ["a", "group"], "hit_uv": [0, 0] }]"#,
+            "'group' is not a geometry leaf",
+        ),
+        (
+            r#"[{ "objects": ["wire", "a"], "hit_uv": [0, 0] }]"#,
+            "'wire' is not a triangle mesh",
+        ),
+        (
+            r#"[{ "objects": ["a", "bare"], "hit_uv": [0, 0] }]"#,
+            "'bare' has no uv set",
+        ),
+        (
+            r#"[{ "objects": ["a", "b"], "hit_uv": [0, 1e39] }]"#,
+            "crossing.json:",
+        ),
+        (
+            r#"[{ "objects": ["a", "b"], "hit_uv": [0, 0], "bound": "capsule" }]"#,
+            "capsule",
+        ),
+    ] {
+        let e = crossing(entry)
+            .err()
+            .unwrap_or_else(|| panic!("{entry} loaded"));
+        assert!(e.contains(message), "{entry}: {e}");
+        if !entry.contains("1e39") && !entry.contains("capsule") {
+            assert!(e.contains("collision 0"), "{entry}: {e}");
+        }
+    }
 }

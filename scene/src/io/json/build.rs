@@ -146,6 +146,7 @@ pub(super) fn build_located(
         .map_err(ctx.scene_err("root"))?
         .to_vec();
     super::portals::link_portals(&mut scene, &ctx, &doc.root)?;
+    super::collisions::apply(&mut scene, &mut ctx, &doc.collisions)?;
     super::definitions::apply(&mut scene, &mut ctx, doc, mesh, transform)?;
     for (node, context, doc) in std::mem::take(&mut ctx.effects) {
         let e = effects::effect(&ctx, &context, doc)?;

@@ -41,6 +41,9 @@ pub struct SceneDoc {
     /// Named cameras (also projectors of projected textures).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cameras: Vec<CameraDoc>,
+    /// Collisions computed at load (the book's Collision sample), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collisions: Vec<CollisionDoc>,
     /// Screen-space polygons: backgrounds drawn before the scene, overlays after it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub screen_polygons: Vec<ScreenPolygonDoc>,
@@ -69,6 +72,7 @@ impl Default for SceneDoc {
             textures: Vec::new(),
             lights: Vec::new(),
             cameras: Vec::new(),
+            collisions: Vec::new(),
             screen_polygons: Vec::new(),
             definitions: None,
             reference_node: None,
@@ -76,6 +80,46 @@ impl Default for SceneDoc {
             root: NodeDoc::default(),
         }
     }
+}
+
+/// A collision between two geometry leaves, computed once at load with bounding-volume trees
+/// (`crate::collide`): the triangles that intersect get `hit_uv` on their vertices in uv set
+/// 0 (how the book's Collision sample recolours them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollisionDoc {
+    /// The two geometry leaves, by name.
+    pub objects: [String; 2],
+    /// The trees' bounding volumes: `box` (oriented boxes, the default) or `sphere`.
+    #[serde(default)]
+    pub bound: CollisionBoundDoc,
+    /// Every intersecting pair (`all`, the default) or stop at the `first`.
+    #[serde(default)]
+    pub mode: CollisionModeDoc,
+    /// The uv every vertex of a hit triangle gets in uv set 0.
+    pub hit_uv: [Real; 2],
+}
+
+/// [`CollisionDoc::bound`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CollisionBoundDoc {
+    /// Oriented boxes.
+    #[default]
+    Box,
+    /// Spheres.
+    Sphere,
+}
+
+/// [`CollisionDoc::mode`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CollisionModeDoc {
+    /// Every intersecting triangle pair.
+    #[default]
+    All,
+    /// Stop at the first.
+    First,
 }
 
 /// What a node is.

@@ -24,6 +24,7 @@
 //! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]).
 
 mod build;
+mod collisions;
 mod ctx;
 mod definitions;
 pub mod doc;

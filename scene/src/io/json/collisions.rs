@@ -1,0 +1,121 @@
+//! `collisions` in scene files: the book's Collision sample as data.
+//!
+//! Each entry collides two geometry leaves — their meshes at their world transforms as the
+//! file places them (before any controller runs) — with bounding-volume trees
+//! ([`crate::collide`]), and gives every vertex of each intersecting triangle `hit_uv` in uv
+//! set 0, so a texture shows the contact. A vertex shared with a triangle that does not hit
+//! takes the mark too: a mesh whose triangles should be marked one by one keeps its vertices
+//! unshared, as the book's sample does.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use glam::Vec2;
+
+use super::ctx::Ctx;
+use super::doc::{CollisionBoundDoc, CollisionDoc, CollisionModeDoc};
+use crate::collide::{collide, BvKind, BvTreeOptions, CollideMode, Collider};
+use crate::graph::{NodeId, Scene};
+use crate::io::error::IoError;
+use crate::mesh::MeshTopology;
+
+/// Runs every collision of the file in order and marks the hit triangles.
+pub(super) fn apply(
+    scene: &mut Scene,
+    ctx: &mut Ctx<'_>,
+    docs: &[CollisionDoc],
+) -> Result<(), IoError> {
+    for (i, d) in docs.iter().enumerate() {
+        let context = format!("collision {i}");
+        ctx.point(&context, format!("/collisions/{i}"));
+        let ids = [
+            ctx.named(&context, &d.objects[0])?,
+            ctx.named(&context, &d.objects[1])?,
+        ];
+        if ids[0] == ids[1] {
+            return Err(ctx.invalid(&context, "a collision needs two different objects"));
+        }
+        let options = BvTreeOptions {
+            kind: match d.bound {
+                CollisionBoundDoc::Box => BvKind::Box,
+                CollisionBoundDoc::Sphere => BvKind::Sphere,
+            },
+            ..BvTreeOptions::default()
+        };
+        let mut colliders = Vec::with_capacity(2);
+        for (&id, name) in ids.iter().zip(&d.objects) {
+            colliders.push(collider(scene, ctx, &context, id, name, options)?);
+        }
+        let mode = match d.mode {
+            CollisionModeDoc::All => CollideMode::AllHits,
+            CollisionModeDoc::First => CollideMode::FirstHit,
+        };
+        let pairs = collide(&colliders[0], &colliders[1], mode);
+        let hit_uv = Vec2::new(d.hit_uv[0].get(), d.hit_uv[1].get());
+        let hits: [BTreeSet<u32>; 2] = [
+            pairs.iter().map(|p| p.a).collect(),
+            pairs.iter().map(|p| p.b).collect(),
+        ];
+        for ((id, c), hit) in ids.iter().zip(&colliders).zip(hits) {
+            mark(scene, ctx, &context, *id, c, &hit, hit_uv)?;
+        }
+    }
+    Ok(())
+}
+
+/// The collider of geometry leaf `id`: a triangle mesh with uv set 0, at its world transform.
+fn collider(
+    scene: &Scene,
+    ctx: &Ctx<'_>,
+    context: &str,
+    id: NodeId,
+    name: &str,
+    options: BvTreeOptions,
+) -> Result<Collider, IoError> {
+    let mesh = scene
+        .mesh(id)
+        .map_err(|_| ctx.invalid(context, format!("'{name}' is not a geometry leaf")))?;
+    if mesh.topology() != MeshTopology::Triangles {
+        return Err(ctx.invalid(context, format!("'{name}' is not a triangle mesh")));
+    }
+    if mesh.uv_sets().is_empty() {
+        return Err(ctx.invalid(
+            context,
+            format!("'{name}' has no uv set to mark the hit triangles in"),
+        ));
+    }
+    let world = scene.compute_world(id).map_err(ctx.scene_err(context))?;
+    Ok(Collider::new(Arc::clone(mesh), options)
+        .map_err(ctx.scene_err(context))?
+        .with_world_from_local(world))
+}
+
+/// Gives every vertex of the triangles `hit` of `id`'s mesh `uv` in set 0.
+fn mark(
+    scene: &mut Scene,
+    ctx: &Ctx<'_>,
+    context: &str,
+    id: NodeId,
+    collider: &Collider,
+    hit: &BTreeSet<u32>,
+    uv: Vec2,
+) -> Result<(), IoError> {
+    if hit.is_empty() {
+        return Ok(());
+    }
+    let mesh = collider.mesh();
+    let mut uvs = mesh.uv_sets()[0].clone();
+    for &t in hit {
+        let t = t as usize;
+        for &v in &mesh.indices()[3 * t..3 * t + 3] {
+            uvs[v as usize] = uv;
+        }
+    }
+    let marked = (**mesh)
+        .clone()
+        .with_uv_set_replaced(0, uvs)
+        .map_err(ctx.scene_err(context))?;
+    scene
+        .set_mesh(id, Arc::new(marked))
+        .map_err(ctx.scene_err(context))
+}
