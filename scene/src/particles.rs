@@ -347,7 +347,7 @@ fn check_sizes(sizes: &[f32]) -> Result<(), SceneError> {
 }
 
 /// A unit axis, or an error naming `what`.
-fn unit_axis(axis: Vec3, what: &'static str) -> Result<Vec3, SceneError> {
+pub(crate) fn unit_axis(axis: Vec3, what: &'static str) -> Result<Vec3, SceneError> {
     if !axis.is_finite() {
         return Err(SceneError::NonFinite { what });
     }
@@ -356,6 +356,42 @@ fn unit_axis(axis: Vec3, what: &'static str) -> Result<Vec3, SceneError> {
         return Err(SceneError::ZeroRotation(what));
     }
     Ok(axis / len)
+}
+
+/// How far from 1 the length of an axis given as unit ([`SystemMotion::with_unit_axes`] and
+/// the other `with_unit_axes`) may be.
+pub const UNIT_AXIS_TOLERANCE: f32 = 1e-5;
+
+/// `axis` itself, bit for bit, when it is of unit length (within [`UNIT_AXIS_TOLERANCE`]);
+/// else an error naming `what`.
+fn given_unit_axis(axis: Vec3, what: &'static str) -> Result<Vec3, SceneError> {
+    if !axis.is_finite() {
+        return Err(SceneError::NonFinite { what });
+    }
+    let len = axis.length();
+    if !len.is_finite() || len <= 1e-12 {
+        return Err(SceneError::ZeroRotation(what));
+    }
+    if (len - 1.0).abs() > UNIT_AXIS_TOLERANCE {
+        return Err(invalid(
+            what,
+            format!("axis {axis} is not of unit length (length {len})"),
+        ));
+    }
+    Ok(axis)
+}
+
+/// The axes normalized ([`unit_axis`]) or, `exact`, kept as given ([`given_unit_axis`]).
+fn axes(axes: Vec<Vec3>, exact: bool, what: &'static str) -> Result<Vec<Vec3>, SceneError> {
+    axes.into_iter()
+        .map(|a| {
+            if exact {
+                given_unit_axis(a, what)
+            } else {
+                unit_axis(a, what)
+            }
+        })
+        .collect()
 }
 
 fn check_finite(values: &[f32], what: &'static str) -> Result<(), SceneError> {
@@ -403,6 +439,33 @@ impl SystemMotion {
         angular_speed: f32,
         angular_axis: Vec3,
     ) -> Result<Self, SceneError> {
+        let linear_axis = unit_axis(linear_axis, "system linear axis")?;
+        let angular_axis = unit_axis(angular_axis, "system angular axis")?;
+        Self::with_unit_axes(
+            timing,
+            rest,
+            linear_speed,
+            linear_axis,
+            angular_speed,
+            angular_axis,
+        )
+    }
+
+    /// As [`SystemMotion::new`], but the axes are kept bit for bit: each must already be of
+    /// unit length (within [`UNIT_AXIS_TOLERANCE`]). This is the exact state the accessors
+    /// give back, so a motion rebuilt from them is the same motion.
+    ///
+    /// # Errors
+    /// [`SceneError::NonFinite`], [`SceneError::ZeroRotation`] for a zero axis,
+    /// [`SceneError::InvalidArgument`] for an axis of another length.
+    pub fn with_unit_axes(
+        timing: ControllerTiming,
+        rest: Transform,
+        linear_speed: f32,
+        linear_axis: Vec3,
+        angular_speed: f32,
+        angular_axis: Vec3,
+    ) -> Result<Self, SceneError> {
         check_finite(&[linear_speed, angular_speed], "system speed")?;
         if !rest.is_finite() {
             return Err(SceneError::NonFinite {
@@ -413,10 +476,30 @@ impl SystemMotion {
             timing,
             rest,
             linear_speed,
-            linear_axis: unit_axis(linear_axis, "system linear axis")?,
+            linear_axis: given_unit_axis(linear_axis, "system linear axis")?,
             angular_speed,
-            angular_axis: unit_axis(angular_axis, "system angular axis")?,
+            angular_axis: given_unit_axis(angular_axis, "system angular axis")?,
         })
+    }
+
+    /// The time mapping and active flag.
+    pub fn timing(&self) -> &ControllerTiming {
+        &self.timing
+    }
+
+    /// The local transform at control time 0.
+    pub fn rest(&self) -> &Transform {
+        &self.rest
+    }
+
+    /// The linear speed `v` (units per second) and unit axis `A`.
+    pub fn linear(&self) -> (f32, Vec3) {
+        (self.linear_speed, self.linear_axis)
+    }
+
+    /// The angular speed `ω` (radians per second) and unit axis `B`.
+    pub fn angular(&self) -> (f32, Vec3) {
+        (self.angular_speed, self.angular_axis)
     }
 
     /// The local transform at application time `app_time` (`None` when inactive or when the
@@ -441,6 +524,10 @@ impl SystemMotion {
 impl Controller for SystemMotion {
     fn update(&mut self, time: f64, _local: &Transform) -> Option<Transform> {
         self.local_at(time)
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }
 
@@ -474,6 +561,46 @@ impl PointController {
         angular_speed: Vec<f32>,
         angular_axis: Vec<Vec3>,
     ) -> Result<Self, SceneError> {
+        Self::build(
+            timing,
+            mesh,
+            [linear_speed, angular_speed],
+            [linear_axis, angular_axis],
+            false,
+        )
+    }
+
+    /// As [`PointController::new`], but the axes are kept bit for bit: each must already be of
+    /// unit length (within [`UNIT_AXIS_TOLERANCE`]), so a controller rebuilt from the
+    /// accessors is the same controller.
+    ///
+    /// # Errors
+    /// As [`PointController::new`]; [`SceneError::InvalidArgument`] for an axis of another
+    /// length.
+    pub fn with_unit_axes(
+        timing: ControllerTiming,
+        mesh: &Mesh,
+        linear_speed: Vec<f32>,
+        linear_axis: Vec<Vec3>,
+        angular_speed: Vec<f32>,
+        angular_axis: Vec<Vec3>,
+    ) -> Result<Self, SceneError> {
+        Self::build(
+            timing,
+            mesh,
+            [linear_speed, angular_speed],
+            [linear_axis, angular_axis],
+            true,
+        )
+    }
+
+    fn build(
+        timing: ControllerTiming,
+        mesh: &Mesh,
+        [linear_speed, angular_speed]: [Vec<f32>; 2],
+        [linear_axis, angular_axis]: [Vec<Vec3>; 2],
+        exact: bool,
+    ) -> Result<Self, SceneError> {
         let n = mesh.positions().len();
         for (attribute, len) in [
             ("point linear speeds", linear_speed.len()),
@@ -491,14 +618,8 @@ impl PointController {
         }
         check_finite(&linear_speed, "point linear speeds")?;
         check_finite(&angular_speed, "point angular speeds")?;
-        let linear_axis = linear_axis
-            .into_iter()
-            .map(|a| unit_axis(a, "point linear axis"))
-            .collect::<Result<_, _>>()?;
-        let angular_axis = angular_axis
-            .into_iter()
-            .map(|a| unit_axis(a, "point angular axis"))
-            .collect::<Result<_, _>>()?;
+        let linear_axis = axes(linear_axis, exact, "point linear axis")?;
+        let angular_axis = axes(angular_axis, exact, "point angular axis")?;
         Ok(PointController {
             timing,
             rest: mesh.positions().to_vec(),
@@ -508,6 +629,26 @@ impl PointController {
             angular_speed,
             angular_axis,
         })
+    }
+
+    /// The time mapping and active flag.
+    pub fn timing(&self) -> &ControllerTiming {
+        &self.timing
+    }
+
+    /// The rest positions and normals (the mesh's when the controller was made).
+    pub fn rest(&self) -> (&[Vec3], Option<&[Vec3]>) {
+        (&self.rest, self.rest_normals.as_deref())
+    }
+
+    /// The per-vertex linear speeds (units per second) and unit axes.
+    pub fn linear(&self) -> (&[f32], &[Vec3]) {
+        (&self.linear_speed, &self.linear_axis)
+    }
+
+    /// The per-vertex angular speeds of the normals (radians per second) and unit axes.
+    pub fn angular(&self) -> (&[f32], &[Vec3]) {
+        (&self.angular_speed, &self.angular_axis)
     }
 
     /// The positions and normals (if the rest mesh had them) at application time `app_time`.
@@ -563,6 +704,10 @@ impl MeshController for PointController {
         }
         Some(out)
     }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
 }
 
 /// Per-particle motion (Eberly's `ParticleController` point motion and size changes; see the
@@ -615,6 +760,34 @@ impl ParticleController {
         system_size_change: f32,
         bounds: Option<(Vec3, Vec3)>,
     ) -> Result<Self, SceneError> {
+        let linear_axis = axes(linear_axis, false, "particle linear axis")?;
+        Self::with_unit_axes(
+            timing,
+            rest,
+            linear_speed,
+            linear_axis,
+            size_change,
+            system_size_change,
+            bounds,
+        )
+    }
+
+    /// As [`ParticleController::new`], but the axes are kept bit for bit: each must already
+    /// be of unit length (within [`UNIT_AXIS_TOLERANCE`]), so a controller rebuilt from the
+    /// accessors is the same controller.
+    ///
+    /// # Errors
+    /// As [`ParticleController::new`]; [`SceneError::InvalidArgument`] for an axis of another
+    /// length.
+    pub fn with_unit_axes(
+        timing: ControllerTiming,
+        rest: Particles,
+        linear_speed: Vec<f32>,
+        linear_axis: Vec<Vec3>,
+        size_change: Vec<f32>,
+        system_size_change: f32,
+        bounds: Option<(Vec3, Vec3)>,
+    ) -> Result<Self, SceneError> {
         let n = rest.len();
         for (attribute, len) in [
             ("particle linear speeds", linear_speed.len()),
@@ -632,10 +805,7 @@ impl ParticleController {
         check_finite(&linear_speed, "particle linear speeds")?;
         check_finite(&size_change, "particle size changes")?;
         check_finite(&[system_size_change], "particle system size change")?;
-        let linear_axis = linear_axis
-            .into_iter()
-            .map(|a| unit_axis(a, "particle linear axis"))
-            .collect::<Result<_, _>>()?;
+        let linear_axis = axes(linear_axis, true, "particle linear axis")?;
         if let Some((lo, hi)) = bounds {
             if !lo.is_finite() || !hi.is_finite() {
                 return Err(SceneError::NonFinite {
@@ -751,6 +921,26 @@ impl ParticleController {
     /// The time mapping and active flag.
     pub fn timing(&self) -> &ControllerTiming {
         &self.timing
+    }
+
+    /// The per-particle linear speeds (units per second) and unit axes.
+    pub fn linear(&self) -> (&[f32], &[Vec3]) {
+        (&self.linear_speed, &self.linear_axis)
+    }
+
+    /// The per-particle size changes (units per second).
+    pub fn size_changes(&self) -> &[f32] {
+        &self.size_change
+    }
+
+    /// The change of the size adjustment per second.
+    pub fn system_size_change(&self) -> f32 {
+        self.system_size_change
+    }
+
+    /// The box `(min, max)` the particles bounce inside, if any.
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        self.bounds
     }
 
     /// The system at application time `app_time`: the rest system with moved locations,

@@ -12,6 +12,7 @@ use super::ctx::{v3, v4, Ctx};
 use super::doc::*;
 use super::effects;
 use super::locate::Locations;
+use super::motion;
 use super::textures::build_texture;
 use crate::camera::{Camera, CameraViewport};
 use crate::controller::{ControllerTiming, RepeatType};
@@ -27,7 +28,7 @@ use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
 use crate::particles::{
-    ParticleController, Particles, PointController, RandomParticles, SystemMotion, MAX_PARTICLES,
+    ParticleController, Particles, RandomParticles, MAX_PARTICLES,
 };
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
@@ -946,21 +947,12 @@ fn controller(
     context: &str,
 ) -> Result<(), IoError> {
     let base = *base;
-    let base_rotation = base.rotation().unwrap_or(Mat3::IDENTITY);
     match c {
         ControllerDoc::Spin(s) => {
-            let axis = v3(&s.axis);
-            rotation_axis_angle(axis, 0.0).map_err(ctx.scene_err(context))?;
-            let speed = f64::from(s.degrees_per_second.get());
+            let spin = motion::Spin::new(base, v3(&s.axis), s.degrees_per_second.get())
+                .map_err(ctx.scene_err(context))?;
             scene
-                .add_controller(
-                    node,
-                    Box::new(move |time: f64, _: &Transform| {
-                        let degrees = (speed * time).rem_euclid(360.0) as f32;
-                        let r = rotation_axis_angle(axis, math::to_radians(degrees)).ok()?;
-                        base.with_rotation(r * base_rotation).ok()
-                    }),
-                )
+                .add_controller(node, Box::new(spin))
                 .map_err(ctx.scene_err(context))?;
         }
         ControllerDoc::Keyframes(k) => {
@@ -982,23 +974,13 @@ fn controller(
         ControllerDoc::Ik(ik) => ctx.iks.push((context.to_owned(), ik.clone())),
         ControllerDoc::Skin(skin) => ctx.skins.push((node, context.to_owned(), skin.clone())),
         ControllerDoc::Motion(m) => {
-            let err = ctx.scene_err(context);
-            let velocity = m.velocity.as_ref().map_or(Vec3::ZERO, v3);
-            let (speed, direction) = speed_and_axis(ctx, context, velocity, "velocity")?;
-            let timing = motion_timing(m.phase, m.frequency, m.active).map_err(&err)?;
-            let motion = SystemMotion::new(
-                timing,
-                base,
-                speed,
-                direction,
-                math::to_radians(m.degrees_per_second.map_or(0.0, Real::get)),
-                m.axis.as_ref().map_or(Vec3::Y, v3),
-            )
-            .map_err(&err)?;
-            scene.add_controller(node, Box::new(motion)).map_err(&err)?;
+            let motion = motion::system_motion(ctx, context, base, m)?;
+            scene
+                .add_controller(node, Box::new(motion))
+                .map_err(ctx.scene_err(context))?;
         }
         ControllerDoc::PointMotion(m) => {
-            let controller = point_motion(scene, ctx, node, m, context)?;
+            let controller = motion::point_motion(scene, ctx, node, m, context)?;
             scene
                 .add_mesh_controller(node, Box::new(controller))
                 .map_err(ctx.scene_err(context))?;
@@ -1247,7 +1229,7 @@ fn particles(
             )
             .map_err(&err)?;
             let motion = match &p.motion {
-                Some(m) => Some(particle_motion(ctx, context, &system, m)?),
+                Some(m) => Some(motion::particle_motion(ctx, context, &system, m)?),
                 None => None,
             };
             (system, motion)
@@ -1315,117 +1297,6 @@ fn particles(
         scene.add_particle_controller(id, c).map_err(&err)?;
     }
     Ok(id)
-}
-
-/// The point motion of explicit particles (see `docs/scene-format.md`): per-particle
-/// velocities as speed and direction, size changes, an optional box, and the time mapping
-/// `t꜀ = max(0, f·t + p)`.
-fn particle_motion(
-    ctx: &Ctx,
-    context: &str,
-    system: &Particles,
-    m: &ParticleMotionDoc,
-) -> Result<ParticleController, IoError> {
-    let err = ctx.scene_err(context);
-    let n = system.len();
-    if m.velocities.len() != n {
-        return Err(ctx.invalid(
-            context,
-            format!("{} velocities for {n} particles", m.velocities.len()),
-        ));
-    }
-    let size_changes = match &m.size_changes {
-        Some(c) if c.len() != n => {
-            return Err(ctx.invalid(
-                context,
-                format!("{} size changes for {n} particles", c.len()),
-            ))
-        }
-        Some(c) => c.iter().map(|x| x.get()).collect(),
-        None => vec![0.0; n],
-    };
-    let (mut speeds, mut axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for v in &m.velocities {
-        let (speed, axis) = speed_and_axis(ctx, context, v3(v), "velocity")?;
-        speeds.push(speed);
-        axes.push(axis);
-    }
-    let bounds = m.bounds.as_ref().map(|[lo, hi]| (v3(lo), v3(hi)));
-    let timing = motion_timing(m.phase, m.frequency, m.active).map_err(&err)?;
-    ParticleController::new(
-        timing,
-        system.clone(),
-        speeds,
-        axes,
-        size_changes,
-        m.size_adjust_change.map_or(0.0, Real::get),
-        bounds,
-    )
-    .map_err(&err)
-}
-
-/// The time mapping of the motion controllers: `t꜀ = max(0, frequency·t + phase)` over
-/// `[0, ∞)`, defaults 0 and 1, active unless `false`.
-fn motion_timing(
-    phase: Option<Real>,
-    frequency: Option<Real>,
-    active: Option<bool>,
-) -> Result<ControllerTiming, SceneError> {
-    Ok(ControllerTiming::over(0.0, f64::MAX)?
-        .with_phase(f64::from(phase.map_or(0.0, Real::get)))?
-        .with_frequency(f64::from(frequency.map_or(1.0, Real::get)))?
-        .with_active(active.unwrap_or(true)))
-}
-
-/// A vector as a speed along a unit axis (+x for a zero vector, which does not move); a
-/// length that overflows is an invalid-file error naming `what`.
-fn speed_and_axis(ctx: &Ctx, context: &str, v: Vec3, what: &str) -> Result<(f32, Vec3), IoError> {
-    let speed = v.length();
-    if !speed.is_finite() {
-        return Err(ctx.invalid(context, format!("{what} {v} is too large")));
-    }
-    Ok((speed, if speed > 0.0 { v / speed } else { Vec3::X }))
-}
-
-/// A `point_motion` controller over the mesh of geometry node `node` (see
-/// `docs/scene-format.md`).
-fn point_motion(
-    scene: &Scene,
-    ctx: &Ctx,
-    node: NodeId,
-    m: &PointMotionDoc,
-    context: &str,
-) -> Result<PointController, IoError> {
-    let err = ctx.scene_err(context);
-    let mesh = scene.mesh(node).map_err(&err)?;
-    let n = mesh.positions().len();
-    if m.velocities.len() != n {
-        return Err(ctx.invalid(
-            context,
-            format!("{} velocities for {n} vertices", m.velocities.len()),
-        ));
-    }
-    let spins = match &m.spins {
-        Some(s) if s.len() != n => {
-            return Err(ctx.invalid(context, format!("{} spins for {n} vertices", s.len())))
-        }
-        Some(s) => s.iter().map(v3).collect(),
-        None => vec![Vec3::ZERO; n],
-    };
-    let (mut speeds, mut axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for v in &m.velocities {
-        let (s, a) = speed_and_axis(ctx, context, v3(v), "velocity")?;
-        speeds.push(s);
-        axes.push(a);
-    }
-    let (mut turns, mut turn_axes) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for w in spins {
-        let (s, a) = speed_and_axis(ctx, context, w, "spin")?;
-        turns.push(math::to_radians(s));
-        turn_axes.push(a);
-    }
-    let timing = motion_timing(m.phase, m.frequency, m.active).map_err(&err)?;
-    PointController::new(timing, mesh, speeds, axes, turns, turn_axes).map_err(&err)
 }
 
 /// An IK controller from its document, its nodes found by name.

@@ -447,8 +447,17 @@ pub struct ParticlesDoc {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParticleMotionDoc {
-    /// One velocity per particle, units per second (speed `|v|` along `v/|v|`).
+    /// One velocity per particle, units per second (speed `|v|` along `v/|v|`). Required
+    /// unless `speeds` and `directions` are given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub velocities: Vec<Real3>,
+    /// Instead of `velocities`, the exact state: one speed per particle (units per second,
+    /// any sign) along its `directions` entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speeds: Option<Vec<Real>>,
+    /// With `speeds`: one unit direction per particle, kept as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directions: Option<Vec<Real3>>,
     /// One size change per particle, units per second (default 0; sizes stop at 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_changes: Option<Vec<Real>>,
@@ -785,12 +794,28 @@ pub enum ControllerDoc {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PointMotionDoc {
-    /// One velocity per vertex, units per second.
+    /// One velocity per vertex, units per second. Required unless `speeds` and `directions`
+    /// are given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub velocities: Vec<Real3>,
+    /// Instead of `velocities`, the exact state: one speed per vertex (units per second, any
+    /// sign) along its `directions` entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speeds: Option<Vec<Real>>,
+    /// With `speeds`: one unit direction per vertex, kept as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directions: Option<Vec<Real3>>,
     /// One angular velocity per vertex for its normal: axis × degrees per second (default
     /// none: normals keep their direction).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spins: Option<Vec<Real3>>,
+    /// Instead of `spins`, the exact state: one angular speed per vertex in radians per second
+    /// about its `angular_axes` entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angular_speeds: Option<Vec<Real>>,
+    /// With `angular_speeds`: one unit axis per vertex, kept as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angular_axes: Option<Vec<Real3>>,
     /// `p` in `t꜀ = f·t + p` (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<Real>,
@@ -817,6 +842,20 @@ pub struct MotionDoc {
     /// Angular speed about `axis`, degrees per second (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degrees_per_second: Option<Real>,
+    /// Instead of `velocity`, the exact state: the linear speed (units per second, any sign)
+    /// along `direction`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Real>,
+    /// With `speed`: the unit direction, kept as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Real3>,
+    /// Instead of `axis` and `degrees_per_second`, the exact state: the angular speed in
+    /// radians per second about `angular_axis`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angular_speed: Option<Real>,
+    /// With `angular_speed`: the unit rotation axis, kept as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angular_axis: Option<Real3>,
     /// `p` in `t꜀ = f·t + p` (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<Real>,

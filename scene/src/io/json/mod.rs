@@ -139,3 +139,4 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
     let doc = parse(path, &text)?;
     build::build_located(&doc, path, options, &locate::locate(&text))
 }
+mod motion;

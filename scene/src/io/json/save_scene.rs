@@ -25,11 +25,15 @@
 //! * **Cameras** of the [`Imported`] record are written as named cameras placed by their
 //!   node's world transform. A camera's own group node as the loader makes it (a childless,
 //!   plain group under the root with the camera's name) is not written again.
+//! * **Motion controllers** (`spin`, `motion`, `point_motion`, particle motion) are written
+//!   in the format's exact form (speeds along unit axes as the scene keeps them, radians for
+//!   turns; see `motion`), a random particle system expanded particle by particle. An active
+//!   motion is written at its rest state, which the loader makes the controller's rest again.
 //! * **Refused, never dropped** ([`IoError::Unsupported`], naming the node): controllers
-//!   that cannot describe themselves (closures, spins and motions, whose speed and axis the
-//!   format holds only as one vector), particle controllers, a discrete-LOD node whose
-//!   ranges do not cover its first children in order, and effects that name nodes whose
-//!   names are not unique.
+//!   that cannot describe themselves (closures, other types), motions whose timing the motion
+//!   keys cannot hold, spins and motions starting from another transform than the node's
+//!   other controllers, a discrete-LOD node whose ranges do not cover its first children in
+//!   order, and effects that name nodes whose names are not unique.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -41,6 +45,7 @@ use plumb_raster::math;
 use plumb_raster::texture::{TexelFormat, Texture};
 
 use super::doc::*;
+use super::motion;
 use super::real::Real;
 use crate::controller::{ControllerTiming, MeshController, RepeatType};
 use crate::effect::{Effect, TexCoords, TextureStage};
@@ -56,6 +61,7 @@ use crate::light::{LightId, LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
 use crate::node::Culling;
+use crate::particles::{PointController, SystemMotion};
 use crate::partition::BspSide;
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::skin::SkinController;
@@ -417,14 +423,29 @@ impl Saver<'_> {
         // The pose the node's animation starts from, written as its transform so that a
         // reloaded scene saves to the same file (the animation replaces it at every update).
         let mut rest = None;
+        // The transforms `spin` and `motion` controllers start from: the loader gives each
+        // the node's `transform`, so they must agree with each other and with `rest`.
+        let mut bases: Vec<Transform> = Vec::new();
         for (_, c) in scene.controllers.iter().filter(|(n, _)| *n == id) {
-            let Some(a) = c
-                .as_any()
-                .and_then(|a| a.downcast_ref::<AnimationController>())
-            else {
+            let any = c.as_any();
+            if let Some(spin) = any.and_then(|a| a.downcast_ref::<motion::Spin>()) {
+                bases.push(*spin.base());
+                controllers.push(ControllerDoc::Spin(spin.doc()));
+                continue;
+            }
+            if let Some(m) = any.and_then(|a| a.downcast_ref::<SystemMotion>()) {
+                if m.timing().active() {
+                    bases.push(*m.rest());
+                }
+                controllers.push(ControllerDoc::Motion(
+                    motion::motion_doc(m).map_err(|f| self.unsupported(path, f))?,
+                ));
+                continue;
+            }
+            let Some(a) = any.and_then(|a| a.downcast_ref::<AnimationController>()) else {
                 return Err(self.unsupported(
                     path,
-                    "transform controllers other than keyframes (closures and other types that cannot describe themselves)",
+                    "transform controllers other than keyframes, spin and motion (closures and other types that cannot describe themselves)",
                 ));
             };
             if a.timing.active() {
@@ -449,15 +470,22 @@ impl Saver<'_> {
         if node.world_identity && !world_identity {
             return Err(self.unsupported(path, "world-space (skinned) leaves"));
         }
-        let local = match rest {
-            Some(a) => trs(a.rest_scale, a.rest_rotation, a.rest_translation)
+        let local = match (rest, bases.first()) {
+            (Some(a), _) => trs(a.rest_scale, a.rest_rotation, a.rest_translation)
                 .map_err(self.scene_err(path))?,
-            None => self
+            (None, Some(base)) => *base,
+            (None, None) => self
                 .locals
                 .iter()
                 .find(|(n, _)| *n == id)
                 .map_or(node.local, |(_, t)| *t),
         };
+        if bases.iter().any(|b| *b != local) {
+            return Err(self.unsupported(
+                path,
+                "spin or motion controllers that start from another transform than the node's other controllers",
+            ));
+        }
         let mut doc = NodeDoc {
             name: node.name.clone(),
             transform: transform_doc(&local),
@@ -466,31 +494,47 @@ impl Saver<'_> {
         };
         match scene.kind(id).map_err(&err)? {
             NodeKind::Geometry if scene.is_particles(id) => {
-                // The particle motion keeps speeds and axes (and a random system only its
-                // current state), which the format's velocities and `random` parameters do
-                // not give back exactly: refused rather than saved still.
-                if scene
+                // A moving system is written at its rest state with its motion in the exact
+                // form (speeds and unit directions as the controller keeps them; a random
+                // system expanded particle by particle); the loader makes that state the
+                // controller's rest again. Colours and the active count are the system's
+                // own (the motion leaves them alone).
+                let p = scene.particles(id).map_err(&err)?;
+                let controller = scene
                     .particle_systems
                     .iter()
-                    .any(|p| p.node == id && p.controller.is_some())
-                {
-                    return Err(self.unsupported(path, "particle controllers"));
+                    .find(|l| l.node == id)
+                    .and_then(|l| l.controller.as_ref());
+                let mut motion_doc = None;
+                let mut shown = p;
+                if let Some(c) = controller {
+                    motion_doc = Some(
+                        motion::particle_motion_doc(c).map_err(|f| self.unsupported(path, f))?,
+                    );
+                    if c.timing().active() {
+                        shown = c.rest();
+                    }
                 }
-                let p = scene.particles(id).map_err(&err)?;
                 doc.kind = Some(NodeKindDoc::Geometry);
                 doc.mesh = Some(MeshDoc::Particles(ParticlesDoc {
-                    locations: Some(p.locations().iter().copied().map(r3).collect()),
-                    sizes: Some(p.sizes().iter().copied().map(re).collect()),
+                    locations: Some(shown.locations().iter().copied().map(r3).collect()),
+                    sizes: Some(shown.sizes().iter().copied().map(re).collect()),
                     colors: p.colors().map(|c| c.iter().copied().map(r4).collect()),
-                    size_adjust: Some(re(p.size_adjust())),
+                    size_adjust: Some(re(shown.size_adjust())),
                     active: Some(u32::try_from(p.active()).unwrap_or(u32::MAX)),
+                    motion: motion_doc,
                     ..ParticlesDoc::default()
                 }));
             }
             NodeKind::Geometry => {
                 doc.kind = Some(NodeKindDoc::Geometry);
                 let mesh: &Mesh = scene.mesh(id).map_err(&err)?;
-                let mesh = skinned_rest(scene, id, mesh).unwrap_or_else(|| mesh.clone());
+                let mesh = match skinned_rest(scene, id, mesh) {
+                    Some(m) => m,
+                    None => point_rest(scene, id, mesh)
+                        .map_err(|f| self.unsupported(path, f))?
+                        .unwrap_or_else(|| mesh.clone()),
+                };
                 doc.mesh = Some(MeshDoc::Inline(mesh_doc(&mesh)));
             }
             NodeKind::Switch => {
@@ -804,6 +848,11 @@ impl Saver<'_> {
                 active: (!skin.active()).then_some(false),
             }));
         }
+        if let Some(p) = any.and_then(|a| a.downcast_ref::<PointController>()) {
+            return motion::point_motion_doc(p)
+                .map(ControllerDoc::PointMotion)
+                .map_err(|f| self.unsupported(path, f));
+        }
         let clip = any
             .and_then(|a| a.downcast_ref::<ClipMorph>())
             .and_then(ClipMorph::playing);
@@ -811,7 +860,7 @@ impl Saver<'_> {
             (Some(m), _) | (None, Some(m)) => m,
             (None, None) => return Err(self.unsupported(
                 path,
-                "mesh controllers other than skin and morph (point motion, closures, other types)",
+                "mesh controllers other than skin, morph and point motion (closures, other types)",
             )),
         };
         morph_doc(morph)
@@ -919,6 +968,41 @@ fn skinned_rest(scene: &Scene, id: NodeId, mesh: &Mesh) -> Option<Mesh> {
     }
     let bones = vec![Transform::IDENTITY; skin.bones().len()];
     skin.update(0.0, mesh, &bones)
+}
+
+/// The mesh written for a leaf with an active point motion: its rest positions and normals
+/// with the colours and uv sets the controller keeps (it rebuilds the mesh from them at every
+/// update, as [`PointController`]'s update does). `Ok(None)` without an active point motion.
+fn point_rest(scene: &Scene, id: NodeId, mesh: &Mesh) -> Result<Option<Mesh>, &'static str> {
+    let Some(c) = scene
+        .mesh_controllers
+        .iter()
+        .filter(|(n, _)| *n == id)
+        .find_map(|(_, c)| c.as_any()?.downcast_ref::<PointController>())
+    else {
+        return Ok(None);
+    };
+    if !c.timing().active() {
+        return Ok(None);
+    }
+    let (positions, normals) = c.rest();
+    const OTHER: &str = "point motion whose rest shape no longer fits its mesh";
+    let mut out = Mesh::new(mesh.topology(), positions.to_vec(), mesh.indices().to_vec())
+        .map_err(|_| OTHER)?;
+    match (normals, mesh.normals()) {
+        (Some(n), _) => out = out.with_normals(n.to_vec()).map_err(|_| OTHER)?,
+        (None, Some(_)) => {
+            return Err("point motion over a mesh that gained normals after the controller")
+        }
+        (None, None) => {}
+    }
+    if let Some(c) = mesh.colors() {
+        out = out.with_colors(c.to_vec()).map_err(|_| OTHER)?;
+    }
+    for set in mesh.uv_sets() {
+        out = out.with_uv_set(set.clone()).map_err(|_| OTHER)?;
+    }
+    Ok(Some(out))
 }
 
 fn interpolation_doc(i: Interpolation) -> InterpolationDoc {
