@@ -8,6 +8,21 @@
 //!
 //! Names get [`CopyOptions::name_suffix`] appended (the book's `NameAppend`, `'#'`).
 //!
+//! The node kinds that came after the book's list are copied with their data:
+//!
+//! * a **BSP node** ([`bsp`](crate::bsp)) keeps its plane (as given and normalised) and the
+//!   role of each child: a child in the positive, coplanar or negative slot is the copy's
+//!   child in the same slot;
+//! * a **region manager** ([`portal`](crate::portal)) is a BSP node and is copied as one, with
+//!   its manager flag; a **convex region** keeps its portals, in order, with their vertices
+//!   and open flags. A portal leading to a region inside the copied subtree leads to that
+//!   region's copy; one leading outside it keeps its target (as effects keep references to
+//!   nodes outside the subtree), so a copied room still opens onto the original's neighbour;
+//! * a **layer node** ([`layer`](crate::layer)) keeps its clear region, so the copy is a
+//!   layer of its own;
+//! * a mesh's **active count** ([`Mesh::with_active_count`](crate::Mesh::with_active_count))
+//!   is part of the shared mesh, so the copy draws the same prefix.
+//!
 //! Refused ([`SceneError::InvalidArgument`], naming the node), before anything is created:
 //! subtrees with controllers (transform, mesh, IK) or particle systems — a controller is a
 //! trait object that cannot clone itself yet. A copy that runs into the node or depth limit
@@ -19,6 +34,7 @@ use crate::effect::Effect;
 use crate::error::SceneError;
 use crate::graph::{NodeId, NodeKind, Scene};
 use crate::id::{LightId, ObjectRef};
+use crate::partition::BspSide;
 
 /// How [`Scene::deep_copy_with`] copies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,8 +155,20 @@ impl Scene {
                     None => self.add_switch(parent, name)?,
                 },
                 NodeKind::Group if n.billboard => self.add_billboard(parent, name)?,
+                // Slots are filled in step 3, once the children exist.
+                NodeKind::Group if n.bsp.is_some() => match n.bsp.as_deref() {
+                    Some(b) => self.add_bsp_node(parent, name, b.plane, b.given, b.manager)?,
+                    None => self.add_group(parent, name)?,
+                },
                 NodeKind::Group => self.add_group(parent, name)?,
             };
+            if n.region.is_some() {
+                // Portals are added in step 3, once the regions they lead to exist.
+                self.node_mut(copy)?.region = Some(Box::default());
+            }
+            if let Some(clear) = self.clears.get(&id).copied() {
+                self.set_clear(copy, Some(clear))?;
+            }
             if !n.local.is_identity() {
                 self.set_local_transform(copy, n.local)?;
             }
@@ -207,6 +235,23 @@ impl Scene {
                 if let Some(name) = self.object_names.get(&ObjectRef::Effect(id)).cloned() {
                     self.object_names
                         .insert(ObjectRef::Effect(copy), format!("{name}{suffix}"));
+                }
+            }
+            if self.node(id)?.bsp.is_some() {
+                for side in BspSide::ALL {
+                    if let Some(child) = self.bsp_child(id, side)? {
+                        self.set_bsp_child(copy, side, Some(node_ref(child)))?;
+                    }
+                }
+            }
+            if let Some(region) = self.node(id)?.region.as_deref() {
+                for p in region.portals.clone() {
+                    self.add_portal(
+                        copy,
+                        p.vertices().to_vec(),
+                        node_ref(p.adjacent()),
+                        p.is_open(),
+                    )?;
                 }
             }
             if self.kind(id)? == NodeKind::Switch {
