@@ -259,6 +259,40 @@ fn collisions_in_scene_files_mark_hits_and_refuse_bad_entries() {
         let marked = uvs_of(&s, name).iter().filter(|&&u| u == hit).count();
         assert_eq!(marked, 3, "{name}");
     }
+    // 4097 × 4096 triangle pairs: over the limit, refused before any test.
+    let many = (0..4097)
+        .map(|i| format!("[{i}, 0, 0], [{i}, 1, 0], [{i}, 0, 1]"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let many_uv = vec!["[0, 0]"; 3 * 4097].join(", ");
+    let few = (0..4096)
+        .map(|i| format!("[0, {i}, 0], [1, {i}, 0], [0, {i}, 1]"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let few_uv = vec!["[0, 0]"; 3 * 4096].join(", ");
+    let dir = std::env::temp_dir().join(format!("plumb-collisions-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.json");
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{ "format": "plumb-scene", "version": 1,
+  "collisions": [{{ "objects": ["m", "n"], "hit_uv": [1, 1] }}],
+  "root": {{ "children": [
+    {{ "name": "m", "mesh": {{ "inline": {{ "positions": [{many}], "uvs": [[{many_uv}]] }} }} }},
+    {{ "name": "n", "mesh": {{ "inline": {{ "positions": [{few}], "uvs": [[{few_uv}]] }} }} }}
+  ] }} }}"#
+        ),
+    )
+    .unwrap();
+    let e = io::load(&path, &ImportOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("4097 × 4096 triangles is more than the limit"),
+        "{e}"
+    );
     for (entry, message) in [
         (
             r#"[{ "objects": ["a", "nope"], "hit_uv": [0, 0] }]"#,

@@ -19,6 +19,11 @@ use crate::graph::{NodeId, Scene};
 use crate::io::error::IoError;
 use crate::mesh::MeshTopology;
 
+/// Largest product of the two meshes' triangle counts a collision entry may ask for: it bounds
+/// the pairs an all-hits query can report (memory) and test (time) when a file crosses two
+/// meshes of long thin triangles, every one against every one.
+pub const MAX_TRIANGLE_PAIRS: u64 = 1 << 24;
+
 /// Runs every collision of the file in order and marks the hit triangles.
 pub(super) fn apply(
     scene: &mut Scene,
@@ -45,6 +50,18 @@ pub(super) fn apply(
         let mut colliders = Vec::with_capacity(2);
         for (&id, name) in ids.iter().zip(&d.objects) {
             colliders.push(collider(scene, ctx, &context, id, name, options)?);
+        }
+        let pairs_asked = colliders[0].mesh().triangle_count() as u64
+            * colliders[1].mesh().triangle_count() as u64;
+        if pairs_asked > MAX_TRIANGLE_PAIRS {
+            return Err(ctx.invalid(
+                &context,
+                format!(
+                    "{} × {} triangles is more than the limit of {MAX_TRIANGLE_PAIRS} triangle pairs",
+                    colliders[0].mesh().triangle_count(),
+                    colliders[1].mesh().triangle_count()
+                ),
+            ));
         }
         let mode = match d.mode {
             CollisionModeDoc::All => CollideMode::AllHits,
