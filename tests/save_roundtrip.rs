@@ -221,22 +221,25 @@ fn round_trip(c: &Case, scratch: &Path) -> Result<Outcome, String> {
 fn run(cases: Vec<Case>) -> Vec<String> {
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("save_roundtrip");
     let mut failures = Vec::new();
+    let (total, mut same, mut refused) = (cases.len(), 0, 0);
     for c in cases {
         let case = &c.name;
         let dir = scratch.join(case.replace('/', "_"));
         let expected = UNSUPPORTED.iter().find(|(n, _)| n == case).map(|(_, f)| *f);
         match (round_trip(&c, &dir), expected) {
-            (Ok(Outcome::Same), None) => {}
+            (Ok(Outcome::Same), None) => same += 1,
             (Ok(Outcome::Same), Some(_)) => failures.push(format!(
                 "{case}: round-trips now; remove it from UNSUPPORTED"
             )),
             (Ok(Outcome::Refused(msg)), Some(f)) if msg.contains(f) => {
+                refused += 1;
                 eprintln!("{case}: refused as listed: {msg}");
             }
             (Ok(Outcome::Refused(msg)), _) => failures.push(format!("{case}: refused: {msg}")),
             (Err(e), _) => failures.push(format!("{case}: {e}")),
         }
     }
+    eprintln!("{total} cases: {same} round-trip, {refused} refused as listed");
     failures
 }
 

@@ -92,12 +92,13 @@ pub(super) fn motion_timing(
         .with_active(active.unwrap_or(true)))
 }
 
+/// `phase`, `frequency` and `active` of a motion document, each `None` at its default.
+type MotionTimingDoc = (Option<Real>, Option<Real>, Option<bool>);
+
 /// `(phase, frequency, active)` of a motion timing, each left out at its default; `Err`
 /// names what the motion keys cannot hold (another interval or repeat, times that are not
 /// exact 32-bit floats).
-fn motion_timing_doc(
-    t: &ControllerTiming,
-) -> Result<(Option<Real>, Option<Real>, Option<bool>), &'static str> {
+fn motion_timing_doc(t: &ControllerTiming) -> Result<MotionTimingDoc, &'static str> {
     const OTHER: &str = "motion controllers whose timing is not max(0, frequency·t + phase) with 32-bit phase and frequency";
     if t.min_time() != 0.0 || t.max_time() != f64::MAX || t.repeat() != RepeatType::Clamp {
         return Err(OTHER);
