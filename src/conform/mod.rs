@@ -47,6 +47,9 @@
 
 pub mod report;
 
+/// The wgpu backend (feature `wgpu`).
+#[cfg(feature = "wgpu")]
+pub mod gpu;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
