@@ -21,6 +21,11 @@
 //!    layer in tree pre-order: [`Renderer::clear_region`], its opaque leaves, its scene-effect
 //!    passes, its transparent leaves (sorted within the layer). Overlays come last.
 //!
+//! With a reference node or depth layers ([`Scene::set_reference_node`],
+//! [`Scene::set_depth_layers`]) the camera is in the reference node's frame and steps 2–4 are
+//! those of [`frames`](crate::frames): its own walk and frustum test in that frame, leaves
+//! placed by `f64`-composed relative matrices, depth layers separated by depth clears.
+//!
 //! Per leaf, the pass list comes from its local effect and the global texture effect of its
 //! nearest ancestor, and scene effects add draws of their own — the recipes are in
 //! [`multipass`](crate::multipass); the lights are the first

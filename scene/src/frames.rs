@@ -54,7 +54,7 @@
 //! # What this path draws
 //!
 //! Reference-frame and layered drawing walk the tree themselves (active switch children,
-//! [`Culling`](crate::Culling) honoured, each leaf's mesh bound tested against the frustum in
+//! [`Culling`] honoured, each leaf's mesh bound tested against the frustum in
 //! the drawn frame) and draw leaves in tree order, transparent ones back to front within each
 //! layer. Billboards, particles and LOD switches are updated with the camera carried into
 //! world space. Not supported there, and refused with [`SceneError::InvalidArgument`]: layer

@@ -422,7 +422,7 @@ impl Instancing {
         }
         let area = (max_x - min_x) * 0.5 * f64::from(w) * (max_y - min_y) * 0.5 * f64::from(h);
         // NaN (a non-finite world) counts as relevant; the caps still stop it.
-        !(area < self.options.min_area)
+        area.is_nan() || area >= self.options.min_area
     }
 
     /// Brings the instance tree up to date for `camera` (see the [module docs](self)).
