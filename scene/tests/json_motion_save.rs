@@ -391,9 +391,9 @@ fn bad_values_of_the_new_keys_are_typed_errors() {
         r#"    {{ "name": "p", "mesh": {{ "particles": {{ "random": {{ "count": {} }} }} }} }}"#,
         MAX_PARTICLES + 1
     );
-    let e = load_text("over", &scene_with(&[&over]))
-        .err()
-        .expect("refused");
+    let Err(e) = load_text("over", &scene_with(&[&over])) else {
+        panic!("{} particles loaded", MAX_PARTICLES + 1);
+    };
     assert!(e.to_string().contains("scene.json:5:"), "{e}");
 }
 
@@ -410,9 +410,9 @@ fn closures_are_still_refused() {
     a.scene
         .add_controller(id, Box::new(|_: f64, l: &plumb_scene::Transform| Some(*l)))
         .expect("added");
-    let e = save_scene(&a.scene, None, &dir("closure").join("s.json"), "s")
-        .err()
-        .expect("refused");
+    let Err(e) = save_scene(&a.scene, None, &dir("closure").join("s.json"), "s") else {
+        panic!("a closure controller was saved");
+    };
     assert!(matches!(e, IoError::Unsupported { .. }), "{e:?}");
     assert!(e.to_string().contains("closures"), "{e}");
 }
