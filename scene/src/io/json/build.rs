@@ -8,6 +8,7 @@ use std::sync::Arc;
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 use plumb_raster::math;
 
+use super::clod;
 use super::ctx::{v3, v4, Ctx};
 use super::doc::*;
 use super::effects;
@@ -445,6 +446,9 @@ fn mesh(ctx: &Ctx, context: &str, m: &MeshDoc) -> Result<Mesh, IoError> {
         MeshDoc::Torus(t) => shapes::torus(t.major.get(), t.minor.get(), t.rings, t.sides),
         MeshDoc::Cylinder(c) => shapes::cylinder(c.radius.get(), c.height.get(), c.slices, c.caps),
         MeshDoc::Inline(i) => return inline(ctx, context, i),
+        MeshDoc::Clod(c) => return clod::clod(ctx, context, c, mesh(ctx, context, &c.mesh)?),
+        MeshDoc::Curve(c) => return clod::curve(ctx, context, c),
+        MeshDoc::Surface(s) => return clod::surface(ctx, context, s),
         MeshDoc::Particles(_) => {
             return Err(ctx.invalid(context, "\"particles\" is the mesh of a geometry node only"))
         }

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::doc_clod::*;
 pub use super::doc_state::*;
 use super::real::r3;
 pub use super::real::{Real, Real3, Real4};
@@ -412,6 +413,12 @@ pub enum MeshDoc {
     Inline(InlineMeshDoc),
     /// A particle system drawn as camera-facing squares (geometry nodes only).
     Particles(ParticlesDoc),
+    /// A triangle mesh decimated by edge collapses, at a target record (continuous LOD).
+    Clod(ClodDoc),
+    /// Bézier segments tessellated by subdivision (a line strip).
+    Curve(CurveDoc),
+    /// A Bézier patch tessellated by subdivision.
+    Surface(SurfaceDoc),
 }
 
 /// `particles` parameters: exactly one of `locations` (with `sizes`) and `random`.

@@ -24,10 +24,12 @@
 //! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]).
 
 mod build;
+mod clod;
 mod collisions;
 mod ctx;
 mod definitions;
 pub mod doc;
+mod doc_clod;
 mod doc_state;
 mod effects;
 mod limits;

@@ -1,0 +1,160 @@
+//! `clod`, `curve` and `surface` meshes in scene files: decimated at a target record, or
+//! tessellated to a level.
+
+use glam::Vec3;
+
+use super::ctx::{v3, v4, Ctx};
+use super::doc_clod::{ClodDoc, CurveDoc, PatchDoc, SurfaceDoc};
+use crate::clod::ClodMesh;
+use crate::curve::{BezierCurve, CurveMesh, MAX_BEZIER_DEGREE};
+use crate::io::error::IoError;
+use crate::mesh::{Mesh, MeshTopology};
+use crate::surface::{BezierRectangle, BezierTriangle, SurfaceMesh, SurfacePatch};
+
+/// The `clod` mesh at its target record; `base` is the built full-detail mesh.
+pub(super) fn clod(ctx: &Ctx, context: &str, doc: &ClodDoc, base: Mesh) -> Result<Mesh, IoError> {
+    let err = ctx.scene_err(context);
+    if base.topology() != MeshTopology::Triangles {
+        return Err(ctx.invalid(context, "a \"clod\" mesh decimates triangles only"));
+    }
+    let mut c = ClodMesh::from_mesh(&base).map_err(&err)?;
+    let last = c.record_count() - 1;
+    let target = match (doc.record, doc.fraction) {
+        (Some(_), Some(_)) => {
+            return Err(ctx.invalid(context, "give \"record\" or \"fraction\", not both"))
+        }
+        (Some(r), None) => {
+            if r as usize > last {
+                return Err(ctx.invalid(
+                    context,
+                    format!("record {r} is out of range: this mesh has records 0..={last}"),
+                ));
+            }
+            r as usize
+        }
+        (None, Some(f)) => {
+            let f = f.get();
+            if !(0.0..=1.0).contains(&f) {
+                return Err(ctx.invalid(context, format!("fraction {f} is outside 0..=1")));
+            }
+            ((last as f64 * f64::from(f)) as usize).min(last)
+        }
+        (None, None) => 0,
+    };
+    c.set_target_record(target).map_err(&err)?;
+    c.to_mesh().map_err(err)
+}
+
+fn degree(ctx: &Ctx, context: &str, d: u32) -> Result<usize, IoError> {
+    if d == 0 || d as usize > MAX_BEZIER_DEGREE {
+        return Err(ctx.invalid(
+            context,
+            format!("degree {d}; Bézier degrees are 1 to {MAX_BEZIER_DEGREE}"),
+        ));
+    }
+    Ok(d as usize)
+}
+
+/// The `curve` mesh: a line strip.
+pub(super) fn curve(ctx: &Ctx, context: &str, doc: &CurveDoc) -> Result<Mesh, IoError> {
+    let err = ctx.scene_err(context);
+    let d = degree(ctx, context, doc.degree)?;
+    let p: Vec<Vec3> = doc.points.iter().map(v3).collect();
+    if p.len() < d + 1 || !(p.len() - 1).is_multiple_of(d) {
+        return Err(ctx.invalid(
+            context,
+            format!(
+                "{} control points; degree-{d} segments need {d}·n + 1 (e.g. {}, {})",
+                p.len(),
+                d + 1,
+                2 * d + 1
+            ),
+        ));
+    }
+    let n = (p.len() - 1) / d;
+    let segments = (0..n)
+        .map(|s| BezierCurve::new(p[s * d..=s * d + d].to_vec()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(&err)?;
+    let mut c = CurveMesh::new(segments, vec![[0.0, 1.0]; n]).map_err(&err)?;
+    c.set_level(doc.level).map_err(&err)?;
+    let mut mesh = c.to_mesh().map_err(&err)?;
+    if let Some(cols) = &doc.colors {
+        if cols.len() != n + 1 {
+            return Err(ctx.invalid(
+                context,
+                format!("{} colours for {} segment end points", cols.len(), n + 1),
+            ));
+        }
+        let base: Vec<_> = cols.iter().map(v4).collect();
+        let all = c.attributes(&base).map_err(&err)?;
+        mesh = mesh.with_colors(all).map_err(&err)?;
+    }
+    Ok(mesh)
+}
+
+fn finish<P: SurfacePatch>(
+    ctx: &Ctx,
+    context: &str,
+    patch: P,
+    doc: &SurfaceDoc,
+    corners: usize,
+) -> Result<Mesh, IoError> {
+    let err = ctx.scene_err(context);
+    let mut s = SurfaceMesh::single(patch).map_err(&err)?;
+    s.set_level(doc.level).map_err(&err)?;
+    let mut mesh = s.to_mesh().map_err(&err)?;
+    if let Some(cols) = &doc.colors {
+        if cols.len() != corners {
+            return Err(ctx.invalid(
+                context,
+                format!("{} colours for {corners} patch corners", cols.len()),
+            ));
+        }
+        let base: Vec<_> = cols.iter().map(v4).collect();
+        let all = s.attributes(&base).map_err(&err)?;
+        mesh = mesh.with_colors(all).map_err(&err)?;
+    }
+    Ok(mesh)
+}
+
+/// The `surface` mesh: triangles with the patch's normals.
+pub(super) fn surface(ctx: &Ctx, context: &str, doc: &SurfaceDoc) -> Result<Mesh, IoError> {
+    let err = ctx.scene_err(context);
+    let p: Vec<Vec3> = doc.points.iter().map(v3).collect();
+    let du = degree(ctx, context, doc.degree)?;
+    match doc.patch {
+        PatchDoc::Rectangle => {
+            let dv = degree(ctx, context, doc.degree_v.unwrap_or(doc.degree))?;
+            let want = (du + 1) * (dv + 1);
+            if p.len() != want {
+                return Err(ctx.invalid(
+                    context,
+                    format!(
+                        "{} control points; a degree ({du}, {dv}) rectangle needs {want}",
+                        p.len()
+                    ),
+                ));
+            }
+            let patch = BezierRectangle::new([du, dv], p).map_err(&err)?;
+            finish(ctx, context, patch, doc, 4)
+        }
+        PatchDoc::Triangle => {
+            if doc.degree_v.is_some() {
+                return Err(ctx.invalid(context, "a triangle patch has no \"degree_v\""));
+            }
+            let want = (du + 1) * (du + 2) / 2;
+            if p.len() != want {
+                return Err(ctx.invalid(
+                    context,
+                    format!(
+                        "{} control points; a degree-{du} triangle needs {want}",
+                        p.len()
+                    ),
+                ));
+            }
+            let patch = BezierTriangle::new(du, p).map_err(&err)?;
+            finish(ctx, context, patch, doc, 3)
+        }
+    }
+}
