@@ -867,6 +867,7 @@ fn scene_file_errors_name_the_place() {
         ("\"min_area\": 4", "\"min_area\": -2"),
         ("\"max_depth\": 8", "\"max_depth\": 0"),
         ("\"max_nodes\": 100", "\"max_nodes\": 0"),
+        ("\"max_nodes\": 100", "\"max_nodes\": 2000000"),
     ] {
         let (file, e) = load_err(
             "option",

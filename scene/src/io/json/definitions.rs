@@ -156,6 +156,16 @@ fn instance(
     let Some((_, camera)) = ctx.cameras.get(camera_name) else {
         return Err(ctx.invalid(path, format!("unknown camera '{camera_name}'")));
     };
+    if inst.max_nodes as usize > super::MAX_NODES {
+        return Err(ctx.invalid(
+            path,
+            format!(
+                "max_nodes {} is past the scene-file limit of {}",
+                inst.max_nodes,
+                super::MAX_NODES
+            ),
+        ));
+    }
     let err = ctx.scene_err(path);
     let world_camera = scene
         .camera_in_frame(camera, scene.reference_node(), None)

@@ -1240,7 +1240,7 @@ pub struct InstanceDoc {
     pub min_area: Real,
     /// Depth cap below this node (1..=4096).
     pub max_depth: u32,
-    /// Node cap of the instance tree, this node included (1..=4194304).
+    /// Node cap of the instance tree, this node included (1..=[`super::MAX_NODES`]).
     pub max_nodes: u32,
     /// Seed of the random production choices (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
