@@ -43,7 +43,7 @@ struct Draw {
     fog0: vec4<f32>, // mode (0 none, 1 linear, 2 exp, 3 exp2), per pixel, radial
     fog1: vec4<f32>, // start, end, density
     fog_color: vec4<f32>,
-    alpha: vec4<f32>, // alpha func, reference
+    alpha: vec4<f32>, // alpha func, reference, quantise (blending off)
     sizes: vec4<f32>, // target width, height, point half size, line half width
     attr: vec4<f32>, // stride, normal offset, colour offset, first uv offset (-1: none)
     attr2: vec4<f32>, // fog offset, uv set count
@@ -833,6 +833,11 @@ fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
         color = vec4(color.xyz * f + u.fog_color.xyz * (1.0 - f), color.w);
     }
     if !cmp(u32(u.alpha.x), color.w, u.alpha.y) { discard; }
+    if u.alpha.z > 0.5 {
+        // Without blending the fragment is stored as is: round it as plumb does,
+        // floor(clamp(x)·255 + 0.5), so the GPU's conversion sees an exact byte value.
+        color = floor(sat4(color) * 255.0 + vec4(0.5)) / 255.0;
+    }
     return color;
 }
 

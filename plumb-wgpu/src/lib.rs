@@ -698,6 +698,16 @@ impl WgpuTarget {
     }
 }
 
+/// `c` as plumb stores it (`floor(clamp(x, 0, 1)·255 + 0.5)`), back in 0..1: the GPU then
+/// stores exactly those bytes, whatever its own rounding.
+fn unorm8(c: Vec4) -> Vec4 {
+    let q = |x: f32| {
+        let x = if x > 0.0 { x.min(1.0) } else { 0.0 };
+        (x * 255.0 + 0.5).floor() / 255.0
+    };
+    Vec4::new(q(c.x), q(c.y), q(c.z), q(c.w))
+}
+
 fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
@@ -1274,7 +1284,12 @@ fn build_uniforms(
         .iter()
         .position(|f| *f == state.alpha_test.func)
         .unwrap_or(7) as f32;
-    u.v4([alpha_func, state.alpha_test.reference, 0.0, 0.0]);
+    u.v4([
+        alpha_func,
+        state.alpha_test.reference,
+        b(!state.blend.enabled),
+        0.0,
+    ]);
     u.v4([w, h, state.point_size * 0.5, state.line_width * 0.5]);
     u.v4(attr);
     u.v4([-1.0, 0.0, 0.0, 0.0]);
@@ -1475,6 +1490,7 @@ impl DrawTarget for WgpuTarget {
     }
 
     fn clear(&mut self, color: Vec4, depth: f32, stencil: u8) {
+        let color = unorm8(color);
         let color_view = self.color_view.clone();
         let depth_view = self.depth_view.clone();
         let enc = self.encoder();
@@ -1524,7 +1540,7 @@ impl DrawTarget for WgpuTarget {
             return;
         }
         let pipeline = self.clear_pipeline(color.is_some(), depth.is_some(), stencil.is_some());
-        let c = color.unwrap_or(Vec4::ZERO).clamp(Vec4::ZERO, Vec4::ONE);
+        let c = unorm8(color.unwrap_or(Vec4::ZERO));
         let d = depth.unwrap_or(0.0).clamp(0.0, 1.0);
         let data = [c.x, c.y, c.z, c.w, d, 0.0, 0.0, 0.0];
         let ubuf = self
