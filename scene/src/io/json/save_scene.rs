@@ -143,6 +143,19 @@ pub fn save_scene(
     if scene.global_ambient != Vec3::ZERO {
         doc.global_ambient = Some(r3(scene.global_ambient));
     }
+    if let Some(step) = scene.depth_layers {
+        let f = step as f32;
+        if f64::from(f).to_bits() != step.to_bits() {
+            return Err(s.unsupported(
+                "depth_layers",
+                "layered-depth steps that are not 32-bit floats",
+            ));
+        }
+        doc.depth_layers = Some(re(f));
+    }
+    if let Some(r) = scene.reference {
+        doc.reference_node = Some(s.unique_name(r, "reference_node")?);
+    }
     let named: Vec<Option<&String>> = (0..scene.lights.len())
         .map(|i| {
             let id = LightId(u32::try_from(i).unwrap_or(u32::MAX));
