@@ -4,7 +4,7 @@
 use glam::Vec3;
 
 use super::ctx::{v3, v4, Ctx};
-use super::doc_clod::{ClodDoc, CurveDoc, PatchDoc, SurfaceDoc};
+use super::doc::{ClodDoc, CurveDoc, PatchDoc, SurfaceDoc};
 use crate::clod::ClodMesh;
 use crate::curve::{BezierCurve, CurveMesh, MAX_BEZIER_DEGREE};
 use crate::io::error::IoError;

@@ -29,7 +29,6 @@ mod collisions;
 mod ctx;
 mod definitions;
 pub mod doc;
-mod doc_clod;
 mod doc_state;
 mod effects;
 mod limits;
