@@ -86,11 +86,11 @@ const SCENE_LAYERS: &[(&str, &[&str])] = &[
             "partition",
             "intersect",
             "oriented_box",
-            "definition",
             "clod",
             "clod_build",
             "curve",
             "surface",
+            "definition",
         ],
     ),
     (

@@ -28,9 +28,7 @@ use crate::io::{uri, ImportOptions};
 use crate::light::{LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
-use crate::particles::{
-    ParticleController, Particles, RandomParticles, MAX_PARTICLES,
-};
+use crate::particles::{ParticleController, Particles, RandomParticles, MAX_PARTICLES};
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::shapes;
 use crate::state::{

@@ -33,6 +33,7 @@ mod doc_state;
 mod effects;
 mod limits;
 mod locate;
+mod motion;
 mod portals;
 mod real;
 mod save_scene;
@@ -140,4 +141,3 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
     let doc = parse(path, &text)?;
     build::build_located(&doc, path, options, &locate::locate(&text))
 }
-mod motion;
