@@ -54,6 +54,10 @@ pub struct ConformArgs {
     /// `<refimages>/models/cases.json` whose model is there join the corpus.
     #[arg(long, value_name = "DIR")]
     pub assets: Option<PathBuf>,
+    /// The in-process backend: `soft` (plumb itself, held to exact equality) or `wgpu`
+    /// (plumb-wgpu on a Vulkan adapter; needs a build with `--features wgpu`).
+    #[arg(long, value_name = "NAME", default_value = "soft", conflicts_with_all = ["exec", "actual"])]
+    pub backend: String,
     /// Worker threads of plumb's own backend (0 or absent: all cores).
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
@@ -123,7 +127,7 @@ pub fn run(args: &ConformArgs) -> CliResult {
             timeout: Duration::from_secs(args.timeout.max(1)),
         }),
         (None, Some(dir)) => Box::new(Actual { dir: dir.clone() }),
-        (None, None) => Box::new(conform::soft(args.threads)),
+        (None, None) => in_process(&args.backend, args.threads)?,
     };
     let progress = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(cases.len() as u64);
@@ -152,6 +156,25 @@ pub fn run(args: &ConformArgs) -> CliResult {
         say!("{} {}: {}", status_word(r.status), r.case.id, r.message);
     }
     Ok(summary(args, &written))
+}
+
+/// The `--backend` by name.
+fn in_process(name: &str, threads: Option<usize>) -> Result<Box<dyn Backend>, String> {
+    match name {
+        "soft" => Ok(Box::new(conform::soft(threads))),
+        #[cfg(feature = "wgpu")]
+        "wgpu" => {
+            plumb_wgpu::adapter_info().map_err(|e| format!("--backend wgpu: {e}"))?;
+            Ok(Box::new(conform::gpu::wgpu()))
+        }
+        #[cfg(not(feature = "wgpu"))]
+        "wgpu" => Err(
+            "--backend wgpu: this plumb was built without the GPU backend; build with \
+             `cargo build --release --features wgpu`"
+                .to_owned(),
+        ),
+        other => Err(format!("--backend {other}: expected soft or wgpu")),
+    }
 }
 
 fn status_word(s: Status) -> &'static str {
