@@ -1628,7 +1628,7 @@ impl DrawTarget for WgpuTarget {
         indices: Indices<'_>,
         topology: Topology,
     ) -> Result<DrawStats, Error> {
-        validate_fixed(ff, transforms, mesh, indices)?;
+        plumb_raster::fixed_function::check_fixed_input(ff, transforms, mesh, indices)?;
         state.validate()?;
         let n = mesh.positions.len();
         let nuv = mesh.uvs.len();
@@ -1693,76 +1693,4 @@ impl DrawTarget for WgpuTarget {
         self.textures.retain(|_, (t, _)| Arc::strong_count(t) > 1);
         self.gpu.check_errors()
     }
-}
-
-/// The checks `Context::draw_fixed` makes before drawing (attribute lengths, indices, unit
-/// count, normals for lighting and sphere maps, UV sets, finite transforms).
-fn validate_fixed(
-    ff: &FixedFunction,
-    transforms: &Transforms,
-    mesh: &MeshInput<'_>,
-    indices: Indices<'_>,
-) -> Result<(), Error> {
-    let n = mesh.positions.len();
-    let check = |what: &'static str, len: usize| {
-        if len == n {
-            Ok(())
-        } else {
-            Err(Error::BufferLength {
-                what,
-                expected: n,
-                actual: len,
-            })
-        }
-    };
-    if let Some(x) = mesh.normals {
-        check("normals", x.len())?;
-    }
-    if let Some(x) = mesh.colors {
-        check("colors", x.len())?;
-    }
-    let max_uv = plumb_raster::vertex::MAX_UV_SETS;
-    if mesh.uvs.len() > max_uv {
-        return Err(Error::TooMany {
-            what: "uv sets",
-            max: max_uv,
-            actual: mesh.uvs.len(),
-        });
-    }
-    for uv in mesh.uvs {
-        check("uvs", uv.len())?;
-    }
-    if ff.units.len() > UNITS {
-        return Err(Error::TooMany {
-            what: "texture units",
-            max: UNITS,
-            actual: ff.units.len(),
-        });
-    }
-    let lit = ff.lighting.as_ref().is_some_and(|l| l.is_lit());
-    let sphere = ff.units.iter().any(|u| u.texgen == TexGen::SphereMap);
-    if (lit || sphere) && mesh.normals.is_none() {
-        return Err(Error::InvalidState(
-            "lighting and sphere maps need normals".into(),
-        ));
-    }
-    for (i, u) in ff.units.iter().enumerate() {
-        if u.texgen == TexGen::None && u.uv_set >= mesh.uvs.len() {
-            return Err(Error::InvalidState(format!(
-                "texture unit {i} reads uv set {} but the mesh has {}",
-                u.uv_set,
-                mesh.uvs.len()
-            )));
-        }
-        if !u.matrix.is_finite() || !u.constant.is_finite() {
-            return Err(Error::InvalidState(format!(
-                "texture unit {i}: non-finite matrix or constant"
-            )));
-        }
-    }
-    indices.validate(n)?;
-    if !transforms.view_from_model.is_finite() || !transforms.clip_from_view.is_finite() {
-        return Err(Error::InvalidState("non-finite transform".into()));
-    }
-    Ok(())
 }

@@ -130,8 +130,14 @@ pub struct MeshInput<'a> {
 }
 
 /// What [`Context::draw_fixed`] checks before anything else (the pipeline state is checked
-/// by the draw itself): attribute lengths, indices and finite transforms.
-pub(crate) fn check_fixed_input(
+/// by the draw itself): attribute lengths, UV sets and texture units, normals where lighting
+/// or sphere maps need them, indices and finite transforms. Another [`crate::DrawTarget`]
+/// calls it to refuse exactly what the CPU context refuses.
+///
+/// # Errors
+/// [`Error::BufferLength`], [`Error::TooMany`], [`Error::IndexOutOfRange`] or
+/// [`Error::InvalidState`], as [`Context::draw_fixed`].
+pub fn check_fixed_input(
     ff: &FixedFunction,
     transforms: &Transforms,
     mesh: &MeshInput<'_>,
