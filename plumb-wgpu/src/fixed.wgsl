@@ -517,16 +517,22 @@ fn vs(@builtin(vertex_index) vi: u32) -> VOut {
 // ---------------------------------------------------------------- texturing (texture/filter.rs)
 
 fn tex_size(unit: u32, lvl: i32) -> vec2<i32> {
+    var d = vec2(1u);
     switch unit {
-        case 0u: { return vec2<i32>(textureDimensions(tex0, lvl)); }
-        case 1u: { return vec2<i32>(textureDimensions(tex1, lvl)); }
-        case 2u: { return vec2<i32>(textureDimensions(tex2, lvl)); }
-        case 3u: { return vec2<i32>(textureDimensions(tex3, lvl)); }
-        case 4u: { return vec2<i32>(textureDimensions(tex4, lvl)); }
-        case 5u: { return vec2<i32>(textureDimensions(tex5, lvl)); }
-        case 6u: { return vec2<i32>(textureDimensions(tex6, lvl)); }
-        default: { return vec2<i32>(textureDimensions(tex7, lvl)); }
+        case 0u: { d = textureDimensions(tex0, 0); }
+        case 1u: { d = textureDimensions(tex1, 0); }
+        case 2u: { d = textureDimensions(tex2, 0); }
+        case 3u: { d = textureDimensions(tex3, 0); }
+        case 4u: { d = textureDimensions(tex4, 0); }
+        case 5u: { d = textureDimensions(tex5, 0); }
+        case 6u: { d = textureDimensions(tex6, 0); }
+        default: { d = textureDimensions(tex7, 0); }
     }
+    // Level sizes from level 0: each level is the floor half of the one before (chain.rs),
+    // never below 1. `textureDimensions(t, lvl)` with a level that differs between the pixels
+    // of one SIMD group returned another pixel's size on lavapipe (Mesa 22.3, LLVM 15), so
+    // texel indices left the level and read zeros: black streaks where λ crossed an integer.
+    return vec2<i32>(max(d >> vec2(u32(lvl)), vec2(1u)));
 }
 
 fn fetch(unit: u32, p: vec2<i32>, lvl: i32) -> vec4<f32> {
@@ -794,16 +800,25 @@ fn stq_of(i: FIn, k: u32) -> vec3<f32> {
 fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
     var front = ff;
     if u32(u.f0.w) != 0u { front = in.bsec.w > 0.5; }
-    // Derivatives first, in uniform control flow.
+    // Derivatives first, in uniform control flow, by plumb's rule (fixed_shader.rs
+    // `uv_derivatives`): u = S/Q with S, T, Q = s/w, t/w, q/w, which are linear in screen
+    // space, and ∂u/∂x = (S_x − u·Q_x)/Q. `in.pos.w` is the interpolated 1/w, so S = s·pos.w;
+    // the quad differences of these linear functions are their plane coefficients, also at
+    // helper pixels past the triangle's edge. (Quad differences of u itself, dpdx(s/q), are
+    // not: near an edge-on triangle the helper pixels extrapolate 1/w through zero and λ
+    // explodes, a column of wrong mip levels.)
     var uvs: array<vec2<f32>, 8>;
     var dxs: array<vec2<f32>, 8>;
     var dys: array<vec2<f32>, 8>;
     for (var k = 0u; k < 8u; k++) {
         let c = stq_of(in, k);
+        let lin = c * in.pos.w;
+        let dlx = dpdx(lin);
+        let dly = dpdy(lin);
         let uv = c.xy / c.z;
         uvs[k] = uv;
-        dxs[k] = dpdx(uv);
-        dys[k] = dpdy(uv);
+        dxs[k] = (dlx.xy - uv * dlx.z) / lin.z;
+        dys[k] = (dly.xy - uv * dly.z) / lin.z;
     }
     var prim = in.prim;
     var sec = in.sec.xyz;
