@@ -399,3 +399,109 @@ fn bad_input_is_an_error_not_a_panic() {
         Err(plumb_raster::Error::InvalidSize { .. })
     ));
 }
+
+/// One flat-coloured quad per pixel of a `n`×`n` target, as a triangle list (pixel `i` is
+/// column `i % n`, row `i / n`, row 0 at the top).
+fn pixel_quads(n: u32, colors: &[Vec4]) -> (Vec<Vec4>, Vec<Vec4>) {
+    let mut pos = Vec::new();
+    let mut col = Vec::new();
+    let cell = 2.0 / n as f32;
+    for (i, c) in colors.iter().enumerate() {
+        let (x, y) = ((i as u32 % n) as f32, (i as u32 / n) as f32);
+        let (x0, x1) = (-1.0 + x * cell, -1.0 + (x + 1.0) * cell);
+        let (y0, y1) = (1.0 - (y + 1.0) * cell, 1.0 - y * cell);
+        for (px, py) in [(x0, y0), (x1, y0), (x1, y1), (x0, y0), (x1, y1), (x0, y1)] {
+            pos.push(Vec4::new(px, py, 0.5, 1.0));
+            col.push(*c);
+        }
+    }
+    (pos, col)
+}
+
+/// What the `SRC_ALPHA, ONE_MINUS_SRC_ALPHA` blend does to 8-bit values on lavapipe: the
+/// source is converted to 8 bits first, and each product `x·y/255` is approximated on its own
+/// in 8-bit fixed point as `(t + (t >> 8) + 128) >> 8` with `t = x·y` (this rounds some
+/// products that end in .502 down), then the two are added with saturation. plumb blends in
+/// `f32` and rounds the sum once. Found by fitting the GPU's bytes: the variant that adds 128
+/// before the shift misses 7 of 12,288 channels of this test, this one none.
+fn fixed_point_blend(s: u8, a: u8, d: u8) -> u8 {
+    let mul = |x: u8, y: u8| {
+        let t = u32::from(x) * u32::from(y);
+        (t + (t >> 8) + 128) >> 8
+    };
+    (mul(s, a) + mul(d, 255 - a)).min(255) as u8
+}
+
+#[test]
+fn blending_differs_from_plumb_only_by_fixed_point_rounding() {
+    let n = 64u32;
+    let Some(mut t) = target(n, n) else { return };
+    let mut c = cpu(n, n);
+    // Every pixel its own destination, source colour and alpha, all whole bytes.
+    let mut seed = 0x2545_f491_u32;
+    let mut byte = move || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 24) as u8
+    };
+    let f = |b: u8| f32::from(b) / 255.0;
+    let mut dst = Vec::new();
+    let mut src = Vec::new();
+    for _ in 0..n * n {
+        dst.push(Vec4::new(f(byte()), f(byte()), f(byte()), 1.0));
+        src.push(Vec4::new(f(byte()), f(byte()), f(byte()), f(byte())));
+    }
+    let (dpos, dcol) = pixel_quads(n, &dst);
+    let (spos, scol) = pixel_quads(n, &src);
+    for d in [&mut t as &mut dyn DrawTarget, &mut c] {
+        d.clear(Vec4::new(0.0, 0.0, 0.0, 1.0), 1.0, 0);
+        let s = d.default_state();
+        d.draw(
+            &s,
+            &VertexInput::colored(&dpos, &dcol),
+            Indices::None,
+            Topology::TriangleList,
+        )
+        .expect("destination");
+        let blended = PipelineState {
+            blend: plumb_raster::BlendState::ALPHA,
+            ..s
+        };
+        d.draw(
+            &blended,
+            &VertexInput::colored(&spos, &scol),
+            Indices::None,
+            Topology::TriangleList,
+        )
+        .expect("source");
+    }
+    let gpu = t.read_back().expect("read back");
+    c.finish();
+    let cpu = c.color_image();
+    let (mut fixed_misses, mut plumb_misses, mut plumb_worst) = (0, 0, 0u8);
+    for i in 0..(n * n) as usize {
+        let (x, y) = (i as u32 % n, i as u32 / n);
+        let (g, p) = (gpu.get_pixel(x, y).0, cpu.get_pixel(x, y).0);
+        let a = (src[i].w * 255.0).round() as u8;
+        for ch in 0..3 {
+            let s = (src[i][ch] * 255.0).round() as u8;
+            let d = (dst[i][ch] * 255.0).round() as u8;
+            if g[ch] != fixed_point_blend(s, a, d) {
+                fixed_misses += 1;
+            }
+            if g[ch] != p[ch] {
+                plumb_misses += 1;
+            }
+            plumb_worst = plumb_worst.max(g[ch].abs_diff(p[ch]));
+        }
+    }
+    let adapter = plumb_wgpu::adapter_info().expect("adapter");
+    eprintln!(
+        "{adapter}: {fixed_misses} channels differ from the fixed-point model, \
+         {plumb_misses} from plumb (worst {plumb_worst})"
+    );
+    assert!(plumb_worst <= 2, "blend differs from plumb by {plumb_worst}");
+    if adapter.contains("llvmpipe") {
+        assert_eq!(fixed_misses, 0, "lavapipe no longer blends in 8-bit fixed point");
+        assert!(plumb_misses > 0, "the sample never hits a rounding difference");
+    }
+}
