@@ -1,11 +1,12 @@
-//! The whole conformance corpus through plumb-wgpu (feature `wgpu`): every case must pass its
-//! tolerance from `refimages/conform.json`. Writes the report to `target/conform-wgpu/` and
+//! The whole conformance corpus through plumb-wgpu (feature `wgpu`), with the model cases when
+//! the shared assets are present (`$PLUMB_ASSETS`, else `../shared/assets`): every case must
+//! pass its tolerance from `refimages/conform.json`. Writes the report to `target/conform-wgpu/` and
 //! prints the pass rate and each case's FLIP mean. Skips with a message when there is no
 //! Vulkan adapter, unless `PLUMB_REQUIRE_GPU=1` (CI), where it fails.
 
 use std::path::{Path, PathBuf};
 
-use plumb::conform::{self, corpus, report, run_case, Backend, Status, Tolerances};
+use plumb::conform::{self, corpus, model_corpus, report, run_case, Backend, Status, Tolerances};
 
 #[test]
 fn every_case_passes_its_tolerance_on_wgpu() {
@@ -22,6 +23,15 @@ fn every_case_passes_its_tolerance_on_wgpu() {
     let refimages = root.join("refimages");
     let tolerances = Tolerances::load(&refimages.join("conform.json")).expect("tolerances");
     let mut cases = corpus(&refimages, &tolerances).expect("corpus");
+    match assets() {
+        Some(assets) => {
+            let (models, missing) =
+                model_corpus(&refimages, &assets, &tolerances).expect("model corpus");
+            assert!(missing.is_empty(), "models missing from {assets:?}: {missing:?}");
+            cases.extend(models);
+        }
+        None => eprintln!("model cases skipped: no shared assets (set PLUMB_ASSETS)"),
+    }
     if let Ok(f) = std::env::var("PLUMB_CONFORM_FILTER") {
         cases.retain(|c| c.id.contains(f.as_str()));
     }
@@ -67,4 +77,17 @@ fn every_case_passes_its_tolerance_on_wgpu() {
         bad.len(),
         bad.join("\n")
     );
+}
+
+/// A copy of the shared assets: `$PLUMB_ASSETS`, else `../shared/assets` beside the
+/// repository.
+fn assets() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("PLUMB_ASSETS").map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("gltf/khronos").is_dir())
 }
