@@ -768,6 +768,26 @@ fn apply(unit: u32, prev: vec4<f32>, tex: vec4<f32>, prim: vec4<f32>) -> vec4<f3
     return sat4(out);
 }
 
+// ---------------------------------------------------------------- texel probe (lib.rs TexelProbe)
+
+// Unit 0's λ (16 bits: (λ + 32)·1024 in red and green), and the distances of its sample point
+// to the nearest texel edge (blue) and texel-centre line (alpha) of level 0, in 1/510 texel.
+// Untextured fragments leave the pixel alone. Whole bytes, so the stored pixel is exact.
+fn texel_probe(units: u32, uv: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> vec4<f32> {
+    if units == 0u { discard; }
+    let size = vec2<f32>(tex_size(0u, 0));
+    let lambda = 0.5 * log2(max(dot(dx * size, dx * size), dot(dy * size, dy * size)));
+    let q = clamp(round((lambda + 32.0) * 1024.0), 0.0, 65279.0);
+    let p = uv * size;
+    let f = fract(p);
+    let g = fract(p - vec2(0.5));
+    let edge = min(min(f.x, 1.0 - f.x), min(f.y, 1.0 - f.y));
+    let pair = min(min(g.x, 1.0 - g.x), min(g.y, 1.0 - g.y));
+    let bytes = vec4(floor(q / 256.0), q % 256.0, min(round(edge * 510.0), 255.0),
+                     min(round(pair * 510.0), 255.0));
+    return bytes / 255.0;
+}
+
 // ---------------------------------------------------------------- fragment stage
 
 fn cmp(func: u32, a: f32, b: f32) -> bool {
@@ -848,6 +868,7 @@ fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
         color = vec4(color.xyz * f + u.fog_color.xyz * (1.0 - f), color.w);
     }
     if !cmp(u32(u.alpha.x), color.w, u.alpha.y) { discard; }
+    if u.alpha.w > 0.5 { return texel_probe(units, uvs[0], dxs[0], dys[0]); }
     if u.alpha.z > 0.5 {
         // Without blending the fragment is stored as is: round it as plumb does,
         // floor(clamp(x)·255 + 0.5), so the GPU's conversion sees an exact byte value.

@@ -86,6 +86,7 @@ pub struct WgpuTarget {
     textures: HashMap<usize, (Arc<Texture>, wgpu::TextureView)>,
     encoder: Option<wgpu::CommandEncoder>,
     draws: u64,
+    probe: bool,
 }
 
 /// The device and everything shared by the targets on it: one per process, so shaders are
@@ -120,6 +121,35 @@ impl std::fmt::Debug for WgpuTarget {
             .field("width", &self.width)
             .field("height", &self.height)
             .finish_non_exhaustive()
+    }
+}
+
+/// One pixel of a texel-probe image ([`WgpuTarget::set_texel_probe`]): where texture unit 0
+/// sampled the fragment stored there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TexelProbe {
+    /// The level of detail `λ = ½·log₂ ρ²` before bias and clamping, to 1/1024.
+    pub lambda: f32,
+    /// Distance from the sample point to the nearest texel edge of level 0, in texels, to
+    /// 1/510 and at most 0.5: where nearest filtering switches texels.
+    pub edge: f32,
+    /// Distance to the nearest line through level-0 texel centres, in texels, to 1/510 and
+    /// at most 0.5: where bilinear filtering switches texel pairs.
+    pub pair: f32,
+}
+
+impl TexelProbe {
+    /// Reads a probe pixel: `None` where no textured fragment was drawn (white).
+    pub fn decode(px: [u8; 4]) -> Option<TexelProbe> {
+        if px == [255; 4] {
+            return None;
+        }
+        let q = u32::from(px[0]) * 256 + u32::from(px[1]);
+        Some(TexelProbe {
+            lambda: q as f32 / 1024.0 - 32.0,
+            edge: f32::from(px[2]) / 510.0,
+            pair: f32::from(px[3]) / 510.0,
+        })
     }
 }
 
@@ -381,9 +411,33 @@ impl WgpuTarget {
             textures: HashMap::new(),
             encoder: None,
             draws: 0,
+            probe: false,
         };
         t.gpu.check_errors()?;
         Ok(t)
+    }
+
+    /// Turns the texel probe on or off (a diagnostic; off by default). While on, each
+    /// textured fragment that passes the alpha test writes, instead of its colour and with
+    /// blending off, where texture unit 0 sampled it ([`TexelProbe::decode`] reads a pixel
+    /// back): the level of detail λ and the distances from the sample point to the nearest
+    /// texel edge and to the nearest texel-centre line, in level-0 texels. Untextured
+    /// fragments are discarded and clears write white, so each pixel shows the last textured
+    /// fragment drawn there. Coverage, depth and stencil work as usual, so a probe image
+    /// lines up with the normal one pixel for pixel.
+    /// This is how `refimages/conform.json` shows which differing pixels sit on a texel
+    /// boundary or in an undersampled texture.
+    pub fn set_texel_probe(&mut self, on: bool) {
+        self.probe = on;
+    }
+
+    /// `state` as the probe draws it: blending off, so the probe's bytes are stored as is.
+    fn probe_state(&self, state: &PipelineState) -> PipelineState {
+        let mut s = *state;
+        if self.probe {
+            s.blend.enabled = false;
+        }
+        s
     }
 
     /// The adapter's name, backend and driver.
@@ -1200,6 +1254,7 @@ const UNIFORM_FLOATS: usize = 48 + 17 * 4 + 24 + 8 + 8 * 32 + 8 * 76;
 /// pre-transformed draw; `attr`: stride and offsets of the vertex data.
 fn build_uniforms(
     state: &PipelineState,
+    probe: bool,
     size: (u32, u32),
     kind: PrimKind,
     fixed: Option<(&FixedFunction, &Transforms)>,
@@ -1288,7 +1343,7 @@ fn build_uniforms(
         alpha_func,
         state.alpha_test.reference,
         b(!state.blend.enabled),
-        0.0,
+        b(probe),
     ]);
     u.v4([w, h, state.point_size * 0.5, state.line_width * 0.5]);
     u.v4(attr);
@@ -1490,7 +1545,8 @@ impl DrawTarget for WgpuTarget {
     }
 
     fn clear(&mut self, color: Vec4, depth: f32, stencil: u8) {
-        let color = unorm8(color);
+        // The probe's "no textured fragment here" is white.
+        let color = unorm8(if self.probe { Vec4::ONE } else { color });
         let color_view = self.color_view.clone();
         let depth_view = self.depth_view.clone();
         let enc = self.encoder();
@@ -1534,6 +1590,7 @@ impl DrawTarget for WgpuTarget {
         depth: Option<f32>,
         stencil: Option<u8>,
     ) {
+        let color = color.map(|c| if self.probe { Vec4::ONE } else { c });
         let x1 = rect.x.saturating_add(rect.width).min(self.width);
         let y1 = rect.y.saturating_add(rect.height).min(self.height);
         if rect.x >= x1 || rect.y >= y1 {
@@ -1605,7 +1662,15 @@ impl DrawTarget for WgpuTarget {
             if has_color { 4.0 } else { -1.0 },
             (4 + if has_color { 4 } else { 0 }) as f32,
         ];
-        let uniforms = build_uniforms(state, (self.width, self.height), kind, None, attr);
+        let state = &self.probe_state(state);
+        let uniforms = build_uniforms(
+            state,
+            self.probe,
+            (self.width, self.height),
+            kind,
+            None,
+            attr,
+        );
         self.submit_draw(
             state,
             &uniforms,
@@ -1665,8 +1730,10 @@ impl DrawTarget for WgpuTarget {
             color_off.unwrap_or(-1.0),
             uv_off,
         ];
+        let state = &self.probe_state(state);
         let uniforms = build_uniforms(
             state,
+            self.probe,
             (self.width, self.height),
             kind,
             Some((ff, transforms)),

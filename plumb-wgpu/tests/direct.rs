@@ -499,9 +499,18 @@ fn blending_differs_from_plumb_only_by_fixed_point_rounding() {
         "{adapter}: {fixed_misses} channels differ from the fixed-point model, \
          {plumb_misses} from plumb (worst {plumb_worst})"
     );
-    assert!(plumb_worst <= 2, "blend differs from plumb by {plumb_worst}");
+    assert!(
+        plumb_worst <= 2,
+        "blend differs from plumb by {plumb_worst}"
+    );
     if adapter.contains("llvmpipe") {
-        assert_eq!(fixed_misses, 0, "lavapipe no longer blends in 8-bit fixed point");
-        assert!(plumb_misses > 0, "the sample never hits a rounding difference");
+        assert_eq!(
+            fixed_misses, 0,
+            "lavapipe no longer blends in 8-bit fixed point"
+        );
+        assert!(
+            plumb_misses > 0,
+            "the sample never hits a rounding difference"
+        );
     }
 }
