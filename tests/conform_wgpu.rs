@@ -107,14 +107,16 @@ enum Claim {
     /// At most two differing pixels, each showing a colour one of its neighbours has in the
     /// other image: a pixel at a polygon's corner changed sides.
     CornerCoverage,
-    /// One differing pixel, on a polygon edge (a neighbour differs by over 40 levels in the
-    /// golden): the tip of a face seen edge-on, whose ill-conditioned attribute planes
-    /// magnify vertex rounding.
-    SliverTip,
+    /// At most two differing pixels, each on a silhouette (a neighbour differs by over 40
+    /// levels in the golden): faces seen edge-on, whose ill-conditioned attribute planes
+    /// magnify the rounding of their vertices.
+    Silhouette,
 }
 
 const CLAIMS: &[(&str, Claim)] = &[
     ("fixed/ground_linear", Claim::Undersampled(3.7)),
+    ("effects/environment_map", Claim::Silhouette),
+    ("scene/billboard_view_a", Claim::Silhouette),
     ("fixed/ground_nearest", Claim::Undersampled(5.3)),
     ("json/textured_fog", Claim::TexelBoundary),
     ("json/texture_effects", Claim::TexelBoundary),
@@ -127,7 +129,7 @@ const CLAIMS: &[(&str, Claim)] = &[
     ("models/EmissiveStrengthTest", Claim::CornerCoverage),
     ("models/OrientationTest", Claim::CornerCoverage),
     ("models/RiggedFigure-t0.3", Claim::CornerCoverage),
-    ("models/MorphStressTest-TheWave-t0.8", Claim::SliverTip),
+    ("models/MorphStressTest-TheWave-t0.8", Claim::Silhouette),
 ];
 
 /// The texel-boundary, undersampling and corner-coverage reasons in `conform.json` hold:
@@ -223,7 +225,7 @@ fn the_tolerance_reasons_hold_on_wgpu() {
                     };
                     differing.len() <= 2 && (near(&actual, &expected) || near(&expected, &actual))
                 }
-                Claim::SliverTip => {
+                Claim::Silhouette => {
                     let c = expected.get_pixel(x, y).0;
                     let edge = (x.saturating_sub(1)..=(x + 1).min(w - 1)).any(|nx| {
                         (y.saturating_sub(1)..=(y + 1).min(h - 1)).any(|ny| {
@@ -231,7 +233,7 @@ fn the_tolerance_reasons_hold_on_wgpu() {
                             c.iter().zip(n).any(|(s, t)| s.abs_diff(t) > 40)
                         })
                     });
-                    differing.len() == 1 && edge
+                    differing.len() <= 2 && edge
                 }
             };
             assert!(

@@ -43,7 +43,7 @@ struct Draw {
     fog0: vec4<f32>, // mode (0 none, 1 linear, 2 exp, 3 exp2), per pixel, radial
     fog1: vec4<f32>, // start, end, density
     fog_color: vec4<f32>,
-    alpha: vec4<f32>, // alpha func, reference, quantise (blending off)
+    alpha: vec4<f32>, // alpha func, reference, quantise (blending off), texel probe (0 off, 1 on, 2 on and blended)
     sizes: vec4<f32>, // target width, height, point half size, line half width
     attr: vec4<f32>, // stride, normal offset, colour offset, first uv offset (-1: none)
     attr2: vec4<f32>, // fog offset, uv set count
@@ -772,9 +772,13 @@ fn apply(unit: u32, prev: vec4<f32>, tex: vec4<f32>, prim: vec4<f32>) -> vec4<f3
 
 // Unit 0's λ (16 bits: (λ + 32)·1024 in red and green), and the distances of its sample point
 // to the nearest texel edge (blue) and texel-centre line (alpha) of level 0, in 1/510 texel.
-// Untextured fragments leave the pixel alone. Whole bytes, so the stored pixel is exact.
+// Untextured: white, or nothing for a blended draw (mode 2), which only tints what is below.
+// Whole bytes, so the stored pixel is exact.
 fn texel_probe(units: u32, uv: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> vec4<f32> {
-    if units == 0u { discard; }
+    if units == 0u {
+        if u.alpha.w > 1.5 { discard; }
+        return vec4(1.0);
+    }
     let size = vec2<f32>(tex_size(0u, 0));
     let lambda = 0.5 * log2(max(dot(dx * size, dx * size), dot(dy * size, dy * size)));
     let q = clamp(round((lambda + 32.0) * 1024.0), 0.0, 65279.0);

@@ -39,9 +39,16 @@
 //!   generated from the triangles (culled and faced on the CPU from the clip positions).
 //! - **Textures.** Sampled in the shader with `textureLoad` by plumb's own rules (texel
 //!   centres, wrap modes including GL `CLAMP` and border colours, mip selection with the
-//!   GL switch point, anisotropic probes), so no sampler feature is needed. λ comes from the
-//!   GPU's 2×2-quad derivatives, where plumb differentiates analytically per pixel.
+//!   GL switch point, anisotropic probes), so no sampler feature is needed. λ follows
+//!   plumb's analytic per-pixel rule: `u = S/Q` with `S, T, Q = (s, t, q)/w` linear in screen
+//!   space and `∂u/∂x = (S_x − u·Q_x)/Q`, the quad differences taken of the linear `S, T, Q`
+//!   (exact plane slopes), not of `u` (which near edge-on triangles extrapolates through
+//!   `1/w = 0` at helper pixels). Level sizes come from level 0: lavapipe (Mesa 22.3)
+//!   answered `textureDimensions(t, level)` with another pixel's size when the level varied
+//!   within one SIMD group, which read zeros (black streaks where λ crossed an integer).
 //! - **Blending.** The GPU blender; `CONSTANT_ALPHA` factors use a constant of `(a, a, a, a)`.
+//!   lavapipe blends in 8-bit fixed point, plumb in `f32`: one level apart in about a quarter
+//!   of blended channels (`tests/direct.rs`).
 //!
 //! Render pipelines are cached by their state key (a lookup, never iterated).
 
@@ -139,7 +146,7 @@ pub struct TexelProbe {
 }
 
 impl TexelProbe {
-    /// Reads a probe pixel: `None` where no textured fragment was drawn (white).
+    /// Reads a probe pixel: `None` where the surface seen is untextured (white).
     pub fn decode(px: [u8; 4]) -> Option<TexelProbe> {
         if px == [255; 4] {
             return None;
@@ -421,23 +428,29 @@ impl WgpuTarget {
     /// textured fragment that passes the alpha test writes, instead of its colour and with
     /// blending off, where texture unit 0 sampled it ([`TexelProbe::decode`] reads a pixel
     /// back): the level of detail λ and the distances from the sample point to the nearest
-    /// texel edge and to the nearest texel-centre line, in level-0 texels. Untextured
-    /// fragments are discarded and clears write white, so each pixel shows the last textured
-    /// fragment drawn there. Coverage, depth and stencil work as usual, so a probe image
-    /// lines up with the normal one pixel for pixel.
+    /// texel edge and to the nearest texel-centre line, in level-0 texels. Clears and
+    /// untextured fragments of unblended draws write white ("no texture here"); untextured
+    /// fragments of blended draws, which only tint what is below, are discarded. Coverage,
+    /// depth and stencil work as usual, so a probe image lines up with the normal one pixel
+    /// for pixel.
     /// This is how `refimages/conform.json` shows which differing pixels sit on a texel
     /// boundary or in an undersampled texture.
     pub fn set_texel_probe(&mut self, on: bool) {
         self.probe = on;
     }
 
-    /// `state` as the probe draws it: blending off, so the probe's bytes are stored as is.
-    fn probe_state(&self, state: &PipelineState) -> PipelineState {
+    /// `state` as the probe draws it (blending off, so the probe's bytes are stored as is),
+    /// and the shader's probe mode: 0 off, 1 on for an unblended draw (its untextured
+    /// fragments cover what was below: white), 2 on for a blended one (its untextured
+    /// fragments only tint what was below: discarded).
+    fn probe_state(&self, state: &PipelineState) -> (PipelineState, f32) {
         let mut s = *state;
-        if self.probe {
-            s.blend.enabled = false;
+        if !self.probe {
+            return (s, 0.0);
         }
-        s
+        let mode = if s.blend.enabled { 2.0 } else { 1.0 };
+        s.blend.enabled = false;
+        (s, mode)
     }
 
     /// The adapter's name, backend and driver.
@@ -1254,7 +1267,7 @@ const UNIFORM_FLOATS: usize = 48 + 17 * 4 + 24 + 8 + 8 * 32 + 8 * 76;
 /// pre-transformed draw; `attr`: stride and offsets of the vertex data.
 fn build_uniforms(
     state: &PipelineState,
-    probe: bool,
+    probe: f32,
     size: (u32, u32),
     kind: PrimKind,
     fixed: Option<(&FixedFunction, &Transforms)>,
@@ -1343,7 +1356,7 @@ fn build_uniforms(
         alpha_func,
         state.alpha_test.reference,
         b(!state.blend.enabled),
-        b(probe),
+        probe,
     ]);
     u.v4([w, h, state.point_size * 0.5, state.line_width * 0.5]);
     u.v4(attr);
@@ -1662,15 +1675,9 @@ impl DrawTarget for WgpuTarget {
             if has_color { 4.0 } else { -1.0 },
             (4 + if has_color { 4 } else { 0 }) as f32,
         ];
-        let state = &self.probe_state(state);
-        let uniforms = build_uniforms(
-            state,
-            self.probe,
-            (self.width, self.height),
-            kind,
-            None,
-            attr,
-        );
+        let (state, probe) = self.probe_state(state);
+        let state = &state;
+        let uniforms = build_uniforms(state, probe, (self.width, self.height), kind, None, attr);
         self.submit_draw(
             state,
             &uniforms,
@@ -1730,10 +1737,11 @@ impl DrawTarget for WgpuTarget {
             color_off.unwrap_or(-1.0),
             uv_off,
         ];
-        let state = &self.probe_state(state);
+        let (state, probe) = self.probe_state(state);
+        let state = &state;
         let uniforms = build_uniforms(
             state,
-            self.probe,
+            probe,
             (self.width, self.height),
             kind,
             Some((ff, transforms)),
