@@ -58,6 +58,11 @@ struct Draw {
     units: array<Unit, 8>,
 }
 
+// The draw's number of texture units, a pipeline constant (lib.rs `PipeKey::units`): loops
+// over units have a trip count known when the pipeline is compiled, so the compiler unrolls
+// them and resolves each unit's texture switch, and untextured draws skip texturing entirely.
+override UNITS: u32 = 8u;
+
 @group(0) @binding(0) var<uniform> u: Draw;
 @group(0) @binding(1) var<storage, read> vdata: array<f32>;
 @group(0) @binding(2) var<storage, read> idx: array<u32>;
@@ -279,8 +284,7 @@ fn stage(v: u32) -> Stage {
             s.bsec = f.sec;
         }
     }
-    let units = u32(u.f0.z);
-    for (var k = 0u; k < units; k++) {
+    for (var k = 0u; k < UNITS; k++) {
         let un = u.units[k];
         let gen = u32(un.samp2.x);
         var c = vec4(0.0, 0.0, 0.0, 1.0);
@@ -548,12 +552,22 @@ fn fetch(unit: u32, p: vec2<i32>, lvl: i32) -> vec4<f32> {
     }
 }
 
+// `i mod n` in 0..n for n > 0 and |i| <= 2^23, without integer division (which SIMD units
+// lack, so a shader compiler turns it into one scalar divide per pixel): the f32 quotient is
+// within one of the true one there, and the two selects correct it.
+fn floor_mod(i: i32, n: i32) -> i32 {
+    let q = i32(floor(f32(i) / f32(n)));
+    var m = i - q * n;
+    m = select(m, m + n, m < 0);
+    return select(m, m - n, m >= n);
+}
+
 // Wrap mode on an integer index; -1 reads the border (0 repeat, 1 mirrored, 2 edge, 3 border, 4 clamp).
 fn wrap(mode: u32, i: i32, n: i32) -> i32 {
     switch mode {
-        case 0u: { return ((i % n) + n) % n; }
+        case 0u: { return floor_mod(i, n); }
         case 1u: {
-            let m = ((i % (2 * n)) + 2 * n) % (2 * n);
+            let m = floor_mod(i, 2 * n);
             return select(2 * n - 1 - m, m, m < n);
         }
         case 2u: { return clamp(i, 0, n - 1); }
@@ -568,15 +582,14 @@ fn texel(unit: u32, lvl: i32, x: i32, y: i32) -> vec4<f32> {
     return fetch(unit, vec2(x, y), lvl);
 }
 
-// One level, nearest or bilinear (filter.rs `nearest` / `bilinear`); the taps go through one
-// fetch site.
+// One level, nearest or bilinear (filter.rs `nearest` / `bilinear`). The taps are written out
+// rather than looped over an array: with the unit a compile-time constant each is one fetch.
 fn filter_level(unit: u32, lvl: i32, uv_in: vec2<f32>, linear: bool) -> vec4<f32> {
     let size = tex_size(unit, lvl);
     var wu = u32(u.units[unit].samp0.z);
     var wv = u32(u.units[unit].samp0.w);
     var uv = uv_in;
     var half = vec2(0.5);
-    var taps = 4u;
     if linear {
         if wu == 4u { uv.x = clamp(uv.x, 0.0, 1.0); }
         if wv == 4u { uv.y = clamp(uv.y, 0.0, 1.0); }
@@ -585,21 +598,19 @@ fn filter_level(unit: u32, lvl: i32, uv_in: vec2<f32>, linear: bool) -> vec4<f32
         if wu == 4u { wu = 2u; }
         if wv == 4u { wv = 2u; }
         half = vec2(0.0);
-        taps = 1u;
     }
     let p = clamp(uv * vec2<f32>(size) - half, vec2(-COORD_LIMIT), vec2(COORD_LIMIT));
     let f = floor(p);
     let ab = p - f;
     let i0 = vec2<i32>(f);
-    var t: array<vec4<f32>, 4>;
-    for (var k = 0u; k < taps; k++) {
-        let dx = i32(k & 1u);
-        let dy = i32(k >> 1u);
-        t[k] = texel(unit, lvl, wrap(wu, i0.x + dx, size.x), wrap(wv, i0.y + dy, size.y));
-    }
-    if !linear { return t[0]; }
-    let top = t[0] * (1.0 - ab.x) + t[1] * ab.x;
-    let bottom = t[2] * (1.0 - ab.x) + t[3] * ab.x;
+    let x0 = wrap(wu, i0.x, size.x);
+    let y0 = wrap(wv, i0.y, size.y);
+    let t0 = texel(unit, lvl, x0, y0);
+    if !linear { return t0; }
+    let x1 = wrap(wu, i0.x + 1, size.x);
+    let y1 = wrap(wv, i0.y + 1, size.y);
+    let top = t0 * (1.0 - ab.x) + texel(unit, lvl, x1, y0) * ab.x;
+    let bottom = texel(unit, lvl, x0, y1) * (1.0 - ab.x) + texel(unit, lvl, x1, y1) * ab.x;
     return top * (1.0 - ab.y) + bottom * ab.y;
 }
 
@@ -630,12 +641,9 @@ fn sample_lambda(unit: u32, uv: vec2<f32>, lambda: f32) -> vec4<f32> {
             }
         }
     }
-    var r: array<vec4<f32>, 2>;
-    for (var j = 0u; j < nl; j++) {
-        r[j] = filter_level(unit, select(l0, l1, j == 1u), uv, linear);
-    }
-    if nl == 2u { return r[0] * (1.0 - w) + r[1] * w; }
-    return r[0];
+    let r0 = filter_level(unit, l0, uv, linear);
+    if nl == 2u { return r0 * (1.0 - w) + filter_level(unit, l1, uv, linear) * w; }
+    return r0;
 }
 
 fn adjust_lod(unit: u32, base: f32) -> f32 {
@@ -834,7 +842,7 @@ fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
     var uvs: array<vec2<f32>, 8>;
     var dxs: array<vec2<f32>, 8>;
     var dys: array<vec2<f32>, 8>;
-    for (var k = 0u; k < 8u; k++) {
+    for (var k = 0u; k < UNITS; k++) {
         let c = stq_of(in, k);
         let lin = c * in.pos.w;
         let dlx = dpdx(lin);
@@ -857,7 +865,7 @@ fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
         sec = l.sec;
     }
     var color = prim;
-    let units = u32(u.f0.z);
+    let units = UNITS;
     for (var k = 0u; k < units; k++) {
         let t = sample_grad(k, uvs[k], dxs[k], dys[k]);
         color = apply(k, color, t, prim);

@@ -678,7 +678,7 @@ impl WgpuTarget {
         let Some(rect) = scissor_rect(state, self.width, self.height, kind) else {
             return Ok(());
         };
-        let key = PipeKey::new(state, kind);
+        let key = PipeKey::new(state, kind, units.len());
         let pipeline = self.pipeline(&key);
         let views: Vec<wgpu::TextureView> = units.iter().map(|t| self.texture_view(t)).collect();
         let ubuf = self
@@ -896,10 +896,12 @@ struct PipeKey {
         BlendEquation,
     )>,
     mask: [bool; 4],
+    /// Texture units: the shader's `UNITS` constant.
+    units: u32,
 }
 
 impl PipeKey {
-    fn new(s: &PipelineState, kind: PrimKind) -> PipeKey {
+    fn new(s: &PipelineState, kind: PrimKind, units: usize) -> PipeKey {
         let st = &s.stencil;
         let b = &s.blend;
         let o = &s.polygon_offset;
@@ -933,6 +935,7 @@ impl PipeKey {
                 b.eq_alpha,
             )),
             mask: s.color_mask,
+            units: units as u32,
         }
     }
 }
@@ -1087,6 +1090,11 @@ fn build_pipeline(
             write_mask |= bit;
         }
     }
+    let constants = [("UNITS", f64::from(key.units))];
+    let options = wgpu::PipelineCompilationOptions {
+        constants: &constants,
+        ..Default::default()
+    };
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some("plumb fixed function"),
         layout: Some(layout),
@@ -1094,7 +1102,7 @@ fn build_pipeline(
             module: shader,
             entry_point: Some("vs"),
             buffers: &[],
-            compilation_options: Default::default(),
+            compilation_options: options.clone(),
         },
         fragment: Some(wgpu::FragmentState {
             module: shader,
@@ -1104,7 +1112,7 @@ fn build_pipeline(
                 blend,
                 write_mask,
             })],
-            compilation_options: Default::default(),
+            compilation_options: options,
         }),
         primitive: wgpu::PrimitiveState {
             topology: wgpu::PrimitiveTopology::TriangleList,
