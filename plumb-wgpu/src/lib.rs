@@ -516,20 +516,25 @@ impl WgpuTarget {
             },
         );
         self.submit();
-        let mapped = Arc::new(Mutex::new(None));
-        let m2 = Arc::clone(&mapped);
+        let (tx, rx) = std::sync::mpsc::channel();
         buf.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            if let Ok(mut g) = m2.lock() {
-                *g = Some(r);
-            }
+            let _ = tx.send(r);
         });
-        self.wait()?;
+        // The device is shared by every target of the process: another thread's poll may be
+        // the one that runs this callback, possibly after our own poll has returned, so wait
+        // for the callback itself (polling again meanwhile), not just for the device.
+        let deadline = std::time::Instant::now() + WAIT;
+        let mapped = loop {
+            self.wait()?;
+            match rx.recv_timeout(Duration::from_millis(5)) {
+                Ok(r) => break r,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                    if std::time::Instant::now() < deadline => {}
+                Err(_) => return Err(Error::Backend("wgpu: read-back buffer never mapped".into())),
+            }
+        };
         self.gpu.check_errors()?;
-        match mapped.lock().map(|mut g| g.take()) {
-            Ok(Some(Ok(()))) => {}
-            Ok(Some(Err(e))) => return Err(backend("mapping the read-back buffer", e)),
-            _ => return Err(Error::Backend("wgpu: read-back buffer never mapped".into())),
-        }
+        mapped.map_err(|e| backend("mapping the read-back buffer", e))?;
         let data = buf
             .slice(..)
             .get_mapped_range()
