@@ -37,7 +37,7 @@ struct Draw {
     normal_mat: mat4x4<f32>,
     vp_scale: vec4<f32>,
     vp_offset: vec4<f32>,
-    f0: vec4<f32>, // fixed draw, lighting (0 none, 1 vertex, 2 pixel), unit count, primitive (0 tri, 1 line, 2 point)
+    f0: vec4<f32>, // fixed draw, lighting (0 none, 1 vertex, 2 pixel), unit count (read as UNITS), primitive (0 tri, 1 line, 2 point)
     f1: vec4<f32>, // flat, two-sided, separate specular, colour material
     f2: vec4<f32>, // local viewer, light count, shininess, material alpha
     fog0: vec4<f32>, // mode (0 none, 1 linear, 2 exp, 3 exp2), per pixel, radial
@@ -62,6 +62,9 @@ struct Draw {
 // over units have a trip count known when the pipeline is compiled, so the compiler unrolls
 // them and resolves each unit's texture switch, and untextured draws skip texturing entirely.
 override UNITS: u32 = 8u;
+// Triangles drawn indexed (lib.rs `PipeKey::indexed`): `vertex_index` is then the vertex
+// itself, not the corner's position in the primitive list.
+override INDEXED: bool = false;
 
 @group(0) @binding(0) var<uniform> u: Draw;
 @group(0) @binding(1) var<storage, read> vdata: array<f32>;
@@ -429,7 +432,7 @@ fn vs(@builtin(vertex_index) vi: u32) -> VOut {
     var corner = 0u;
     var flat_slot = 0u;
     if kind == 0u {
-        ids[0] = idx[vi];
+        if INDEXED { ids[0] = vi; } else { ids[0] = idx[vi]; }
         if flat_on {
             ids[1] = idx[vi - vi % 3u];
             n = 2u;

@@ -712,7 +712,7 @@ impl WgpuTarget {
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("plumb primitives"),
                 contents: &ibytes,
-                usage: wgpu::BufferUsages::STORAGE,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDEX,
             });
         let mut entries = vec![
             wgpu::BindGroupEntry {
@@ -759,7 +759,12 @@ impl WgpuTarget {
                 b: f64::from(blend_constant.z),
                 a: f64::from(blend_constant.w),
             });
-            pass.draw(0..vertex_count, 0..1);
+            if key.indexed {
+                pass.set_index_buffer(ibuf.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..vertex_count, 0, 0..1);
+            } else {
+                pass.draw(0..vertex_count, 0..1);
+            }
         }
         self.draws += 1;
         // Bound the queued work (and the memory of its buffers) on long frames.
@@ -903,6 +908,10 @@ struct PipeKey {
     mask: [bool; 4],
     /// Texture units: the shader's `UNITS` constant.
     units: u32,
+    /// Triangles drawn indexed (the shader's `INDEXED` constant): the GPU then shades each
+    /// vertex once and reuses it. Flat shading needs the primitive's first vertex, which an
+    /// indexed vertex shader cannot find, so it is drawn corner by corner.
+    indexed: bool,
 }
 
 impl PipeKey {
@@ -941,6 +950,7 @@ impl PipeKey {
             )),
             mask: s.color_mask,
             units: units as u32,
+            indexed: kind == PrimKind::Tri && s.shade != ShadeModel::Flat,
         }
     }
 }
@@ -1095,7 +1105,10 @@ fn build_pipeline(
             write_mask |= bit;
         }
     }
-    let constants = [("UNITS", f64::from(key.units))];
+    let constants = [
+        ("UNITS", f64::from(key.units)),
+        ("INDEXED", if key.indexed { 1.0 } else { 0.0 }),
+    ];
     let options = wgpu::PipelineCompilationOptions {
         constants: &constants,
         ..Default::default()
