@@ -42,10 +42,11 @@
 //!   GL switch point, anisotropic probes), so no sampler feature is needed. λ follows
 //!   plumb's analytic per-pixel rule: `u = S/Q` with `S, T, Q = (s, t, q)/w` linear in screen
 //!   space and `∂u/∂x = (S_x − u·Q_x)/Q`, the quad differences taken of the linear `S, T, Q`
-//!   (exact plane slopes), not of `u` (which near edge-on triangles extrapolates through
-//!   `1/w = 0` at helper pixels). Level sizes come from level 0: lavapipe (Mesa 22.3)
-//!   answered `textureDimensions(t, level)` with another pixel's size when the level varied
-//!   within one SIMD group, which read zeros (black streaks where λ crossed an integer).
+//!   (exact plane slopes), not of `u` (secants of a non-linear function, the usual GPU
+//!   rule, which picks other mip levels than plumb). Level sizes come from level 0: lavapipe
+//!   (Mesa 22.3) answered `textureDimensions(t, level)` with another pixel's size when the
+//!   level varied within one SIMD group, which read zeros (black streaks where λ crossed an
+//!   integer).
 //! - **Blending.** The GPU blender; `CONSTANT_ALPHA` factors use a constant of `(a, a, a, a)`.
 //!   lavapipe blends in 8-bit fixed point, plumb in `f32`: one level apart in about a quarter
 //!   of blended channels (`tests/direct.rs`).
