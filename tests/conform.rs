@@ -2,6 +2,8 @@
 //! exactly; deliberately broken backends are caught on the cases that exercise what they
 //! break; `--exec`, `--actual`, `--partition` and `--merge` work end to end.
 
+mod assets_common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -71,24 +73,11 @@ fn plumb_itself_passes_every_case_exactly_and_writes_the_report() {
     )));
 }
 
-/// A copy of the shared assets: `$PLUMB_ASSETS`, else `../shared/assets` beside the
-/// repository.
-fn assets() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("PLUMB_ASSETS").map(PathBuf::from),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("gltf/khronos").is_dir())
-}
-
 /// The model goldens (`refimages/models/cases.json`) join the corpus when the models are
 /// present, and plumb draws each exactly as `plumb render` made its golden.
 #[test]
 fn plumb_itself_passes_the_model_cases_exactly() {
-    let Some(assets) = assets() else {
+    let Some(assets) = assets_common::shared_assets() else {
         eprintln!("skipped: no shared assets (set PLUMB_ASSETS to a copy of shared/assets)");
         return;
     };

@@ -1,32 +1,44 @@
 //! The whole conformance corpus through plumb-wgpu (feature `wgpu`), with the model cases when
 //! the shared assets are present (`$PLUMB_ASSETS`, else `../shared/assets`): every case must
-//! pass its tolerance from `refimages/conform.json`. Writes the report to `target/conform-wgpu/` and
-//! prints the pass rate and each case's FLIP mean. Skips with a message when there is no
-//! Vulkan adapter, unless `PLUMB_REQUIRE_GPU=1` (CI), where it fails.
+//! pass its tolerance from `refimages/conform.json`, and the reasons given for the wider
+//! tolerances must hold pixel by pixel. Writes the report to `target/conform-wgpu/` and prints
+//! the pass rate and each case's FLIP mean. Skips with a message when there is no Vulkan
+//! adapter, unless `PLUMB_REQUIRE_GPU=1` (CI), where it fails.
+
+mod assets_common;
 
 use std::path::{Path, PathBuf};
 
-use plumb::conform::{self, corpus, model_corpus, report, run_case, Backend, Status, Tolerances};
+use plumb::conform::{
+    self, corpus, model_corpus, report, run_case, Backend, Case, Status, Tolerances,
+};
 
-#[test]
-fn every_case_passes_its_tolerance_on_wgpu() {
-    if let Err(e) = plumb_wgpu::adapter_info() {
-        // Only a missing adapter skips; a shader or device failure fails.
-        assert!(e.to_string().contains("no Vulkan adapter"), "wgpu: {e}");
-        if std::env::var("PLUMB_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-            panic!("PLUMB_REQUIRE_GPU=1 but no adapter: {e}");
+/// The adapter's name, or `None` (test skipped, with a message) when there is none and
+/// `PLUMB_REQUIRE_GPU=1` is not set. Only a missing adapter skips; a shader or device
+/// failure fails.
+fn adapter() -> Option<String> {
+    match plumb_wgpu::adapter_info() {
+        Ok(name) => Some(name),
+        Err(e) => {
+            assert!(e.to_string().contains("no Vulkan adapter"), "wgpu: {e}");
+            if std::env::var("PLUMB_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("PLUMB_REQUIRE_GPU=1 but no adapter: {e}");
+            }
+            eprintln!("SKIPPED: no Vulkan adapter ({e}); set PLUMB_REQUIRE_GPU=1 to fail instead");
+            None
         }
-        eprintln!("SKIPPED: no Vulkan adapter ({e}); set PLUMB_REQUIRE_GPU=1 to fail instead");
-        return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let refimages = root.join("refimages");
+}
+
+/// The tolerances and the whole corpus: scene files and traces, and the model cases when the
+/// shared assets are present (then every listed model must be there).
+fn full_corpus(refimages: &Path) -> (Tolerances, Vec<Case>) {
     let tolerances = Tolerances::load(&refimages.join("conform.json")).expect("tolerances");
-    let mut cases = corpus(&refimages, &tolerances).expect("corpus");
-    match assets() {
+    let mut cases = corpus(refimages, &tolerances).expect("corpus");
+    match assets_common::shared_assets() {
         Some(assets) => {
             let (models, missing) =
-                model_corpus(&refimages, &assets, &tolerances).expect("model corpus");
+                model_corpus(refimages, &assets, &tolerances).expect("model corpus");
             assert!(
                 missing.is_empty(),
                 "models missing from {assets:?}: {missing:?}"
@@ -35,6 +47,16 @@ fn every_case_passes_its_tolerance_on_wgpu() {
         }
         None => eprintln!("model cases skipped: no shared assets (set PLUMB_ASSETS)"),
     }
+    (tolerances, cases)
+}
+
+#[test]
+fn every_case_passes_its_tolerance_on_wgpu() {
+    if adapter().is_none() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (_, mut cases) = full_corpus(&root.join("refimages"));
     if let Ok(f) = std::env::var("PLUMB_CONFORM_FILTER") {
         cases.retain(|c| c.id.contains(f.as_str()));
     }
@@ -82,19 +104,6 @@ fn every_case_passes_its_tolerance_on_wgpu() {
     );
 }
 
-/// A copy of the shared assets: `$PLUMB_ASSETS`, else `../shared/assets` beside the
-/// repository.
-fn assets() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("PLUMB_ASSETS").map(PathBuf::from),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("gltf/khronos").is_dir())
-}
-
 /// What a rule's reason in `refimages/conform.json` says of the pixels where plumb-wgpu
 /// differs from the golden, in a form the texel probe can check.
 #[derive(Clone, Copy, Debug)]
@@ -138,32 +147,13 @@ const CLAIMS: &[(&str, Claim)] = &[
 /// on lavapipe, so other adapters skip.
 #[test]
 fn the_tolerance_reasons_hold_on_wgpu() {
-    match plumb_wgpu::adapter_info() {
-        Err(e) => {
-            assert!(
-                std::env::var("PLUMB_REQUIRE_GPU").map_or(true, |v| v != "1"),
-                "PLUMB_REQUIRE_GPU=1 but no adapter: {e}"
-            );
-            eprintln!("SKIPPED: no Vulkan adapter");
-            return;
-        }
-        Ok(name) if !name.contains("llvmpipe") => {
-            eprintln!("SKIPPED: the reasons were measured on lavapipe, this is {name}");
-            return;
-        }
-        Ok(_) => {}
+    let Some(name) = adapter() else { return };
+    if !name.contains("llvmpipe") {
+        eprintln!("SKIPPED: the reasons were measured on lavapipe, this is {name}");
+        return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let refimages = root.join("refimages");
-    let tolerances = Tolerances::load(&refimages.join("conform.json")).expect("tolerances");
-    let mut cases = corpus(&refimages, &tolerances).expect("corpus");
-    if let Some(assets) = assets() {
-        cases.extend(
-            model_corpus(&refimages, &assets, &tolerances)
-                .expect("models")
-                .0,
-        );
-    }
+    let (tolerances, cases) = full_corpus(&root.join("refimages"));
     let mut normal = conform::gpu::wgpu();
     let mut probe = conform::gpu::wgpu_texel_probe();
     let mut checked = 0;

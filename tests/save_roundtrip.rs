@@ -18,6 +18,8 @@
 //! (`PLUMB_ASSETS`, else `../shared/assets`); without them the model half is skipped with a
 //! message.
 
+mod assets_common;
+
 use std::path::{Path, PathBuf};
 
 use plumb::conform::ModelCases;
@@ -92,15 +94,6 @@ fn models() -> Vec<Model> {
         }
     }
     out
-}
-
-fn assets() -> Option<PathBuf> {
-    let mut tried = Vec::new();
-    if let Ok(dir) = std::env::var("PLUMB_ASSETS") {
-        tried.push(PathBuf::from(dir));
-    }
-    tried.push(repo().join("../shared/assets"));
-    tried.into_iter().find(|p| p.join("gltf/khronos").is_dir())
 }
 
 fn camera(loaded: &ImportedScene) -> Result<Camera, String> {
@@ -268,7 +261,7 @@ fn golden_scene_files_round_trip() {
 
 #[test]
 fn shared_models_round_trip() {
-    let Some(assets) = assets() else {
+    let Some(assets) = assets_common::shared_assets() else {
         eprintln!("skipped: no shared assets (set PLUMB_ASSETS to a copy of shared/assets)");
         return;
     };

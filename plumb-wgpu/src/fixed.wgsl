@@ -37,7 +37,7 @@ struct Draw {
     normal_mat: mat4x4<f32>,
     vp_scale: vec4<f32>,
     vp_offset: vec4<f32>,
-    f0: vec4<f32>, // fixed draw, lighting (0 none, 1 vertex, 2 pixel), unit count (read as UNITS), primitive (0 tri, 1 line, 2 point)
+    f0: vec4<f32>, // fixed draw, lighting (0 none, 1 vertex, 2 pixel), unit count (unused: the UNITS constant), primitive (0 tri, 1 line, 2 point)
     f1: vec4<f32>, // flat, two-sided, separate specular, colour material
     f2: vec4<f32>, // local viewer, light count, shininess, material alpha
     fog0: vec4<f32>, // mode (0 none, 1 linear, 2 exp, 3 exp2), per pixel, radial
