@@ -299,8 +299,12 @@ fn the_kit_catches_broken_backends() {
     }
 }
 
+/// The `plumb` binary, without `$PLUMB_ASSETS`: these tests compare its corpus with the
+/// scene and trace cases, and an exported asset path would add the model cases.
 fn plumb() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_plumb"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_plumb"));
+    c.env_remove("PLUMB_ASSETS");
+    c
 }
 
 fn copy_goldens(to: &Path, cases: &[Case]) {
