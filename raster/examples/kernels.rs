@@ -2,7 +2,7 @@
 //! which are repeatable on a noisy machine where wall-clock times are not.
 //!
 //! ```sh
-//! cargo build --release --example kernels
+//! cargo build --release -p plumb-raster --example kernels
 //! valgrind --tool=callgrind target/release/examples/kernels fill 2     # 2 frames
 //! ```
 //! Workloads (1080p, 1 thread, the same scenes as `benches/fixed.rs` and `benches/raster.rs`):
@@ -15,9 +15,9 @@
 use std::sync::Arc;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
-use plumb::raster::fog::{FogMode, FogState};
-use plumb::raster::texture::{Sampler, Texture};
-use plumb::raster::{
+use plumb_raster::fog::{FogMode, FogState};
+use plumb_raster::texture::{Sampler, Texture};
+use plumb_raster::{
     CompareFunc, Context, ContextOptions, DepthState, FixedFunction, Indices, MeshInput,
     PipelineState, TextureUnit, Topology, Transforms, VertexInput,
 };
