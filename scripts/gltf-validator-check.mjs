@@ -6,7 +6,7 @@
 //
 // DIR (default scene/tests/gltf_spec) holds `valid/` and `invalid/` glTF files. Every file
 // in `valid/` must have no validator error, every file in `invalid/` at least one. The test
-// `scene/tests/gltf_spec.rs` asserts the same of plumb's importer, so the two agree on every
+// `scene/tests/it/gltf_spec.rs` asserts the same of plumb's importer, so the two agree on every
 // file. Prints one line per file with the validator's error codes; exits 1 on a mismatch.
 import { createRequire } from "node:module";
 import { readFileSync, readdirSync } from "node:fs";

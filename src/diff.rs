@@ -1,7 +1,7 @@
 //! Tolerant image comparison: pixel counts over a threshold, PSNR, a perceptual
 //! ("FLIP-style") error and a heat map (DESIGN §6).
 //!
-//! plumb's own goldens are compared **exactly** (`tests/refimages.rs`); this module is for the
+//! plumb's own goldens are compared **exactly** (`tests/refimages/main.rs`); this module is for the
 //! other tier: comparing plumb against another renderer or another backend, where the natural
 //! tolerance is not zero. It backs `plumb diff`.
 //!

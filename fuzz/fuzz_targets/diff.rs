@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     // unbounded) comparison; a fuzzer needs thousands of inputs a second, so images stay
     // small (64×64) and the filters narrow (8 pixels per degree instead of 67: the same code,
     // kernels of a few taps; at 67 and 256² the instrumented convolution ran 20 inputs/s).
-    // The limits themselves are tested in tests/cli.rs, the default viewing condition by the
+    // The limits themselves are tested in tests/it/cli.rs, the default viewing condition by the
     // diff unit tests.
     let max_pixels = 1 << 12;
     let options = DiffOptions {

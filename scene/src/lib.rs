@@ -6,7 +6,7 @@
 //!
 //! The crate is a stack of five layers; **a module imports only from its own layer and the
 //! layers below it**, so nothing reaches up and no two modules import each other
-//! (`tests/module_cycles.rs` in the workspace fails on any import cycle and on an import
+//! (`tests/it/module_cycles.rs` in the workspace fails on any import cycle and on an import
 //! that reaches up a layer). A type lives in the lowest layer that needs it.
 //!
 //! | layer | modules | what lives there |

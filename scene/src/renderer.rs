@@ -23,7 +23,7 @@
 //! sampler and combiner descriptions). Texture image data is a
 //! [`Texture`](plumb_raster::texture::Texture): immutable RGBA8 levels a GPU backend can
 //! upload as they are ([`Texture::level`](plumb_raster::texture::Texture::level)). A test-only
-//! recording backend (`scene/tests/recording_renderer.rs`) implements the trait to prove it.
+//! recording backend (`scene/tests/it/recording_renderer.rs`) implements the trait to prove it.
 
 use std::sync::Arc;
 

@@ -291,7 +291,7 @@ pub fn corpus(refimages: &Path, tolerances: &Tolerances) -> Result<Vec<Case>, Co
 }
 
 /// The model goldens' list, `refimages/models/cases.json`: each golden of a third-party
-/// model with the `plumb render` view that made it (`tests/model_goldens.rs` renders them
+/// model with the `plumb render` view that made it (`tests/refimages/models.rs` renders them
 /// through the binary; the kit through any backend).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

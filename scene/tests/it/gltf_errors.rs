@@ -1,0 +1,378 @@
+//! Every class of bad glTF input gives a typed error naming the file (and the node, mesh or
+//! accessor), never a panic — and leaves the scene imported into unchanged.
+
+use crate::gltf_builder;
+
+use std::path::PathBuf;
+
+use gltf_builder::{glb_bytes, png, temp_dir, triangle, write, Builder};
+use plumb_scene::io::{self, ImportOptions, IoError, Location};
+use plumb_scene::Scene;
+use serde_json::{json, Value};
+
+fn load(name: &str, file: &str, bytes: impl AsRef<[u8]>) -> (PathBuf, IoError) {
+    let dir = temp_dir(name);
+    let p = write(&dir, file, bytes);
+    let e = io::load(&p, &ImportOptions::default()).expect_err("must fail");
+    assert_eq!(e.file(), p.as_path(), "{e}");
+    assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
+    (p, e)
+}
+
+fn tri_doc() -> (Builder, Value) {
+    let mut b = Builder::default();
+    let d = triangle(&mut b);
+    (b, d)
+}
+
+#[test]
+fn garbage_and_truncated_gltf() {
+    let (_, e) = load("garbage-gltf", "g.gltf", "this is not json");
+    assert!(
+        matches!(
+            e,
+            IoError::Parse {
+                location: Some(Location { line: 1, .. }),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let (b, d) = tri_doc();
+    let text = b.gltf(d);
+    let (_, e) = load("trunc-gltf", "t.gltf", &text[..text.len() / 2]);
+    let IoError::Parse {
+        location: Some(loc),
+        ..
+    } = &e
+    else {
+        panic!("{e}")
+    };
+    assert!(loc.line > 1, "{e}");
+    // Valid JSON, not glTF.
+    let (_, e) = load("json-not-gltf", "j.gltf", "[1, 2, 3]");
+    assert!(matches!(e, IoError::Parse { .. }), "{e}");
+}
+
+#[test]
+fn garbage_and_truncated_glb() {
+    let (_, e) = load("garbage-glb", "g.glb", b"glTF\x02\0\0\0garbage garbage");
+    assert!(matches!(e, IoError::Parse { .. }), "{e}");
+    let (b, d) = tri_doc();
+    let g = b.glb(d);
+    let (_, e) = load("trunc-glb", "t.glb", &g[..g.len() - 10]);
+    assert!(e.to_string().contains("truncated GLB"), "{e}");
+    // JSON chunk with garbage inside.
+    let (_, e) = load("glb-bad-json", "j.glb", glb_bytes("{\"asset\": ", None));
+    assert!(matches!(e, IoError::Parse { .. }), "{e}");
+    // A BIN buffer without BIN chunk.
+    let (_, e) = load(
+        "glb-no-bin",
+        "n.glb",
+        glb_bytes(
+            &serde_json::to_string(
+                &json!({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 4}]}),
+            )
+            .unwrap(),
+            None,
+        ),
+    );
+    assert!(
+        matches!(e, IoError::MissingResource { kind: "buffer", .. }),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_buffer_and_image_files() {
+    let (b, d) = tri_doc();
+    let (_, e) = load("no-bin", "m.gltf", b.gltf_external(d.clone(), "nope.bin"));
+    assert!(
+        matches!(&e, IoError::MissingResource { kind: "buffer", uri, .. } if uri == "nope.bin"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("nope.bin"));
+    let mut d2 = d;
+    d2["meshes"][0]["primitives"][0]["material"] = json!(0);
+    d2["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+    d2["textures"] = json!([{"source": 0}]);
+    d2["images"] = json!([{"uri": "missing.png"}]);
+    let (_, e) = load("no-img", "i.gltf", b.gltf(d2.clone()));
+    assert!(
+        matches!(&e, IoError::MissingResource { kind: "image", uri, .. } if uri == "missing.png"),
+        "{e}"
+    );
+    // A present but corrupt image.
+    let dir = temp_dir("bad-img");
+    write(&dir, "missing.png", b"\x89PNG\r\n\x1a\n truncated");
+    let p = write(&dir, "i.gltf", b.gltf(d2));
+    let e = io::load(&p, &ImportOptions::default()).unwrap_err();
+    assert!(matches!(e, IoError::Image { .. }), "{e}");
+}
+
+#[test]
+fn out_of_range_accessors_and_indices() {
+    // An accessor reading past its buffer view.
+    let (mut b, mut d) = tri_doc();
+    b.accessors[0]["count"] = json!(100);
+    let (_, e) = load("acc-range", "a.gltf", b.gltf(d.clone()));
+    assert!(
+        matches!(e, IoError::Invalid { .. })
+            && e.to_string().contains("run past the end of buffer view"),
+        "{e}"
+    );
+    // An index past the vertices.
+    let (mut b, _) = tri_doc();
+    let bad = b.u16s(&[0, 1, 7]);
+    d["meshes"][0]["primitives"][0]["indices"] = json!(bad);
+    let (_, e) = load("idx-range", "i.gltf", b.gltf(d.clone()));
+    assert!(
+        e.to_string()
+            .contains("index 7 at position 2 is out of range for 3 vertices"),
+        "{e}"
+    );
+    // An accessor index that does not exist.
+    let (b, mut d) = tri_doc();
+    d["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(99);
+    let (_, e) = load("idx-json", "j.gltf", b.gltf(d));
+    assert!(
+        matches!(&e, IoError::Invalid { context, .. } if context.contains("POSITION")),
+        "{e}"
+    );
+    // A buffer view past its buffer.
+    let (mut b, d) = tri_doc();
+    b.views[0]["byteLength"] = json!(4000);
+    let (_, e) = load("view-range", "v.gltf", b.gltf(d));
+    assert!(
+        e.to_string().contains("lie past the end of buffer 0"),
+        "{e}"
+    );
+    // A sparse index past the element count.
+    let (mut b, d) = tri_doc();
+    let iv = b.view(&9u16.to_le_bytes(), None);
+    let vv = b.view(&[0u8; 12], None);
+    b.accessors[0]["sparse"] = json!({"count": 1, "indices": {"bufferView": iv, "componentType": 5123}, "values": {"bufferView": vv}});
+    let (_, e) = load("sparse-range", "s.gltf", b.gltf(d));
+    assert!(e.to_string().contains("sparse index 9 out of range"), "{e}");
+    // Wrong accessor type.
+    let (mut b, d) = tri_doc();
+    b.accessors[0]["type"] = json!("VEC2");
+    b.accessors[0]["count"] = json!(4);
+    let (_, e) = load("acc-type", "t.gltf", b.gltf(d));
+    assert!(e.to_string().contains("is VEC2, expected VEC3"), "{e}");
+}
+
+#[test]
+fn non_finite_transform_and_positions() {
+    // 1e39 does not fit an f32: infinite.
+    let (b, mut d) = tri_doc();
+    d["nodes"][0]["translation"] = json!([1e39, 0.0, 0.0]);
+    let (_, e) = load("nan-trs", "n.gltf", b.gltf(d.clone()));
+    assert!(
+        matches!(&e, IoError::NonFinite { context, what: "translation", .. } if context == "node 0 'tri'"),
+        "{e}"
+    );
+    d["nodes"][0].as_object_mut().unwrap().remove("translation");
+    d["nodes"][0]["matrix"] =
+        json!([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1e39, 0.0, 0.0, 0.0, 0.0, 1.0]);
+    let (_, e) = load("nan-mat", "m.gltf", b.gltf(d.clone()));
+    assert!(
+        matches!(e, IoError::NonFinite { what: "matrix", .. }),
+        "{e}"
+    );
+    // A projective matrix is refused.
+    d["nodes"][0]["matrix"] =
+        json!([1.0, 0.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+    let (_, e) = load("proj-mat", "p.gltf", b.gltf(d));
+    assert!(e.to_string().contains("not affine"), "{e}");
+    // NaN in the binary positions.
+    let mut b = Builder::default();
+    let pos = b.f32s(&[0.0, 0.0, 0.0, f32::NAN, 0.0, 0.0, 0.0, 1.0, 0.0], "VEC3");
+    let d = json!({"nodes": [{"mesh": 0}], "meshes": [{"name": "bad", "primitives": [{"attributes": {"POSITION": pos}}]}]});
+    let (_, e) = load("nan-pos", "p.gltf", b.gltf(d));
+    assert!(
+        matches!(&e, IoError::NonFinite { context, what: "positions", .. } if context.contains("mesh 0 'bad' primitive 0")),
+        "{e}"
+    );
+}
+
+#[test]
+fn skins_and_morph_targets_need_their_data() {
+    // A skin on a mesh without JOINTS_0/WEIGHTS_0.
+    let (b, mut d) = tri_doc();
+    d["nodes"][0]["skin"] = json!(0);
+    d["skins"] = json!([{"joints": [0]}]);
+    let (_, e) = load("skin", "s.gltf", b.gltf(d));
+    assert!(
+        matches!(&e, IoError::Invalid { message, .. } if message.contains("no JOINTS_0/WEIGHTS_0")),
+        "{e}"
+    );
+    // A weights animation channel on a node whose mesh has no morph targets.
+    let (mut b, mut d) = tri_doc();
+    let t = b.f32s(&[0.0], "SCALAR");
+    d["animations"] = json!([{"samplers": [{"input": t, "output": t}], "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]}]);
+    let (_, e) = load("weights", "w.gltf", b.gltf(d));
+    assert!(
+        matches!(&e, IoError::Invalid { message, .. } if message.contains("no morph targets")),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_animations_and_hierarchies() {
+    let (mut b, mut d) = tri_doc();
+    let t = b.f32s(&[1.0, 0.5], "SCALAR");
+    let v = b.f32s(&[0.0; 6], "VEC3");
+    d["animations"] = json!([{"samplers": [{"input": t, "output": v}], "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}]}]);
+    let (_, e) = load("anim-times", "a.gltf", b.gltf(d.clone()));
+    assert!(
+        e.to_string()
+            .contains("animation 0 channel 0: keyframe times must increase strictly"),
+        "{e}"
+    );
+    // A node that is its own grandchild.
+    let (b, mut d) = tri_doc();
+    d["nodes"] = json!([{"name": "a", "children": [1]}, {"name": "b", "children": [0]}]);
+    let (_, e) = load("cycle", "c.gltf", b.gltf(d));
+    assert!(
+        e.to_string()
+            .contains("is its own ancestor (the node hierarchy has a cycle)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn oversized_textures() {
+    let (b, mut d) = tri_doc();
+    d["meshes"][0]["primitives"][0]["material"] = json!(0);
+    d["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+    d["textures"] = json!([{"source": 0}]);
+    d["images"] = json!([{"uri": "wide.png"}]);
+    let dir = temp_dir("big-tex");
+    // One texel wider than the default limit (8192).
+    write(
+        &dir,
+        "wide.png",
+        png(io::DEFAULT_MAX_TEXTURE_SIZE + 1, 1, [0, 0, 0, 255]),
+    );
+    let p = write(&dir, "w.gltf", b.gltf(d));
+    let e = io::load(&p, &ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        e,
+        IoError::ImageTooLarge {
+            file: p.clone(),
+            image: "wide.png".into(),
+            width: 8193,
+            height: 1,
+            max: 8192
+        }
+    );
+    // A configured, smaller limit.
+    write(&dir, "wide.png", png(4, 2, [0, 0, 0, 255]));
+    let opts = ImportOptions {
+        max_texture_size: 2,
+        ..ImportOptions::default()
+    };
+    assert!(matches!(
+        io::load(&p, &opts),
+        Err(IoError::ImageTooLarge {
+            width: 4,
+            max: 2,
+            ..
+        })
+    ));
+    assert!(io::load(&p, &ImportOptions::default()).is_ok());
+}
+
+#[test]
+fn unsupported_extension_and_required_extensions() {
+    let (b, d) = tri_doc();
+    let (_, e) = load("ext", "scene.fbx", b.gltf(d.clone()));
+    assert!(matches!(e, IoError::UnsupportedFormat { .. }), "{e}");
+    let mut d = d;
+    d["extensionsRequired"] = json!(["KHR_draco_mesh_compression"]);
+    d["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
+    let (_, e) = load("ext-req", "r.gltf", b.gltf(d));
+    assert!(e.to_string().contains("unsupported extension"), "{e}");
+    let dir = temp_dir("nofile");
+    let e = io::load(&dir.join("absent.gltf"), &ImportOptions::default()).unwrap_err();
+    assert!(matches!(e, IoError::Read { .. }), "{e}");
+}
+
+#[test]
+fn failed_import_leaves_scene_unchanged() {
+    let (b, mut d) = tri_doc();
+    d["nodes"] =
+        json!([{"name": "ok", "children": [1]}, {"name": "skinned", "mesh": 0, "skin": 0}]);
+    d["skins"] = json!([{"joints": [0]}]);
+    let dir = temp_dir("atomic");
+    let p = write(&dir, "s.gltf", b.gltf(d));
+    let mut scene = Scene::new();
+    let before = scene.dump();
+    let root = scene.root();
+    assert!(io::import(&mut scene, root, &p, &ImportOptions::default()).is_err());
+    assert_eq!(scene.node_count(), 1);
+    assert_eq!(scene.dump(), before);
+}
+
+/// A small deterministic generator for the mutation test.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+#[test]
+fn mutated_files_never_panic() {
+    let mut b = Builder::default();
+    let mut d = triangle(&mut b);
+    let uv = b.f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "VEC2");
+    d["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"] = json!(uv);
+    d["meshes"][0]["primitives"][0]["material"] = json!(0);
+    d["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+    d["textures"] = json!([{"source": 0}]);
+    let img = png(2, 2, [1, 2, 3, 4]);
+    let iv = b.view(&img, None);
+    d["images"] = json!([{"bufferView": iv, "mimeType": "image/png"}]);
+    let glb = b.glb(d.clone());
+    let text = b.gltf(d).into_bytes();
+    let dir = temp_dir("mutate");
+    let mut rng = Lcg(0x5eed);
+    let (mut ok, mut failed) = (0, 0);
+    // More with PLUMB_MUTATIONS=N (per file kind).
+    let n: usize = std::env::var("PLUMB_MUTATIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(150);
+    for (name, base) in [("m.glb", &glb), ("m.gltf", &text)] {
+        for _ in 0..n {
+            let mut m = base.clone();
+            for _ in 0..1 + rng.next() % 4 {
+                let at = (rng.next() as usize) % m.len();
+                match rng.next() % 3 {
+                    0 => m[at] = rng.next() as u8,
+                    1 => m.truncate(at.max(1)),
+                    _ => m[at] = b"0123456789-e.,[]{}\""[(rng.next() % 19) as usize],
+                }
+            }
+            let p = write(&dir, name, &m);
+            match io::load(&p, &ImportOptions::default()) {
+                Ok(_) => ok += 1,
+                Err(e) => {
+                    assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
+                    assert!(!e.to_string().contains('\n'), "one line: {e}");
+                    failed += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        failed > 100,
+        "most mutations must be rejected ({ok} loaded, {failed} failed)"
+    );
+}

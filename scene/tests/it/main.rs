@@ -1,0 +1,45 @@
+//! plumb-scene's integration tests, one module per topic in one binary (one link, not
+//! forty): `cargo test -p plumb-scene --test it`, one module with `-- worlds::`.
+
+mod camera_cull;
+mod clod;
+mod collide;
+mod collide_sample;
+mod common;
+mod controller_print;
+mod controllers;
+mod copy_lookup;
+mod copy_partition;
+mod curve_surface;
+mod deferred;
+mod gltf_assets;
+mod gltf_builder;
+mod gltf_deform;
+mod gltf_errors;
+mod gltf_import;
+mod gltf_materials;
+mod gltf_spec;
+mod graph;
+mod hostile_input;
+mod ik;
+mod json_clod;
+mod json_fuzz;
+mod json_goldens;
+mod json_motion;
+mod json_motion_save;
+mod json_props;
+mod json_reach;
+mod json_reach_wm;
+mod json_save_fields;
+mod json_scene;
+mod json_skin;
+mod obj_import;
+mod particles;
+mod partition;
+mod pick;
+mod recording_renderer;
+mod reflection_lighting;
+mod render_state;
+mod robot;
+mod update_props;
+mod worlds;

@@ -1,0 +1,569 @@
+//! The conformance kit (`plumb::conform`, `plumb conform`): plumb itself passes every case
+//! exactly; deliberately broken backends are caught on the cases that exercise what they
+//! break; `--exec`, `--actual`, `--partition` and `--merge` work end to end.
+
+use crate::assets_common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use plumb::conform::{
+    self, corpus, model_corpus, report, run_case, Backend, Case, CaseKind, CaseResult, InProcess,
+    ModelCases, ReadBack, Status, Tolerances,
+};
+use plumb::raster::trace::DrawTarget;
+use plumb::raster::CompareFunc;
+use plumb::raster::{
+    Context, ContextOptions, DrawStats, FixedFunction, FrameStats, Indices, MeshInput,
+    PipelineState, Rect, Topology, Transforms, VertexInput,
+};
+use plumb::scene::FixedRenderer;
+
+fn refimages() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("refimages")
+}
+
+fn cases() -> Vec<Case> {
+    let t = Tolerances::load(&refimages().join("conform.json")).unwrap();
+    corpus(&refimages(), &t).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run_all(backend: &mut dyn Backend, cases: &[Case]) -> Vec<CaseResult> {
+    cases.iter().map(|c| run_case(c, backend)).collect()
+}
+
+fn failing(results: &[CaseResult]) -> Vec<&str> {
+    results
+        .iter()
+        .filter(|r| r.status != Status::Pass)
+        .map(|r| r.case.id.as_str())
+        .collect()
+}
+
+#[test]
+fn plumb_itself_passes_every_case_exactly_and_writes_the_report() {
+    let cases = cases();
+    // Scene files and traces of every area are in the corpus.
+    for area in ["effects", "fixed", "json", "raster", "scene"] {
+        assert!(cases.iter().any(|c| c.area == area), "no {area} cases");
+    }
+    let mut soft = conform::soft(Some(2));
+    let results = run_all(&mut soft, &cases);
+    assert_eq!(failing(&results), Vec::<&str>::new());
+    assert!(results
+        .iter()
+        .all(|r| r.metrics.is_some_and(|m| m.max_delta == 0)));
+    let dir = scratch("conform-soft");
+    let written = report::write(&dir, &soft.name(), &results).unwrap();
+    assert_eq!(written.counts(), (cases.len(), 0, 0));
+    for f in ["index.html", "junit.xml", "results.json"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    assert!(junit.contains(&format!(
+        "tests=\"{}\" failures=\"0\" errors=\"0\"",
+        cases.len()
+    )));
+}
+
+/// The model goldens (`refimages/models/cases.json`) join the corpus when the models are
+/// present, and plumb draws each exactly as `plumb render` made its golden.
+#[test]
+fn plumb_itself_passes_the_model_cases_exactly() {
+    let Some(assets) = assets_common::shared_assets() else {
+        eprintln!("skipped: no shared assets (set PLUMB_ASSETS to a copy of shared/assets)");
+        return;
+    };
+    let t = Tolerances::load(&refimages().join("conform.json")).unwrap();
+    let (models, missing) = model_corpus(&refimages(), &assets, &t).unwrap();
+    assert_eq!(
+        missing,
+        Vec::<String>::new(),
+        "models missing from {assets:?}"
+    );
+    let listed = ModelCases::load(&refimages().join("models/cases.json"))
+        .unwrap()
+        .cases
+        .len();
+    assert_eq!(models.len(), listed);
+    assert!(models
+        .iter()
+        .all(|c| c.kind == CaseKind::Model && c.area == "models"));
+    let results = run_all(&mut conform::soft(Some(2)), &models);
+    assert_eq!(failing(&results), Vec::<&str>::new());
+    assert!(results
+        .iter()
+        .all(|r| r.metrics.is_some_and(|m| m.max_delta == 0)));
+    // A missing model is skipped and named, not an error.
+    let empty = scratch("conform-no-assets");
+    let (none, skipped) = model_corpus(&refimages(), &empty, &t).unwrap();
+    assert!(none.is_empty());
+    assert_eq!(skipped.len(), listed);
+}
+
+/// What a broken backend does wrong.
+#[derive(Clone, Copy, Debug)]
+enum Bug {
+    /// Red and blue swapped on read-back.
+    SwapRedBlue,
+    /// The depth comparison one function further in GL's order (LESS → EQUAL, LEQUAL →
+    /// GREATER, …).
+    DepthFuncOffByOne,
+    /// Every texture sampled one mip level coarser (LOD bias + 1).
+    MipOffByOne,
+    /// Fog never applied.
+    NoFog,
+}
+
+fn next_func(f: CompareFunc) -> CompareFunc {
+    let all = CompareFunc::ALL;
+    let i = all.iter().position(|&g| g == f).unwrap();
+    all[(i + 1) % all.len()]
+}
+
+/// The raster turns the depth test off with `ALWAYS`; the bug is in the test, so it leaves
+/// that alone.
+fn depth_bug(f: CompareFunc) -> CompareFunc {
+    if f == CompareFunc::Always {
+        f
+    } else {
+        next_func(f)
+    }
+}
+
+struct BrokenTarget(Context, Bug);
+
+impl DrawTarget for BrokenTarget {
+    fn width(&self) -> u32 {
+        self.0.width()
+    }
+    fn height(&self) -> u32 {
+        self.0.height()
+    }
+    fn clear(&mut self, color: glam::Vec4, depth: f32, stencil: u8) {
+        self.0.clear(color, depth, stencil);
+    }
+    fn clear_rect(
+        &mut self,
+        rect: Rect,
+        color: Option<glam::Vec4>,
+        depth: Option<f32>,
+        stencil: Option<u8>,
+    ) {
+        self.0.clear_rect(rect, color, depth, stencil);
+    }
+    fn finish(&mut self) -> Result<(), plumb::raster::Error> {
+        DrawTarget::finish(&mut self.0)
+    }
+    fn frame_stats(&self) -> Option<FrameStats> {
+        DrawTarget::frame_stats(&self.0)
+    }
+    fn reset_stats(&mut self) {
+        self.0.reset_stats();
+    }
+    fn draw(
+        &mut self,
+        state: &PipelineState,
+        vertices: &VertexInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, plumb::raster::Error> {
+        let mut state = *state;
+        if let Bug::DepthFuncOffByOne = self.1 {
+            state.depth.func = depth_bug(state.depth.func);
+        }
+        self.0.draw(&state, vertices, indices, topology)
+    }
+    fn draw_fixed(
+        &mut self,
+        state: &PipelineState,
+        ff: &FixedFunction,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, plumb::raster::Error> {
+        let mut state = *state;
+        let mut ff = ff.clone();
+        match self.1 {
+            Bug::SwapRedBlue => {}
+            Bug::DepthFuncOffByOne => state.depth.func = depth_bug(state.depth.func),
+            Bug::MipOffByOne => ff.units.iter_mut().for_each(|u| u.sampler.lod_bias += 1.0),
+            Bug::NoFog => ff.fog = None,
+        }
+        self.0
+            .draw_fixed(&state, &ff, transforms, mesh, indices, topology)
+    }
+}
+
+fn swap_rb(mut img: image::RgbaImage, bug: Bug) -> image::RgbaImage {
+    if let Bug::SwapRedBlue = bug {
+        img.pixels_mut().for_each(|p| p.0.swap(0, 2));
+    }
+    img
+}
+
+impl ReadBack for BrokenTarget {
+    fn read_back(&mut self) -> Result<image::RgbaImage, String> {
+        Ok(swap_rb(self.0.color_image(), self.1))
+    }
+}
+
+fn broken_target(w: u32, h: u32, bug: Bug) -> Result<BrokenTarget, String> {
+    let ctx = Context::new(w, h, ContextOptions { threads: Some(1) }).map_err(|e| e.to_string())?;
+    Ok(BrokenTarget(ctx, bug))
+}
+
+/// A broken raster target, and the scene renderer over it: the scene cases reach the bug
+/// through the same `FixedRenderer` translation a GPU backend's target gets.
+fn broken(bug: Bug) -> InProcess<FixedRenderer<BrokenTarget>, BrokenTarget> {
+    InProcess {
+        name: format!("broken: {bug:?}"),
+        exact: false,
+        renderer: Box::new(move |w, h| Ok(FixedRenderer::with_target(broken_target(w, h, bug)?))),
+        target: Box::new(move |w, h| broken_target(w, h, bug)),
+    }
+}
+
+/// Each broken backend fails the cases that exercise what it breaks — with the committed
+/// tolerances, not exact equality — and a case that does not exercise it still passes.
+#[test]
+fn the_kit_catches_broken_backends() {
+    let cases = cases();
+    let only = |pred: &dyn Fn(&str) -> bool| -> Vec<Case> {
+        cases.iter().filter(|c| pred(&c.id)).cloned().collect()
+    };
+    // (bug, cases that must fail, a case that must still pass)
+    let checks: [(Bug, Vec<&str>, &str); 4] = [
+        (
+            Bug::SwapRedBlue,
+            vec![
+                "raster/triangle_gouraud",
+                "scene/light_spot",
+                "json/lit_shapes",
+            ],
+            "scene/state_dither",
+        ),
+        (
+            Bug::DepthFuncOffByOne,
+            vec![
+                "raster/depth_overlap",
+                "scene/state_zbuffer",
+                "scene/cube_robot",
+            ],
+            "raster/blend_grid",
+        ),
+        (
+            Bug::MipOffByOne,
+            vec![
+                "fixed/ground_linear_mipmap_linear",
+                "fixed/ground_nearest_mipmap_nearest",
+            ],
+            "fixed/ground_linear",
+        ),
+        (
+            Bug::NoFog,
+            vec![
+                "fixed/fog_linear",
+                "fixed/fog_exp",
+                "fixed/fog_exp2",
+                "scene/state_fog",
+                "json/textured_fog",
+            ],
+            "fixed/lit_spheres",
+        ),
+    ];
+    for (bug, must_fail, must_pass) in checks {
+        let subset = only(&|id| must_fail.contains(&id) || id == must_pass);
+        assert_eq!(subset.len(), must_fail.len() + 1, "{bug:?}: cases missing");
+        let results = run_all(&mut broken(bug), &subset);
+        let mut failed = failing(&results);
+        failed.sort_unstable();
+        let mut expected = must_fail.clone();
+        expected.sort_unstable();
+        assert_eq!(failed, expected, "{bug:?}");
+        for r in results.iter().filter(|r| r.status == Status::Fail) {
+            assert!(
+                r.heat.is_some() && r.actual.is_some(),
+                "{bug:?} {}",
+                r.case.id
+            );
+        }
+    }
+}
+
+/// The `plumb` binary, without `$PLUMB_ASSETS`: these tests compare its corpus with the
+/// scene and trace cases, and an exported asset path would add the model cases.
+fn plumb() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_plumb"));
+    c.env_remove("PLUMB_ASSETS");
+    c
+}
+
+fn copy_goldens(to: &Path, cases: &[Case]) {
+    for c in cases {
+        let dir = to.join(&c.area);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(&c.golden, dir.join(format!("{}.png", c.name))).unwrap();
+    }
+}
+
+#[test]
+fn actual_compares_pngs_rendered_elsewhere() {
+    let cases = cases();
+    let dir = scratch("conform-actual");
+    let actual = dir.join("actual");
+    copy_goldens(&actual, &cases);
+    // One case rendered wrong: a bright square in a corner.
+    let wrong = actual.join("raster/near_clip.png");
+    let mut img = image::open(&wrong).unwrap().to_rgba8();
+    for y in 0..16 {
+        for x in 0..16 {
+            img.put_pixel(x, y, image::Rgba([255, 0, 255, 255]));
+        }
+    }
+    img.save(&wrong).unwrap();
+    // One missing, and one of the wrong size (refused from its header, before decoding).
+    std::fs::remove_file(actual.join("scene/state_cull.png")).unwrap();
+    image::RgbaImage::new(8, 4)
+        .save(actual.join("scene/state_shade.png"))
+        .unwrap();
+    let out = plumb()
+        .args(["conform", "--refimages"])
+        .arg(refimages())
+        .arg("--actual")
+        .arg(&actual)
+        .arg("--report")
+        .arg(dir.join("report"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL raster/near_clip: 256 pixels over threshold 2"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ERROR scene/state_cull:"), "{stdout}");
+    assert!(
+        stdout.contains("state_shade.png: the image is 8x4, the golden 256x128"),
+        "{stdout}"
+    );
+    let n = cases.len();
+    assert!(
+        stdout.contains(&format!("{n} cases: {} passed, 1 failed, 2 errors", n - 3)),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(dir.join("report/index.html")).unwrap();
+    for part in [
+        "img/raster__near_clip.expected.png",
+        "img/raster__near_clip.actual.png",
+        "img/raster__near_clip.heat.png",
+        "id=\"failures-only\"",
+    ] {
+        assert!(html.contains(part), "{part}");
+    }
+    let junit = std::fs::read_to_string(dir.join("report/junit.xml")).unwrap();
+    assert!(junit.contains("<testcase classname=\"raster\" name=\"near_clip\""));
+    assert!(junit.contains("<failure message=\"256 pixels over threshold 2"));
+    assert!(junit.contains("<error message="));
+    browser_shows_the_report(&dir.join("report/index.html"));
+}
+
+/// The report in a real browser (Debian's `chromium`, headless): the DOM after its script
+/// ran, opened with `#failures`, has the summary, the failing case's three images (each
+/// file present) and the failure filter switched on. Skipped without a browser unless
+/// `PLUMB_REQUIRE_BROWSER=1` (CI sets it and installs chromium).
+fn browser_shows_the_report(index: &Path) {
+    let Some(browser) = ["chromium", "chromium-browser"].into_iter().find(|b| {
+        Command::new(b)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        assert!(
+            std::env::var("PLUMB_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "PLUMB_REQUIRE_BROWSER=1 but no chromium"
+        );
+        eprintln!("skipped: no chromium for the browser check of the HTML report");
+        return;
+    };
+    let url = format!("file://{}#failures", index.display());
+    let out = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(&url)
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains("<body class=\"failures-only\">"),
+        "filter not applied: {dom:.400}"
+    );
+    assert!(
+        dom.contains("1 failed</span>") && dom.contains("2 errors</span>"),
+        "summary"
+    );
+    let dir = index.parent().unwrap();
+    for kind in ["expected", "actual", "heat"] {
+        let src = format!("img/raster__near_clip.{kind}.png");
+        assert!(
+            dom.contains(&format!("<img src=\"{src}\"")),
+            "{kind} image not in the page"
+        );
+        assert!(dir.join(&src).is_file(), "{src}");
+    }
+}
+
+#[test]
+fn exec_runs_a_command_per_case() {
+    let dir = scratch("conform-exec");
+    // A tiny external "backend": copies the golden beside the input, except that it fails
+    // on one case and writes nothing for another.
+    let script = dir.join("tool.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\n\
+         case \"$1\" in *near_clip*) echo 'no clipping yet' >&2; exit 3;; esac\n\
+         case \"$1\" in *state_cull*) exit 0;; esac\n\
+         test \"$5\" = scene || test \"$5\" = trace || exit 4\n\
+         cp \"${1%.json}.png\" \"$2\"\n",
+    )
+    .unwrap();
+    let out = plumb()
+        .args(["conform", "--refimages"])
+        .arg(refimages())
+        .arg("--exec")
+        .arg(format!(
+            "sh {} {{input}} {{output}} {{width}} {{height}} {{kind}}",
+            script.display()
+        ))
+        .args(["--filter", "_c"])
+        .arg("--report")
+        .arg(dir.join("report"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "ERROR raster/near_clip: the command failed (exit status: 3): no clipping yet"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ERROR scene/state_cull:") && stdout.contains("no image was written"),
+        "{stdout}"
+    );
+    let filtered = cases().iter().filter(|c| c.id.contains("_c")).count();
+    assert!(filtered > 3);
+    assert!(
+        stdout.contains(&format!(
+            "{filtered} cases: {} passed, 0 failed, 2 errors",
+            filtered - 2
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn partitions_cover_the_corpus_once_and_merge() {
+    let dir = scratch("conform-shards");
+    let n = 3;
+    let mut seen: Vec<String> = Vec::new();
+    let mut shards = Vec::new();
+    for k in 1..=n {
+        let shard = dir.join(format!("shard{k}"));
+        let out = plumb()
+            .args(["conform", "--threads", "1", "--refimages"])
+            .arg(refimages())
+            .arg("--partition")
+            .arg(format!("{k}/{n}"))
+            .arg("--report")
+            .arg(&shard)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let text = std::fs::read_to_string(shard.join("results.json")).unwrap();
+        let r: report::Results = serde_json::from_str(&text).unwrap();
+        // Round robin over the sorted ids: case i is in shard i mod n + 1.
+        let all = cases();
+        let expected: Vec<&str> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % n + 1 == k)
+            .map(|(_, c)| c.id.as_str())
+            .collect();
+        let got: Vec<&str> = r.cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(got, expected, "shard {k}");
+        seen.extend(r.cases.into_iter().map(|c| c.id));
+        shards.push(shard);
+    }
+    seen.sort();
+    let all: Vec<String> = cases().into_iter().map(|c| c.id).collect();
+    assert_eq!(seen, all, "every case exactly once");
+    let merged = dir.join("merged");
+    let out = plumb()
+        .args(["conform", "--report"])
+        .arg(&merged)
+        .arg("--merge")
+        .args(&shards)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let r: report::Results =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(r.cases.len(), all.len());
+    // A shard merged twice overlaps: bad input.
+    let out = plumb()
+        .args(["conform", "--report"])
+        .arg(dir.join("twice"))
+        .arg("--merge")
+        .arg(&shards[0])
+        .arg(&shards[0])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is in two shards"));
+}
+
+#[test]
+fn bad_tolerance_files_are_refused_with_the_place() {
+    let dir = scratch("conform-bad");
+    let bad = dir.join("conform.json");
+    for (text, needle) in [
+        ("{\"format\": \"plumb-conform\", \"version\": 1,\n \"default\": {\"threshold\": 300}}", ":2:"),
+        (
+            "{\"format\": \"plumb-conform\", \"version\": 1, \"default\": {\"threshold\": 1, \"max_pixels\": 0, \"max_flip_mean\": 0.1, \"reason\": \" \"}}",
+            "needs a reason",
+        ),
+        (
+            "{\"format\": \"plumb-conform\", \"version\": 1, \"default\": {\"threshold\": 1, \"max_pixels\": 0, \"max_flip_mean\": 2, \"reason\": \"r\"}}",
+            "max_flip_mean",
+        ),
+        ("{\"format\": \"x\", \"version\": 1, \"default\": {\"threshold\": 1, \"max_pixels\": 0, \"max_flip_mean\": 0, \"reason\": \"r\"}}", "plumb-conform"),
+    ] {
+        std::fs::write(&bad, text).unwrap();
+        let out = plumb()
+            .args(["conform", "--tolerances"])
+            .arg(&bad)
+            .arg("--report")
+            .arg(dir.join("r"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(needle) && err.lines().count() == 1, "{err}");
+    }
+}
