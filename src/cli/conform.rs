@@ -26,9 +26,13 @@ pub struct ConformArgs {
     /// be exact). plumb's own backend is always held to exact equality.
     #[arg(long, value_name = "FILE")]
     pub tolerances: Option<PathBuf>,
-    /// Run each case through this command (`sh -c`), with `{input}`, `{output}`,
-    /// `{width}`, `{height}`, `{kind}` (scene, trace or model) and `{view}` (a model case's
-    /// view as a JSON file, else empty) replaced; it writes a PNG to `{output}`.
+    /// Run each case through this command (`sh -c`); it writes a PNG to `{output}`.
+    /// Placeholders: `{input}`, `{output}`, `{width}`, `{height}`, `{kind}` (scene, trace or
+    /// model) and `{view}` (a model case's view as a JSON file, else empty). Each becomes a
+    /// quoted reference to an environment variable ("$PLUMB_INPUT", "$PLUMB_OUTPUT", …), never
+    /// the value itself, so no case or folder name is ever run as shell code; write
+    /// placeholders unquoted, each is one argument. At `--timeout` the command's whole
+    /// process group is killed.
     #[arg(long, value_name = "CMD", conflicts_with = "actual")]
     pub exec: Option<String>,
     /// Compare PNGs rendered elsewhere: `<DIR>/<area>/<case>.png`.

@@ -583,10 +583,18 @@ pub fn draw_scene_case(
     Ok(())
 }
 
-/// An out-of-process backend: runs `template` through `sh -c` per case with `{input}`,
-/// `{output}`, `{width}`, `{height}`, `{kind}` and `{view}` (a model case's [`ModelView`] as a
-/// JSON file, else empty) replaced (paths single-quoted for the
-/// shell), then reads the PNG the command wrote to `{output}`.
+/// An out-of-process backend: runs `template` through `sh -c` per case, then reads the PNG the
+/// command wrote to `{output}`.
+///
+/// **No value is ever shell code.** The placeholders `{input}`, `{output}`, `{width}`,
+/// `{height}`, `{kind}` and `{view}` (a model case's [`ModelView`] as a JSON file, else
+/// empty) are replaced in one pass by `"$PLUMB_INPUT"`, `"$PLUMB_OUTPUT"`, … — quoted
+/// references to environment variables the command gets — never by the values themselves,
+/// and a value is never scanned for placeholders. So a case or folder named
+/// `x{output};touch y` or `$(…)` reaches the command as one argument, as written. Write a
+/// placeholder unquoted (`mytool {input}`): it becomes exactly one argument. The command runs
+/// in its own process group, which is killed as a whole at the timeout; its stderr is read
+/// as it is written (the last [`EXEC_STDERR_KEEP`] bytes are kept for the message).
 pub struct Exec {
     /// The command line.
     pub template: String,
@@ -596,9 +604,75 @@ pub struct Exec {
     pub timeout: Duration,
 }
 
-/// Quotes `s` for a POSIX shell.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+/// The placeholders of an `--exec` template and the environment variable each stands for.
+pub const EXEC_PLACEHOLDERS: [(&str, &str); 6] = [
+    ("{input}", "PLUMB_INPUT"),
+    ("{output}", "PLUMB_OUTPUT"),
+    ("{width}", "PLUMB_WIDTH"),
+    ("{height}", "PLUMB_HEIGHT"),
+    ("{kind}", "PLUMB_KIND"),
+    ("{view}", "PLUMB_VIEW"),
+];
+
+/// How much of an `--exec` command's stderr is kept (its last bytes) for the failure message.
+pub const EXEC_STDERR_KEEP: usize = 64 * 1024;
+
+/// The shell text of an `--exec` template: each placeholder, in one left-to-right pass,
+/// becomes a double-quoted reference to its environment variable ([`EXEC_PLACEHOLDERS`]).
+/// Anything else, unknown `{…}` included, is kept as written.
+pub fn exec_command_text(template: &str) -> String {
+    let mut out = String::with_capacity(template.len() + 64);
+    let mut rest = template;
+    'scan: while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        for (ph, var) in EXEC_PLACEHOLDERS {
+            if let Some(after) = rest.strip_prefix(ph) {
+                out.push_str(&format!("\"${var}\""));
+                rest = after;
+                continue 'scan;
+            }
+        }
+        out.push('{');
+        rest = &rest[1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Kills the process group `pgid` (the `--exec` command and every child it started), without
+/// `unsafe`: through the system's `kill`.
+fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Reads `r` to its end on a thread, keeping the last [`EXEC_STDERR_KEEP`] bytes; the text
+/// arrives on the returned channel.
+fn read_tail(mut r: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut kept: Vec<u8> = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    kept.extend_from_slice(&buf[..n]);
+                    if kept.len() > 2 * EXEC_STDERR_KEEP {
+                        kept.drain(..kept.len() - EXEC_STDERR_KEEP);
+                    }
+                }
+            }
+        }
+        let start = kept.len().saturating_sub(EXEC_STDERR_KEEP);
+        let _ = tx.send(String::from_utf8_lossy(&kept[start..]).into_owned());
+    });
+    rx
 }
 
 impl Backend for Exec {
@@ -618,31 +692,33 @@ impl Backend for Exec {
                     .join(format!("{}__{}.view.json", case.area, case.name));
                 let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
                 std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-                shell_quote(&path.to_string_lossy())
+                path.into_os_string()
             }
-            None => shell_quote(""),
+            None => std::ffi::OsString::new(),
         };
-        let command = self
-            .template
-            .replace("{view}", &view)
-            .replace("{input}", &shell_quote(&case.input.to_string_lossy()))
-            .replace("{output}", &shell_quote(&output.to_string_lossy()))
-            .replace("{width}", &width.to_string())
-            .replace("{height}", &height.to_string())
-            .replace("{kind}", case.kind.as_str());
-        let mut child = Command::new("sh")
+        let mut command = Command::new("sh");
+        command
             .arg("-c")
-            .arg(&command)
+            .arg(exec_command_text(&self.template))
+            .env("PLUMB_INPUT", &case.input)
+            .env("PLUMB_OUTPUT", &output)
+            .env("PLUMB_WIDTH", width.to_string())
+            .env("PLUMB_HEIGHT", height.to_string())
+            .env("PLUMB_KIND", case.kind.as_str())
+            .env("PLUMB_VIEW", &view)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run sh: {e}"))?;
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|e| format!("cannot run sh: {e}"))?;
+        let stderr = child.stderr.take().map(read_tail);
         let start = Instant::now();
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break status,
                 Ok(None) if start.elapsed() > self.timeout => {
+                    kill_group(child.id());
                     let _ = child.kill();
                     let _ = child.wait();
                     return Err(format!(
@@ -654,13 +730,22 @@ impl Backend for Exec {
                 Err(e) => return Err(format!("waiting for the command: {e}")),
             }
         };
+        // What the command left running in its group would keep stderr open: end it, then
+        // wait a bounded time for the rest of the text.
+        kill_group(child.id());
+        let err = stderr
+            .and_then(|rx| rx.recv_timeout(Duration::from_secs(2)).ok())
+            .unwrap_or_default();
         if !status.success() {
-            let mut err = String::new();
-            if let Some(mut s) = child.stderr.take() {
-                use std::io::Read as _;
-                let _ = s.read_to_string(&mut err);
-            }
-            let last = err.lines().last().unwrap_or("").trim().to_owned();
+            let last = err
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim()
+                .chars()
+                .take(500)
+                .collect::<String>();
             return Err(format!("the command failed ({status}): {last}"));
         }
         if !output.is_file() {
@@ -884,7 +969,19 @@ mod tests {
     }
 
     #[test]
-    fn shell_quoting_survives_quotes() {
-        assert_eq!(shell_quote("a'b"), r"'a'\''b'");
+    fn exec_templates_reference_variables_in_one_pass() {
+        assert_eq!(
+            exec_command_text("tool {input} -o {output} {width}x{height} {kind} {view}"),
+            r#"tool "$PLUMB_INPUT" -o "$PLUMB_OUTPUT" "$PLUMB_WIDTH"x"$PLUMB_HEIGHT" "$PLUMB_KIND" "$PLUMB_VIEW""#
+        );
+        // Unknown and unbalanced braces stay; a placeholder's text is never rescanned.
+        assert_eq!(
+            exec_command_text("a {x} {{input}} {input"),
+            r#"a {x} {"$PLUMB_INPUT"} {input"#
+        );
+        assert_eq!(
+            exec_command_text("ünïcode {output}"),
+            r#"ünïcode "$PLUMB_OUTPUT""#
+        );
     }
 }

@@ -471,6 +471,110 @@ fn exec_runs_a_command_per_case() {
     );
 }
 
+/// A corpus whose names are shell code (a case `x{output};touch INJECTED;`, an area
+/// `$(touch AREA_INJECTED)`) runs nothing of them: the values reach the tool as arguments.
+#[test]
+fn exec_never_runs_a_name_as_a_command() {
+    let dir = scratch("conform-exec-hostile");
+    let corpus = dir.join("corpus");
+    for (area, case) in [
+        ("$(touch AREA_INJECTED)", "x{output};touch INJECTED;"),
+        ("scene", "q'\"`touch TICK_INJECTED`{input}{view}"),
+    ] {
+        let area_dir = corpus.join(area);
+        std::fs::create_dir_all(&area_dir).unwrap();
+        for ext in ["json", "png"] {
+            std::fs::copy(
+                refimages().join(format!("scene/state_cull.{ext}")),
+                area_dir.join(format!("{case}.{ext}")),
+            )
+            .unwrap();
+        }
+    }
+    let script = dir.join("tool.sh");
+    std::fs::write(&script, "#!/bin/sh\ncp \"${1%.json}.png\" \"$2\"\n").unwrap();
+    let out = plumb()
+        .current_dir(&dir)
+        .args(["conform", "--refimages"])
+        .arg(&corpus)
+        .arg("--exec")
+        .arg(format!("sh {} {{input}} {{output}}", script.display()))
+        .arg("--report")
+        .arg(dir.join("report"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("2 cases: 2 passed"), "{stdout}");
+    let injected: Vec<_> = walk(&dir)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with("INJECTED"))
+        })
+        .collect();
+    assert!(injected.is_empty(), "a name ran as a command: {injected:?}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A failing tool that leaves a child holding stderr, and one that floods stderr, both end
+/// with the tool's own failure, not at the timeout (60 s here).
+#[test]
+fn exec_tools_that_hold_or_flood_stderr_do_not_hang() {
+    let dir = scratch("conform-exec-stderr");
+    for (name, body) in [
+        ("held", "sleep 120 >&2 &\necho 'gave up' >&2\nexit 3\n"),
+        (
+            "flood",
+            "head -c 8000000 /dev/zero | tr '\\0' x >&2\necho >&2\necho 'flooded' >&2\nexit 3\n",
+        ),
+    ] {
+        let script = dir.join(format!("{name}.sh"));
+        std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
+        let start = std::time::Instant::now();
+        let out = plumb()
+            .args(["conform", "--refimages"])
+            .arg(refimages())
+            .arg("--exec")
+            .arg(format!("sh {} {{input}} {{output}}", script.display()))
+            .args(["--filter", "raster/near_clip", "--timeout", "60"])
+            .arg("--report")
+            .arg(dir.join(format!("report-{name}")))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stdout}");
+        let last = if name == "held" { "gave up" } else { "flooded" };
+        assert!(
+            stdout.contains(&format!("the command failed (exit status: 3): {last}")),
+            "{name}: {stdout}"
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(50),
+            "{name}: conform waited {:?} for a tool that had failed",
+            start.elapsed()
+        );
+    }
+}
+
 #[test]
 fn partitions_cover_the_corpus_once_and_merge() {
     let dir = scratch("conform-shards");
