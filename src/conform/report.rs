@@ -139,6 +139,20 @@ fn write_files(dir: &Path, results: &Results) -> Result<(), ConformError> {
 pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
     let mut by_id: BTreeMap<String, Record> = BTreeMap::new();
     let mut backend: Option<String> = None;
+    // Never write over an input: the report folder may not be one of the shards.
+    if let Ok(out_real) = out.canonicalize() {
+        for shard in shards {
+            if shard.canonicalize().is_ok_and(|s| s == out_real) {
+                return Err(io_err(
+                    out,
+                    format!(
+                        "the report folder is the shard {}: merge into a new folder",
+                        shard.display()
+                    ),
+                ));
+            }
+        }
+    }
     std::fs::create_dir_all(out.join("img")).map_err(|e| io_err(out, e))?;
     for shard in shards {
         let path = shard.join("results.json");
@@ -162,14 +176,19 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
         }
         for rec in r.cases {
             for name in rec.images.iter().flatten() {
-                if name.contains("..") || name.starts_with('/') {
+                if !is_safe_relative(name) {
                     return Err(io_err(
                         &path,
-                        format!("image path '{name}' leaves the shard"),
+                        format!("image path '{name}' is not a relative path inside the shard"),
                     ));
                 }
-                std::fs::copy(shard.join(name), out.join(name))
-                    .map_err(|e| io_err(&shard.join(name), e))?;
+                let (from, to) = (shard.join(name), out.join(name));
+                if let (Ok(a), Ok(b)) = (from.canonicalize(), to.canonicalize()) {
+                    if a == b {
+                        return Err(io_err(&to, "would be copied onto itself"));
+                    }
+                }
+                std::fs::copy(&from, &to).map_err(|e| io_err(&from, e))?;
             }
             if by_id.contains_key(&rec.id) {
                 return Err(io_err(&path, format!("case {} is in two shards", rec.id)));
@@ -187,8 +206,12 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
     Ok(results)
 }
 
-/// Escapes text for HTML and XML.
-fn esc(s: &str) -> String {
+/// Escapes text for HTML text and attributes and for XML 1.0 text and attributes alike:
+/// markup characters become entities; tab, line feed and carriage return become character
+/// references (so attribute values keep them); every character XML 1.0 forbids, even as a
+/// reference (the other C0 controls, U+FFFE, U+FFFF), is written visibly as `\u{…}` text,
+/// so `junit.xml` stays well-formed whatever a case name or a tool's stderr holds.
+pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -197,13 +220,26 @@ fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
+            '\t' | '\n' | '\r' => {
                 let _ = write!(out, "&#{};", u32::from(c));
+            }
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
             c => out.push(c),
         }
     }
     out
+}
+
+/// Whether `name` is a plain relative path a report may link to and copy: not empty, no URL
+/// scheme or drive (`:`), not absolute, no backslash, no `..` or empty component.
+pub fn is_safe_relative(name: &str) -> bool {
+    !name.is_empty()
+        && !name.contains(':')
+        && !name.contains('\\')
+        && !name.starts_with('/')
+        && name.split('/').all(|part| !part.is_empty() && part != "..")
 }
 
 fn status_word(s: Status) -> &'static str {
@@ -299,12 +335,16 @@ pub fn html(results: &Results) -> String {
             h.push_str("<table><tr><th>expected</th><th>actual</th><th>heat map</th></tr><tr>");
             for img in &c.images {
                 match img {
-                    Some(src) => {
+                    Some(src) if is_safe_relative(src) => {
                         let _ = write!(
                             h,
                             "<td><a href=\"{0}\"><img src=\"{0}\" alt=\"{0}\"></a></td>",
                             esc(src)
                         );
+                    }
+                    // Never a link to anything but a file of the report.
+                    Some(src) => {
+                        let _ = write!(h, "<td>{}</td>", esc(src));
                     }
                     None => h.push_str("<td>—</td>"),
                 }
@@ -371,6 +411,40 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_control_characters() {
-        assert_eq!(esc("a<b>&\"'\u{1}"), "a&lt;b&gt;&amp;&quot;&#39;&#1;");
+        assert_eq!(
+            esc("a<b>&\"'\u{1}\u{1b}\u{fffe}\u{ffff}\n\t\u{7f}é"),
+            "a&lt;b&gt;&amp;&quot;&#39;\\u{1}\\u{1b}\\u{fffe}\\u{ffff}&#10;&#9;\u{7f}é"
+        );
+    }
+
+    /// Every character XML 1.0 allows (its `Char` production), checked over all of Unicode:
+    /// what `esc` writes never holds another.
+    #[test]
+    fn escaped_text_holds_only_xml_characters() {
+        let xml_char = |c: char| matches!(u32::from(c), 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..);
+        let all: String = (0..=0x10FFFFu32).filter_map(char::from_u32).collect();
+        let e = esc(&all);
+        assert!(e.chars().all(xml_char));
+    }
+
+    #[test]
+    fn only_plain_relative_paths_are_linked() {
+        for ok in ["img/a__b.png", "img/x y.png", "a"] {
+            assert!(is_safe_relative(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "javascript:alert(1)",
+            "JAVASCRIPT:x",
+            "data:text/html,x",
+            "/etc/passwd",
+            "img/../../x",
+            "..",
+            "C:\\x",
+            "img\\..\\x",
+            "img//x",
+        ] {
+            assert!(!is_safe_relative(bad), "{bad}");
+        }
     }
 }

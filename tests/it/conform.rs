@@ -640,6 +640,65 @@ fn partitions_cover_the_corpus_once_and_merge() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is in two shards"));
+    // Merging into one of the shards would copy its images onto themselves (truncating
+    // them): refused, and the shard is untouched.
+    let before = dir_bytes(&shards[0]);
+    assert!(before.values().any(|b| !b.is_empty()));
+    let out = plumb()
+        .args(["conform", "--report"])
+        .arg(&shards[0])
+        .arg("--merge")
+        .args(&shards)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the report folder is the shard"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir_bytes(&shards[0]) == before, "the shard was changed");
+    // A shard whose results name an image by URL (or outside the shard) is refused.
+    for bad in ["javascript:alert(1)", "../../x.png", "/etc/passwd"] {
+        let hostile = dir.join("hostile");
+        let _ = std::fs::remove_dir_all(&hostile);
+        std::fs::create_dir_all(&hostile).unwrap();
+        let mut r: report::Results =
+            serde_json::from_str(&std::fs::read_to_string(shards[0].join("results.json")).unwrap())
+                .unwrap();
+        r.cases.truncate(1);
+        r.cases[0].images = [Some(bad.to_owned()), None, None];
+        std::fs::write(
+            hostile.join("results.json"),
+            serde_json::to_string(&r).unwrap(),
+        )
+        .unwrap();
+        let out = plumb()
+            .args(["conform", "--report"])
+            .arg(dir.join("merged-hostile"))
+            .arg("--merge")
+            .arg(&hostile)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("is not a relative path inside the shard"),
+            "{bad}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Every file under `dir` with its bytes.
+fn dir_bytes(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    walk(dir)
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect()
 }
 
 #[test]
