@@ -342,6 +342,17 @@ impl ModelCases {
             )));
         }
         for c in &m.cases {
+            let parts: Vec<&str> = c.model.split('/').collect();
+            if parts.len() > 2 || !parts.iter().all(|p| is_plain_name(p)) || !is_plain_name(&c.name)
+            {
+                return Err(ConformError(format!(
+                    "{}: case {:?} (model {:?}): names must be plain file names (`Model` or \
+                     `Model/variant`; no `..`, `/`, `\\`, `:`, control characters)",
+                    path.display(),
+                    c.name,
+                    c.model
+                )));
+            }
             let [w, h] = c.view.size;
             if w == 0 || h == 0 || w > 16384 || h > 16384 {
                 return Err(ConformError(format!(
@@ -366,6 +377,17 @@ impl ModelCases {
     }
 }
 
+/// A name `cases.json` may use as one path component: not empty, not `.` or `..`, without
+/// `/`, `\\`, `:` (URL schemes, drives) or control characters.
+fn is_plain_name(s: &str) -> bool {
+    !s.is_empty()
+        && s != "."
+        && s != ".."
+        && !s
+            .chars()
+            .any(|c| matches!(c, '/' | '\\' | ':') || c.is_control())
+}
+
 /// The model cases of `refimages/models/cases.json` whose model is under `assets` (a copy of
 /// the shared assets), as corpus cases `models/<name>` with tolerances from `tolerances`,
 /// sorted by id; and the ids of cases skipped because their model is missing.
@@ -387,6 +409,20 @@ pub fn model_corpus(
         if !input.is_file() || !golden.is_file() {
             missing.push(id);
             continue;
+        }
+        // Names are plain (checked by `load`), but a symbolic link inside the assets could
+        // still lead out: the resolved file must lie under the resolved assets folder.
+        let inside = match (input.canonicalize(), assets.canonicalize()) {
+            (Ok(file), Ok(root)) => file.starts_with(root),
+            _ => false,
+        };
+        if !inside {
+            return Err(ConformError(format!(
+                "{}: case {}: the model resolves outside {}",
+                input.display(),
+                c.name,
+                assets.display()
+            )));
         }
         cases.push(Case {
             tolerance: tolerances.for_case(&id).clone(),
@@ -966,6 +1002,65 @@ mod tests {
         assert!(parse_partition("0/2").is_err());
         assert!(parse_partition("3/2").is_err());
         assert!(parse_partition("x").is_err());
+    }
+
+    #[test]
+    fn model_case_names_are_plain() {
+        for ok in ["Duck", "Box.With-Dots_1", "ünï"] {
+            assert!(is_plain_name(ok), "{ok}");
+        }
+        for bad in [
+            "", ".", "..", "a/b", "a\\b", "https:x", "C:", "a\u{0}", "a\nb",
+        ] {
+            assert!(!is_plain_name(bad), "{bad:?}");
+        }
+        let dir = std::env::temp_dir().join(format!("plumb-model-cases-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (model, name) in [
+            ("../../etc", "x"),
+            ("Duck/../../x", "x"),
+            ("/abs", "x"),
+            ("Duck", "../x"),
+        ] {
+            let path = dir.join("cases.json");
+            let text = format!(
+                r#"{{"format": "plumb-model-cases", "version": 1, "cases": [{{"name": {name:?}, "model": {model:?}, "view": {{"size": [8, 8]}}}}]}}"#
+            );
+            std::fs::write(&path, text).unwrap();
+            let e = ModelCases::load(&path).expect_err(model).to_string();
+            assert!(e.contains("names must be plain file names"), "{model}: {e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_model_behind_a_link_out_of_the_assets_is_refused() {
+        let dir = std::env::temp_dir().join(format!("plumb-model-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (refimages, assets, outside) = (dir.join("ref"), dir.join("assets"), dir.join("out"));
+        std::fs::create_dir_all(refimages.join("models")).unwrap();
+        std::fs::create_dir_all(assets.join("gltf/khronos")).unwrap();
+        std::fs::create_dir_all(outside.join("glTF")).unwrap();
+        std::fs::write(outside.join("glTF/Evil.gltf"), "{}").unwrap();
+        std::fs::write(refimages.join("models/evil.png"), "").unwrap();
+        std::fs::write(
+            refimages.join("models/cases.json"),
+            r#"{"format": "plumb-model-cases", "version": 1, "cases": [{"name": "evil", "model": "Evil", "view": {"size": [8, 8]}}]}"#,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&outside, assets.join("gltf/khronos/Evil")).unwrap();
+        let tol = Tolerances {
+            format: "plumb-conform".to_owned(),
+            version: 1,
+            default: Tolerance::exact(),
+            rules: Vec::new(),
+        };
+        let e = model_corpus(&refimages, &assets, &tol)
+            .map(|_| ())
+            .expect_err("link out");
+        assert!(e.to_string().contains("resolves outside"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
