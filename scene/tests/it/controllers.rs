@@ -792,6 +792,16 @@ fn scene_file_lod() {
         .map(|d| plumb_scene::io::json::build(&d, &path, &Default::default()))
         .unwrap()
         .is_err());
+    // Nor fewer: a child without a range would never be drawn, without a word.
+    let bad = r#"{"format": "plumb-scene", "version": 1, "root": {"children": [
+        {"kind": "lod", "lod": {"ranges": [[0, 1]]},
+         "children": [{"mesh": {"box": {}}}, {"mesh": {"sphere": {}}}]}]}}"#;
+    let e = plumb_scene::io::json::parse(&path, bad)
+        .map(|d| plumb_scene::io::json::build(&d, &path, &Default::default()))
+        .unwrap()
+        .map(|_| ())
+        .expect_err("fewer ranges than children");
+    assert!(e.to_string().contains("1 LOD ranges for 2 children"), "{e}");
     let bad = r#"{"format": "plumb-scene", "version": 1, "root": {"children": [
         {"kind": "group", "lod": {}}]}}"#;
     assert!(plumb_scene::io::json::parse(&path, bad)

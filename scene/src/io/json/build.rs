@@ -823,11 +823,13 @@ fn fill<'a>(
     }
     if let Some(lod) = &doc.lod {
         let children = scene.children(id).map_err(ctx.scene_err(path))?.to_vec();
-        if lod.ranges.len() > children.len() {
+        // One range per child, no more and no fewer: a child without one would never be
+        // chosen, and nothing would say so.
+        if lod.ranges.len() != children.len() {
             return Err(ctx.invalid(
                 path,
                 format!(
-                    "{} LOD ranges for {} children",
+                    "{} LOD ranges for {} children (one `[min, max)` per child, in child order)",
                     lod.ranges.len(),
                     children.len()
                 ),
