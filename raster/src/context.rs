@@ -290,6 +290,9 @@ impl Context {
             });
         let run = |range: std::ops::Range<usize>, draw: u32| {
             let mut sink = TriSink::default();
+            // About one triangle per primitive: no growth copies.
+            sink.tris.reserve(range.len());
+            sink.planes.reserve(range.len() * stride);
             let mut v = [ClipVertex::default(); 3];
             let mut w = [WinVertex::ZERO; MAX_POLY];
             let per = topology.vertices_per_primitive();
@@ -334,7 +337,7 @@ impl Context {
                 };
                 assemble(&ctx, planes, topology, &v[..per], &mut w, &mut sink);
             }
-            let bins = ChunkBins::new(&sink, draw, stride, tiles_x, tiles_y);
+            let bins = ChunkBins::new(&sink.tris, &sink.planes, (draw, stride), tiles_x, tiles_y);
             (sink.stats, bins)
         };
         // Geometry in batches of one chunk per worker; each chunk is set up and binned on
@@ -357,8 +360,8 @@ impl Context {
             };
             for (st, bins) in parts {
                 stats.geometry.add(&st);
-                if bins.triangles > 0 {
-                    self.queued += bins.triangles;
+                if bins.entries() > 0 {
+                    self.queued += bins.entries();
                     self.chunks.push(bins);
                     queued_any = true;
                 }
@@ -391,6 +394,10 @@ impl Context {
             return;
         }
         let tiles_x = self.target.tiles_x();
+        let level = self
+            .simd
+            .to_level()
+            .unwrap_or(fearless_simd::Level::fallback());
         let paths = &self.paths;
         let chunks = &self.chunks;
         let target = &mut self.target;
@@ -405,13 +412,13 @@ impl Context {
                         tile.depth.fill(c.depth);
                         tile.stencil.fill(c.stencil);
                     }
-                    if chunks.iter().all(|c| c.tiles[i].tris.is_empty()) {
+                    if chunks.iter().all(|c| c.tile_is_empty(i)) {
                         return 0;
                     }
                     let tx = (i as u32 % tiles_x) as i32 * TILE_SIZE as i32;
                     let ty = (i as u32 / tiles_x) as i32 * TILE_SIZE as i32;
-                    let bins = chunks.iter().map(|c| &c.tiles[i]);
-                    raster_tile(&mut tile, tx, ty, bins, paths, scratch)
+                    let bins = chunks.iter().map(|c| c.tile(i));
+                    raster_tile(level, &mut tile, (tx, ty), bins, paths, scratch)
                 })
                 .sum()
         });
