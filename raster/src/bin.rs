@@ -11,9 +11,9 @@
 //! A chunk's bins are one flat array in tile order, filled by a counting sort: exact
 //! per-tile counts, prefix sums, one copy per entry — no per-tile vectors to grow.
 
-use fearless_simd::{dispatch, i32x8, Level, Simd, SimdBase};
+use fearless_simd::{dispatch, f32x8, i32x8, Level, Simd, SimdBase};
 
-use crate::fixed::{half_line_span, Edge, Fixed};
+use crate::fixed::{half_line_span, Edge, Edge32, Fixed};
 use crate::fragment::{Dst, FragmentPath, Scratch, SPAN};
 use crate::setup::TriSetup;
 use crate::target::{TileMut, TILE_PIXELS, TILE_SHIFT, TILE_SIZE};
@@ -206,10 +206,12 @@ const LANES: usize = 8;
 /// |dy|·|Δx| + 1`, where `|dx|, |dy|` (edge deltas) are at most the triangle's extent `X`
 /// and the sampled points lie inside its box, widened by the block's spare lanes and its one
 /// row past the end: `|Δx|, |Δy| ≤ X + 8·256`. With `X ≤ 2¹⁴` (64 pixels) that is below 2³⁰.
+/// (The deltas themselves always fit: snapped coordinates are below 2²⁴ in magnitude.)
 #[inline]
-fn fits_lanes(e: &[Edge; 3]) -> bool {
-    const MAX: i64 = 1 << 14;
-    e.iter().all(|e| e.dx.abs() <= MAX && e.dy.abs() <= MAX)
+fn fits_lanes(e: &[Edge32; 3]) -> bool {
+    const MAX: u32 = 1 << 14;
+    e.iter()
+        .all(|e| e.dx.unsigned_abs() <= MAX && e.dy.unsigned_abs() <= MAX)
 }
 
 /// The covered pixels of the box `(x0, y0, n, h)` (`n, h ≤ LANES`, the edges
@@ -221,7 +223,7 @@ fn fits_lanes(e: &[Edge; 3]) -> bool {
 #[inline(always)]
 fn cover_block<S: Simd>(
     simd: S,
-    e: &[Edge; 3],
+    e: &[Edge32; 3],
     (x0, y0, n, h): (i32, i32, u32, u32),
     (tile, tx, ty): (&TileMut<'_>, i32, i32),
     (ref_x, ref_y): (f32, f32),
@@ -231,16 +233,21 @@ fn cover_block<S: Simd>(
     let ts = TILE_SIZE as i32;
     let iota = i32x8::from_slice(simd, &[0, 1, 2, 3, 4, 5, 6, 7]);
     let lane = |j: usize| {
-        let c = e[j].at_pixel(x0, y0) as i32;
-        let sx = e[j].step_x() as i32;
+        let c = e[j].at_pixel(x0, y0);
+        let sx = e[j].step_x();
         simd.splat_i32x8(c) + iota * simd.splat_i32x8(sx)
     };
     let (mut l0, mut l1, mut l2) = (lane(0), lane(1), lane(2));
-    let sy = |j: usize| simd.splat_i32x8(e[j].step_y() as i32);
+    let sy = |j: usize| simd.splat_i32x8(e[j].step_y());
     let (sy0, sy1, sy2) = (sy(0), sy(1), sy(2));
     let zero = simd.splat_i32x8(0);
     let live = (1u32 << n) - 1;
     let (depth, stencil, color) = full_tile(tile);
+    // Exact, like the row walk's `bx + i` (see `run_span`): `x0 + i` is exact in f32.
+    let iota_f = f32x8::from_slice(simd, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+    let col =
+        ((simd.splat_f32x8(x0 as f32) + iota_f) + simd.splat_f32x8(0.5)) - simd.splat_f32x8(ref_x);
+    let col: [f32; LANES] = col.into();
     let mut k = 0;
     let mut row = (y0 - ty) * ts + (x0 - tx);
     for y in y0..y0 + h as i32 {
@@ -259,8 +266,7 @@ fn cover_block<S: Simd>(
                 g.depth[j] = depth[o];
                 g.stencil[j] = stencil[o];
                 g.color[j] = color[o];
-                // Exact, like the row walk's `bx + i` (see `run_span`).
-                s.dxp[j] = ((x0 + i) as f32 + 0.5) - ref_x;
+                s.dxp[j] = col[i as usize];
                 s.dyp[j] = dy;
                 k += 1;
             }
@@ -397,17 +403,25 @@ fn raster_tile_at<'a, S: Simd>(
             if x0 >= x1 || y0 >= y1 {
                 continue;
             }
-            let e = edges(tri);
             let (n, h) = (x1 - x0, y1 - y0);
-            if n <= LANES as i32 && h <= LANES as i32 && fits_lanes(&e) {
-                let at = (x0, y0, n as u32, h as u32);
-                let refp = (tri.ref_x, tri.ref_y);
-                let k = cover_block(simd, &e, at, (tile, tx, ty), refp, &mut g, scratch);
-                if k > 0 {
-                    written += run_block(tile, &mut g, k, (path, tri, planes), scratch);
+            if n <= LANES as i32 && h <= LANES as i32 {
+                let p = |i: usize| (tri.xs[i], tri.ys[i]);
+                let e = [
+                    Edge32::new(p(0), p(1)),
+                    Edge32::new(p(1), p(2)),
+                    Edge32::new(p(2), p(0)),
+                ];
+                if fits_lanes(&e) {
+                    let at = (x0, y0, n as u32, h as u32);
+                    let refp = (tri.ref_x, tri.ref_y);
+                    let k = cover_block(simd, &e, at, (tile, tx, ty), refp, &mut g, scratch);
+                    if k > 0 {
+                        written += run_block(tile, &mut g, k, (path, tri, planes), scratch);
+                    }
+                    continue;
                 }
-                continue;
             }
+            let e = edges(tri);
             let n = i64::from(n);
             let mut c = [
                 e[0].at_pixel(x0, y0),
