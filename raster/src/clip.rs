@@ -85,6 +85,11 @@ impl ClipPlanes {
         }
     }
 
+    /// The x/y planes' `(x_lo, x_hi, y_lo, y_hi)` in NDC (see [`ClipPlanes::outcode`]).
+    pub(crate) fn band(&self) -> [f32; 4] {
+        self.band
+    }
+
     /// The active planes.
     pub fn planes(&self) -> &[Vec4] {
         &self.planes[..self.count]

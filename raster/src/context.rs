@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use crate::bin::{raster_tile, ChunkBins};
 use crate::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
 use crate::fragment::{FragmentPath, FragmentShader, Scratch, VertexColorShader};
+use crate::screen::{screen_triangle, screen_vertices, Screen, ScreenVertex};
 use crate::setup::{GeometryStats, SetupCtx, TriSink, WinVertex};
 use crate::simd::SimdLevel;
 use crate::state::{PipelineState, PolygonMode};
@@ -275,9 +276,7 @@ impl Context {
                 const BLOCK: usize = 4096;
                 let mut sv = vec![ScreenVertex::default(); vertex_count];
                 let block = |(c, chunk): (usize, &mut [ScreenVertex])| {
-                    for (j, s) in chunk.iter_mut().enumerate() {
-                        *s = ScreenVertex::new(&ctx, &planes, position(c * BLOCK + j));
-                    }
+                    screen_vertices(level, &ctx, &planes, c * BLOCK, &position, chunk);
                 };
                 // One block runs on the calling thread (no pool round trip per small draw).
                 if vertex_count > BLOCK {
@@ -290,16 +289,42 @@ impl Context {
             });
         let run = |range: std::ops::Range<usize>, draw: u32| {
             let mut sink = TriSink::default();
+            // About one triangle per primitive: no growth copies.
+            sink.tris.reserve(range.len());
+            sink.planes.reserve(range.len() * stride);
             let mut v = [ClipVertex::default(); 3];
             let mut w = [WinVertex::ZERO; MAX_POLY];
             let per = topology.vertices_per_primitive();
+            // Unindexed lists and strips: the chunk's vertices are one run, tested in lanes.
+            let run_sv = (filled
+                && screen.is_none()
+                && matches!(indices, Indices::None)
+                && matches!(topology, Topology::TriangleList | Topology::TriangleStrip)
+                && !range.is_empty())
+            .then(|| {
+                let lo = topology
+                    .primitive(range.start)
+                    .into_iter()
+                    .min()
+                    .unwrap_or(0);
+                let hi = topology
+                    .primitive(range.end - 1)
+                    .into_iter()
+                    .max()
+                    .unwrap_or(0)
+                    + 1;
+                let mut sv = vec![ScreenVertex::default(); hi - lo];
+                screen_vertices(level, &ctx, &planes, lo, &position, &mut sv);
+                (lo, sv)
+            });
             for p in range {
                 let e = topology.primitive(p);
                 if filled {
                     let idx = [indices.get(e[0]), indices.get(e[1]), indices.get(e[2])];
-                    let sv = match &screen {
-                        Some(sv) => [sv[idx[0]], sv[idx[1]], sv[idx[2]]],
-                        None => idx.map(|i| ScreenVertex::new(&ctx, &planes, position(i))),
+                    let sv = match (&screen, &run_sv) {
+                        (Some(sv), _) => [sv[idx[0]], sv[idx[1]], sv[idx[2]]],
+                        (None, Some((lo, sv))) => idx.map(|i| sv[i - lo]),
+                        (None, None) => idx.map(|i| ScreenVertex::new(&ctx, &planes, position(i))),
                     };
                     match screen_triangle(&ctx, sv) {
                         Screen::NeedsClip => {}
@@ -310,16 +335,24 @@ impl Context {
                             }
                             continue;
                         }
-                        Screen::Draw { snapped, front } => {
+                        Screen::Draw {
+                            snapped,
+                            tri,
+                            front,
+                        } => {
                             sink.stats.primitives += 1;
                             for k in 0..3 {
                                 fetch(idx[k], &mut v[k]);
-                                ctx.to_window_into(&v[k], &mut w[k]);
+                                ctx.to_window_zq_into(&v[k], &mut w[k]);
                             }
                             let flat = ctx.flat.then_some((&v[0].var, ctx.flat_count));
-                            let offset = TriSink::polygon_offset(&ctx, &w[..3], &snapped);
+                            let offset = if ctx.has_offset() {
+                                TriSink::polygon_offset(&ctx, &w[..3], &snapped)
+                            } else {
+                                None
+                            };
                             let v3 = [&w[0], &w[1], &w[2]];
-                            sink.triangle(&ctx, v3, snapped, flat, front, offset);
+                            sink.oriented(&ctx, v3, &tri, flat, front, offset);
                             continue;
                         }
                     }
@@ -334,7 +367,7 @@ impl Context {
                 };
                 assemble(&ctx, planes, topology, &v[..per], &mut w, &mut sink);
             }
-            let bins = ChunkBins::new(&sink, draw, stride, tiles_x, tiles_y);
+            let bins = ChunkBins::new(&sink.tris, &sink.planes, (draw, stride), tiles_x, tiles_y);
             (sink.stats, bins)
         };
         // Geometry in batches of one chunk per worker; each chunk is set up and binned on
@@ -357,8 +390,8 @@ impl Context {
             };
             for (st, bins) in parts {
                 stats.geometry.add(&st);
-                if bins.triangles > 0 {
-                    self.queued += bins.triangles;
+                if bins.entries() > 0 {
+                    self.queued += bins.entries();
                     self.chunks.push(bins);
                     queued_any = true;
                 }
@@ -391,6 +424,10 @@ impl Context {
             return;
         }
         let tiles_x = self.target.tiles_x();
+        let level = self
+            .simd
+            .to_level()
+            .unwrap_or(fearless_simd::Level::fallback());
         let paths = &self.paths;
         let chunks = &self.chunks;
         let target = &mut self.target;
@@ -405,13 +442,13 @@ impl Context {
                         tile.depth.fill(c.depth);
                         tile.stencil.fill(c.stencil);
                     }
-                    if chunks.iter().all(|c| c.tiles[i].tris.is_empty()) {
+                    if chunks.iter().all(|c| c.tile_is_empty(i)) {
                         return 0;
                     }
                     let tx = (i as u32 % tiles_x) as i32 * TILE_SIZE as i32;
                     let ty = (i as u32 / tiles_x) as i32 * TILE_SIZE as i32;
-                    let bins = chunks.iter().map(|c| &c.tiles[i]);
-                    raster_tile(&mut tile, tx, ty, bins, paths, scratch)
+                    let bins = chunks.iter().map(|c| c.tile(i));
+                    raster_tile(level, &mut tile, (tx, ty), bins, paths, scratch)
                 })
                 .sum()
         });
@@ -449,96 +486,6 @@ struct TileClear {
     color: [u8; 4],
     depth: f32,
     stencil: u8,
-}
-
-/// Which counter of [`GeometryStats`] a rejected primitive adds to.
-type Counter = fn(&mut GeometryStats) -> &mut u64;
-
-/// What the positions alone say about a filled triangle.
-enum Screen {
-    /// Crosses a clip plane: the general path ([`assemble`]) clips it.
-    NeedsClip,
-    /// Nothing to draw; the counter it adds to, if any (a triangle that covers no pixel
-    /// centre counts nowhere, as in [`TriSink::triangle`]).
-    Rejected(Option<Counter>),
-    /// Inside every clip plane, facing the kept way, covering pixels: snapped positions.
-    Draw {
-        snapped: [(i32, i32); 3],
-        front: bool,
-    },
-}
-
-/// What the screen-space tests need of one vertex, from its clip position alone.
-#[derive(Clone, Copy, Default)]
-struct ScreenVertex {
-    finite: bool,
-    /// [`ClipPlanes::outcode`] (0 when not finite).
-    outcode: u32,
-    /// The snapped window position, when finite and inside every clip plane (`None` also
-    /// when snapping fails).
-    snapped: Option<(i32, i32)>,
-}
-
-impl ScreenVertex {
-    #[inline]
-    fn new(ctx: &SetupCtx, planes: &ClipPlanes, p: glam::Vec4) -> ScreenVertex {
-        if !p.is_finite() {
-            return ScreenVertex::default();
-        }
-        let outcode = planes.outcode(p);
-        let snapped = if outcode == 0 {
-            let (x, y) = ctx.window_xy(p);
-            match (crate::setup::snap(x), crate::setup::snap(y)) {
-                (Some(x), Some(y)) => Some((x.0, y.0)),
-                _ => None,
-            }
-        } else {
-            None
-        };
-        ScreenVertex {
-            finite: true,
-            outcode,
-            snapped,
-        }
-    }
-}
-
-/// The decisions of [`assemble`] and [`TriSink::polygon`] for an unclipped filled triangle,
-/// in the same order and with the same expressions, from its vertices' [`ScreenVertex`]es.
-#[inline]
-fn screen_triangle(ctx: &SetupCtx, v: [ScreenVertex; 3]) -> Screen {
-    if v.iter().any(|v| !v.finite) {
-        return Screen::Rejected(Some(|s| &mut s.non_finite));
-    }
-    let (mut and, mut or) = (!0u32, 0u32);
-    for v in &v {
-        and &= v.outcode;
-        or |= v.outcode;
-    }
-    if and != 0 {
-        return Screen::Rejected(Some(|s| &mut s.clipped_away));
-    }
-    if or != 0 {
-        return Screen::NeedsClip;
-    }
-    let (Some(a), Some(b), Some(c)) = (v[0].snapped, v[1].snapped, v[2].snapped) else {
-        return Screen::Rejected(Some(|s| &mut s.degenerate));
-    };
-    let snapped = [a, b, c];
-    let xs = [a.0, b.0, c.0];
-    let ys = [a.1, b.1, c.1];
-    let a2 = crate::setup::area2(&xs, &ys);
-    if a2 == 0 {
-        return Screen::Rejected(Some(|s| &mut s.degenerate));
-    }
-    let (keep, front) = TriSink::facing(ctx, a2);
-    if !keep {
-        return Screen::Rejected(Some(|s| &mut s.culled));
-    }
-    if crate::setup::pixel_bbox(&ctx.clip_rect, &xs, &ys).is_none() {
-        return Screen::Rejected(None);
-    }
-    Screen::Draw { snapped, front }
 }
 
 /// Clips and sets up one primitive (`v` holds 1, 2 or 3 vertices) against `planes`: the

@@ -98,13 +98,16 @@ impl Edge {
     pub fn new(a: (Fixed, Fixed), b: (Fixed, Fixed)) -> Edge {
         let dx = i64::from(b.0 .0) - i64::from(a.0 .0);
         let dy = i64::from(b.1 .0) - i64::from(a.1 .0);
-        let top_left = dy < 0 || (dy == 0 && dx > 0);
         Edge {
             dx,
             dy,
             ax: i64::from(a.0 .0),
             ay: i64::from(a.1 .0),
-            bias: if top_left { 0 } else { -1 },
+            bias: if is_top_left(dx > 0, dy < 0, dy == 0) {
+                0
+            } else {
+                -1
+            },
         }
     }
 
@@ -126,6 +129,70 @@ impl Edge {
     #[inline]
     pub fn step_y(&self) -> i64 {
         self.dx * i64::from(SUBPIXEL_ONE)
+    }
+}
+
+/// The top-left rule, from the signs of an edge's deltas: a top edge (`dy = 0, dx > 0`) or
+/// a left edge (`dy < 0`).
+#[inline]
+fn is_top_left(dx_pos: bool, dy_neg: bool, dy_zero: bool) -> bool {
+    dy_neg || (dy_zero && dx_pos)
+}
+
+/// [`Edge`] in `i32`, for a triangle small enough that every value its caller evaluates
+/// fits (the caller checks the extent, e.g. `bin::fits_lanes`): the same edge, bias and
+/// values, in half the width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge32 {
+    /// `b.x − a.x` in fixed point.
+    pub dx: i32,
+    /// `b.y − a.y` in fixed point.
+    pub dy: i32,
+    /// Start point x.
+    pub ax: i32,
+    /// Start point y.
+    pub ay: i32,
+    /// As [`Edge::bias`].
+    pub bias: i32,
+}
+
+impl Edge32 {
+    /// The directed edge from `a` to `b` (fixed-point points within the guard band, so
+    /// their differences fit).
+    #[inline]
+    pub fn new(a: (i32, i32), b: (i32, i32)) -> Edge32 {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        Edge32 {
+            dx,
+            dy,
+            ax: a.0,
+            ay: a.1,
+            bias: if is_top_left(dx > 0, dy < 0, dy == 0) {
+                0
+            } else {
+                -1
+            },
+        }
+    }
+
+    /// [`Edge::at_pixel`].
+    #[inline]
+    pub fn at_pixel(&self, x: i32, y: i32) -> i32 {
+        let px = x * SUBPIXEL_ONE + SUBPIXEL_HALF;
+        let py = y * SUBPIXEL_ONE + SUBPIXEL_HALF;
+        self.dx * (py - self.ay) - self.dy * (px - self.ax) + self.bias
+    }
+
+    /// [`Edge::step_x`].
+    #[inline]
+    pub fn step_x(&self) -> i32 {
+        -self.dy * SUBPIXEL_ONE
+    }
+
+    /// [`Edge::step_y`].
+    #[inline]
+    pub fn step_y(&self) -> i32 {
+        self.dx * SUBPIXEL_ONE
     }
 }
 
@@ -196,6 +263,41 @@ mod tests {
         assert_eq!(Fixed(128).floor_pixel_centre(), 0);
         assert_eq!(Fixed(127).floor_pixel_centre(), -1);
         assert_eq!(Fixed(-128).floor_pixel_centre(), -1);
+    }
+
+    /// `Edge32` is `Edge` in `i32`: same bias, values and steps wherever the values fit.
+    #[test]
+    fn edge32_is_edge() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: i32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 33) as i32 % m
+        };
+        for _ in 0..100_000 {
+            let base = (next(1 << 22) - (1 << 21), next(1 << 22) - (1 << 21));
+            let a = (base.0 + next(1 << 13), base.1 + next(1 << 13));
+            let b = (base.0 + next(1 << 13), base.1 + next(1 << 13));
+            let e = Edge::new((Fixed(a.0), Fixed(a.1)), (Fixed(b.0), Fixed(b.1)));
+            let f = Edge32::new(a, b);
+            assert_eq!(
+                (i64::from(f.bias), i64::from(f.step_x())),
+                (e.bias, e.step_x())
+            );
+            assert_eq!(i64::from(f.step_y()), e.step_y());
+            let (x, y) = ((base.0 >> 8) + next(40), (base.1 >> 8) + next(40));
+            assert_eq!(
+                i64::from(f.at_pixel(x, y)),
+                e.at_pixel(x, y),
+                "{a:?} {b:?} {x} {y}"
+            );
+        }
+        // The four axis directions and the degenerate edge.
+        for (dx, dy) in [(5, 0), (-5, 0), (0, 5), (0, -5), (0, 0)] {
+            let e = Edge::new((Fixed(0), Fixed(0)), (Fixed(dx), Fixed(dy)));
+            assert_eq!(i64::from(Edge32::new((0, 0), (dx, dy)).bias), e.bias);
+        }
     }
 
     #[test]

@@ -194,6 +194,24 @@ impl SetupCtx {
         out.var[..self.nvar].copy_from_slice(&v.var[..self.nvar]);
     }
 
+    /// [`SetupCtx::to_window_into`] without the window `x` and `y` (left as they were): for
+    /// a triangle whose snapped positions are already known, setup reads only depth, `1/w`
+    /// and the varyings.
+    #[inline]
+    pub fn to_window_zq_into(&self, v: &ClipVertex, out: &mut WinVertex) {
+        let q = 1.0 / v.pos.w;
+        let vp = &self.viewport;
+        out.z = vp.min_depth + (v.pos.z * q) * (vp.max_depth - vp.min_depth);
+        out.q = q;
+        out.var[..self.nvar].copy_from_slice(&v.var[..self.nvar]);
+    }
+
+    /// Whether polygons get a depth offset ([`TriSink::polygon_offset`]).
+    #[inline]
+    pub fn has_offset(&self) -> bool {
+        self.offset_factor != 0.0 || self.offset_units != 0.0
+    }
+
     /// Perspective divide and viewport transform (unsnapped).
     #[inline]
     pub fn to_window(&self, v: &ClipVertex) -> WinVertex {
@@ -219,13 +237,17 @@ pub(crate) struct TriSink {
 
 #[inline]
 pub(crate) fn snap(v: f32) -> Option<Fixed> {
-    if v.is_finite() && v.abs() <= crate::fixed::GUARD_BAND_PX + QUAD_SLACK_PX {
-        Some(Fixed(crate::fixed::round_ties_away(
-            v * SUBPIXEL_ONE as f32,
-        )))
-    } else {
-        None
-    }
+    let (ok, s) = snap_parts(v);
+    ok.then_some(Fixed(s))
+}
+
+/// [`snap`] without a branch, for lanes: whether `v` snaps, and its snapped value (0 when
+/// it does not).
+#[inline(always)]
+pub(crate) fn snap_parts(v: f32) -> (bool, i32) {
+    let ok = v.is_finite() & (v.abs() <= crate::fixed::GUARD_BAND_PX + QUAD_SLACK_PX);
+    let s = if ok { v * SUBPIXEL_ONE as f32 } else { 0.0 };
+    (ok, crate::fixed::round_ties_away(s))
 }
 
 /// Snaps every vertex; false if any is non-finite or outside the guard band.
@@ -264,6 +286,56 @@ pub(crate) fn pixel_bbox(r: &[i32; 4], xs: &[i32; 3], ys: &[i32; 3]) -> Option<[
     (bbox[0] < bbox[2] && bbox[1] < bbox[3]).then_some(bbox)
 }
 
+/// A triangle's snapped corners oriented the way setup keeps them (doubled area `a2 > 0`:
+/// corners 1 and 2 swapped when the given order had it negative) and its pixel box: the
+/// decisions [`TriSink::triangle`] takes first, made once for callers that already know them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Oriented {
+    pub xs: [i32; 3],
+    pub ys: [i32; 3],
+    pub a2: i64,
+    pub bbox: [i32; 4],
+    /// Whether corners 1 and 2 were swapped.
+    pub swapped: bool,
+}
+
+impl Oriented {
+    /// Orients the snapped corners `p` and boxes them at `rect`. `Err(true)`: zero area
+    /// (counted as degenerate); `Err(false)`: no pixel centre in the box (counted nowhere).
+    #[inline]
+    pub fn new(rect: &[i32; 4], p: [(i32, i32); 3]) -> Result<Oriented, bool> {
+        let xs = [p[0].0, p[1].0, p[2].0];
+        let ys = [p[0].1, p[1].1, p[2].1];
+        Self::with_area(rect, xs, ys, area2(&xs, &ys))
+    }
+
+    /// [`Oriented::new`] given the signed doubled area `a2` of `(xs, ys)`.
+    #[inline]
+    pub fn with_area(
+        rect: &[i32; 4],
+        mut xs: [i32; 3],
+        mut ys: [i32; 3],
+        a2: i64,
+    ) -> Result<Oriented, bool> {
+        if a2 == 0 {
+            return Err(true);
+        }
+        let swapped = a2 < 0;
+        if swapped {
+            xs.swap(1, 2);
+            ys.swap(1, 2);
+        }
+        let bbox = pixel_bbox(rect, &xs, &ys).ok_or(false)?;
+        Ok(Oriented {
+            xs,
+            ys,
+            a2: a2.abs(),
+            bbox,
+            swapped,
+        })
+    }
+}
+
 impl TriSink {
     /// Sets up one triangle of a filled polygon: window-space vertices `v` with snapped
     /// positions `p`, cut at [`SetupCtx::clip_rect`]. `flat` holds the provoking vertex's
@@ -297,23 +369,34 @@ impl TriSink {
         front: bool,
         offset: Option<f32>,
     ) -> bool {
-        let mut xs = [p[0].0, p[1].0, p[2].0];
-        let mut ys = [p[0].1, p[1].1, p[2].1];
-        let mut v = v;
-        let mut a2 = area2(&xs, &ys);
-        if a2 == 0 {
-            self.stats.degenerate += 1;
-            return false;
-        }
-        if a2 < 0 {
-            xs.swap(1, 2);
-            ys.swap(1, 2);
-            v.swap(1, 2);
-            a2 = -a2;
-        }
-        let Some(bbox) = pixel_bbox(rect, &xs, &ys) else {
-            return false;
+        let o = match Oriented::new(rect, p) {
+            Ok(o) => o,
+            Err(degenerate) => {
+                if degenerate {
+                    self.stats.degenerate += 1;
+                }
+                return false;
+            }
         };
+        self.oriented(ctx, v, &o, flat, front, offset);
+        true
+    }
+
+    /// [`TriSink::triangle`] for a triangle already snapped, oriented and boxed at
+    /// [`SetupCtx::clip_rect`] ([`Oriented::new`]): `v` in the order of the positions given
+    /// there. Emits the triangle.
+    #[inline]
+    pub fn oriented(
+        &mut self,
+        ctx: &SetupCtx,
+        v: [&WinVertex; 3],
+        o: &Oriented,
+        flat: Flat<'_>,
+        front: bool,
+        offset: Option<f32>,
+    ) {
+        let v = if o.swapped { [v[0], v[2], v[1]] } else { v };
+        let (xs, ys, a2, bbox) = (o.xs, o.ys, o.a2, o.bbox);
 
         // Plane equations in f64 from the snapped positions.
         let inv = 1.0 / SUBPIXEL_ONE as f64;
@@ -327,29 +410,34 @@ impl TriSink {
             let dy = (d2 * e1x - d1 * e2x) * inv_area;
             [a0 as f32, dx as f32, dy as f32]
         };
-        let base = self.planes.len() as u32;
+        // All of the triangle's planes at once: one length check, no per-plane growth.
+        let base = self.planes.len();
+        self.planes.resize(base + 3 * (2 + ctx.nvar), 0.0);
+        let out = &mut self.planes[base..];
         let mut zp = plane(f64::from(v[0].z), f64::from(v[1].z), f64::from(v[2].z));
         if let Some(o) = offset {
             zp[0] += o;
         }
-        self.planes.extend_from_slice(&zp);
+        out[0..3].copy_from_slice(&zp);
         let qp = plane(f64::from(v[0].q), f64::from(v[1].q), f64::from(v[2].q));
-        self.planes.extend_from_slice(&qp);
+        out[3..6].copy_from_slice(&qp);
         let (consts, nflat) = match flat {
             Some((f, n)) => (f, n),
             None => (&v[0].var, 0),
         };
-        for &a in &consts[..nflat] {
-            self.planes.extend_from_slice(&[a, 0.0, 0.0]);
+        let (flat_out, out) = out[6..].split_at_mut(3 * nflat);
+        for (o, &a) in flat_out.chunks_exact_mut(3).zip(&consts[..nflat]) {
+            o.copy_from_slice(&[a, 0.0, 0.0]);
         }
-        for k in nflat..ctx.nvar {
+        for (o, k) in out.chunks_exact_mut(3).zip(nflat..ctx.nvar) {
             let p = plane(
                 f64::from(v[0].var[k]) * f64::from(v[0].q),
                 f64::from(v[1].var[k]) * f64::from(v[1].q),
                 f64::from(v[2].var[k]) * f64::from(v[2].q),
             );
-            self.planes.extend_from_slice(&p);
+            o.copy_from_slice(&p);
         }
+        let base = base as u32;
         self.tris.push(TriSetup {
             xs,
             ys,
@@ -361,7 +449,6 @@ impl TriSink {
             flat_count: nflat as u8,
         });
         self.stats.triangles_setup += 1;
-        true
     }
 
     /// The depth offset of a polygon (GL 1.4 §3.5.5), `None` when the offset is zero:
