@@ -103,6 +103,7 @@ pub mod vertex;
 mod bin;
 mod fixed_shader;
 mod fragment;
+mod fragment_lanes;
 
 pub use context::{Context, ContextOptions, DrawStats, FrameStats};
 pub use draw_target::DrawTarget;

@@ -295,7 +295,7 @@ impl Texture {
                 fearless_simd::dispatch!(lv, simd => sample_batch(simd, self, f, input, [r, g, b, a]));
             }
             None => {
-                let mask = vec![true; n];
+                let mask = vec![-1; n];
                 super::sample_pixels(self, s, (&u, &v, &lambda, &mask), [r, g, b, a]);
             }
         }
