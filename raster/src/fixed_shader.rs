@@ -361,7 +361,7 @@ impl FragmentShader for FixedShader {
     }
 
     fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch) {
-        dispatch!(level, simd => self.run(simd, span, s));
+        dispatch!(crate::simd::shader_level(level), simd => self.run(simd, span, s));
     }
 }
 
