@@ -328,7 +328,7 @@ impl FixedShader {
             ..
         } = s;
         for i in 0..n {
-            if !mask[i] {
+            if mask[i] == 0 {
                 continue;
             }
             let v = |k: usize| var[k][i];
@@ -361,7 +361,7 @@ impl FragmentShader for FixedShader {
     }
 
     fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch) {
-        dispatch!(level, simd => self.run(simd, span, s));
+        dispatch!(crate::simd::shader_level(level), simd => self.run(simd, span, s));
     }
 }
 
@@ -426,7 +426,7 @@ fn aniso(u: &UnitRt, p: &[f32], n: usize, s: &mut Scratch) {
     } = s;
     let sampler = u.texture.in_format(&u.sampler);
     for i in 0..n {
-        if !mask[i] {
+        if mask[i] == 0 {
             continue;
         }
         let [uu, vv, ux, vx, uy, vy] = uv_derivatives(p, dxp[i], dyp[i]);

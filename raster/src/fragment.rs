@@ -23,6 +23,7 @@ use std::sync::Arc;
 use fearless_simd::{dispatch, Level, Simd};
 use glam::Vec4;
 
+use crate::fragment_lanes::{self as fl, Finish, LANES};
 use crate::setup::TriSetup;
 use crate::state::{BlendEquation, BlendFactor, BlendState, CompareFunc, PipelineState};
 use crate::target::{TileMut, TILE_SIZE};
@@ -40,7 +41,8 @@ pub(crate) struct Scratch {
     pub w: [f32; SPAN],
     pub var: [[f32; SPAN]; MAX_VARYINGS],
     pub color: [[f32; SPAN]; 4],
-    pub mask: [bool; SPAN],
+    /// Live pixels as lanes: −1 live, 0 dead (see `fragment_lanes`).
+    pub mask: [i32; SPAN],
     /// Shader scratch: texture coordinates and level of detail of the current unit.
     pub tu: [f32; SPAN],
     pub tv: [f32; SPAN],
@@ -50,10 +52,8 @@ pub(crate) struct Scratch {
     /// Shader scratch: per-pixel primary and secondary colours (Phong).
     pub prim: [[f32; SPAN]; 4],
     pub sec: [[f32; SPAN]; 3],
-    /// Packed RGBA8 colours on their way to the target.
-    packed: [u32; SPAN],
-    spass: [bool; SPAN],
-    dmask: [bool; SPAN],
+    spass: [i32; SPAN],
+    dmask: [i32; SPAN],
     dst: [[f32; SPAN]; 4],
     sf: [[f32; SPAN]; 4],
     df: [[f32; SPAN]; 4],
@@ -68,16 +68,15 @@ impl Scratch {
             w: [0.0; SPAN],
             var: [[0.0; SPAN]; MAX_VARYINGS],
             color: [[0.0; SPAN]; 4],
-            mask: [false; SPAN],
+            mask: [0; SPAN],
             tu: [0.0; SPAN],
             tv: [0.0; SPAN],
             tl: [0.0; SPAN],
             tex: [[0.0; SPAN]; 4],
             prim: [[0.0; SPAN]; 4],
             sec: [[0.0; SPAN]; 3],
-            packed: [0; SPAN],
-            spass: [false; SPAN],
-            dmask: [false; SPAN],
+            spass: [0; SPAN],
+            dmask: [0; SPAN],
             dst: [[0.0; SPAN]; 4],
             sf: [[0.0; SPAN]; 4],
             df: [[0.0; SPAN]; 4],
@@ -107,7 +106,13 @@ pub(crate) trait FragmentShader: Send + Sync {
     fn may_discard(&self) -> bool {
         false
     }
-    /// Writes `s.color[c][..span.len]`; may clear `s.mask` entries. `level` is the draw's
+    /// Whether the colour is the interpolated varyings 0..4 as they are (then `shade` is
+    /// not called and the colour stages read `Scratch::var` directly).
+    fn color_is_varyings(&self) -> bool {
+        false
+    }
+    /// Writes `s.color[c][..n]` for the batch's `n` pixels rounded up to whole groups of
+    /// `fragment_lanes::LANES`; may clear `s.mask` entries. `level` is the draw's
     /// instruction set: the shader dispatches on it once for the batch.
     fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch);
 }
@@ -119,75 +124,46 @@ impl FragmentShader for VertexColorShader {
     fn uses_varyings(&self) -> bool {
         true
     }
+    fn color_is_varyings(&self) -> bool {
+        true
+    }
     fn shade(&self, _level: Level, span: &SpanCtx<'_>, s: &mut Scratch) {
-        let n = span.len;
+        let n = span.len.next_multiple_of(LANES);
         for c in 0..4 {
             s.color[c][..n].copy_from_slice(&s.var[c][..n]);
         }
     }
 }
 
-#[inline(always)]
-fn cmp<const F: u8>(a: f32, b: f32) -> bool {
-    match F {
-        0 => false,
-        1 => a < b,
-        2 => a == b,
-        3 => a <= b,
-        4 => a > b,
-        5 => a != b,
-        6 => a >= b,
-        _ => true,
-    }
-}
-
-#[inline(always)]
-fn depth_span<const F: u8, const W: bool>(mask: &mut [bool], z: &[f32], d: &mut [f32]) {
-    for ((m, &z), d) in mask.iter_mut().zip(z).zip(d.iter_mut()) {
-        let pass = *m & cmp::<F>(z, *d);
-        if W {
-            *d = if pass { z } else { *d };
-        }
-        *m = pass;
-    }
-}
-
 /// The depth test of compare function `f` (index of [`func_index`]), with or without the
-/// depth write: one monomorphised loop per case, chosen once per batch.
+/// depth write: one monomorphised lanes kernel per case, chosen once per batch.
 #[inline(always)]
-fn depth_test(f: u8, write: bool, mask: &mut [bool], z: &[f32], d: &mut [f32]) {
+fn depth_test<S: Simd>(simd: S, f: u8, write: bool, mask: &mut [i32], z: &[f32], d: &mut [f32]) {
     macro_rules! go {
         ($($k:literal)*) => {
             match (f, write) {
-                $(($k, false) => depth_span::<$k, false>(mask, z, d),
-                  ($k, true) => depth_span::<$k, true>(mask, z, d),)*
-                (_, false) => depth_span::<7, false>(mask, z, d),
-                (_, true) => depth_span::<7, true>(mask, z, d),
+                $(($k, false) => fl::depth::<S, $k, false>(simd, mask, z, d),
+                  ($k, true) => fl::depth::<S, $k, true>(simd, mask, z, d),)*
+                (_, false) => fl::depth::<S, 7, false>(simd, mask, z, d),
+                (_, true) => fl::depth::<S, 7, true>(simd, mask, z, d),
             }
         };
     }
     go!(0 1 2 3 4 5 6)
 }
 
-#[inline(always)]
-fn alpha_span<const F: u8>(mask: &mut [bool], a: &[f32], reference: f32) {
-    for (m, &a) in mask.iter_mut().zip(a) {
-        *m &= cmp::<F>(a, reference);
-    }
-}
-
 /// The alpha test of compare function `f`, chosen once per batch.
 #[inline(always)]
-fn alpha_test(f: u8, mask: &mut [bool], a: &[f32], reference: f32) {
+fn alpha_test<S: Simd>(simd: S, f: u8, mask: &mut [i32], a: &[f32], reference: f32) {
     match f {
-        0 => alpha_span::<0>(mask, a, reference),
-        1 => alpha_span::<1>(mask, a, reference),
-        2 => alpha_span::<2>(mask, a, reference),
-        3 => alpha_span::<3>(mask, a, reference),
-        4 => alpha_span::<4>(mask, a, reference),
-        5 => alpha_span::<5>(mask, a, reference),
-        6 => alpha_span::<6>(mask, a, reference),
-        _ => alpha_span::<7>(mask, a, reference),
+        0 => fl::alpha::<S, 0>(simd, mask, a, reference),
+        1 => fl::alpha::<S, 1>(simd, mask, a, reference),
+        2 => fl::alpha::<S, 2>(simd, mask, a, reference),
+        3 => fl::alpha::<S, 3>(simd, mask, a, reference),
+        4 => fl::alpha::<S, 4>(simd, mask, a, reference),
+        5 => fl::alpha::<S, 5>(simd, mask, a, reference),
+        6 => fl::alpha::<S, 6>(simd, mask, a, reference),
+        _ => fl::alpha::<S, 7>(simd, mask, a, reference),
     }
 }
 
@@ -237,6 +213,11 @@ impl StencilTables {
 pub(crate) struct FragmentPath {
     pub nvar: usize,
     interpolate: bool,
+    /// The shader's colour is varyings 0..4 (no shading step).
+    passthrough: bool,
+    /// The whole path is `fragment_lanes::vertex_color` (for triangles without flat
+    /// varyings).
+    fused: bool,
     /// Varyings not interpolated (the shader does not read them).
     skip: std::ops::Range<usize>,
     early_z: bool,
@@ -275,11 +256,21 @@ impl FragmentPath {
             if cm[3] { 0xff } else { 0 },
         ]);
         let vp = &state.viewport;
+        let early_z = alpha.is_none() && !shader.may_discard();
+        let fused = shader.color_is_varyings()
+            && nvar == 4
+            && shader.skip_varyings().is_empty()
+            && early_z
+            && !state.stencil.enabled
+            && !state.blend.enabled
+            && color_mask == u32::MAX;
         FragmentPath {
+            fused,
             nvar,
             interpolate: shader.uses_varyings(),
+            passthrough: shader.color_is_varyings(),
             skip: shader.skip_varyings(),
-            early_z: alpha.is_none() && !shader.may_discard(),
+            early_z,
             zmin: vp.min_depth.min(vp.max_depth),
             zmax: vp.min_depth.max(vp.max_depth),
             depth: (func_index(state.depth.func), state.depth.write),
@@ -313,17 +304,13 @@ impl FragmentPath {
         // 2^15), so `bx + i` equals `(x + i + ½) − ref_x` exactly.
         let dy = (y as f32 + 0.5) - tri.ref_y;
         let bx = (x as f32 + 0.5) - tri.ref_x;
-        for (i, d) in s.dxp[..len].iter_mut().enumerate() {
-            *d = bx + i as f32;
-        }
-        s.dyp[..len].fill(dy);
         let range = off..off + len;
         let dst = Dst {
             depth: &mut tile.depth[range.clone()],
             stencil: &mut tile.stencil[range.clone()],
             color: &mut tile.color[range],
         };
-        self.run::<true>(tri, planes, (len, len), dst, s)
+        self.run::<true>(tri, planes, (len, len), (bx, dy), dst, s)
     }
 
     /// Runs the pipeline on `len` pixels of one triangle whose offsets are already in
@@ -340,7 +327,7 @@ impl FragmentPath {
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
-        self.run::<false>(tri, planes, (live, len), dst, s)
+        self.run::<false>(tri, planes, (live, len), (0.0, 0.0), dst, s)
     }
 
     /// The pipeline, dispatched once for the batch.
@@ -349,21 +336,25 @@ impl FragmentPath {
         tri: &TriSetup,
         planes: &[f32],
         (live, len): (usize, usize),
+        row: (f32, f32),
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
-        dispatch!(self.level, simd => self.run_at::<_, ROW>(simd, tri, planes, (live, len), dst, s))
+        dispatch!(self.level, simd => self.run_at::<_, ROW>(simd, tri, planes, (live, len), row, dst, s))
     }
 
-    /// The pipeline at one instruction set; `ROW` says every pixel has the same `dy` (so row
-    /// sums are hoisted).
+    /// The pipeline at one instruction set; `ROW` says the batch is one row span starting
+    /// `row.0` right of and `row.1` below the reference vertex (its offsets are computed
+    /// here; row sums are hoisted). Every stage runs on whole groups of [`LANES`].
+    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
     #[inline(always)]
     fn run_at<S: Simd, const ROW: bool>(
         &self,
-        _simd: S,
+        simd: S,
         tri: &TriSetup,
         planes: &[f32],
         (live, len): (usize, usize),
+        (bx, dy): (f32, f32),
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
@@ -372,47 +363,92 @@ impl FragmentPath {
             stencil,
             color,
         } = dst;
-        {
-            let (zmin, zmax) = (self.zmin, self.zmax);
-            let Scratch { dxp, dyp, z, .. } = &mut *s;
-            let at = (&dxp[..len], &dyp[..len], &dxp[..len]);
-            eval_plane::<ROW>(&planes[0..3], at, &mut z[..len], |v, _| {
-                v.max(zmin).min(zmax)
-            });
+        let np = len.next_multiple_of(LANES);
+        if self.fused && tri.flat_count == 0 {
+            let at = if ROW {
+                fl::At::Row(bx, dy)
+            } else {
+                fl::At::Pixels(&s.dxp[..np], &s.dyp[..np])
+            };
+            let (f, w) = self.depth;
+            let z = (self.zmin, self.zmax);
+            macro_rules! go {
+                ($($k:literal)*) => {
+                    match f {
+                        $($k => fl::vertex_color::<S, ROW, $k>(
+                            simd, planes, at, (live, len), z, w, depth, color),)*
+                        _ => fl::vertex_color::<S, ROW, 7>(
+                            simd, planes, at, (live, len), z, w, depth, color),
+                    }
+                };
+            }
+            return go!(0 1 2 3 4 5 6);
         }
-        s.mask[..live].fill(true);
-        s.mask[live..len].fill(false);
+        {
+            let Scratch {
+                dxp, dyp, z, mask, ..
+            } = &mut *s;
+            if ROW {
+                fl::row_offsets(simd, bx, live, &mut dxp[..np], &mut mask[..np]);
+                dyp[..np].fill(dy);
+            } else {
+                fl::coverage(simd, live, &mut mask[..np]);
+            }
+            let fin = Finish::Depth(self.zmin, self.zmax);
+            fl::plane::<S, ROW>(
+                simd,
+                &planes[0..3],
+                (&dxp[..np], &dyp[..np]),
+                &mut z[..np],
+                fin,
+            );
+        }
 
         if self.early_z {
-            self.depth_stencil(s, depth, stencil, len);
-            if !s.mask[..len].contains(&true) {
+            self.depth_stencil(simd, s, depth, stencil, np);
+            if !fl::any(simd, &s.mask[..np]) {
                 return 0;
             }
         }
         if self.interpolate {
-            self.interpolate::<ROW>(tri, planes, len, s);
+            self.interpolate::<S, ROW>(simd, tri, planes, np, s);
         }
-        let span = SpanCtx { len, tri, planes };
-        self.shader.shade(self.level, &span, s);
+        if !self.passthrough {
+            let span = SpanCtx { len, tri, planes };
+            self.shader.shade(self.level, &span, s);
+        } else if self.blend.is_some() {
+            for c in 0..4 {
+                s.color[c][..np].copy_from_slice(&s.var[c][..np]);
+            }
+        }
         if let Some((f, r)) = self.alpha {
-            alpha_test(f, &mut s.mask[..len], &s.color[3][..len], r);
+            let a = if self.passthrough {
+                &s.var[3]
+            } else {
+                &s.color[3]
+            };
+            alpha_test(simd, f, &mut s.mask[..np], &a[..np], r);
         }
         if !self.early_z {
-            self.depth_stencil(s, depth, stencil, len);
+            self.depth_stencil(simd, s, depth, stencil, np);
         }
         match &self.blend {
-            None => self.write(s, color, len),
-            Some(b) => self.blend(b, s, color, len),
+            None => self.write(simd, s, color, np),
+            Some(b) => {
+                self.blend(b, s, color);
+                self.write(simd, s, color, np);
+            }
         }
-        s.mask[..len].iter().filter(|m| **m).count() as u64
+        fl::count(simd, &s.mask[..np])
     }
 
     #[inline(always)]
-    fn interpolate<const ROW: bool>(
+    fn interpolate<S: Simd, const ROW: bool>(
         &self,
+        simd: S,
         tri: &TriSetup,
         planes: &[f32],
-        len: usize,
+        np: usize,
         s: &mut Scratch,
     ) {
         let vp = &planes[6..6 + 3 * self.nvar];
@@ -420,20 +456,18 @@ impl FragmentPath {
         let Scratch {
             dxp, dyp, w, var, ..
         } = s;
-        let (dxp, dyp) = (&dxp[..len], &dyp[..len]);
+        let at = (&dxp[..np], &dyp[..np]);
         for k in 0..nflat {
-            var[k][..len].fill(vp[3 * k]);
+            var[k][..np].fill(vp[3 * k]);
         }
-        eval_plane::<ROW>(&planes[3..6], (dxp, dyp, dxp), &mut w[..len], |v, _| {
-            1.0 / v
-        });
-        let w = &w[..len];
+        fl::plane::<S, ROW>(simd, &planes[3..6], at, &mut w[..np], Finish::Recip);
+        let w = &w[..np];
         for k in nflat..self.nvar {
             if self.skip.contains(&k) {
                 continue;
             }
             let plane = &vp[3 * k..3 * k + 3];
-            eval_plane::<ROW>(plane, (dxp, dyp, w), &mut var[k][..len], |v, w| v * w);
+            fl::plane::<S, ROW>(simd, plane, at, &mut var[k][..np], Finish::Persp(w));
         }
     }
 
@@ -442,20 +476,31 @@ impl FragmentPath {
         reason = "four parallel arrays indexed together"
     )]
     #[inline(always)]
-    fn depth_stencil(&self, s: &mut Scratch, d: &mut [f32], st: &mut [u8], len: usize) {
+    fn depth_stencil<S: Simd>(
+        &self,
+        simd: S,
+        s: &mut Scratch,
+        d: &mut [f32],
+        st: &mut [u8],
+        np: usize,
+    ) {
         let (f, w) = self.depth;
         match &self.stencil {
-            None => depth_test(f, w, &mut s.mask[..len], &s.z[..len], d),
+            None => depth_test(simd, f, w, &mut s.mask[..np], &s.z[..np], d),
             Some(t) => {
-                for i in 0..len {
-                    s.spass[i] = s.mask[i] & t.test[usize::from(st[i])];
+                // The stencil tables are indexed per pixel; the masks stay lanes.
+                let n = st.len();
+                s.spass[n..np].fill(0);
+                for i in 0..n {
+                    let test = t.test[usize::from(st[i])];
+                    s.spass[i] = if test { s.mask[i] } else { 0 };
                 }
-                s.dmask[..len].copy_from_slice(&s.spass[..len]);
-                depth_test(f, w, &mut s.dmask[..len], &s.z[..len], d);
-                for i in 0..len {
+                s.dmask[..np].copy_from_slice(&s.spass[..np]);
+                depth_test(simd, f, w, &mut s.dmask[..np], &s.z[..np], d);
+                for i in 0..n {
                     let old = usize::from(st[i]);
-                    let new = if s.spass[i] {
-                        if s.dmask[i] {
+                    let new = if s.spass[i] != 0 {
+                        if s.dmask[i] != 0 {
                             t.pass[old]
                         } else {
                             t.zfail[old]
@@ -463,31 +508,29 @@ impl FragmentPath {
                     } else {
                         t.fail[old]
                     };
-                    st[i] = if s.mask[i] { new } else { st[i] };
+                    st[i] = if s.mask[i] != 0 { new } else { st[i] };
                 }
-                s.mask[..len].copy_from_slice(&s.dmask[..len]);
+                s.mask[..np].copy_from_slice(&s.dmask[..np]);
             }
         }
     }
 
+    /// Packs and stores the colour of the live pixels (`fragment_lanes::write`).
     #[inline(always)]
-    fn write(&self, s: &mut Scratch, dst: &mut [[u8; 4]], len: usize) {
-        // Channel by channel into packed pixels (each loop vectorises), then one masked
-        // store per pixel.
-        let cm = self.color_mask;
-        let packed = &mut s.packed[..len];
-        for (p, &x) in packed.iter_mut().zip(&s.color[0][..len]) {
-            *p = unorm8_u32(x);
-        }
-        for c in 1..4 {
-            for (p, &x) in packed.iter_mut().zip(&s.color[c][..len]) {
-                *p |= unorm8_u32(x) << (8 * c);
-            }
-        }
-        for ((d, &p), &m) in dst.iter_mut().zip(packed.iter()).zip(&s.mask[..len]) {
-            let old = u32::from_le_bytes(*d);
-            let new = (p & cm) | (old & !cm);
-            *d = (if m { new } else { old }).to_le_bytes();
+    fn write<S: Simd>(&self, simd: S, s: &mut Scratch, dst: &mut [[u8; 4]], np: usize) {
+        let Scratch {
+            color, var, mask, ..
+        } = s;
+        let src = if self.passthrough && self.blend.is_none() {
+            &var[..4]
+        } else {
+            &color[..]
+        };
+        let c = [&src[0][..np], &src[1][..np], &src[2][..np], &src[3][..np]];
+        if self.color_mask == u32::MAX {
+            fl::write::<S, true>(simd, c, &mut mask[..np], self.color_mask, dst);
+        } else {
+            fl::write::<S, false>(simd, c, &mut mask[..np], self.color_mask, dst);
         }
     }
 
@@ -496,57 +539,55 @@ impl FragmentPath {
         reason = "SoA colour channels indexed together"
     )]
     #[inline(always)]
-    fn blend(&self, b: &BlendState, s: &mut Scratch, dst: &mut [[u8; 4]], len: usize) {
+    fn blend(&self, b: &BlendState, s: &mut Scratch, dst: &mut [[u8; 4]]) {
+        let len = dst.len();
         for i in 0..len {
             for c in 0..4 {
                 s.dst[c][i] = f32::from(dst[i][c]) / 255.0;
                 s.color[c][i] = s.color[c][i].clamp(0.0, 1.0);
             }
         }
-        {
-            let Scratch {
-                color,
-                dst: d,
-                sf,
-                df,
-                ..
-            } = s;
-            factors(b.src_rgb, b.src_alpha, color, d, b.constant, sf, len);
-            factors(b.dst_rgb, b.dst_alpha, color, d, b.constant, df, len);
-            for c in 0..4 {
-                let eq = if c < 3 { b.eq_rgb } else { b.eq_alpha };
-                let (sc, dc) = (&mut color[c][..len], &d[c][..len]);
-                let (sfc, dfc) = (&sf[c][..len], &df[c][..len]);
-                match eq {
-                    BlendEquation::Add => {
-                        for i in 0..len {
-                            sc[i] = sc[i] * sfc[i] + dc[i] * dfc[i];
-                        }
+        let Scratch {
+            color,
+            dst: d,
+            sf,
+            df,
+            ..
+        } = s;
+        factors(b.src_rgb, b.src_alpha, color, d, b.constant, sf, len);
+        factors(b.dst_rgb, b.dst_alpha, color, d, b.constant, df, len);
+        for c in 0..4 {
+            let eq = if c < 3 { b.eq_rgb } else { b.eq_alpha };
+            let (sc, dc) = (&mut color[c][..len], &d[c][..len]);
+            let (sfc, dfc) = (&sf[c][..len], &df[c][..len]);
+            match eq {
+                BlendEquation::Add => {
+                    for i in 0..len {
+                        sc[i] = sc[i] * sfc[i] + dc[i] * dfc[i];
                     }
-                    BlendEquation::Subtract => {
-                        for i in 0..len {
-                            sc[i] = sc[i] * sfc[i] - dc[i] * dfc[i];
-                        }
+                }
+                BlendEquation::Subtract => {
+                    for i in 0..len {
+                        sc[i] = sc[i] * sfc[i] - dc[i] * dfc[i];
                     }
-                    BlendEquation::ReverseSubtract => {
-                        for i in 0..len {
-                            sc[i] = dc[i] * dfc[i] - sc[i] * sfc[i];
-                        }
+                }
+                BlendEquation::ReverseSubtract => {
+                    for i in 0..len {
+                        sc[i] = dc[i] * dfc[i] - sc[i] * sfc[i];
                     }
-                    BlendEquation::Min => {
-                        for i in 0..len {
-                            sc[i] = sc[i].min(dc[i]);
-                        }
+                }
+                BlendEquation::Min => {
+                    for i in 0..len {
+                        sc[i] = sc[i].min(dc[i]);
                     }
-                    BlendEquation::Max => {
-                        for i in 0..len {
-                            sc[i] = sc[i].max(dc[i]);
-                        }
+                }
+                BlendEquation::Max => {
+                    for i in 0..len {
+                        sc[i] = sc[i].max(dc[i]);
                     }
                 }
             }
         }
-        self.write(s, dst, len);
     }
 }
 
@@ -556,32 +597,6 @@ pub(crate) struct Dst<'a> {
     pub depth: &'a mut [f32],
     pub stencil: &'a mut [u8],
     pub color: &'a mut [[u8; 4]],
-}
-
-/// `out[i] = f((a₀ + ∂y·dy[i]) + ∂x·dx[i], m[i])` for the plane `a = [a₀, ∂x, ∂y]`: the row
-/// sum first, then the step along x — one expression for every pixel, so a row span and a
-/// block give the same bits. With `ROW` every `dy[i]` equals `dy[0]` and the row sum is
-/// hoisted. `m` is a second per-pixel input (the `1/w` of perspective correction, or a dummy).
-#[inline(always)]
-fn eval_plane<const ROW: bool>(
-    a: &[f32],
-    (dx, dy, m): (&[f32], &[f32], &[f32]),
-    out: &mut [f32],
-    f: impl Fn(f32, f32) -> f32,
-) {
-    let n = out.len();
-    let (dx, dy, m) = (&dx[..n], &dy[..n], &m[..n]);
-    let (a0, ax, ay) = (a[0], a[1], a[2]);
-    if ROW {
-        let r = a0 + ay * dy[0];
-        for ((o, &d), &m) in out.iter_mut().zip(dx).zip(m) {
-            *o = f(r + ax * d, m);
-        }
-    } else {
-        for (((o, &d), &e), &m) in out.iter_mut().zip(dx).zip(dy).zip(m) {
-            *o = f((a0 + ay * e) + ax * d, m);
-        }
-    }
 }
 
 /// Fills the four factor channels for an (RGB factor, alpha factor) pair.

@@ -103,6 +103,7 @@ pub mod vertex;
 mod bin;
 mod fixed_shader;
 mod fragment;
+mod fragment_lanes;
 mod screen;
 
 pub use context::{Context, ContextOptions, DrawStats, FrameStats};

@@ -220,23 +220,23 @@ fn filter_level_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2, linea
 }
 
 /// The per-pixel sampling path of a batch, for samplers the lane kernels do not cover
-/// (nearest filters, border colour): `out[c][i]` for every live pixel `i` (`mask[i]`) at
+/// (nearest filters, border colour): `out[c][i]` for every live pixel `i` (`mask[i] ≠ 0`) at
 /// its adjusted λ. The wrap modes are decided once per batch; the loop calls one
 /// monomorphised function.
 pub(crate) fn sample_pixels(
     tex: &Texture,
     s: &Sampler,
-    (u, v, lambda, mask): (&[f32], &[f32], &[f32], &[bool]),
+    (u, v, lambda, mask): (&[f32], &[f32], &[f32], &[i32]),
     out: [&mut [f32]; 4],
 ) {
     fn run<F: Fn(Vec2, f32) -> Vec4>(
         f: F,
-        (u, v, lambda, mask): (&[f32], &[f32], &[f32], &[bool]),
+        (u, v, lambda, mask): (&[f32], &[f32], &[f32], &[i32]),
         out: [&mut [f32]; 4],
     ) {
         let [r, g, b, a] = out;
         for i in 0..u.len() {
-            if !mask[i] {
+            if mask[i] == 0 {
                 continue;
             }
             let t = f(Vec2::new(u[i], v[i]), lambda[i]);

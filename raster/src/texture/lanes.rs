@@ -295,7 +295,7 @@ impl Texture {
                 fearless_simd::dispatch!(lv, simd => sample_batch(simd, self, f, input, [r, g, b, a]));
             }
             None => {
-                let mask = vec![true; n];
+                let mask = vec![-1; n];
                 super::sample_pixels(self, s, (&u, &v, &lambda, &mask), [r, g, b, a]);
             }
         }
@@ -493,8 +493,8 @@ fn sample8<S: Simd, const WU: u8, const WV: u8>(
     let one = simd.splat_f32x8(1.0);
     let q = tex.levels.len() - 1;
     let minified = lambda.simd_gt(zero);
-    let (d0, d1, t): ([usize; LANES], [usize; LANES], f32x8<S>) = match mips {
-        Mips::None => ([0; LANES], [0; LANES], zero),
+    let d: [usize; LANES] = match mips {
+        Mips::None => [0; LANES],
         Mips::Nearest => {
             // d = 0 if λ ≤ ½, else min(⌈λ + ½⌉ − 1, q); `ceil` via the floor of −x.
             let (fi, _) = index_frac(simd, -(lambda + 0.5));
@@ -513,50 +513,58 @@ fn sample8<S: Simd, const WU: u8, const WV: u8>(
                     ((up[i] - 1).max(0) as usize).min(q)
                 };
             }
-            (d, d, zero)
+            // Magnified (and NaN) lanes fail `λ > ½`: level 0.
+            d
         }
         Mips::Linear => {
-            // Two levels where 0 < λ < q; level q alone where λ ≥ q.
+            // Two levels where 0 < λ < q; level q alone where λ ≥ q; in lanes.
             let full = lambda.simd_ge(simd.splat_f32x8(q as f32));
             let (di, tf) = index_frac(simd, lambda);
-            let two = minified.select(full.select(zero, one), zero).simd_gt(zero);
+            let two = minified & !full;
             let t = two.select(tf, zero);
-            let di: [i32; LANES] = di.into();
-            let (two, full) = (lanes(simd, two), lanes(simd, full));
-            let (mut d0, mut d1) = ([0; LANES], [0; LANES]);
-            for i in 0..LANES {
-                d0[i] = if two[i] {
-                    di[i].max(0) as usize
-                } else if full[i] {
-                    q
-                } else {
-                    0
-                };
-                d1[i] = if two[i] { d0[i] + 1 } else { d0[i] };
+            let izero = simd.splat_i32x8(0);
+            let d0 = two.select(
+                simd.max_i32x8(di, izero),
+                full.select(simd.splat_i32x8(q as i32), izero),
+            );
+            let d1 = two.select(d0 + 1, d0);
+            // Magnified lanes read level 0.
+            let (d0, d1) = (minified.select(d0, izero), minified.select(d1, izero));
+            let t0 = filter_levels_v::<S, WU, WV>(simd, tex, d0, u, v);
+            let t1 = filter_levels_v::<S, WU, WV>(simd, tex, d1, u, v);
+            let t1m = one - t;
+            let mut out = t0;
+            for c in 0..4 {
+                out[c] = t0[c] * t1m + t1[c] * t;
             }
-            (d0, d1, t)
+            return out;
         }
     };
-    // Magnified lanes read level 0 whatever the mip mode.
-    let minified = lanes(simd, minified);
-    let (mut d0, mut d1) = (d0, d1);
-    for i in 0..LANES {
-        if !minified[i] {
-            d0[i] = 0;
-            d1[i] = 0;
+    filter_levels::<S, WU, WV>(simd, tex, &d, u, v)
+}
+
+/// [`filter_levels`] for levels held in lanes: one level for all lanes goes straight to
+/// the in-lanes path when it can.
+#[inline(always)]
+fn filter_levels_v<S: Simd, const WU: u8, const WV: u8>(
+    simd: S,
+    tex: &Texture,
+    d: i32x8<S>,
+    u: f32x8<S>,
+    v: f32x8<S>,
+) -> [f32x8<S>; 4] {
+    let dl: [i32; LANES] = d.into();
+    let d0 = dl[0];
+    if simd.all_true_mask32x8(d.simd_eq(simd.splat_i32x8(d0))) {
+        let level = &tex.levels[d0 as usize];
+        let (w, h) = (level.width(), level.height());
+        let wrap_in_lanes = |code: u8, n: u32| code == 2 || (code == 0 && n.is_power_of_two());
+        if wrap_in_lanes(WU, w) && wrap_in_lanes(WV, h) {
+            return bilinear_level::<S, WU, WV>(simd, level, u, v);
         }
     }
-    let t0 = filter_levels::<S, WU, WV>(simd, tex, &d0, u, v);
-    if mips != Mips::Linear {
-        return t0;
-    }
-    let t1 = filter_levels::<S, WU, WV>(simd, tex, &d1, u, v);
-    let t1m = one - t;
-    let mut out = t0;
-    for c in 0..4 {
-        out[c] = t0[c] * t1m + t1[c] * t;
-    }
-    out
+    let d: [usize; LANES] = dl.map(|x| x as usize);
+    bilinear8::<S, WU, WV>(simd, tex, &d, &taps(simd, tex, &d, u, v))
 }
 
 #[cfg(test)]

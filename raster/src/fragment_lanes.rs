@@ -1,0 +1,661 @@
+//! The fragment path's own lanes kernels, 8 lanes at a time, generic over the SIMD level:
+//! pixel offsets, coverage masks, plane interpolation, the depth and alpha tests, the
+//! RGBA8 pack and the masked store.
+//!
+//! Masks are lanes from the coverage to the store: `i32` per pixel, `−1` live and `0`
+//! dead (`Scratch::mask`), loaded as `mask32x8` vectors. Every kernel computes exactly the
+//! scalar definition it names in every lane (the same IEEE operations in the same order,
+//! compare-and-select where the scalar code's `max`/`min` meet NaN), so every level gives
+//! the bits of the scalar path (`tests` holds each level to one expectation).
+//!
+//! Batches are `np` pixels, `np` a multiple of [`LANES`] (at most one tile row). Lanes past
+//! a batch's real pixels compute on stale but harmless values with their mask clear; the
+//! target slices (`depth`, `color`) may be shorter than `np`, and their last partial group
+//! goes through a small copy so nothing past their end is read or written.
+
+use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
+
+/// Lanes per kernel step.
+pub(crate) const LANES: usize = 8;
+
+const IOTA: [f32; LANES] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+const IOTA_I: [i32; LANES] = [0, 1, 2, 3, 4, 5, 6, 7];
+
+/// A mask as stored in `Scratch::mask` (one `i32` per pixel: −1 live, 0 dead).
+#[inline(always)]
+pub(crate) fn load_mask<S: Simd>(simd: S, m: &[i32]) -> mask32x8<S> {
+    simd.from_vector_mask32x8(i32x8::from_slice(simd, &m[..LANES]))
+}
+
+#[inline(always)]
+pub(crate) fn store_mask<S: Simd>(simd: S, m: mask32x8<S>, out: &mut [i32]) {
+    simd.to_vector_mask32x8(m).store_slice(&mut out[..LANES]);
+}
+
+/// `x > y ? x : y` per lane: `f32::max(x, y)` for a non-NaN `y` (NaN in `x` gives `y`).
+#[inline(always)]
+pub(crate) fn max_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
+    x.simd_gt(y).select(x, y)
+}
+
+/// `x < y ? x : y` per lane: `f32::min(x, y)` for a non-NaN `y`.
+#[inline(always)]
+pub(crate) fn min_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
+    x.simd_lt(y).select(x, y)
+}
+
+/// `dx[i] = bx + i` for a row span (exact: see `FragmentPath::run_span`), and
+/// `mask[i] = i < live`, over `dx.len()` pixels (a multiple of [`LANES`]).
+#[inline(always)]
+pub(crate) fn row_offsets<S: Simd>(
+    simd: S,
+    bx: f32,
+    live: usize,
+    dx: &mut [f32],
+    mask: &mut [i32],
+) {
+    let iota = f32x8::from_slice(simd, &IOTA);
+    let bxv = simd.splat_f32x8(bx);
+    for (k, d) in dx.chunks_exact_mut(LANES).enumerate() {
+        let i = iota + (k * LANES) as f32;
+        (bxv + i).store_slice(d);
+    }
+    coverage(simd, live, mask);
+}
+
+/// `mask[i] = i < live ? −1 : 0` over `mask.len()` pixels (a multiple of [`LANES`]).
+#[inline(always)]
+pub(crate) fn coverage<S: Simd>(simd: S, live: usize, mask: &mut [i32]) {
+    let iota = i32x8::from_slice(simd, &IOTA_I);
+    let live = simd.splat_i32x8(live as i32);
+    for (k, m) in mask.chunks_exact_mut(LANES).enumerate() {
+        let i = iota + (k * LANES) as i32;
+        store_mask(simd, i.simd_lt(live), m);
+    }
+}
+
+/// How a plane's value is finished per pixel .
+#[derive(Clone, Copy)]
+pub(crate) enum Finish<'a> {
+    /// Depth: `v.max(zmin).min(zmax)` (NaN → `zmin`).
+    Depth(f32, f32),
+    /// `1/w`'s reciprocal: `1 / v`.
+    Recip,
+    /// Perspective correction: `v · w[i]`.
+    Persp(&'a [f32]),
+}
+
+/// `out[i] = finish((a₀ + ∂y·dy[i]) + ∂x·dx[i])` for the plane `a = [a₀, ∂x, ∂y]`, the
+/// row sum first (hoisted with `ROW`, where every `dy[i]` is `dy[0]`), so a row span and
+/// a block give the same bits. `out.len()` is a multiple of [`LANES`].
+#[inline(always)]
+pub(crate) fn plane<S: Simd, const ROW: bool>(
+    simd: S,
+    a: &[f32],
+    (dx, dy): (&[f32], &[f32]),
+    out: &mut [f32],
+    finish: Finish<'_>,
+) {
+    let n = out.len();
+    let (a0, ax, ay) = (a[0], a[1], a[2]);
+    let (dx, dy) = (&dx[..n], &dy[..n]);
+    let axv = simd.splat_f32x8(ax);
+    let row = simd.splat_f32x8(a0 + ay * dy[0]);
+    let (a0v, ayv) = (simd.splat_f32x8(a0), simd.splat_f32x8(ay));
+    macro_rules! each {
+        (|$v:ident, $k:ident| $f:expr) => {
+            for ($k, o) in out.chunks_exact_mut(LANES).enumerate() {
+                let r = if ROW {
+                    row
+                } else {
+                    a0v + ayv * f32x8::from_slice(simd, &dy[$k * LANES..($k + 1) * LANES])
+                };
+                let $v = r + axv * f32x8::from_slice(simd, &dx[$k * LANES..($k + 1) * LANES]);
+                let x: f32x8<S> = $f;
+                x.store_slice(o);
+            }
+        };
+    }
+    match finish {
+        Finish::Depth(zmin, zmax) => {
+            let (lo, hi) = (simd.splat_f32x8(zmin), simd.splat_f32x8(zmax));
+            each!(|v, _k| min_or(max_or(v, lo), hi));
+        }
+        Finish::Recip => {
+            let one = simd.splat_f32x8(1.0);
+            each!(|v, _k| one / v);
+        }
+        Finish::Persp(w) => {
+            each!(|v, k| v * f32x8::from_slice(simd, &w[k * LANES..(k + 1) * LANES]));
+        }
+    }
+}
+
+/// The scalar comparison `cmp::<F>(a, b)` of `fragment` per lane.
+#[inline(always)]
+fn cmp8<S: Simd, const F: u8>(simd: S, a: f32x8<S>, b: f32x8<S>) -> mask32x8<S> {
+    match F {
+        0 => simd.splat_mask32x8(false),
+        1 => a.simd_lt(b),
+        2 => a.simd_eq(b),
+        3 => a.simd_le(b),
+        4 => a.simd_gt(b),
+        5 => simd.simd_ne_f32x8(a, b),
+        6 => a.simd_ge(b),
+        _ => simd.splat_mask32x8(true),
+    }
+}
+
+/// Runs `f` on every group of [`LANES`] of `mask.len()` pixels with the matching group of
+/// `t`, which may be shorter: its last partial group is copied in and out of a padded
+/// buffer (the padding's lanes are dead).
+#[inline(always)]
+fn groups<T: Copy + Default>(
+    mask: &mut [i32],
+    t: &mut [T],
+    mut f: impl FnMut(&mut [i32], &mut [T], usize),
+) {
+    let full = t.len() / LANES * LANES;
+    for k in (0..full).step_by(LANES) {
+        f(&mut mask[k..k + LANES], &mut t[k..k + LANES], k);
+    }
+    if full < mask.len() {
+        let r = t.len() - full;
+        let mut pad = [T::default(); LANES];
+        pad[..r].copy_from_slice(&t[full..]);
+        f(&mut mask[full..full + LANES], &mut pad, full);
+        t[full..].copy_from_slice(&pad[..r]);
+    }
+}
+
+/// The depth test of compare function `F` (with the write when `W`): `pass = mask ∧
+/// cmp(z, d)`, `d = pass ? z : d`, `mask = pass` — `fragment::depth_span` in lanes.
+#[inline(always)]
+pub(crate) fn depth<S: Simd, const F: u8, const W: bool>(
+    simd: S,
+    mask: &mut [i32],
+    z: &[f32],
+    d: &mut [f32],
+) {
+    groups(
+        mask,
+        d,
+        #[inline(always)]
+        |m, d, k| {
+            let zv = f32x8::from_slice(simd, &z[k..k + LANES]);
+            let dv = f32x8::from_slice(simd, d);
+            let pass = load_mask(simd, m) & cmp8::<S, F>(simd, zv, dv);
+            if W {
+                pass.select(zv, dv).store_slice(d);
+            }
+            store_mask(simd, pass, m);
+        },
+    );
+}
+
+/// The alpha test of compare function `F`: `mask ∧= cmp(a, reference)`.
+#[inline(always)]
+pub(crate) fn alpha<S: Simd, const F: u8>(simd: S, mask: &mut [i32], a: &[f32], reference: f32) {
+    let r = simd.splat_f32x8(reference);
+    for (k, m) in mask.chunks_exact_mut(LANES).enumerate() {
+        let av = f32x8::from_slice(simd, &a[k * LANES..(k + 1) * LANES]);
+        store_mask(simd, load_mask(simd, m) & cmp8::<S, F>(simd, av, r), m);
+    }
+}
+
+/// Whether any lane of `mask` is live.
+#[inline(always)]
+pub(crate) fn any<S: Simd>(simd: S, mask: &[i32]) -> bool {
+    let mut acc = simd.splat_i32x8(0);
+    for m in mask.chunks_exact(LANES) {
+        acc |= i32x8::from_slice(simd, m);
+    }
+    simd.any_true_mask32x8(simd.from_vector_mask32x8(acc))
+}
+
+/// The number of live lanes of `mask` (an integer sum: its order does not matter).
+#[inline(always)]
+pub(crate) fn count<S: Simd>(simd: S, mask: &[i32]) -> u64 {
+    let mut acc = simd.splat_i32x8(0);
+    for m in mask.chunks_exact(LANES) {
+        acc -= i32x8::from_slice(simd, m);
+    }
+    let a: [i32; LANES] = acc.into();
+    a.iter().map(|&x| x as u64).sum()
+}
+
+/// `fragment::to_unorm8` per lane: `⌊clamp(x, 0, 1)·255 + ½⌋` (NaN → 0). The truncating
+/// conversion is the floor here: its input lies in `[½, 255.5]`.
+#[inline(always)]
+pub(crate) fn unorm8<S: Simd>(simd: S, x: f32x8<S>) -> u32x8<S> {
+    let zero = simd.splat_f32x8(0.0);
+    let one = simd.splat_f32x8(1.0);
+    let x = x.simd_gt(zero).select(x, zero);
+    let x = x.simd_lt(one).select(x, one);
+    let y = x * 255.0 + 0.5;
+    simd.cvt_i32_f32x8(y).bitcast()
+}
+
+/// Packs the colour channels to RGBA8 and stores the live pixels through the colour mask
+/// `cm` (`FULL`: every channel written): `dst = mask ? (p & cm) | (old & !cm) : old`.
+#[inline(always)]
+pub(crate) fn write<S: Simd, const FULL: bool>(
+    simd: S,
+    color: [&[f32]; 4],
+    mask: &mut [i32],
+    cm: u32,
+    dst: &mut [[u8; 4]],
+) {
+    let cmv = simd.splat_u32x8(cm);
+    let ncm = simd.splat_u32x8(!cm);
+    groups(
+        mask,
+        dst,
+        #[inline(always)]
+        |m, d, k| {
+            macro_rules! ch {
+                ($c:literal) => {
+                    unorm8(simd, f32x8::from_slice(simd, &color[$c][k..k + LANES]))
+                };
+            }
+            let p = ch!(0)
+                | simd.shl_u32x8(ch!(1), 8)
+                | simd.shl_u32x8(ch!(2), 16)
+                | simd.shl_u32x8(ch!(3), 24);
+            let bytes = d.as_flattened_mut();
+            let old: u32x8<S> = u8x32::from_slice(simd, bytes).bitcast();
+            let new = if FULL { p } else { (p & cmv) | (old & ncm) };
+            let out: u8x32<S> = load_mask(simd, m).select(new, old).bitcast();
+            out.store_slice(bytes);
+        },
+    );
+}
+
+/// Where a batch's pixels are: a row span `bx + i` right of and `dy` below the reference
+/// vertex, or per-pixel offsets.
+#[derive(Clone, Copy)]
+pub(crate) enum At<'a> {
+    Row(f32, f32),
+    Pixels(&'a [f32], &'a [f32]),
+}
+
+/// A plane `[a₀, ∂x, ∂y]` set up for a batch: its row sum when the batch is a row.
+#[derive(Clone, Copy)]
+struct Plane<S: Simd> {
+    a0: f32x8<S>,
+    ax: f32x8<S>,
+    ay: f32x8<S>,
+}
+
+impl<S: Simd> Plane<S> {
+    #[inline(always)]
+    fn new<const ROW: bool>(simd: S, a: &[f32], dy: f32) -> Plane<S> {
+        Plane {
+            // With `ROW` the row sum `a₀ + ∂y·dy` stands in `a0` and `ay` is unused.
+            a0: simd.splat_f32x8(if ROW { a[0] + a[2] * dy } else { a[0] }),
+            ax: simd.splat_f32x8(a[1]),
+            ay: simd.splat_f32x8(a[2]),
+        }
+    }
+
+    /// `(a₀ + ∂y·dy) + ∂x·dx` (the row sum precomputed with `ROW`).
+    #[inline(always)]
+    fn at<const ROW: bool>(&self, dx: f32x8<S>, dy: f32x8<S>) -> f32x8<S> {
+        let r = if ROW { self.a0 } else { self.a0 + self.ay * dy };
+        r + self.ax * dx
+    }
+}
+
+/// The per-draw constants of [`vertex_color`] for one batch.
+struct VertexColor<S: Simd> {
+    simd: S,
+    p: [Plane<S>; 6],
+    lo: f32x8<S>,
+    hi: f32x8<S>,
+    wmask: mask32x8<S>,
+}
+
+impl<S: Simd> VertexColor<S> {
+    /// One group at offsets `(dx, dy)` with live lanes `m` (all live when `m` is `None`),
+    /// on its 8 target values. Returns the written lanes as −1.
+    #[inline(always)]
+    fn group<const ROW: bool, const F: u8>(
+        &self,
+        (dx, dy): (f32x8<S>, f32x8<S>),
+        m: Option<mask32x8<S>>,
+        d: &mut [f32],
+        c: &mut [[u8; 4]],
+    ) -> i32x8<S> {
+        let simd = self.simd;
+        let p = &self.p;
+        let z = min_or(max_or(p[0].at::<ROW>(dx, dy), self.lo), self.hi);
+        let dv = f32x8::from_slice(simd, d);
+        let t = cmp8::<S, F>(simd, z, dv);
+        let pass = match m {
+            Some(m) => m & t,
+            None => t,
+        };
+        (pass & self.wmask).select(z, dv).store_slice(d);
+        if !simd.any_true_mask32x8(pass) {
+            return simd.splat_i32x8(0);
+        }
+        let w = simd.splat_f32x8(1.0) / p[1].at::<ROW>(dx, dy);
+        macro_rules! ch {
+            ($j:literal) => {
+                unorm8_fast(simd, p[2 + $j].at::<ROW>(dx, dy) * w)
+            };
+        }
+        let px = ch!(0)
+            | simd.shl_u32x8(ch!(1), 8)
+            | simd.shl_u32x8(ch!(2), 16)
+            | simd.shl_u32x8(ch!(3), 24);
+        let bytes = c.as_flattened_mut();
+        let old: u32x8<S> = u8x32::from_slice(simd, bytes).bitcast();
+        let out: u8x32<S> = pass.select(px, old).bitcast();
+        out.store_slice(bytes);
+        simd.to_vector_mask32x8(pass)
+    }
+}
+
+/// [`unorm8`] in fewer operations, the same value: `x & (x > 0)` is `x > 0 ? x : 0` (NaN
+/// and −0 give +0), after which `x` is never NaN and the level's `min` is exactly
+/// `x < 1 ? x : 1`.
+#[inline(always)]
+pub(crate) fn unorm8_fast<S: Simd>(simd: S, x: f32x8<S>) -> u32x8<S> {
+    let pos: u32x8<S> = simd
+        .to_vector_mask32x8(x.simd_gt(simd.splat_f32x8(0.0)))
+        .bitcast();
+    let x = f32x8::from_bits(x.to_bits() & pos);
+    let x = simd.min_f32x8(x, simd.splat_f32x8(1.0));
+    let y = x * 255.0 + 0.5;
+    simd.cvt_i32_f32x8(y).bitcast()
+}
+
+/// The whole fragment path of a vertex-coloured draw (colour = varyings 0..4, all
+/// smooth; early depth test of function `F`, depth write if `write`; no stencil, alpha test
+/// or blending; every channel written) fused into one pass over groups of [`LANES`]: each
+/// group is interpolated, tested, packed and stored in registers. Every value is the one
+/// the separate stages compute (`plane`, `depth`, `write`: the same expressions), and a
+/// group whose depth test kills every lane stops there, as the early test skips a batch.
+/// Groups whose lanes are all live skip the coverage mask. `planes` holds
+/// `[z, 1/w, r/w, g/w, b/w, a/w]`; `n` pixels, the first `live` real. Returns the number of
+/// fragments written.
+#[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
+#[inline(always)]
+pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
+    simd: S,
+    planes: &[f32],
+    at: At<'_>,
+    (live, n): (usize, usize),
+    (zmin, zmax): (f32, f32),
+    write: bool,
+    depth: &mut [f32],
+    color: &mut [[u8; 4]],
+) -> u64 {
+    let (bx, dy0) = match at {
+        At::Row(bx, dy) => (bx, dy),
+        At::Pixels(..) => (0.0, 0.0),
+    };
+    let vc = VertexColor {
+        simd,
+        p: [
+            Plane::new::<ROW>(simd, &planes[0..3], dy0),
+            Plane::new::<ROW>(simd, &planes[3..6], dy0),
+            Plane::new::<ROW>(simd, &planes[6..9], dy0),
+            Plane::new::<ROW>(simd, &planes[9..12], dy0),
+            Plane::new::<ROW>(simd, &planes[12..15], dy0),
+            Plane::new::<ROW>(simd, &planes[15..18], dy0),
+        ],
+        lo: simd.splat_f32x8(zmin),
+        hi: simd.splat_f32x8(zmax),
+        wmask: simd.splat_mask32x8(write),
+    };
+    // `bx + i` for lane i of group k, stepped by 8: every value is a multiple of 1/256
+    // below 2^15, so each step is exact and equals `bx + (k + i)`.
+    let mut dxr = simd.splat_f32x8(bx) + f32x8::from_slice(simd, &IOTA);
+    let offsets = |k: usize, dxr: f32x8<S>| match at {
+        At::Row(..) => (dxr, dxr),
+        At::Pixels(dx, dy) => (
+            f32x8::from_slice(simd, &dx[k..k + LANES]),
+            f32x8::from_slice(simd, &dy[k..k + LANES]),
+        ),
+    };
+    let mut written = simd.splat_i32x8(0);
+    let np = n.next_multiple_of(LANES);
+    let len = depth.len().min(color.len());
+    // Groups entirely live and inside the target: no mask, no copies.
+    let whole = live.min(len) / LANES * LANES;
+    let mut k = 0;
+    while k < whole {
+        let at = offsets(k, dxr);
+        let (d, c) = (&mut depth[k..k + LANES], &mut color[k..k + LANES]);
+        written -= vc.group::<ROW, F>(at, None, d, c);
+        dxr += 8.0;
+        k += LANES;
+    }
+    let iota_i = i32x8::from_slice(simd, &IOTA_I);
+    let livev = simd.splat_i32x8(live as i32);
+    let (mut pd, mut pc) = ([0.0f32; LANES], [[0u8; 4]; LANES]);
+    while k < np {
+        let at = offsets(k, dxr);
+        let m = (iota_i + k as i32).simd_lt(livev);
+        let r = (len - k).min(LANES);
+        pd[..r].copy_from_slice(&depth[k..k + r]);
+        pc[..r].copy_from_slice(&color[k..k + r]);
+        written -= vc.group::<ROW, F>(at, Some(m), &mut pd, &mut pc);
+        depth[k..k + r].copy_from_slice(&pd[..r]);
+        color[k..k + r].copy_from_slice(&pc[..r]);
+        dxr += 8.0;
+        k += LANES;
+    }
+    let a: [i32; LANES] = written.into();
+    a.iter().map(|&x| x as u64).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simd::SimdLevel;
+
+    fn values() -> Vec<f32> {
+        let mut v = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1e-45,
+            -1e-45,
+            f32::MIN_POSITIVE,
+            1e30,
+            -1e30,
+        ];
+        for k in 0..=255u32 {
+            let b = (k as f32 + 0.5) / 255.0;
+            v.push(b);
+            v.push(f32::from_bits(b.to_bits() + 1));
+            v.push(f32::from_bits(b.to_bits() - 1));
+            v.push(k as f32 / 255.0);
+        }
+        let mut seed = 7u32;
+        while v.len() % LANES != 0 || v.len() < 2048 {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            v.push((seed >> 8) as f32 / (1 << 24) as f32 * 3.0 - 1.0);
+        }
+        v
+    }
+
+    /// The scalar definitions, pixel by pixel; every level must give their bits exactly.
+    #[test]
+    fn kernels_match_scalar() {
+        let x = values();
+        let n = x.len();
+        let y: Vec<f32> = x.iter().rev().copied().collect();
+        let live: Vec<i32> = (0..n).map(|i| if i % 5 == 3 { 0 } else { -1 }).collect();
+        let dx: Vec<f32> = (0..n).map(|i| (i % 64) as f32 + 0.5 - 3.25).collect();
+        let dy: Vec<f32> = (0..n).map(|i| (i / 64) as f32 + 0.5 - 7.75).collect();
+        let a = [0.3f32, 0.0123, -0.0071];
+        let (zmin, zmax) = (0.25f32, 0.75f32);
+        // Expectations.
+        let e_plane: Vec<[u32; 3]> = (0..n)
+            .map(|i| {
+                let v = (a[0] + a[2] * dy[i]) + a[1] * dx[i];
+                [
+                    v.max(zmin).min(zmax).to_bits(),
+                    (1.0 / v).to_bits(),
+                    (v * x[i]).to_bits(),
+                ]
+            })
+            .collect();
+        let e_row: Vec<f32> = (0..n)
+            .map(|i| (a[0] + a[2] * dy[0]) + a[1] * dx[i])
+            .collect();
+        let e_unorm: Vec<u32> = (0..n)
+            .map(|i| {
+                u32::from_le_bytes([
+                    super::super::fragment::to_unorm8(x[i]),
+                    super::super::fragment::to_unorm8(y[i]),
+                    super::super::fragment::to_unorm8(x[(i + 3) % n]),
+                    super::super::fragment::to_unorm8(y[(i + 5) % n]),
+                ])
+            })
+            .collect();
+        let cmp = |f: u8, a: f32, b: f32| match f {
+            0 => false,
+            1 => a < b,
+            2 => a == b,
+            3 => a <= b,
+            4 => a > b,
+            5 => a != b,
+            6 => a >= b,
+            _ => true,
+        };
+        for level in SimdLevel::available() {
+            let lv = level.to_level().unwrap();
+            let mut out = [vec![0.0f32; n], vec![0.0f32; n], vec![0.0f32; n]];
+            let [o0, o1, o2] = &mut out;
+            fearless_simd::dispatch!(lv, simd => {
+                plane::<_, false>(simd, &a, (&dx, &dy), o0, Finish::Depth(zmin, zmax));
+                plane::<_, false>(simd, &a, (&dx, &dy), o1, Finish::Recip);
+                plane::<_, false>(simd, &a, (&dx, &dy), o2, Finish::Persp(&x));
+            });
+            for i in 0..n {
+                let got = [
+                    out[0][i].to_bits(),
+                    out[1][i].to_bits(),
+                    out[2][i].to_bits(),
+                ];
+                assert_eq!(got, e_plane[i], "{level}: plane at {i}");
+            }
+            let mut row = vec![0.0f32; n];
+            fearless_simd::dispatch!(lv, simd => plane::<_, true>(
+                simd, &[a[0], a[1], a[2]], (&dx, &dy), &mut row, Finish::Persp(&vec![1.0; n])));
+            for i in 0..n {
+                assert_eq!(row[i].to_bits(), e_row[i].to_bits(), "{level}: row at {i}");
+            }
+            // Offsets and coverage.
+            let (mut d, mut m) = (vec![0.0f32; 64], vec![0i32; 64]);
+            fearless_simd::dispatch!(lv, simd => row_offsets(simd, 17.5 - 3.25, 37, &mut d, &mut m));
+            for i in 0..64 {
+                assert_eq!(d[i], (17.5f32 - 3.25) + i as f32);
+                assert_eq!(m[i], if i < 37 { -1 } else { 0 });
+            }
+            // Depth and alpha tests, every function, with a target shorter than the batch.
+            for f in 0..8u8 {
+                for write in [false, true] {
+                    let short = n - 3;
+                    let mut m = live.clone();
+                    let mut d = y[..short].to_vec();
+                    let np = n;
+                    fearless_simd::dispatch!(lv, simd => {
+                        macro_rules! go {
+                            ($($k:literal)*) => {
+                                match (f, write) {
+                                    $(($k, false) => depth::<_, $k, false>(simd, &mut m[..np], &x, &mut d),
+                                      ($k, true) => depth::<_, $k, true>(simd, &mut m[..np], &x, &mut d),)*
+                                    _ => unreachable!(),
+                                }
+                            };
+                        }
+                        go!(0 1 2 3 4 5 6 7)
+                    });
+                    for i in 0..short {
+                        let pass = live[i] != 0 && cmp(f, x[i], y[i]);
+                        assert_eq!(m[i] != 0, pass, "{level}: depth {f} at {i}");
+                        let want = if write && pass { x[i] } else { y[i] };
+                        assert_eq!(d[i].to_bits(), want.to_bits(), "{level}: depth {f} at {i}");
+                    }
+                    let mut m = live.clone();
+                    fearless_simd::dispatch!(lv, simd => {
+                        match f {
+                            0 => alpha::<_, 0>(simd, &mut m, &x, 0.5),
+                            1 => alpha::<_, 1>(simd, &mut m, &x, 0.5),
+                            2 => alpha::<_, 2>(simd, &mut m, &x, 0.5),
+                            3 => alpha::<_, 3>(simd, &mut m, &x, 0.5),
+                            4 => alpha::<_, 4>(simd, &mut m, &x, 0.5),
+                            5 => alpha::<_, 5>(simd, &mut m, &x, 0.5),
+                            6 => alpha::<_, 6>(simd, &mut m, &x, 0.5),
+                            _ => alpha::<_, 7>(simd, &mut m, &x, 0.5),
+                        }
+                    });
+                    for i in 0..n {
+                        let pass = live[i] != 0 && cmp(f, x[i], 0.5);
+                        assert_eq!(m[i] != 0, pass, "{level}: alpha {f} at {i}");
+                    }
+                }
+            }
+            // The fast pack conversion against the scalar one.
+            let mut fast = vec![0u32; n];
+            fearless_simd::dispatch!(lv, simd => {
+                for (k, o) in fast.chunks_exact_mut(LANES).enumerate() {
+                    let v = f32x8::from_slice(simd, &x[k * LANES..(k + 1) * LANES]);
+                    let u: [u32; LANES] = unorm8_fast(simd, v).into();
+                    let w: [u32; LANES] = unorm8(simd, v).into();
+                    assert_eq!(u, w);
+                    o.copy_from_slice(&u);
+                }
+            });
+            for i in 0..n {
+                let want = u32::from(super::super::fragment::to_unorm8(x[i]));
+                assert_eq!(fast[i], want, "{level}: unorm8 of {:e}", x[i]);
+            }
+            // Count and any.
+            let (c, any_live, none) = fearless_simd::dispatch!(lv, simd => (
+                count(simd, &live),
+                any(simd, &live),
+                any(simd, &vec![0; n]),
+            ));
+            assert_eq!(c, live.iter().filter(|&&m| m != 0).count() as u64);
+            assert!(any_live && !none);
+            // Pack and store, full and partial colour masks, a short target.
+            let x3: Vec<f32> = (0..n).map(|i| x[(i + 3) % n]).collect();
+            let y5: Vec<f32> = (0..n).map(|i| y[(i + 5) % n]).collect();
+            for cm in [u32::MAX, 0x00ff_00ff] {
+                let short = n - 5;
+                let old: Vec<[u8; 4]> = (0..short)
+                    .map(|i| (i as u32).wrapping_mul(0x9e37_79b9).to_le_bytes())
+                    .collect();
+                let mut dst = old.clone();
+                let mut m = live.clone();
+                let color = [&x[..], &y[..], &x3[..], &y5[..]];
+                fearless_simd::dispatch!(lv, simd => if cm == u32::MAX {
+                    write::<_, true>(simd, color, &mut m, cm, &mut dst)
+                } else {
+                    write::<_, false>(simd, color, &mut m, cm, &mut dst)
+                });
+                for i in 0..short {
+                    let o = u32::from_le_bytes(old[i]);
+                    let want = if live[i] != 0 {
+                        (e_unorm[i] & cm) | (o & !cm)
+                    } else {
+                        o
+                    };
+                    assert_eq!(u32::from_le_bytes(dst[i]), want, "{level}: pack at {i}");
+                }
+            }
+        }
+    }
+}
