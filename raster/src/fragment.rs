@@ -23,6 +23,7 @@ use std::sync::Arc;
 use fearless_simd::{dispatch, Level, Simd};
 use glam::Vec4;
 
+pub(crate) use crate::fragment_lanes::to_unorm8;
 use crate::fragment_lanes::{self as fl, Finish, LANES};
 use crate::setup::TriSetup;
 use crate::state::{BlendEquation, BlendFactor, BlendState, CompareFunc, PipelineState};
@@ -372,17 +373,20 @@ impl FragmentPath {
             };
             let (f, w) = self.depth;
             let z = (self.zmin, self.zmax);
+            // Fused for the depth functions scenes use (less, less-or-equal, and always,
+            // which is also "no depth test"); the other five take the staged path below,
+            // which gives the same bits. Each fused copy is a large kernel per level and
+            // per `ROW`: instantiating all eight tripled the crate's compile time.
             macro_rules! go {
                 ($($k:literal)*) => {
                     match f {
-                        $($k => fl::vertex_color::<S, ROW, $k>(
+                        $($k => return fl::vertex_color::<S, ROW, $k>(
                             simd, planes, at, (live, len), z, w, depth, color),)*
-                        _ => fl::vertex_color::<S, ROW, 7>(
-                            simd, planes, at, (live, len), z, w, depth, color),
+                        _ => {}
                     }
                 };
             }
-            return go!(0 1 2 3 4 5 6);
+            go!(1 3 7);
         }
         {
             let Scratch {
@@ -647,32 +651,6 @@ fn one_minus(o: &mut [f32], x: &[f32]) {
     for (o, x) in o.iter_mut().zip(x) {
         *o = 1.0 - x;
     }
-}
-
-/// `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.
-#[inline(always)]
-pub fn to_unorm8(x: f32) -> u8 {
-    unorm8_u32(x) as u8
-}
-
-/// [`to_unorm8`] as a `u32`, in operations that vectorise (a float-to-int `as` cast does not,
-/// on baseline x86-64: it becomes one scalar conversion per lane).
-///
-/// A NaN fails `x > 0` and becomes 0. Then `y = x·255 + 0.5 ∈ [0.5,
-/// 255.5]`; adding 2²³ rounds it to an integer `r = round(y)` held in the mantissa bits, and
-/// `⌊y⌋ = r − [r > y]`. Every step is exact, so this equals `⌊y⌋` bit for bit.
-#[inline(always)]
-fn unorm8_u32(x: f32) -> u32 {
-    const MAGIC: f32 = 8_388_608.0; // 2²³
-                                    // Selects rather than `max`/`min` (whose NaN rules keep SSE2 from vectorising them).
-    let x = if x > 0.0 { x } else { 0.0 };
-    let x = if x < 1.0 { x } else { 1.0 };
-    let y = x * 255.0 + 0.5;
-    let z = y + MAGIC;
-    let r = z.to_bits() & 0x007F_FFFF;
-    // r ≥ 1 whenever r > y ≥ ½, so this never wraps; `wrapping_sub` only spares the overflow
-    // check, which would keep the loop from vectorising.
-    r.wrapping_sub(u32::from(z - MAGIC > y))
 }
 
 #[cfg(test)]

@@ -452,6 +452,33 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     a.iter().map(|&x| x as u64).sum()
 }
 
+/// The scalar definition the pack kernels ([`unorm8`], [`unorm8_fast`]) compute per lane:
+/// `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.
+#[inline(always)]
+pub(crate) fn to_unorm8(x: f32) -> u8 {
+    unorm8_u32(x) as u8
+}
+
+/// [`to_unorm8`] as a `u32`, in operations that vectorise (a float-to-int `as` cast does not,
+/// on baseline x86-64: it becomes one scalar conversion per lane).
+///
+/// A NaN fails `x > 0` and becomes 0. Then `y = x·255 + 0.5 ∈ [0.5,
+/// 255.5]`; adding 2²³ rounds it to an integer `r = round(y)` held in the mantissa bits, and
+/// `⌊y⌋ = r − [r > y]`. Every step is exact, so this equals `⌊y⌋` bit for bit.
+#[inline(always)]
+fn unorm8_u32(x: f32) -> u32 {
+    const MAGIC: f32 = 8_388_608.0; // 2²³
+                                    // Selects rather than `max`/`min` (whose NaN rules keep SSE2 from vectorising them).
+    let x = if x > 0.0 { x } else { 0.0 };
+    let x = if x < 1.0 { x } else { 1.0 };
+    let y = x * 255.0 + 0.5;
+    let z = y + MAGIC;
+    let r = z.to_bits() & 0x007F_FFFF;
+    // r ≥ 1 whenever r > y ≥ ½, so this never wraps; `wrapping_sub` only spares the overflow
+    // check, which would keep the loop from vectorising.
+    r.wrapping_sub(u32::from(z - MAGIC > y))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,10 +543,10 @@ mod tests {
         let e_unorm: Vec<u32> = (0..n)
             .map(|i| {
                 u32::from_le_bytes([
-                    super::super::fragment::to_unorm8(x[i]),
-                    super::super::fragment::to_unorm8(y[i]),
-                    super::super::fragment::to_unorm8(x[(i + 3) % n]),
-                    super::super::fragment::to_unorm8(y[(i + 5) % n]),
+                    super::to_unorm8(x[i]),
+                    super::to_unorm8(y[i]),
+                    super::to_unorm8(x[(i + 3) % n]),
+                    super::to_unorm8(y[(i + 5) % n]),
                 ])
             })
             .collect();
@@ -619,7 +646,7 @@ mod tests {
                 }
             });
             for i in 0..n {
-                let want = u32::from(super::super::fragment::to_unorm8(x[i]));
+                let want = u32::from(super::to_unorm8(x[i]));
                 assert_eq!(fast[i], want, "{level}: unorm8 of {:e}", x[i]);
             }
             // Count and any.

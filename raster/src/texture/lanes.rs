@@ -138,22 +138,13 @@ fn sample_batch_inner<S: Simd>(
     input: LaneInput<'_>,
     out: [&mut [f32]; 4],
 ) {
-    match (f.wrap_u, f.wrap_v) {
-        (0, 0) => batch::<S, 0, 0>(simd, tex, f, input, out),
-        (0, 1) => batch::<S, 0, 1>(simd, tex, f, input, out),
-        (0, _) => batch::<S, 0, 2>(simd, tex, f, input, out),
-        (1, 0) => batch::<S, 1, 0>(simd, tex, f, input, out),
-        (1, 1) => batch::<S, 1, 1>(simd, tex, f, input, out),
-        (1, _) => batch::<S, 1, 2>(simd, tex, f, input, out),
-        (_, 0) => batch::<S, 2, 0>(simd, tex, f, input, out),
-        (_, 1) => batch::<S, 2, 1>(simd, tex, f, input, out),
-        (_, _) => batch::<S, 2, 2>(simd, tex, f, input, out),
-    }
+    batch(simd, (f.wrap_u, f.wrap_v), tex, f, input, out)
 }
 
 #[inline(always)]
-fn batch<S: Simd, const WU: u8, const WV: u8>(
+fn batch<S: Simd>(
     simd: S,
+    wr: (u8, u8),
     tex: &Texture,
     f: LaneFilter,
     input: LaneInput<'_>,
@@ -166,7 +157,7 @@ fn batch<S: Simd, const WU: u8, const WV: u8>(
         let lambda = f32x8::from_slice(simd, &input.lambda[k..k + LANES]);
         let u = f32x8::from_slice(simd, &input.u[k..k + LANES]);
         let v = f32x8::from_slice(simd, &input.v[k..k + LANES]);
-        let c = sample8::<S, WU, WV>(simd, tex, f.mips, u, v, lambda);
+        let c = sample8(simd, wr, tex, f.mips, u, v, lambda);
         c[0].store_slice(&mut r[k..k + LANES]);
         c[1].store_slice(&mut g[k..k + LANES]);
         c[2].store_slice(&mut b[k..k + LANES]);
@@ -347,12 +338,26 @@ fn taps<S: Simd>(simd: S, tex: &Texture, d: &[usize; LANES], u: f32x8<S>, v: f32
     }
 }
 
+/// [`wrap_nb`] of the wrap code `w`, chosen at run time. The lanes kernel takes its wrap
+/// modes as values, not as const parameters: monomorphised, the nine (u, v) pairs made nine
+/// copies of the kernel per SIMD level, and that code was most of the crate's compile time
+/// (issue 35); the branch costs far less than a texel fetch. Same results as `wrap_nb`.
+#[inline(always)]
+fn wrap_nb_dyn(w: u8, i: i32, n: u32, pow2: bool) -> u32 {
+    match w {
+        0 => wrap_nb::<0>(i, n, pow2),
+        1 => wrap_nb::<1>(i, n, pow2),
+        _ => wrap_nb::<2>(i, n, pow2),
+    }
+}
+
 /// Bilinear on the levels `d` (per lane): the four texels of each lane fetched and wrapped
 /// as `filter::bilinear_nb` does, then `top·(1−β) + bottom·β` with
 /// `top = t00·(1−α) + t10·α` per channel.
 #[inline(always)]
-fn bilinear8<S: Simd, const WU: u8, const WV: u8>(
+fn bilinear8<S: Simd>(
     simd: S,
+    wr: (u8, u8),
     tex: &Texture,
     d: &[usize; LANES],
     t: &Taps<S>,
@@ -363,8 +368,14 @@ fn bilinear8<S: Simd, const WU: u8, const WV: u8>(
         let (w, h) = (level.width(), level.height());
         let (pw, ph) = (w.is_power_of_two(), h.is_power_of_two());
         let (i0, j0) = (t.i0[l], t.j0[l]);
-        let (x0, x1) = (wrap_nb::<WU>(i0, w, pw), wrap_nb::<WU>(i0 + 1, w, pw));
-        let (y0, y1) = (wrap_nb::<WV>(j0, h, ph), wrap_nb::<WV>(j0 + 1, h, ph));
+        let (x0, x1) = (
+            wrap_nb_dyn(wr.0, i0, w, pw),
+            wrap_nb_dyn(wr.0, i0 + 1, w, pw),
+        );
+        let (y0, y1) = (
+            wrap_nb_dyn(wr.1, j0, h, ph),
+            wrap_nb_dyn(wr.1, j0 + 1, h, ph),
+        );
         let px = level.texels();
         let (r0, r1) = (y0 as usize * w as usize, y1 as usize * w as usize);
         let fetch = |i: usize| i32::from_le_bytes(px[i]);
@@ -410,8 +421,9 @@ fn blend_taps<S: Simd>(simd: S, q: &[[i32; LANES]; 4], a: f32x8<S>, b: f32x8<S>)
 /// vector registers too ([`bilinear_level`]); otherwise lane by lane ([`bilinear8`]). Both
 /// compute the same values.
 #[inline(always)]
-fn filter_levels<S: Simd, const WU: u8, const WV: u8>(
+fn filter_levels<S: Simd>(
     simd: S,
+    wr: (u8, u8),
     tex: &Texture,
     d: &[usize; LANES],
     u: f32x8<S>,
@@ -421,19 +433,19 @@ fn filter_levels<S: Simd, const WU: u8, const WV: u8>(
         let level = &tex.levels[d[0]];
         let (w, h) = (level.width(), level.height());
         let wrap_in_lanes = |code: u8, n: u32| code == 2 || (code == 0 && n.is_power_of_two());
-        if wrap_in_lanes(WU, w) && wrap_in_lanes(WV, h) {
-            return bilinear_level::<S, WU, WV>(simd, level, u, v);
+        if wrap_in_lanes(wr.0, w) && wrap_in_lanes(wr.1, h) {
+            return bilinear_level(simd, wr, level, u, v);
         }
     }
-    bilinear8::<S, WU, WV>(simd, tex, d, &taps(simd, tex, d, u, v))
+    bilinear8(simd, wr, tex, d, &taps(simd, tex, d, u, v))
 }
 
 /// `filter::wrap_nb` in lanes for repeat on a power of two (`i & (n − 1)`) and clamp to
 /// edge (`clamp(i, 0, n − 1)`), the two cases [`filter_levels`] sends here.
 #[inline(always)]
-fn wrap8<S: Simd, const W: u8>(simd: S, i: i32x8<S>, n: u32) -> i32x8<S> {
+fn wrap8<S: Simd>(simd: S, w: u8, i: i32x8<S>, n: u32) -> i32x8<S> {
     let last = n as i32 - 1;
-    if W == 0 {
+    if w == 0 {
         i & last
     } else {
         simd.min_i32x8(
@@ -445,8 +457,9 @@ fn wrap8<S: Simd, const W: u8>(simd: S, i: i32x8<S>, n: u32) -> i32x8<S> {
 
 /// Bilinear on one level for 8 lanes, wraps and addresses in lanes (see [`filter_levels`]).
 #[inline(always)]
-fn bilinear_level<S: Simd, const WU: u8, const WV: u8>(
+fn bilinear_level<S: Simd>(
     simd: S,
+    wr: (u8, u8),
     level: &super::MipLevel,
     u: f32x8<S>,
     v: f32x8<S>,
@@ -454,10 +467,10 @@ fn bilinear_level<S: Simd, const WU: u8, const WV: u8>(
     let (w, h) = (level.width(), level.height());
     let (i0, a) = index_frac(simd, u * level.size_f.x - 0.5);
     let (j0, b) = index_frac(simd, v * level.size_f.y - 0.5);
-    let x0 = wrap8::<S, WU>(simd, i0, w);
-    let x1 = wrap8::<S, WU>(simd, i0 + 1, w);
-    let r0 = wrap8::<S, WV>(simd, j0, h) * w as i32;
-    let r1 = wrap8::<S, WV>(simd, j0 + 1, h) * w as i32;
+    let x0 = wrap8(simd, wr.0, i0, w);
+    let x1 = wrap8(simd, wr.0, i0 + 1, w);
+    let r0 = wrap8(simd, wr.1, j0, h) * w as i32;
+    let r1 = wrap8(simd, wr.1, j0 + 1, h) * w as i32;
     let a00: [i32; LANES] = (r0 + x0).into();
     let a10: [i32; LANES] = (r0 + x1).into();
     let a01: [i32; LANES] = (r1 + x0).into();
@@ -481,8 +494,9 @@ fn bilinear_level<S: Simd, const WU: u8, const WV: u8>(
 /// final lerp with weight 0: `t1·(1 − 0) + t1·0 = t1` exactly for the finite, non-negative
 /// texel values involved, so every lane takes the same instructions.
 #[inline(always)]
-fn sample8<S: Simd, const WU: u8, const WV: u8>(
+fn sample8<S: Simd>(
     simd: S,
+    wr: (u8, u8),
     tex: &Texture,
     mips: Mips,
     u: f32x8<S>,
@@ -530,8 +544,8 @@ fn sample8<S: Simd, const WU: u8, const WV: u8>(
             let d1 = two.select(d0 + 1, d0);
             // Magnified lanes read level 0.
             let (d0, d1) = (minified.select(d0, izero), minified.select(d1, izero));
-            let t0 = filter_levels_v::<S, WU, WV>(simd, tex, d0, u, v);
-            let t1 = filter_levels_v::<S, WU, WV>(simd, tex, d1, u, v);
+            let t0 = filter_levels_v(simd, wr, tex, d0, u, v);
+            let t1 = filter_levels_v(simd, wr, tex, d1, u, v);
             let t1m = one - t;
             let mut out = t0;
             for c in 0..4 {
@@ -540,14 +554,15 @@ fn sample8<S: Simd, const WU: u8, const WV: u8>(
             return out;
         }
     };
-    filter_levels::<S, WU, WV>(simd, tex, &d, u, v)
+    filter_levels(simd, wr, tex, &d, u, v)
 }
 
 /// [`filter_levels`] for levels held in lanes: one level for all lanes goes straight to
 /// the in-lanes path when it can.
 #[inline(always)]
-fn filter_levels_v<S: Simd, const WU: u8, const WV: u8>(
+fn filter_levels_v<S: Simd>(
     simd: S,
+    wr: (u8, u8),
     tex: &Texture,
     d: i32x8<S>,
     u: f32x8<S>,
@@ -559,12 +574,12 @@ fn filter_levels_v<S: Simd, const WU: u8, const WV: u8>(
         let level = &tex.levels[d0 as usize];
         let (w, h) = (level.width(), level.height());
         let wrap_in_lanes = |code: u8, n: u32| code == 2 || (code == 0 && n.is_power_of_two());
-        if wrap_in_lanes(WU, w) && wrap_in_lanes(WV, h) {
-            return bilinear_level::<S, WU, WV>(simd, level, u, v);
+        if wrap_in_lanes(wr.0, w) && wrap_in_lanes(wr.1, h) {
+            return bilinear_level(simd, wr, level, u, v);
         }
     }
     let d: [usize; LANES] = dl.map(|x| x as usize);
-    bilinear8::<S, WU, WV>(simd, tex, &d, &taps(simd, tex, &d, u, v))
+    bilinear8(simd, wr, tex, &d, &taps(simd, tex, &d, u, v))
 }
 
 #[cfg(test)]
