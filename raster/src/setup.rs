@@ -185,13 +185,8 @@ impl SetupCtx {
     /// of `out.var` is never read).
     #[inline]
     pub fn to_window_into(&self, v: &ClipVertex, out: &mut WinVertex) {
-        let q = 1.0 / v.pos.w;
-        let vp = &self.viewport;
-        out.x = vp.x + (v.pos.x * q + 1.0) * (vp.width * 0.5);
-        out.y = vp.y + (1.0 - v.pos.y * q) * (vp.height * 0.5);
-        out.z = vp.min_depth + (v.pos.z * q) * (vp.max_depth - vp.min_depth);
-        out.q = q;
-        out.var[..self.nvar].copy_from_slice(&v.var[..self.nvar]);
+        (out.x, out.y) = self.window_xy(v.pos);
+        self.to_window_zq_into(v, out);
     }
 
     /// [`SetupCtx::to_window_into`] without the window `x` and `y` (left as they were): for

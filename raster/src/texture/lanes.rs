@@ -126,25 +126,13 @@ pub(crate) fn sample_batch<S: Simd>(
 ) {
     simd.vectorize(
         #[inline(always)]
-        || sample_batch_inner(simd, tex, f, input, out),
+        || batch(simd, tex, f, input, out),
     )
-}
-
-#[inline(always)]
-fn sample_batch_inner<S: Simd>(
-    simd: S,
-    tex: &Texture,
-    f: LaneFilter,
-    input: LaneInput<'_>,
-    out: [&mut [f32]; 4],
-) {
-    batch(simd, (f.wrap_u, f.wrap_v), tex, f, input, out)
 }
 
 #[inline(always)]
 fn batch<S: Simd>(
     simd: S,
-    wr: (u8, u8),
     tex: &Texture,
     f: LaneFilter,
     input: LaneInput<'_>,
@@ -153,6 +141,7 @@ fn batch<S: Simd>(
     let n = input.u.len();
     debug_assert!(n.is_multiple_of(LANES) && input.v.len() == n && input.lambda.len() == n);
     let [r, g, b, a] = out;
+    let wr = (f.wrap_u, f.wrap_v);
     for k in (0..n).step_by(LANES) {
         let lambda = f32x8::from_slice(simd, &input.lambda[k..k + LANES]);
         let u = f32x8::from_slice(simd, &input.u[k..k + LANES]);
@@ -415,31 +404,6 @@ fn blend_taps<S: Simd>(simd: S, q: &[[i32; LANES]; 4], a: f32x8<S>, b: f32x8<S>)
     out
 }
 
-/// Bilinear on level `d[i]` for lane `i`. When all lanes read one level (the usual case: λ
-/// changes slowly across 8 neighbouring pixels) the level's size is a constant and, for
-/// power-of-two repeat and clamp-to-edge, the wrap and the texel address are computed in
-/// vector registers too ([`bilinear_level`]); otherwise lane by lane ([`bilinear8`]). Both
-/// compute the same values.
-#[inline(always)]
-fn filter_levels<S: Simd>(
-    simd: S,
-    wr: (u8, u8),
-    tex: &Texture,
-    d: &[usize; LANES],
-    u: f32x8<S>,
-    v: f32x8<S>,
-) -> [f32x8<S>; 4] {
-    if d.iter().all(|&x| x == d[0]) {
-        let level = &tex.levels[d[0]];
-        let (w, h) = (level.width(), level.height());
-        let wrap_in_lanes = |code: u8, n: u32| code == 2 || (code == 0 && n.is_power_of_two());
-        if wrap_in_lanes(wr.0, w) && wrap_in_lanes(wr.1, h) {
-            return bilinear_level(simd, wr, level, u, v);
-        }
-    }
-    bilinear8(simd, wr, tex, d, &taps(simd, tex, d, u, v))
-}
-
 /// `filter::wrap_nb` in lanes for repeat on a power of two (`i & (n − 1)`) and clamp to
 /// edge (`clamp(i, 0, n − 1)`), the two cases [`filter_levels`] sends here.
 #[inline(always)]
@@ -544,8 +508,8 @@ fn sample8<S: Simd>(
             let d1 = two.select(d0 + 1, d0);
             // Magnified lanes read level 0.
             let (d0, d1) = (minified.select(d0, izero), minified.select(d1, izero));
-            let t0 = filter_levels_v(simd, wr, tex, d0, u, v);
-            let t1 = filter_levels_v(simd, wr, tex, d1, u, v);
+            let t0 = filter_levels(simd, wr, tex, d0, u, v);
+            let t1 = filter_levels(simd, wr, tex, d1, u, v);
             let t1m = one - t;
             let mut out = t0;
             for c in 0..4 {
@@ -554,13 +518,23 @@ fn sample8<S: Simd>(
             return out;
         }
     };
-    filter_levels(simd, wr, tex, &d, u, v)
+    filter_levels(
+        simd,
+        wr,
+        tex,
+        i32x8::from_slice(simd, &d.map(|x| x as i32)),
+        u,
+        v,
+    )
 }
 
-/// [`filter_levels`] for levels held in lanes: one level for all lanes goes straight to
-/// the in-lanes path when it can.
+/// Bilinear on level `d[i]` for lane `i`. When all lanes read one level (the usual case: λ
+/// changes slowly across 8 neighbouring pixels) the level's size is a constant and, for
+/// power-of-two repeat and clamp-to-edge, the wrap and the texel address are computed in
+/// vector registers too ([`bilinear_level`]); otherwise lane by lane ([`bilinear8`]). Both
+/// compute the same values.
 #[inline(always)]
-fn filter_levels_v<S: Simd>(
+fn filter_levels<S: Simd>(
     simd: S,
     wr: (u8, u8),
     tex: &Texture,
