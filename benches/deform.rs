@@ -19,7 +19,7 @@
 //! The models are third-party and not in the repository: they are read from
 //! `$PLUMB_ASSETS/gltf/khronos/...`, else from `../shared/assets/...` relative to the
 //! repository. Without them the bench prints a skip message and measures nothing. Run:
-//! `cargo bench --bench deform`.
+//! `cargo bench -p plumb-bench --bench deform`.
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 
 use std::path::PathBuf;
@@ -37,7 +37,7 @@ const H: u32 = 1080;
 fn model(rel: &str) -> Option<PathBuf> {
     let base = match std::env::var_os("PLUMB_ASSETS") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets"),
     };
     let path = base.join(rel);
     path.is_file().then_some(path)

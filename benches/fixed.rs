@@ -1,6 +1,6 @@
 //! Fixed-function benchmarks (issue 3): 1080p full-screen trilinear textured + fogged +
 //! depth-tested fill; per-pixel lit fill with 8 lights; vertex lighting throughput with 8
-//! lights. Run: `cargo bench --bench fixed`.
+//! lights. Run: `cargo bench -p plumb-bench --bench fixed`.
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 //! The model is third-party and not in the repository: it is read from
 //! `$PLUMB_ASSETS/gltf/khronos/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf`, else from
 //! `../shared/assets/...` relative to the repository. Without it the bench prints a skip
-//! message and measures nothing. Run: `cargo bench --bench gltf_truck`.
+//! message and measures nothing. Run: `cargo bench -p plumb-bench --bench gltf_truck`.
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 
 use std::path::PathBuf;
@@ -24,7 +24,7 @@ const MODEL: &str = "gltf/khronos/CesiumMilkTruck/glTF/CesiumMilkTruck.gltf";
 fn model() -> Option<PathBuf> {
     let base = match std::env::var_os("PLUMB_ASSETS") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets"),
     };
     let path = base.join(MODEL);
     path.is_file().then_some(path)

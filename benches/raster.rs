@@ -1,7 +1,7 @@
 //! Rasterizer core benchmarks (issue 2): full-screen Gouraud depth-tested fill at 1080p and
 //! 1M small depth-tested triangles, each at 1 and 2 threads.
 //!
-//! Run: `cargo bench --bench raster`. Throughput is reported per element (fragments for the
+//! Run: `cargo bench -p plumb-bench --bench raster`. Throughput is reported per element (fragments for the
 //! fill, triangles for the small-triangle case).
 
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]

@@ -4,7 +4,7 @@
 //! transparent (blended, read-only depth, sorted back to front). Each iteration is one
 //! `Scene::draw` = update + cull + sort + draw with `SoftRenderer` (2 threads).
 //! The `moving` variant also moves every row each frame (a dirty update).
-//! Run: `cargo bench --bench scene_frame`.
+//! Run: `cargo bench -p plumb-bench --bench scene_frame`.
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 
 use std::sync::Arc;

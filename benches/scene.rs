@@ -1,7 +1,7 @@
 //! Scene-graph benchmarks (DESIGN §9): update of a ~100k-node scene (clean, one leaf moved,
 //! fully dirty), culling and picking in the same scene.
 //!
-//! Run: `cargo bench -p plumb-scene -- --warm-up-time 1 --measurement-time 3`.
+//! Run: `cargo bench -p plumb-bench --bench scene -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! that cross each other, collided with sphere and box trees (all hits and first hit), and
 //! the tree build itself.
 //!
-//! Run: `cargo bench -p plumb-scene --bench collide -- --warm-up-time 1 --measurement-time 3`.
+//! Run: `cargo bench -p plumb-bench --bench collide -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Continuous LOD: building the collapse records of a ~10k-triangle mesh, and moving the
 //! target record across the whole range and back.
 //!
-//! Run: `cargo bench -p plumb-scene --bench clod -- --warm-up-time 1 --measurement-time 3`.
+//! Run: `cargo bench -p plumb-bench --bench clod -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 

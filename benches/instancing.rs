@@ -9,7 +9,7 @@
 //!   each update expands and collapses what the step changed.
 //!
 //! Node counts per frame go to stderr. Run:
-//! `cargo bench -p plumb-scene --bench instancing -- --warm-up-time 1 --measurement-time 3`.
+//! `cargo bench -p plumb-bench --bench instancing -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! C00, from a diagonal room, from outside above the level, and from C00 with all its
 //! portals closed (the BSP descent and one region: the floor).
 //!
-//! Run: `cargo bench -p plumb-scene --bench portals -- --warm-up-time 1 --measurement-time 3`.
+//! Run: `cargo bench -p plumb-bench --bench portals -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 use std::path::Path;
