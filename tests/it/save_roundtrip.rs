@@ -211,29 +211,53 @@ fn round_trip(c: &Case, scratch: &Path) -> Result<Outcome, String> {
     Ok(Outcome::Same)
 }
 
+/// One case: `Ok(true)` round-tripped, `Ok(false)` refused as listed in `UNSUPPORTED`.
+fn run_case(c: &Case, scratch: &Path) -> Result<bool, String> {
+    let case = &c.name;
+    let dir = scratch.join(case.replace('/', "_"));
+    let expected = UNSUPPORTED.iter().find(|(n, _)| n == case).map(|(_, f)| *f);
+    match (round_trip(c, &dir), expected) {
+        (Ok(Outcome::Same), None) => Ok(true),
+        (Ok(Outcome::Same), Some(_)) => Err(format!(
+            "{case}: round-trips now; remove it from UNSUPPORTED"
+        )),
+        (Ok(Outcome::Refused(msg)), Some(f)) if msg.contains(f) => {
+            eprintln!("{case}: refused as listed: {msg}");
+            Ok(false)
+        }
+        (Ok(Outcome::Refused(msg)), _) => Err(format!("{case}: refused: {msg}")),
+        (Err(e), _) => Err(format!("{case}: {e}")),
+    }
+}
+
+/// Runs the cases on two workers (cases alternate between them), and returns the failures
+/// in case order.
 fn run(cases: Vec<Case>) -> Vec<String> {
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("save_roundtrip");
-    let mut failures = Vec::new();
-    let (total, mut same, mut refused) = (cases.len(), 0, 0);
-    for c in cases {
-        let case = &c.name;
-        let dir = scratch.join(case.replace('/', "_"));
-        let expected = UNSUPPORTED.iter().find(|(n, _)| n == case).map(|(_, f)| *f);
-        match (round_trip(&c, &dir), expected) {
-            (Ok(Outcome::Same), None) => same += 1,
-            (Ok(Outcome::Same), Some(_)) => failures.push(format!(
-                "{case}: round-trips now; remove it from UNSUPPORTED"
-            )),
-            (Ok(Outcome::Refused(msg)), Some(f)) if msg.contains(f) => {
-                refused += 1;
-                eprintln!("{case}: refused as listed: {msg}");
-            }
-            (Ok(Outcome::Refused(msg)), _) => failures.push(format!("{case}: refused: {msg}")),
-            (Err(e), _) => failures.push(format!("{case}: {e}")),
-        }
-    }
+    let total = cases.len();
+    let outcomes: Vec<(usize, Result<bool, String>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let (cases, scratch) = (&cases, &scratch);
+                s.spawn(move || {
+                    (w..cases.len())
+                        .step_by(2)
+                        .map(|i| (i, run_case(&cases[i], scratch)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|h| h.join().expect("a round-trip worker panicked"))
+            .collect()
+    });
+    let mut outcomes = outcomes;
+    outcomes.sort_by_key(|(i, _)| *i);
+    let same = outcomes.iter().filter(|(_, o)| o == &Ok(true)).count();
+    let refused = outcomes.iter().filter(|(_, o)| o == &Ok(false)).count();
     eprintln!("{total} cases: {same} round-trip, {refused} refused as listed");
-    failures
+    outcomes.into_iter().filter_map(|(_, o)| o.err()).collect()
 }
 
 #[test]
