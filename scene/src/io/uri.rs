@@ -7,8 +7,8 @@
 //! **Staying inside the asset**: a referenced file (glTF buffer or image, OBJ `mtllib`, MTL
 //! texture map, a scene file's `import` or texture `file`) resolves inside the folder of the
 //! file that references it. Absolute paths, and `..` components that climb above that
-//! folder, are refused ([`inside`]); the check is lexical (a symbolic link inside the folder
-//! is followed). Only regular files are read ([`read_file`]): a FIFO, a device or a
+//! folder, are refused ([`inside`]); so is a path whose symbolic links, once resolved, lead
+//! out of that folder. Only regular files are read ([`read_file`]): a FIFO, a device or a
 //! directory is refused from its metadata, before it is opened.
 
 use std::path::{Path, PathBuf};
@@ -57,9 +57,43 @@ fn percent_decode(s: &str) -> Result<String, String> {
 /// paths (and Windows drive or UNC prefixes) are refused, and so is a `..` that climbs
 /// above `base`. A `..` that comes back down (`a/../b`) is fine.
 ///
+/// Symbolic links are resolved before the check: when the path exists, its canonical form
+/// must lie inside `base`'s canonical form, so neither a link that points out of the folder
+/// nor a `..` taken after a linked directory (`link/../../x`, which the lexical check alone
+/// would pass) reaches a file outside. A path that does not exist is returned unchanged;
+/// reading it then fails with the operating system's "not found".
+///
 /// # Errors
 /// Why the path was refused, for a message.
 pub(crate) fn inside(base: &Path, rel: &str) -> Result<PathBuf, String> {
+    let joined = inside_lexically(base, rel)?;
+    let Ok(real) = std::fs::canonicalize(&joined) else {
+        return Ok(joined);
+    };
+    let base = if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    };
+    let real_base = std::fs::canonicalize(base).map_err(|e| {
+        format!(
+            "the referencing file's folder {} cannot be resolved: {e}",
+            base.display()
+        )
+    })?;
+    if real.starts_with(&real_base) {
+        Ok(joined)
+    } else {
+        Err(format!(
+            "resolves through a symbolic link to {}, outside the referencing file's folder \
+             (refused)",
+            real.display()
+        ))
+    }
+}
+
+/// The lexical half of [`inside`]: no absolute path, no `..` above `base`.
+fn inside_lexically(base: &Path, rel: &str) -> Result<PathBuf, String> {
     use std::path::Component;
     let p = Path::new(rel);
     let mut depth = 0usize;

@@ -346,6 +346,75 @@ fn scene_file_import_and_texture_outside_the_folder_are_refused() {
     assert!(e.to_string().contains("refused"), "{e}");
 }
 
+/// Links resolve before the containment check (issue 29, class 5): a `..` taken after a linked
+/// folder, a link to a file outside, and a linked folder that leads outside are refused for
+/// every kind of referenced file; a link that stays inside still loads.
+#[cfg(unix)]
+#[test]
+fn symbolic_links_that_lead_out_of_the_folder_are_refused() {
+    use std::os::unix::fs::symlink;
+    let (asset, secret) = asset_and_secret("escape-links");
+    let top = asset.parent().unwrap().to_path_buf();
+    // `deep/a/b` is outside the asset and `asset/hop` links to it: `hop/../x.bin` is
+    // lexically `asset/x.bin`, but the system resolves it to `deep/a/x.bin`.
+    let deep = top.join("deep/a/b");
+    std::fs::create_dir_all(&deep).unwrap();
+    let mut b = Builder::default();
+    let d = triangle(&mut b);
+    let embedded: serde_json::Value = serde_json::from_str(&b.gltf(d.clone())).unwrap();
+    let data_uri = embedded["buffers"][0]["uri"].as_str().unwrap().to_owned();
+    let bytes = base64_decode(data_uri.split(',').nth(1).unwrap());
+    write(&top.join("deep/a"), "x.bin", &bytes);
+    symlink(&deep, asset.join("hop")).unwrap();
+    symlink(&secret, asset.join("linked.bin")).unwrap();
+    symlink(&top, asset.join("up")).unwrap();
+    for uri in ["hop/../x.bin", "linked.bin", "up/secret.bin"] {
+        let p = write(&asset, "m.gltf", b.gltf_external(d.clone(), uri));
+        let e = load_at(&p);
+        assert!(
+            matches!(&e, IoError::MissingResource { kind: "buffer", .. }),
+            "{uri}: {e}"
+        );
+        assert!(e.to_string().contains("symbolic link"), "{uri}: {e}");
+    }
+    // Images, OBJ material libraries, scene-file imports and texture files alike.
+    write(&top, "up.png", png(2, 2, [1, 2, 3, 4]));
+    write(&top, "up.obj", TRI_OBJ);
+    let mut d2 = d.clone();
+    d2["meshes"][0]["primitives"][0]["material"] = json!(0);
+    d2["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+    d2["textures"] = json!([{"source": 0}]);
+    d2["images"] = json!([{"uri": "up/up.png"}]);
+    let e = load_at(&write(&asset, "i.gltf", b.gltf(d2)));
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    write(&top, "up.mtl", "newmtl a\nKd 1 0 0\n");
+    let e = load_at(&write(
+        &asset,
+        "s.obj",
+        "mtllib up/up.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n",
+    ));
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    let doc = json!({"format": "plumb-scene", "version": 1,
+        "root": {"children": [{"name": "i", "import": "up/up.obj"}]}});
+    let e = load_at(&write(&asset, "s.json", doc.to_string()));
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    let doc = json!({"format": "plumb-scene", "version": 1,
+        "textures": [{"name": "t", "file": "up/up.png"}],
+        "root": {"children": []}});
+    let e = load_at(&write(&asset, "t.json", doc.to_string()));
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    // A link that stays inside the folder is followed.
+    std::fs::create_dir_all(asset.join("real")).unwrap();
+    write(&asset.join("real"), "m.bin", &bytes);
+    symlink(asset.join("real"), asset.join("alias")).unwrap();
+    let p = write(
+        &asset,
+        "ok.gltf",
+        b.gltf_external(triangle_doc(), "alias/m.bin"),
+    );
+    io::load(&p, &ImportOptions::default()).expect("a link inside the folder loads");
+}
+
 #[cfg(unix)]
 #[test]
 fn fifo_and_directory_buffers_are_refused_without_blocking() {
