@@ -40,6 +40,10 @@
 //!   primitive both skinned and morphed is refused with [`IoError::Unsupported`].
 //! * **`KHR_mesh_quantization`**: integer positions, normals, texture coordinates and morph
 //!   deltas (normalized or not) are read as the extension specifies; a file may require it.
+//!   Only when `extensionsUsed` lists it: otherwise each attribute must have one of the core
+//!   specification's formats (float positions, normals and tangents; float or normalized
+//!   unsigned texture coordinates, colours and weights), and `normalized` is refused on
+//!   anything but bytes and shorts, as the Khronos validator does.
 //!
 //! The import is all-or-nothing: nodes are built in a detached subtree and attached only
 //! when everything succeeded.

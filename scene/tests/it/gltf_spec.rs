@@ -54,6 +54,16 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("node-matrix-and-trs", "nodes[0]", "both a matrix and"),
     ("node-own-child", "nodes[1].children", "the node itself"),
     (
+        "normalized-float-position",
+        "accessors[0].normalized",
+        "only bytes and shorts",
+    ),
+    (
+        "quantized-position-without-extension",
+        "meshes[0].primitives[0].attributes.POSITION",
+        "which extensionsUsed does not list",
+    ),
+    (
         "node-two-parents",
         "nodes[3]",
         "child of both node 1 and node 2",
@@ -64,6 +74,16 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "lists node 0 twice",
     ),
     ("scene-non-root-node", "scenes[0].nodes", "not a root"),
+    (
+        "ubyte-normal-with-quantization",
+        "meshes[0].primitives[0].attributes.NORMAL",
+        "VEC3 normalized UNSIGNED_BYTE",
+    ),
+    (
+        "uint-position-with-quantization",
+        "meshes[0].primitives[0].attributes.POSITION",
+        "VEC3 UNSIGNED_INT",
+    ),
     ("unused-node-cycle", "nodes[", "own ancestor"),
 ];
 

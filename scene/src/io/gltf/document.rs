@@ -386,5 +386,187 @@ pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
             message: format!("{}{more}", what.to_string().to_lowercase()),
         });
     }
+    check_attribute_formats(file, &root)?;
     Ok(Document::from_json_without_validation(root))
+}
+
+/// The accessor formats the specification allows for each vertex attribute (glTF 2.0,
+/// "Meshes", and `KHR_mesh_quantization` when `extensionsUsed` lists it), and
+/// `normalized` only on 8- and 16-bit integers (the validator's ACCESSOR_NORMALIZED_INVALID,
+/// MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT). Runs after validation, so every
+/// accessor index is in range.
+fn check_attribute_formats(file: &Path, root: &::gltf::json::Root) -> Result<(), IoError> {
+    use ::gltf::json::accessor::{ComponentType as C, Type as T};
+    use ::gltf::json::validation::Checked::Valid;
+    use ::gltf::Semantic as S;
+    let bad = |context: String, message: String| IoError::Invalid {
+        file: file.to_owned(),
+        location: None,
+        context,
+        message,
+    };
+    for (i, a) in root.accessors.iter().enumerate() {
+        if let Valid(ct) = &a.component_type {
+            if a.normalized && !matches!(ct.0, C::I8 | C::U8 | C::I16 | C::U16) {
+                return Err(bad(
+                    format!("accessors[{i}].normalized"),
+                    format!(
+                        "is true on {} components; only bytes and shorts can be normalized",
+                        component_name(ct.0)
+                    ),
+                ));
+            }
+        }
+    }
+    let quantized = root
+        .extensions_used
+        .iter()
+        .any(|e| e == "KHR_mesh_quantization");
+    // (types, integer formats allowed without the extension, extra ones with it). Integer
+    // formats: (component, normalized). Float is always allowed.
+    type Formats = &'static [(C, bool)];
+    const NORM8_16: Formats = &[(C::U8, true), (C::U16, true)];
+    const SNORM: Formats = &[(C::I8, true), (C::I16, true)];
+    const ANY8_16: Formats = &[
+        (C::I8, false),
+        (C::I8, true),
+        (C::U8, false),
+        (C::U8, true),
+        (C::I16, false),
+        (C::I16, true),
+        (C::U16, false),
+        (C::U16, true),
+    ];
+    const SIGNED8_16: Formats = &[
+        (C::I8, false),
+        (C::I8, true),
+        (C::I16, false),
+        (C::I16, true),
+    ];
+    const JOINTS: Formats = &[(C::U8, false), (C::U16, false)];
+    let rule = |sem: &S, target: bool| -> Option<(&'static [T], bool, Formats, Formats)> {
+        Some(match (sem, target) {
+            (S::Positions, false) => (&[T::Vec3], true, &[], ANY8_16),
+            (S::Normals, false) => (&[T::Vec3], true, &[], SNORM),
+            (S::Tangents, false) => (&[T::Vec4], true, &[], SNORM),
+            (S::TexCoords(_), false) => (&[T::Vec2], true, NORM8_16, ANY8_16),
+            (S::Colors(_), false) => (&[T::Vec3, T::Vec4], true, NORM8_16, &[]),
+            (S::Joints(_), false) => (&[T::Vec4], false, JOINTS, &[]),
+            (S::Weights(_), false) => (&[T::Vec4], true, NORM8_16, &[]),
+            (S::Positions, true) => (&[T::Vec3], true, &[], SIGNED8_16),
+            (S::Normals | S::Tangents, true) => (&[T::Vec3], true, &[], SNORM),
+            _ => return None,
+        })
+    };
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let targets = prim
+                .targets
+                .iter()
+                .flatten()
+                .enumerate()
+                .flat_map(|(t, tg)| {
+                    [
+                        (tg.positions.as_ref(), S::Positions),
+                        (tg.normals.as_ref(), S::Normals),
+                        (tg.tangents.as_ref(), S::Tangents),
+                    ]
+                    .into_iter()
+                    .filter_map(move |(a, sem)| {
+                        a.map(|a| (format!("targets[{t}]"), sem, a.value(), true))
+                    })
+                });
+            let attributes = prim.attributes.iter().filter_map(|(sem, a)| match sem {
+                Valid(sem) => Some(("attributes".to_owned(), sem.clone(), a.value(), false)),
+                _ => None,
+            });
+            for (place, sem, index, target) in attributes.chain(targets) {
+                let Some((types, float, core, extra)) = rule(&sem, target) else {
+                    continue;
+                };
+                let Some(a) = root.accessors.get(index) else {
+                    continue;
+                };
+                let (Valid(ty), Valid(ct)) = (&a.type_, &a.component_type) else {
+                    continue;
+                };
+                let context = format!("meshes[{m}].primitives[{p}].{place}.{}", sem_name(&sem));
+                if !types.contains(ty) {
+                    let expected: Vec<&str> = types.iter().map(|t| type_name(*t)).collect();
+                    return Err(bad(
+                        context,
+                        format!(
+                            "accessor {index} is {}, expected {}",
+                            type_name(*ty),
+                            expected.join(" or ")
+                        ),
+                    ));
+                }
+                let format = (ct.0, a.normalized);
+                if (float && ct.0 == C::F32)
+                    || core.contains(&format)
+                    || (quantized && extra.contains(&format))
+                {
+                    continue;
+                }
+                let with = if !quantized && extra.contains(&format) {
+                    " without KHR_mesh_quantization, which extensionsUsed does not list"
+                } else {
+                    ""
+                };
+                return Err(bad(
+                    context,
+                    format!(
+                        "accessor {index} is {} {}{}, which the specification does not allow \
+                         for this attribute{with}",
+                        type_name(*ty),
+                        if a.normalized { "normalized " } else { "" },
+                        component_name(ct.0),
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A component type as the specification names it.
+fn component_name(c: ::gltf::json::accessor::ComponentType) -> &'static str {
+    use ::gltf::json::accessor::ComponentType as C;
+    match c {
+        C::I8 => "BYTE",
+        C::U8 => "UNSIGNED_BYTE",
+        C::I16 => "SHORT",
+        C::U16 => "UNSIGNED_SHORT",
+        C::U32 => "UNSIGNED_INT",
+        C::F32 => "FLOAT",
+    }
+}
+
+/// An accessor type as the specification names it.
+fn type_name(t: ::gltf::json::accessor::Type) -> &'static str {
+    use ::gltf::json::accessor::Type as T;
+    match t {
+        T::Scalar => "SCALAR",
+        T::Vec2 => "VEC2",
+        T::Vec3 => "VEC3",
+        T::Vec4 => "VEC4",
+        T::Mat2 => "MAT2",
+        T::Mat3 => "MAT3",
+        T::Mat4 => "MAT4",
+    }
+}
+
+/// An attribute semantic as the file spells it.
+fn sem_name(s: &::gltf::Semantic) -> String {
+    use ::gltf::Semantic as S;
+    match s {
+        S::Positions => "POSITION".to_owned(),
+        S::Normals => "NORMAL".to_owned(),
+        S::Tangents => "TANGENT".to_owned(),
+        S::Colors(n) => format!("COLOR_{n}"),
+        S::TexCoords(n) => format!("TEXCOORD_{n}"),
+        S::Joints(n) => format!("JOINTS_{n}"),
+        S::Weights(n) => format!("WEIGHTS_{n}"),
+    }
 }
