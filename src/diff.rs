@@ -60,8 +60,10 @@
 //! 5. **Per-pixel error** `ΔE = ΔEc^(1 − ΔF')`, in `[0, 1]`; the report holds its mean.
 //!
 //! All arithmetic is IEEE `+ − × ÷ sqrt` in a fixed order plus [`crate::raster::math`]
-//! (libm) for `exp`/`powf`/`log2`, with no parallelism or hashing, so results are identical
-//! on every platform.
+//! (libm) for `exp`/`powf`/`log2`, with no hashing, so results are identical on every
+//! platform. Threads split only independent work (the two images' filters, and per-pixel
+//! stages in fixed chunks); every sum runs in one fixed order, so the thread count changes
+//! no bit either.
 //!
 //! # Heat map
 //!
@@ -72,6 +74,7 @@
 use std::fmt;
 
 use image::{Rgba, RgbaImage};
+use rayon::prelude::*;
 
 mod png_rows;
 mod rows;
@@ -571,32 +574,59 @@ fn convolve(
 ) -> Plane {
     let w = src.w;
     let mut tmp = Plane::new(w, src.h);
-    let rx = (kx.len() / 2) as isize;
-    for y in 0..src.h {
-        let row = &src.data[y * w..(y + 1) * w];
-        for x in 0..w {
-            let mut acc = 0.0f32;
-            for (i, &k) in kx.iter().enumerate() {
-                let sx = (x as isize + i as isize - rx).clamp(0, w as isize - 1) as usize;
-                acc += k * row[sx];
-            }
-            tmp.data[y * w + x] = acc;
-        }
+    for (row, out) in src
+        .data
+        .chunks_exact(w.max(1))
+        .zip(tmp.data.chunks_exact_mut(w.max(1)))
+    {
+        convolve_row(row, kx, out);
     }
+    // Vertical pass, a whole row at a time (each output row adds the kernel's rows in kernel
+    // order, so every pixel sums the same products in the same order as a per-pixel loop).
     let mut out = Plane::new(w, y1 - y0);
     let ry = (ky.len() / 2) as isize;
     for y in y0..y1 {
-        let o = (y - y0) * w;
-        for x in 0..w {
-            let mut acc = 0.0f32;
-            for (i, &k) in ky.iter().enumerate() {
-                let sy = (y as isize + i as isize - ry).clamp(0, height as isize - 1) as usize;
-                acc += k * tmp.data[(sy - s0) * w + x];
+        let o = &mut out.data[(y - y0) * w..(y - y0 + 1) * w];
+        for (i, &k) in ky.iter().enumerate() {
+            let sy = (y as isize + i as isize - ry).clamp(0, height as isize - 1) as usize;
+            let r = &tmp.data[(sy - s0) * w..(sy - s0 + 1) * w];
+            for (acc, &v) in o.iter_mut().zip(r) {
+                *acc += k * v;
             }
-            out.data[o + x] = acc;
         }
     }
     out
+}
+
+/// One row of the horizontal pass, clamp-to-edge: `out[x] = Σᵢ k[i]·row[clamp(x + i − r)]`,
+/// summed in tap order from 0. The interior (no clamping) runs tap by tap over the whole
+/// span so it vectorises; each pixel still adds the same products in the same order.
+fn convolve_row(row: &[f32], k: &[f32], out: &mut [f32]) {
+    let w = row.len();
+    let r = k.len() / 2;
+    let clamped = |x: usize| {
+        let mut acc = 0.0f32;
+        for (i, &kv) in k.iter().enumerate() {
+            let sx = (x + i).saturating_sub(r).min(w - 1);
+            acc += kv * row[sx];
+        }
+        acc
+    };
+    if w <= 2 * r {
+        for (x, o) in out.iter_mut().enumerate() {
+            *o = clamped(x);
+        }
+        return;
+    }
+    let span = w - 2 * r;
+    for (i, &kv) in k.iter().enumerate() {
+        for (acc, &v) in out[r..r + span].iter_mut().zip(&row[i..i + span]) {
+            *acc += kv * v;
+        }
+    }
+    for x in (0..r).chain(r + span..w) {
+        out[x] = clamped(x);
+    }
 }
 
 /// One Gaussian term `a·√(π/b)·exp(−π²r²/b)` of a CSF kernel: its 1D profile
@@ -768,6 +798,8 @@ impl Flip {
             .map(|c| csf_filter(&ch[c], &self.csf[c], s0, band, height))
             .collect();
         let lab = (0..f[0].data.len())
+            .into_par_iter()
+            .with_min_len(4096)
             .map(|i| {
                 let xyz = ycxcz_to_xyz([f[0].data[i], f[1].data[i], f[2].data[i]], self.wp);
                 let rgb = mat3(&XYZ_TO_RGB, xyz).map(|c| c.clamp(0.0, 1.0));
@@ -808,7 +840,10 @@ impl Flip {
             || self.prepare(a, window, band, height),
             || self.prepare(b, window, band, height),
         );
+        // Per pixel and independent: split across threads in fixed chunks, same values.
         (0..pa.lab.len())
+            .into_par_iter()
+            .with_min_len(4096)
             .map(|i| {
                 let cmax = self.cmax;
                 let e = math::powf(hyab(pa.lab[i], pb.lab[i]), QC);
@@ -890,6 +925,86 @@ mod tests {
             b.put_pixel(x, y, Rgba([p[0] ^ 0x5a, p[1], p[2] / 2, p[3]]));
         }
         (a, b)
+    }
+
+    /// The per-pixel separable convolution `convolve` replaced (each tap clamped, pixel by
+    /// pixel): the reference its bits must equal.
+    fn convolve_per_pixel(
+        src: &Plane,
+        kx: &[f32],
+        ky: &[f32],
+        s0: usize,
+        (y0, y1): (usize, usize),
+        height: usize,
+    ) -> Vec<f32> {
+        let w = src.w;
+        let mut tmp = vec![0.0f32; w * src.h];
+        let rx = (kx.len() / 2) as isize;
+        for y in 0..src.h {
+            for x in 0..w {
+                let mut acc = 0.0f32;
+                for (i, &k) in kx.iter().enumerate() {
+                    let sx = (x as isize + i as isize - rx).clamp(0, w as isize - 1) as usize;
+                    acc += k * src.data[y * w + sx];
+                }
+                tmp[y * w + x] = acc;
+            }
+        }
+        let ry = (ky.len() / 2) as isize;
+        let mut out = Vec::new();
+        for y in y0..y1 {
+            for x in 0..w {
+                let mut acc = 0.0f32;
+                for (i, &k) in ky.iter().enumerate() {
+                    let sy = (y as isize + i as isize - ry).clamp(0, height as isize - 1) as usize;
+                    acc += k * tmp[(sy - s0) * w + x];
+                }
+                out.push(acc);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn row_convolution_gives_the_per_pixel_bits() {
+        // Widths below, at and above the kernel's reach; bands at the top, middle and
+        // bottom of a 40-row image; signed values (the feature kernels), -0.0 included.
+        let mut r = 0x2545_f491_u32;
+        let mut next = move || {
+            r ^= r << 13;
+            r ^= r >> 17;
+            r ^= r << 5;
+            (r as f32 / u32::MAX as f32) * 2.0 - 1.0
+        };
+        let (gauss, d1, d2) = feature_kernels(67.0);
+        let csf = csf_terms(&[(34.1, 0.04)], 67.0);
+        let kernels = [&gauss, &d1, &d2, &csf[0].kernel];
+        let height = 40;
+        for w in [1, 5, 18, 19, 20, 21, 22, 57, 300] {
+            let mut src = Plane::new(w, height);
+            for v in &mut src.data {
+                *v = next();
+            }
+            src.data[0] = -0.0;
+            for kx in kernels {
+                for ky in kernels {
+                    for band in [(0, 7), (13, 29), (31, 40)] {
+                        let got = convolve(&src, kx, ky, 0, band, height);
+                        let want = convolve_per_pixel(&src, kx, ky, 0, band, height);
+                        assert_eq!(got.data.len(), want.len());
+                        assert!(
+                            got.data
+                                .iter()
+                                .zip(&want)
+                                .all(|(a, b)| a.to_bits() == b.to_bits()),
+                            "w {w}, kernels {} x {}, band {band:?}",
+                            kx.len(),
+                            ky.len()
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
