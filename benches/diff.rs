@@ -4,6 +4,7 @@
 //! figure at 8192×8192, decoding included, is `benches/big-inputs.sh`.
 //!
 //! Run: `cargo bench -p plumb-bench --bench diff`.
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use image::{Rgba, RgbaImage};
