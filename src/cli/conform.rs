@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use clap::Args;
 use plumb::conform::{
-    self, corpus, model_corpus, parse_partition, partition, report, run_case, Actual, Backend,
-    Exec, Status, Tolerance, Tolerances,
+    self, corpus, model_corpus, parse_partition, partition, report, run_case_with, Actual, Backend,
+    Exec, Status, Tolerance, Tolerances, MAX_GOLDEN_PIXELS,
 };
 
 use super::args::parse_threads;
@@ -65,6 +65,11 @@ pub struct ConformArgs {
     /// Worker threads of plumb's own backend (0 or absent: all cores).
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
+    /// Largest golden, in pixels: a case is drawn at its golden's size, so a larger golden is
+    /// an error for its case, found from the PNG header before anything is drawn. At most
+    /// 16384 x 16384.
+    #[arg(long, value_name = "N", default_value_t = MAX_GOLDEN_PIXELS)]
+    pub max_golden_pixels: u64,
 }
 
 /// Runs `plumb conform`.
@@ -146,7 +151,11 @@ pub fn run(args: &ConformArgs) -> CliResult {
         if let Some(bar) = &progress {
             bar.set_message(case.id.clone());
         }
-        results.push(run_case(case, backend.as_mut()));
+        results.push(run_case_with(
+            case,
+            backend.as_mut(),
+            args.max_golden_pixels,
+        ));
         if let Some(bar) = &progress {
             bar.inc(1);
         }

@@ -790,7 +790,7 @@ impl Backend for Exec {
                 output.display()
             ));
         }
-        read_png(&output, Some((width, height)))
+        read_png(&output, Some((width, height)), MAX_IMAGE_PIXELS)
     }
 }
 
@@ -809,6 +809,7 @@ impl Backend for Actual {
         read_png(
             &self.dir.join(&case.area).join(format!("{}.png", case.name)),
             Some((width, height)),
+            MAX_IMAGE_PIXELS,
         )
     }
 }
@@ -817,9 +818,15 @@ impl Backend for Actual {
 pub const MAX_IMAGE_PIXELS: u64 = 16384 * 16384;
 
 /// Reads a PNG as RGBA8. The size comes from the header first: an image of another size than
-/// `expected` (the golden's), or over [`MAX_IMAGE_PIXELS`], is refused before decoding, so a
-/// backend's output cannot make the kit allocate more than a golden's worth.
-fn read_png(path: &Path, expected: Option<(u32, u32)>) -> Result<RgbaImage, String> {
+/// `expected` (the golden's), or over `max_pixels` (never more than [`MAX_IMAGE_PIXELS`]), is
+/// refused before decoding, so a backend's output cannot make the kit allocate more than a
+/// golden's worth.
+fn read_png(
+    path: &Path,
+    expected: Option<(u32, u32)>,
+    max_pixels: u64,
+) -> Result<RgbaImage, String> {
+    let max_pixels = max_pixels.min(MAX_IMAGE_PIXELS);
     if !path.is_file() {
         return Err(format!("{}: no such image", path.display()));
     }
@@ -830,9 +837,9 @@ fn read_png(path: &Path, expected: Option<(u32, u32)>) -> Result<RgbaImage, Stri
             path.display()
         ));
     }
-    if u64::from(w) * u64::from(h) > MAX_IMAGE_PIXELS {
+    if u64::from(w) * u64::from(h) > max_pixels {
         return Err(format!(
-            "{}: {w}x{h} is over the limit of {MAX_IMAGE_PIXELS} pixels",
+            "{}: {w}x{h} is over the limit of {max_pixels} pixels (--max-golden-pixels)",
             path.display()
         ));
     }
@@ -884,8 +891,20 @@ pub struct CaseResult {
     pub seconds: f64,
 }
 
-/// Runs one case through `backend` and compares it with its golden.
+/// Largest golden the kit runs by default: 4096 × 4096 pixels. A case is drawn at its
+/// golden's size, so the golden's header decides how much work a case asks for; a larger one
+/// is an error for that case, read from the header before anything is decoded or drawn.
+/// `plumb conform --max-golden-pixels` raises it (up to [`MAX_IMAGE_PIXELS`]).
+pub const MAX_GOLDEN_PIXELS: u64 = 4096 * 4096;
+
+/// Runs one case through `backend` and compares it with its golden, with the default
+/// [`MAX_GOLDEN_PIXELS`].
 pub fn run_case(case: &Case, backend: &mut dyn Backend) -> CaseResult {
+    run_case_with(case, backend, MAX_GOLDEN_PIXELS)
+}
+
+/// [`run_case`] with a golden size limit in pixels.
+pub fn run_case_with(case: &Case, backend: &mut dyn Backend, max_golden_pixels: u64) -> CaseResult {
     let tolerance = if backend.exact() {
         Tolerance::exact()
     } else {
@@ -901,7 +920,7 @@ pub fn run_case(case: &Case, backend: &mut dyn Backend) -> CaseResult {
         heat: None,
         seconds: 0.0,
     };
-    let expected = match read_png(&case.golden, None) {
+    let expected = match read_png(&case.golden, None, max_golden_pixels) {
         Ok(img) => img,
         Err(e) => {
             result.message = format!("golden: {e}");

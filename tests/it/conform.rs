@@ -730,3 +730,57 @@ fn bad_tolerance_files_are_refused_with_the_place() {
         assert!(err.contains(needle) && err.lines().count() == 1, "{err}");
     }
 }
+
+/// A golden larger than `--max-golden-pixels` is an error for its case, found from the
+/// header: the backend is never asked to draw it (issue 29, class 6: an 11000² golden made
+/// the kit draw 121 M pixels before comparing anything).
+#[test]
+fn goldens_over_the_size_limit_are_refused_before_drawing() {
+    struct MustNotDraw(u32);
+    impl Backend for MustNotDraw {
+        fn name(&self) -> String {
+            "must-not-draw".to_owned()
+        }
+        fn render(&mut self, _: &Case, _: u32, _: u32) -> Result<image::RgbaImage, String> {
+            self.0 += 1;
+            Err("drawn".to_owned())
+        }
+    }
+    let case = cases()
+        .into_iter()
+        .find(|c| c.id == "raster/near_clip")
+        .expect("the near_clip golden");
+    let (w, h) = image::image_dimensions(&case.golden).unwrap();
+    let pixels = u64::from(w) * u64::from(h);
+    let mut backend = MustNotDraw(0);
+    let r = conform::run_case_with(&case, &mut backend, pixels - 1);
+    assert_eq!(r.status, Status::Error);
+    assert!(
+        r.message.contains("over the limit") && r.message.contains("--max-golden-pixels"),
+        "{}",
+        r.message
+    );
+    assert_eq!(backend.0, 0, "the backend drew a golden over the limit");
+    conform::run_case_with(&case, &mut backend, pixels);
+    assert_eq!(backend.0, 1, "at the limit the case runs");
+    assert!(conform::MAX_GOLDEN_PIXELS >= 1024 * 1024);
+
+    // The CLI flag: the same refusal, one error line per case in the summary, exit 1.
+    let dir = scratch("conform-golden-limit");
+    let out = plumb()
+        .args([
+            "conform",
+            "--filter",
+            "raster/near_clip",
+            "--max-golden-pixels",
+        ])
+        .arg((pixels - 1).to_string())
+        .arg("--report")
+        .arg(dir.join("report"))
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("--max-golden-pixels"), "{text}");
+}
