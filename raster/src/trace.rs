@@ -59,6 +59,10 @@ pub const VERSION: u32 = 1;
 pub const MAX_JSON_BYTES: u64 = 64 << 20;
 /// Largest `.bin` part read (bytes).
 pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+/// Largest total of texel bytes a trace's textures may decode to (4 bytes per texel, every
+/// level of every texture). Textures are views into the buffer and may overlap, so a small
+/// buffer could otherwise name gigabytes of textures; the sum is checked before any is decoded.
+pub const MAX_TEXTURE_BYTES: u64 = 1 << 30;
 
 /// A run of elements in the buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -649,6 +653,23 @@ impl Trace {
             )));
         }
         crate::target::check_size(doc.size[0], doc.size[1])?;
+        let texel_bytes = doc
+            .textures
+            .iter()
+            .flat_map(|t| &t.levels)
+            .try_fold(0u64, |sum, l| {
+                let level = u64::from(l.width)
+                    .checked_mul(u64::from(l.height))?
+                    .checked_mul(4)?;
+                sum.checked_add(level)
+            });
+        if texel_bytes.is_none_or(|b| b > MAX_TEXTURE_BYTES) {
+            return Err(err(format!(
+                "{file}: the {} textures hold more than the limit of {MAX_TEXTURE_BYTES} bytes \
+                 of texels (plumb_raster::trace::MAX_TEXTURE_BYTES)",
+                doc.textures.len()
+            )));
+        }
         let reader = Reader { bytes: &buffer };
         let mut textures = Vec::with_capacity(doc.textures.len());
         for (i, t) in doc.textures.iter().enumerate() {

@@ -354,6 +354,48 @@ fn bad_traces_are_typed_errors() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Textures are views into the buffer and may overlap: 600 textures naming one 16 MiB view
+/// would decode to 9.6 GB (an allocator abort before, issue 29). The total is checked
+/// before any texture is decoded; at the limit the trace still loads.
+#[test]
+fn textures_aliasing_one_view_are_held_to_the_total() {
+    let mut rec = Recorder::new(16, 16).unwrap();
+    frame(&mut rec);
+    let good = rec.finish("b.bin");
+    let side = 2048u32;
+    let texels = u64::from(side) * u64::from(side);
+    let mut buffer = good.buffer.clone();
+    let offset = buffer.len() as u64;
+    buffer.resize(buffer.len() + (texels * 4) as usize, 7);
+    let aliased = |n: usize| {
+        let mut doc = good.doc.clone();
+        let mut t = doc.textures[0].clone();
+        t.levels = vec![trace::LevelDoc {
+            width: side,
+            height: side,
+            texels: trace::View {
+                offset,
+                count: texels,
+            },
+        }];
+        doc.textures = vec![t; n];
+        serde_json::to_string(&doc).unwrap()
+    };
+    let over = trace::MAX_TEXTURE_BYTES / (texels * 4) + 1;
+    let e = Trace::from_parts("t.json", &aliased(600), buffer.clone())
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.json: the 600 textures hold more than the limit of 1073741824 bytes"),
+        "{e}"
+    );
+    assert!(Trace::from_parts("t.json", &aliased(over as usize), buffer.clone()).is_err());
+    // Two aliases (32 MiB) load and replay.
+    let two = Trace::from_parts("t.json", &aliased(2), buffer).expect("within the total");
+    two.replay(&mut context(16, 16, 1)).unwrap();
+}
+
 #[test]
 fn recorder_validates_like_a_context() {
     let mut rec = Recorder::new(8, 8).unwrap();
