@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 repo=..
 assets=${PLUMB_ASSETS:-$repo/../shared/assets}
-mkdir -p corpus/{scene_file,gltf,glb,obj,png_texture,trace,diff,raster_draw}
+mkdir -p corpus/{scene_file,gltf,glb,obj,png_texture,trace,diff,raster_draw,conform_merge}
 sep=$'\xff\xfe'
 cp $repo/docs/examples/*.json corpus/scene_file/ 2>/dev/null || true
 cp $repo/scene/tests/gltf_spec/*/*.gltf corpus/gltf/
@@ -38,4 +38,17 @@ for j in $repo/refimages/raster/*.json; do
 done
 seq 1 2000 | tr -d "\n" | head -c 4096 > corpus/raster_draw/counting
 for n in 1 2 3 4 5 6 7 8; do head -c $((n * 97)) /dev/zero | tr '\0' "\\$(printf '%03o' $((n * 29)))" > corpus/raster_draw/fill$n; done
+# Two shards of a real kit run (two partitions of the trace cases), and hand-made records
+# naming the shard image, a foreign backend and a hostile name.
+if [ -x $repo/target/release/plumb ]; then
+    tmp=$(mktemp -d)
+    for k in 1 2; do
+        $repo/target/release/plumb conform --refimages $repo/refimages --filter raster/ --partition $k/2 --report "$tmp/s$k" >/dev/null 2>&1 || true
+    done
+    [ -f "$tmp/s1/results.json" ] && [ -f "$tmp/s2/results.json" ] &&
+        { cat "$tmp/s1/results.json"; printf '%s' "$sep"; cat "$tmp/s2/results.json"; } > corpus/conform_merge/kit-run
+    rm -rf "$tmp"
+fi
+rec='{"id":"a/x<\u0001>","area":"a","kind":"scene","status":"fail","message":"m\ufffe","tolerance":{"threshold":0,"max_pixels":0,"max_flip_mean":0.0,"reason":"r"},"metrics":{"pixels_over":1,"max_delta":2,"flip_mean":0.5},"seconds":0.5,"images":["img/x.png",null,"javascript:x"]}'
+printf '{"format":"plumb-conform-results","version":1,"backend":"soft","cases":[%s]}%s{"format":"plumb-conform-results","version":1,"backend":"soft","cases":[]}' "$rec" "$sep" > corpus/conform_merge/hand
 for t in corpus/*; do echo "$(basename "$t"): $(ls "$t" | wc -l) seeds"; done
