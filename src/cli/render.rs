@@ -29,6 +29,7 @@ use plumb::raster::{Context, ContextOptions};
 use plumb::scene::{FixedRenderer, SoftRenderer};
 
 use super::args::{parse_color, parse_finite, parse_positive, parse_size, parse_threads, Size};
+use super::budget::BudgetArgs;
 use super::camera::CameraArgs;
 use super::{say, CliResult};
 
@@ -99,6 +100,9 @@ pub struct RenderArgs {
     /// (same bytes) or by another backend's `DrawTarget`. One frame only.
     #[arg(long, value_name = "TRACE.json", conflicts_with = "frames")]
     pub trace_out: Option<PathBuf>,
+    /// The work budget of the load (and of each frame).
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 /// The size used when `--size` is left out.
@@ -214,6 +218,7 @@ fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
     ]
     .into_iter()
     .find_map(|(given, name)| given.then_some(name))
+    .or(args.budget.first_given())
 }
 
 /// Renders the showcase and writes the PNG.
@@ -284,6 +289,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         args.gltf_scene.as_deref(),
         args.clip.as_deref(),
         args.background,
+        &args.budget.budget(),
     )?;
     for w in &model.applied.warnings {
         use std::io::Write as _;
@@ -304,7 +310,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         let t = args.time + i as f32 / fps;
         let stats = model
             .draw_at(t, &args.view, &mut renderer)
-            .map_err(|e| format!("frame {i}: {e}"))?;
+            .map_err(|e| format!("{}: frame {i}: {e}", path.display()))?;
         if i == 0 && stats.lit_without_normals > 0 {
             use std::io::Write as _;
             let _ = writeln!(

@@ -12,6 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::SceneError;
+use crate::io::budget::Budget;
 
 /// Where in a file an error was found: a line and, when known, a column (both 1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +211,47 @@ pub enum IoError {
         /// The limit in force.
         max: u64,
     },
+    /// A work budget of the load ([`crate::io::WorkBudget`]) would be passed: charged before
+    /// the work is done. The message names the object, what it asks for, the total and the
+    /// budget, and the `plumb` flag that raises it.
+    #[error("{}", budget_message(file, location, context, item, *budget, *amount, *total, *max))]
+    Budget {
+        /// The file.
+        file: PathBuf,
+        /// Line and column of the object, when known.
+        location: Option<Location>,
+        /// The object (`root/arm/hand`, `collision 2`, `root/men controller 0`).
+        context: String,
+        /// What it asks for (`a CLOD of 2097152 source triangles`).
+        item: String,
+        /// Which budget.
+        budget: Budget,
+        /// The object's share.
+        amount: u64,
+        /// The load's (or frame's, or update's) total with it, saturating.
+        total: u64,
+        /// The budget in force.
+        max: u64,
+    },
+    /// Saving a scene would write a scene file larger than the limit (its meshes are
+    /// written inline, a shared mesh once per leaf): refused before anything is written.
+    #[error(
+        "{}: {}: the saved scene file would take at least {bytes} bytes here, past the \
+         limit of {max} bytes (--max-output-bytes; meshes are written inline, a shared mesh \
+         once per leaf)",
+        esc_path(file),
+        esc(context)
+    )]
+    SaveTooLarge {
+        /// The scene file being written.
+        file: PathBuf,
+        /// The leaf at which the estimate passes the limit, or `scene file` for the text.
+        context: String,
+        /// The bytes counted so far (at least what would be written).
+        bytes: u64,
+        /// The limit in force.
+        max: u64,
+    },
     /// A texture image could not be decoded.
     #[error(
         "{}: image '{}' could not be decoded: {}",
@@ -240,6 +282,29 @@ pub enum IoError {
         /// The scene graph's error.
         source: SceneError,
     },
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the fields of IoError::Budget, formatted once"
+)]
+fn budget_message(
+    file: &Path,
+    location: &Option<Location>,
+    context: &str,
+    item: &str,
+    budget: Budget,
+    amount: u64,
+    total: u64,
+    max: u64,
+) -> String {
+    let head = format!("{}: {}: {}", at(file, location), esc(context), esc(item));
+    let (unit, flag) = (budget.unit(), budget.flag());
+    if total == amount {
+        format!("{head} passes the budget of {max} {unit} ({flag})")
+    } else {
+        format!("{head} brings the total to {total}, past the budget of {max} {unit} ({flag})")
+    }
 }
 
 impl IoError {
@@ -276,6 +341,8 @@ impl IoError {
             | IoError::ImageTooLarge { file, .. }
             | IoError::Image { file, .. }
             | IoError::TextureMemory { file, .. }
+            | IoError::Budget { file, .. }
+            | IoError::SaveTooLarge { file, .. }
             | IoError::Scene { file, .. } => file,
         }
     }

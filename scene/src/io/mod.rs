@@ -73,6 +73,7 @@
 
 pub mod animation;
 pub mod apply;
+pub mod budget;
 pub mod contain;
 pub mod error;
 pub mod framing;
@@ -94,6 +95,7 @@ pub use animation::{
     ClipSwitch, Interpolation, NodeAnimation, Track, WeightsAnimation,
 };
 pub use apply::{apply, Applied, ApplyOptions, LightSource};
+pub use budget::{Budget, WorkBudget};
 pub use contain::{contain, is_containing};
 pub use error::{escape_control, IoError, Location};
 pub use framing::frame_bound;
@@ -142,6 +144,9 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
         let mut scene = Scene::new();
         let root = scene.root();
         let imported = import(&mut scene, root, path, options)?;
+        // One mesh may be shared by many nodes: what a frame draws is bounded too.
+        budget::check_drawn(&scene, path, &options.budget)?;
+        scene.set_max_clear_pixels(Some(options.budget.max_clear_pixels));
         scene.update(0.0);
         ImportedScene { scene, imported }
     };

@@ -36,6 +36,7 @@ mod locate;
 mod motion;
 mod portals;
 mod real;
+mod save_bound;
 mod save_scene;
 mod skin;
 mod textures;
@@ -45,7 +46,8 @@ use std::path::Path;
 pub use build::build;
 pub use doc::*;
 pub use limits::{MAX_FILE_BYTES, MAX_NODES, MAX_NODE_DEPTH};
-pub use save_scene::{save_scene, write_scene, SavedScene};
+pub use save_bound::{check_saved_size, write_scene, write_scene_limited};
+pub use save_scene::{save_scene, SavedScene};
 
 use super::error::IoError;
 #[allow(unused_imports, reason = "named in the module docs")]
