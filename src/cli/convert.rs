@@ -12,6 +12,14 @@
 //! nothing, as the saved controllers pose the scene when it is rendered). What the format
 //! cannot hold (controllers written as code, …) is refused with a one-line error naming the
 //! node; nothing is dropped silently.
+//!
+//! The load is held to the work budget (`--max-*` flags, as `plumb render`), and the output
+//! to `--max-output-bytes` (at most and by default the largest scene file the loader reads,
+//! 256 MiB): meshes are written inline, a shared mesh once per leaf, so a small instanced
+//! file could otherwise convert into gigabytes. The saver refuses before building the
+//! document when the inline meshes alone pass the limit, and before writing anything when
+//! the text does (`io::json::write_scene_limited`). Writing each shared mesh once would need
+//! a mesh reference the format does not have; the limit bounds the output either way.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

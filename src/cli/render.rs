@@ -12,6 +12,9 @@
 //! soft renderer, write the PNG (and the depth PNG). See [`camera`](super::camera) for how the
 //! camera is chosen and [`plumb::scene::io::framing`] for the framing rule.
 //!
+//! The `--max-*` flags set the work budget ([`plumb::model::budget`]): the load's totals
+//! are charged as the file is built, each frame's clears before the frame is drawn.
+//!
 //! `--frames N --fps F` writes `OUT_0000.png` … at `t = time + i/F` (F defaults to 24), with a
 //! progress bar on stderr only when stderr is a terminal. `--clip` chooses the one glTF
 //! animation to play (see [`clip`](super::clip) for the rule and for how clips combine

@@ -25,8 +25,6 @@
 //! | [`max_instance_nodes`](WorkBudget::max_instance_nodes) | the `max_nodes` every `instance` node declares, summed, per load | 2²⁰ |
 //! | [`max_clear_pixels`](WorkBudget::max_clear_pixels) | pixels the layer and depth-layer clears of one frame write, at the target's size | 2³⁰ |
 
-use std::path::Path;
-
 use crate::graph::Scene;
 
 /// Default of [`WorkBudget::max_generated_primitives`]: 2²¹ (the largest generated sphere,
@@ -262,24 +260,6 @@ pub(crate) fn drawn_over(scene: &Scene, budget: &WorkBudget) -> Result<(), (Stri
             .map_err(|o| (format!("screen polygon {i}"), item(n), o))?;
     }
     Ok(())
-}
-
-/// [`drawn_over`] as the error of a load of `file` (no line and column).
-pub(crate) fn check_drawn(
-    scene: &Scene,
-    file: &Path,
-    budget: &WorkBudget,
-) -> Result<(), super::IoError> {
-    drawn_over(scene, budget).map_err(|(context, item, o)| super::IoError::Budget {
-        file: file.to_owned(),
-        location: None,
-        context,
-        item,
-        budget: o.budget,
-        amount: o.amount,
-        total: o.total,
-        max: o.max,
-    })
 }
 
 #[cfg(test)]

@@ -214,25 +214,8 @@ pub enum IoError {
     /// A work budget of the load ([`crate::io::WorkBudget`]) would be passed: charged before
     /// the work is done. The message names the object, what it asks for, the total and the
     /// budget, and the `plumb` flag that raises it.
-    #[error("{}", budget_message(file, location, context, item, *budget, *amount, *total, *max))]
-    Budget {
-        /// The file.
-        file: PathBuf,
-        /// Line and column of the object, when known.
-        location: Option<Location>,
-        /// The object (`root/arm/hand`, `collision 2`, `root/men controller 0`).
-        context: String,
-        /// What it asks for (`a CLOD of 2097152 source triangles`).
-        item: String,
-        /// Which budget.
-        budget: Budget,
-        /// The object's share.
-        amount: u64,
-        /// The load's (or frame's, or update's) total with it, saturating.
-        total: u64,
-        /// The budget in force.
-        max: u64,
-    },
+    #[error("{0}")]
+    Budget(Box<BudgetError>),
     /// Saving a scene would write a scene file larger than the limit (its meshes are
     /// written inline, a shared mesh once per leaf): refused before anything is written.
     #[error(
@@ -284,26 +267,46 @@ pub enum IoError {
     },
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the fields of IoError::Budget, formatted once"
-)]
-fn budget_message(
-    file: &Path,
-    location: &Option<Location>,
-    context: &str,
-    item: &str,
-    budget: Budget,
-    amount: u64,
-    total: u64,
-    max: u64,
-) -> String {
-    let head = format!("{}: {}: {}", at(file, location), esc(context), esc(item));
-    let (unit, flag) = (budget.unit(), budget.flag());
-    if total == amount {
-        format!("{head} passes the budget of {max} {unit} ({flag})")
-    } else {
-        format!("{head} brings the total to {total}, past the budget of {max} {unit} ({flag})")
+/// What [`IoError::Budget`] holds: the object that would pass a work budget, and by how much.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetError {
+    /// The file.
+    pub file: PathBuf,
+    /// Line and column of the object, when known.
+    pub location: Option<Location>,
+    /// The object (`root/arm/hand`, `collision 2`, `root/men controller 0`).
+    pub context: String,
+    /// What it asks for (`a CLOD of 2097152 triangles`).
+    pub item: String,
+    /// Which budget.
+    pub budget: Budget,
+    /// The object's share.
+    pub amount: u64,
+    /// The load's (or frame's, or update's) total with it, saturating.
+    pub total: u64,
+    /// The budget in force.
+    pub max: u64,
+}
+
+impl fmt::Display for BudgetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {} ",
+            at(&self.file, &self.location),
+            esc(&self.context),
+            esc(&self.item)
+        )?;
+        let (max, unit, flag) = (self.max, self.budget.unit(), self.budget.flag());
+        if self.total == self.amount {
+            write!(f, "passes the budget of {max} {unit} ({flag})")
+        } else {
+            write!(
+                f,
+                "brings the total to {}, past the budget of {max} {unit} ({flag})",
+                self.total
+            )
+        }
     }
 }
 
@@ -341,9 +344,9 @@ impl IoError {
             | IoError::ImageTooLarge { file, .. }
             | IoError::Image { file, .. }
             | IoError::TextureMemory { file, .. }
-            | IoError::Budget { file, .. }
             | IoError::SaveTooLarge { file, .. }
             | IoError::Scene { file, .. } => file,
+            IoError::Budget(b) => &b.file,
         }
     }
 }

@@ -40,22 +40,15 @@ fn load(text: &str, budget: WorkBudget) -> Result<ImportedScene, IoError> {
 /// The budget error of loading `text`: which budget, the object, its amount, the total and
 /// the budget (the message is one line naming the file, the object and the flag).
 fn refused(text: &str, budget: WorkBudget) -> (Budget, String, u64, u64, u64) {
-    let e = load(text, budget).err().expect("refused");
+    let e = load(text, budget).expect_err("refused");
     let msg = e.to_string();
     assert!(msg.starts_with("scene.json"), "{msg}");
     assert!(!msg.contains('\n'), "{msg}");
     match e {
-        IoError::Budget {
-            budget: b,
-            context,
-            amount,
-            total,
-            max,
-            ..
-        } => {
-            assert!(msg.contains(b.flag()), "{msg}");
-            assert!(msg.contains(&context), "{msg}");
-            (b, context, amount, total, max)
+        IoError::Budget(b) => {
+            assert!(msg.contains(b.budget.flag()), "{msg}");
+            assert!(msg.contains(&b.context), "{msg}");
+            (b.budget, b.context, b.amount, b.total, b.max)
         }
         other => panic!("not a budget error: {other}"),
     }
@@ -428,10 +421,10 @@ fn a_gltf_mesh_shared_by_many_nodes_is_charged_once_per_node() {
         budget: budget(|b| b.max_drawn_primitives = 300),
         ..ImportOptions::default()
     };
-    let e = io::load(&p, &options).err().expect("refused");
+    let e = io::load(&p, &options).expect_err("refused");
     assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
     assert!(
-        matches!(&e, IoError::Budget { budget: Budget::DrawnPrimitives, context, total: 301, .. } if context == "root/n300/m[0]"),
+        matches!(&e, IoError::Budget(b) if b.budget == Budget::DrawnPrimitives && b.context == "root/n300/m[0]" && b.total == 301),
         "{e}"
     );
     // Imported into a scene file, the scene file's check sees it too.
@@ -440,15 +433,9 @@ fn a_gltf_mesh_shared_by_many_nodes_is_charged_once_per_node() {
         "s.json",
         doc(json!([{"name": "g", "import": "shared.gltf"}]), json!({})),
     );
-    let e = io::load(&scene, &options).err().expect("refused");
+    let e = io::load(&scene, &options).expect_err("refused");
     assert!(
-        matches!(
-            e,
-            IoError::Budget {
-                budget: Budget::DrawnPrimitives,
-                ..
-            }
-        ),
+        matches!(&e, IoError::Budget(b) if b.budget == Budget::DrawnPrimitives),
         "{e}"
     );
     assert!(io::load(&scene, &ImportOptions::default()).is_ok());

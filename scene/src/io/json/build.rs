@@ -46,8 +46,10 @@ use crate::transform::{rotation_axis_angle, Transform};
 /// [`IoError::Limit`] past [`super::MAX_NODES`] or [`super::MAX_NODE_DEPTH`];
 /// [`IoError::Invalid`] for inconsistent content (duplicate or unknown names, bad indices,
 /// misplaced fields), [`IoError::MissingResource`] for texture or import files that cannot
-/// be read, [`IoError::Scene`] when the scene graph refuses a value, and any error of an
-/// imported glTF / OBJ file or texture decoder.
+/// be read, [`IoError::Budget`] past a work budget of
+/// [`ImportOptions::budget`](crate::io::ImportOptions::budget) (charged before the work),
+/// [`IoError::Scene`] when the scene graph refuses a value, and any error of an imported
+/// glTF / OBJ file or texture decoder.
 pub fn build(
     doc: &SceneDoc,
     path: &Path,

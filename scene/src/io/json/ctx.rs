@@ -18,7 +18,7 @@ use crate::error::SceneError;
 use crate::graph::NodeId;
 use crate::id::LightId;
 use crate::io::budget::{Budget, Over, Spent};
-use crate::io::error::{IoError, Location};
+use crate::io::error::{BudgetError, IoError, Location};
 use crate::io::imported::Imported;
 use crate::io::texture_image::TextureBudget;
 use crate::io::ImportOptions;
@@ -93,7 +93,7 @@ impl Ctx<'_> {
 
     /// The [`IoError::Budget`] of a charge that does not fit.
     pub(super) fn over(&self, context: &str, item: String, over: Over) -> IoError {
-        IoError::Budget {
+        IoError::Budget(Box::new(BudgetError {
             file: self.file.to_owned(),
             location: self.location(context),
             context: context.to_owned(),
@@ -102,7 +102,7 @@ impl Ctx<'_> {
             amount: over.amount,
             total: over.total,
             max: over.max,
-        }
+        }))
     }
 
     /// The one node called `name`, for an IK or skin controller.

@@ -21,7 +21,12 @@
 //! object concerned starts. Limits: the file is at most [`MAX_FILE_BYTES`]
 //! and [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes); JSON nests at most
 //! 128 levels (serde_json's recursion limit, a clean parse error — so node trees nest at most
-//! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]).
+//! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]). The work a
+//! file generates — meshes, CLOD builds, particles, IK steps, collision pairs, instance
+//! nodes, drawn primitives — is charged against
+//! [`ImportOptions::budget`](super::ImportOptions::budget) before it is done
+//! ([`IoError::Budget`], naming the object and the flag that raises the budget; see
+//! [`crate::io::budget`]).
 
 mod build;
 mod clod;
