@@ -54,7 +54,10 @@ fn mesh_bytes(m: &Mesh) -> u64 {
 }
 
 /// Refuses a save of `scene` to `file` whose meshes and particle systems alone would pass
-/// `max` bytes (see the [module docs](self)), naming the leaf at which they do.
+/// `max` bytes, naming the leaf at which they do. Every leaf's mesh is counted (the saver
+/// writes meshes inline, a shared mesh once per leaf), each number at its shortest (`0.0`),
+/// so a scene whose file fits is never refused here; what the count lets through is checked
+/// against the text by [`write_scene_limited`].
 ///
 /// # Errors
 /// [`IoError::SaveTooLarge`].
