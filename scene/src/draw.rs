@@ -134,6 +134,11 @@ impl Scene {
         }
         let (visible, update) = self.prepare_frame(camera);
         if self.has_layers() {
+            // Before anything of the frame is cleared or drawn.
+            if self.max_clear_pixels.is_some() {
+                let (width, height) = renderer.size();
+                self.check_clears(width, height)?;
+            }
             return self.draw_layered(camera, renderer, &visible, update);
         }
         let (opaque, transparent) = self.sort_visible(camera, visible.items())?;
@@ -488,6 +493,8 @@ impl Scene {
         }
         self.select_levels_of_detail(world_camera.location());
         let plan = self.relative_plan(camera)?;
+        let (width, height) = renderer.size();
+        self.check_depth_layer_clears(plan.layers.len(), width, height)?;
         let mut stats = SceneDrawStats {
             update,
             cull: CullStats {

@@ -158,6 +158,26 @@ pub enum SceneError {
         /// Why it is refused.
         message: String,
     },
+    /// One frame's clears would write more pixels than [`crate::Scene::max_clear_pixels`]
+    /// allows (checked before the frame begins).
+    #[error(
+        "{what}: {pixels} pixels of the {width}x{height} target cleared bring the frame to \
+         {total}, past the budget of {max} cleared pixels per frame (--max-clear-pixels)"
+    )]
+    ClearBudget {
+        /// The layer node (`layer node `root/hud``) or the depth layers concerned.
+        what: String,
+        /// The pixels its clear writes.
+        pixels: u64,
+        /// The frame's cleared pixels with it (saturating).
+        total: u64,
+        /// The target's width.
+        width: u32,
+        /// The target's height.
+        height: u32,
+        /// The limit in force.
+        max: u64,
+    },
     /// A rendering backend failed.
     #[error("renderer: {0}")]
     Renderer(String),

@@ -144,6 +144,8 @@ pub struct Scene {
     pub(crate) depth_layers: Option<f64>,
     /// Nodes that share depth with their children (no layer starts at their children).
     pub(crate) shared_depth: std::collections::BTreeSet<NodeId>,
+    /// The most pixels one frame's clears may write (see [`layer`](crate::layer)).
+    pub(crate) max_clear_pixels: Option<u64>,
 }
 
 impl fmt::Debug for Scene {
@@ -200,6 +202,7 @@ impl Scene {
             reference: None,
             depth_layers: None,
             shared_depth: std::collections::BTreeSet::new(),
+            max_clear_pixels: None,
         }
     }
 

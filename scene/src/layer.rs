@@ -63,6 +63,75 @@ impl Scene {
         Ok(self.clears.get(&id))
     }
 
+    /// Sets the most pixels one frame's clears may write (`None`, the default of a scene
+    /// made in code: no limit): the clear rectangles of the layer nodes in the drawn tree,
+    /// and the full depth clear before each depth layer after the first
+    /// ([`frames`](crate::frames)), at the size of the target drawn into. [`Scene::draw`]
+    /// checks it before the frame begins, so nothing is cleared or drawn past it; the
+    /// scene-file loader sets it from its work budget (`plumb --max-clear-pixels`).
+    pub fn set_max_clear_pixels(&mut self, max: Option<u64>) {
+        self.max_clear_pixels = max;
+    }
+
+    /// The limit [`Scene::set_max_clear_pixels`] set.
+    pub fn max_clear_pixels(&self) -> Option<u64> {
+        self.max_clear_pixels
+    }
+
+    /// The pixels the clears of the layer nodes in the drawn tree write in one frame drawn
+    /// into a `width × height` target, checked against [`Scene::max_clear_pixels`] (what
+    /// [`Scene::draw`] checks first; depth layers, which depend on the camera, are checked
+    /// when their frame is planned).
+    ///
+    /// # Errors
+    /// [`SceneError::ClearBudget`] naming the layer node whose clear passes the limit.
+    pub fn check_clears(&self, width: u32, height: u32) -> Result<u64, SceneError> {
+        let max = self.max_clear_pixels.unwrap_or(u64::MAX);
+        let mut total = 0u64;
+        for (id, region) in self.layer_order() {
+            let r = region.rect.to_pixels(width, height);
+            let pixels = u64::from(r.width) * u64::from(r.height);
+            total = total.saturating_add(pixels);
+            if total > max {
+                return Err(SceneError::ClearBudget {
+                    what: format!("layer node `{}`", self.path_of(id)),
+                    pixels,
+                    total,
+                    width,
+                    height,
+                    max,
+                });
+            }
+        }
+        Ok(total)
+    }
+
+    /// [`Scene::check_clears`] for `layers` depth layers (a full depth clear before each
+    /// after the first).
+    pub(crate) fn check_depth_layer_clears(
+        &self,
+        layers: usize,
+        width: u32,
+        height: u32,
+    ) -> Result<(), SceneError> {
+        let Some(max) = self.max_clear_pixels else {
+            return Ok(());
+        };
+        let pixels = u64::from(width) * u64::from(height);
+        let total = pixels.saturating_mul(layers.saturating_sub(1) as u64);
+        if total > max {
+            return Err(SceneError::ClearBudget {
+                what: format!("{layers} depth layers"),
+                pixels,
+                total,
+                width,
+                height,
+                max,
+            });
+        }
+        Ok(())
+    }
+
     /// Whether any node is a layer node.
     pub(crate) fn has_layers(&self) -> bool {
         !self.clears.is_empty()

@@ -17,6 +17,43 @@ use crate::graph::{NodeId, Scene};
 use crate::id::{LightId, ObjectRef};
 
 impl Scene {
+    /// A node's path for messages, as the scene-file loader's error contexts write it: `root`
+    /// (whatever the root's name), then names joined by `/` (`root/arm/hand`), an unnamed
+    /// node as `#index` among its parent's children; `?` for a stale id. A path of more than
+    /// 12 nodes shows its first and last 4 (`root/a/b/c/…9 levels…/w/x/y/z`).
+    pub(crate) fn path_of(&self, id: NodeId) -> String {
+        let mut parts = Vec::new();
+        let mut at = Some(id);
+        while let Some(n) = at {
+            let Ok(node) = self.node(n) else {
+                parts.push("?".to_owned());
+                break;
+            };
+            let parent = node.parent;
+            parts.push(match parent {
+                None => "root".to_owned(),
+                Some(_) if !node.name.is_empty() => node.name.clone(),
+                Some(p) => {
+                    let i = self
+                        .node(p)
+                        .ok()
+                        .and_then(|p| p.children.iter().position(|&c| c == n))
+                        .unwrap_or(0);
+                    format!("#{i}")
+                }
+            });
+            at = parent;
+        }
+        parts.reverse();
+        // A deep path (an instance tree may be thousands of levels deep) keeps its ends.
+        const ENDS: usize = 4;
+        if parts.len() > 3 * ENDS {
+            let hidden = parts.len() - 2 * ENDS;
+            parts.splice(ENDS..parts.len() - ENDS, [format!("…{hidden} levels…")]);
+        }
+        parts.join("/")
+    }
+
     /// Pre-order walk of the subtree at `from` (itself first, children in order).
     ///
     /// # Errors

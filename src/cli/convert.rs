@@ -12,6 +12,14 @@
 //! nothing, as the saved controllers pose the scene when it is rendered). What the format
 //! cannot hold (controllers written as code, …) is refused with a one-line error naming the
 //! node; nothing is dropped silently.
+//!
+//! The load is held to the work budget (`--max-*` flags, as `plumb render`), and the output
+//! to `--max-output-bytes` (at most and by default the largest scene file the loader reads,
+//! 256 MiB): meshes are written inline, a shared mesh once per leaf, so a small instanced
+//! file could otherwise convert into gigabytes. The saver refuses before building the
+//! document when the inline meshes alone pass the limit, and before writing anything when
+//! the text does (`io::json::write_scene_limited`). Writing each shared mesh once would need
+//! a mesh reference the format does not have; the limit bounds the output either way.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,6 +27,7 @@ use std::process::ExitCode;
 use clap::Args;
 use plumb_scene::io;
 
+use super::budget::BudgetArgs;
 use super::CliResult;
 
 /// Arguments of `plumb convert`.
@@ -41,6 +50,28 @@ pub struct ConvertArgs {
     /// them). Default: the file's default scene.
     #[arg(long = "scene", value_name = "NAME|INDEX")]
     pub gltf_scene: Option<String>,
+    /// The most bytes the written scene file may have; at most (and by default) the largest
+    /// scene file plumb reads (268435456), so that what convert writes loads again.
+    #[arg(long, value_name = "BYTES", value_parser = parse_output_bytes)]
+    pub max_output_bytes: Option<u64>,
+    /// The work budget of the load.
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// Parses `--max-output-bytes`: 1..=[`io::json::MAX_FILE_BYTES`].
+fn parse_output_bytes(s: &str) -> Result<u64, String> {
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a whole number"))?;
+    if n == 0 || n > io::json::MAX_FILE_BYTES {
+        return Err(format!(
+            "the output limit must be 1..={} bytes (a larger scene file would not load), got {n}",
+            io::json::MAX_FILE_BYTES
+        ));
+    }
+    Ok(n)
 }
 
 /// Runs `plumb convert`.
@@ -63,8 +94,11 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         return Err("--time is not finite".to_owned());
     }
     let gltf_scene = super::scene_select::select(&args.scene, args.gltf_scene.as_deref())?;
-    let (scene, imported, _) = super::render::load_mapped(&args.scene, false, gltf_scene)?;
+    let (scene, imported, _) =
+        super::render::load_mapped(&args.scene, false, gltf_scene, &args.budget.budget())?;
     super::clip::select(&args.scene, &imported.animations, args.clip.as_deref())?;
-    io::json::write_scene(&scene, Some(&imported), &args.out).map_err(|e| e.to_string())?;
+    let max = args.max_output_bytes.unwrap_or(io::json::MAX_FILE_BYTES);
+    io::json::write_scene_limited(&scene, Some(&imported), &args.out, max)
+        .map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
 }

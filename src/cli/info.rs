@@ -28,6 +28,7 @@ use plumb::scene::io::{
 use plumb::scene::{NodeId, NodeKind, Scene};
 use serde::Serialize;
 
+use super::budget::BudgetArgs;
 use super::{say, CliResult};
 
 /// Arguments of `plumb info`.
@@ -39,6 +40,10 @@ pub struct InfoArgs {
     /// Print JSON (one object per node in tree order) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The work budget of the load: the same as `plumb render`'s (per-frame clears are
+    /// checked at render's default size, 800x600).
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 #[derive(Serialize)]
@@ -298,6 +303,11 @@ fn to_text(loaded: &ImportedScene) -> String {
 /// Loads the scene and prints it.
 pub fn run(args: &InfoArgs) -> CliResult {
     if trace::is_trace_file(&args.scene) {
+        if let Some(flag) = args.budget.first_given() {
+            return Err(format!(
+                "{flag} is for scene files; a draw trace is played back as recorded"
+            ));
+        }
         if args.json {
             return Err(format!(
                 "{}: a draw trace is JSON already; --json is for scene files",
@@ -315,9 +325,17 @@ pub fn run(args: &InfoArgs) -> CliResult {
     // lights onto render state would only cost memory (a 10⁶-node file: 1.78 GB with it).
     let options = ImportOptions {
         apply: None,
+        budget: args.budget.budget(),
         ..ImportOptions::default()
     };
     let loaded = io::load(&args.scene, &options).map_err(|e| e.to_string())?;
+    // The budgets `render` checks: the load's above, a frame's clears here (at render's
+    // default image size; depth layers depend on the camera and are checked when drawn).
+    let size = super::render::DEFAULT_SIZE;
+    loaded
+        .scene
+        .check_clears(size.width, size.height)
+        .map_err(|e| format!("{}: {e}", args.scene.display()))?;
     let text = if args.json {
         to_json(args, &loaded)?
     } else {

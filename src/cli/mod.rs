@@ -10,7 +10,7 @@ pub mod view;
 
 // The render path's option parsers, camera choice, clip and scene selection live in the
 // library (`plumb::model`), shared with the conformance kit's model cases.
-pub use plumb::model::{args, camera, clip, scene_select};
+pub use plumb::model::{args, budget, camera, clip, scene_select};
 
 use std::process::ExitCode;
 

@@ -12,6 +12,9 @@
 //! soft renderer, write the PNG (and the depth PNG). See [`camera`](super::camera) for how the
 //! camera is chosen and [`plumb::scene::io::framing`] for the framing rule.
 //!
+//! The `--max-*` flags set the work budget ([`plumb::model::budget`]): the load's totals
+//! are charged as the file is built, each frame's clears before the frame is drawn.
+//!
 //! `--frames N --fps F` writes `OUT_0000.png` … at `t = time + i/F` (F defaults to 24), with a
 //! progress bar on stderr only when stderr is a terminal. `--clip` chooses the one glTF
 //! animation to play (see [`clip`](super::clip) for the rule and for how clips combine
@@ -29,6 +32,7 @@ use plumb::raster::{Context, ContextOptions};
 use plumb::scene::{FixedRenderer, SoftRenderer};
 
 use super::args::{parse_color, parse_finite, parse_positive, parse_size, parse_threads, Size};
+use super::budget::BudgetArgs;
 use super::camera::CameraArgs;
 use super::{say, CliResult};
 
@@ -99,6 +103,9 @@ pub struct RenderArgs {
     /// (same bytes) or by another backend's `DrawTarget`. One frame only.
     #[arg(long, value_name = "TRACE.json", conflicts_with = "frames")]
     pub trace_out: Option<PathBuf>,
+    /// The work budget of the load (and of each frame).
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 /// The size used when `--size` is left out.
@@ -214,6 +221,7 @@ fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
     ]
     .into_iter()
     .find_map(|(given, name)| given.then_some(name))
+    .or(args.budget.first_given())
 }
 
 /// Renders the showcase and writes the PNG.
@@ -284,6 +292,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         args.gltf_scene.as_deref(),
         args.clip.as_deref(),
         args.background,
+        &args.budget.budget(),
     )?;
     for w in &model.applied.warnings {
         use std::io::Write as _;
@@ -304,7 +313,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         let t = args.time + i as f32 / fps;
         let stats = model
             .draw_at(t, &args.view, &mut renderer)
-            .map_err(|e| format!("frame {i}: {e}"))?;
+            .map_err(|e| format!("{}: frame {i}: {e}", path.display()))?;
         if i == 0 && stats.lit_without_normals > 0 {
             use std::io::Write as _;
             let _ = writeln!(

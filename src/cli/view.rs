@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::args::{parse_size, parse_threads, Size};
+use super::budget::BudgetArgs;
 use super::CliResult;
 
 /// Arguments of `plumb view`.
@@ -26,6 +27,9 @@ pub struct ViewArgs {
     /// Worker threads (0 or absent: all cores).
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
+    /// The work budget of the load.
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 /// Runs the viewer (or explains how to get one).
@@ -101,7 +105,8 @@ mod window {
     }
 
     fn load(args: &ViewArgs, unlit: bool) -> Result<Variant, String> {
-        let (mut scene, imported, applied) = load_mapped(&args.scene, unlit, None)?;
+        let (mut scene, imported, applied) =
+            load_mapped(&args.scene, unlit, None, &args.budget.budget())?;
         scene.update(0.0);
         // World bounding spheres of every geometry leaf, as a hidden line overlay.
         let mut spheres = Vec::new();

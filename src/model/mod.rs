@@ -12,6 +12,7 @@
 //! and the model-golden test read it): the `plumb render` options that decide the image.
 
 pub mod args;
+pub mod budget;
 pub mod camera;
 pub mod clip;
 pub mod scene_select;
@@ -21,7 +22,7 @@ use std::path::Path;
 use glam::{Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use crate::scene::io::{self, framing, ApplyOptions, ImportOptions};
+use crate::scene::io::{self, framing, ApplyOptions, ImportOptions, WorkBudget};
 use crate::scene::{Bound, Renderer, Scene, SceneDrawStats};
 
 use camera::{choose_camera, CameraArgs};
@@ -49,7 +50,7 @@ impl std::fmt::Debug for LoadedModel {
 
 /// Loads `path` with imported materials mapped onto render state (`unlit`: base colour ×
 /// vertex colour × texture) and the default light rig when the file has no light; glTF
-/// scene `gltf_scene` (`None`: the file's default).
+/// scene `gltf_scene` (`None`: the file's default); held to the work `budget`.
 ///
 /// # Errors
 /// The loader's message, one line.
@@ -57,6 +58,7 @@ pub fn load_mapped(
     path: &Path,
     unlit: bool,
     gltf_scene: Option<usize>,
+    budget: &WorkBudget,
 ) -> Result<(Scene, io::Imported, io::Applied), String> {
     let options = ImportOptions {
         apply: Some(ApplyOptions {
@@ -64,6 +66,7 @@ pub fn load_mapped(
             default_lights: true,
         }),
         gltf_scene,
+        budget: *budget,
         ..ImportOptions::default()
     };
     let io::ImportedScene { scene, imported } =
@@ -75,20 +78,21 @@ pub fn load_mapped(
 impl LoadedModel {
     /// Loads `path` as `plumb render` does: `scene` picks a glTF scene by name or index
     /// ([`scene_select`]), `clip` the one animation to play ([`clip`]), `background` replaces
-    /// the scene's.
+    /// the scene's; the load is held to `budget`.
     ///
     /// # Errors
     /// A one-line message (unreadable or malformed file, unknown scene or clip, a
-    /// background that is not finite).
+    /// background that is not finite, a budget passed).
     pub fn load(
         path: &Path,
         unlit: bool,
         scene: Option<&str>,
         clip: Option<&str>,
         background: Option<Vec4>,
+        budget: &WorkBudget,
     ) -> Result<LoadedModel, String> {
         let gltf_scene = scene_select::select(path, scene)?;
-        let (mut scene, imported, applied) = load_mapped(path, unlit, gltf_scene)?;
+        let (mut scene, imported, applied) = load_mapped(path, unlit, gltf_scene, budget)?;
         clip::select(path, &imported.animations, clip)?;
         if let Some(bg) = background {
             scene.set_background(bg).map_err(|e| e.to_string())?;
@@ -246,6 +250,7 @@ impl ModelView {
             self.scene.as_deref(),
             self.clip.as_deref(),
             self.background.map(Vec4::from),
+            &WorkBudget::default(),
         )?;
         model.draw_at(self.time, &self.camera_args(), renderer)?;
         Ok(())

@@ -13,6 +13,7 @@ mod cli_scene;
 mod conform;
 #[cfg(feature = "wgpu")]
 mod conform_wgpu;
+mod hostile_budgets;
 mod load_path;
 mod module_cycles;
 mod save_roundtrip;

@@ -12,6 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::SceneError;
+use crate::io::budget::Budget;
 
 /// Where in a file an error was found: a line and, when known, a column (both 1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +211,30 @@ pub enum IoError {
         /// The limit in force.
         max: u64,
     },
+    /// A work budget of the load ([`crate::io::WorkBudget`]) would be passed: charged before
+    /// the work is done. The message names the object, what it asks for, the total and the
+    /// budget, and the `plumb` flag that raises it.
+    #[error("{0}")]
+    Budget(Box<BudgetError>),
+    /// Saving a scene would write a scene file larger than the limit (its meshes are
+    /// written inline, a shared mesh once per leaf): refused before anything is written.
+    #[error(
+        "{}: {}: the saved scene file would take at least {bytes} bytes here, past the \
+         limit of {max} bytes (--max-output-bytes; meshes are written inline, a shared mesh \
+         once per leaf)",
+        esc_path(file),
+        esc(context)
+    )]
+    SaveTooLarge {
+        /// The scene file being written.
+        file: PathBuf,
+        /// The leaf at which the estimate passes the limit, or `scene file` for the text.
+        context: String,
+        /// The bytes counted so far (at least what would be written).
+        bytes: u64,
+        /// The limit in force.
+        max: u64,
+    },
     /// A texture image could not be decoded.
     #[error(
         "{}: image '{}' could not be decoded: {}",
@@ -240,6 +265,49 @@ pub enum IoError {
         /// The scene graph's error.
         source: SceneError,
     },
+}
+
+/// What [`IoError::Budget`] holds: the object that would pass a work budget, and by how much.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetError {
+    /// The file.
+    pub file: PathBuf,
+    /// Line and column of the object, when known.
+    pub location: Option<Location>,
+    /// The object (`root/arm/hand`, `collision 2`, `root/men controller 0`).
+    pub context: String,
+    /// What it asks for (`a CLOD of 2097152 triangles`).
+    pub item: String,
+    /// Which budget.
+    pub budget: Budget,
+    /// The object's share.
+    pub amount: u64,
+    /// The load's (or frame's, or update's) total with it, saturating.
+    pub total: u64,
+    /// The budget in force.
+    pub max: u64,
+}
+
+impl fmt::Display for BudgetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {} ",
+            at(&self.file, &self.location),
+            esc(&self.context),
+            esc(&self.item)
+        )?;
+        let (max, unit, flag) = (self.max, self.budget.unit(), self.budget.flag());
+        if self.total == self.amount {
+            write!(f, "passes the budget of {max} {unit} ({flag})")
+        } else {
+            write!(
+                f,
+                "brings the total to {}, past the budget of {max} {unit} ({flag})",
+                self.total
+            )
+        }
+    }
 }
 
 impl IoError {
@@ -276,7 +344,9 @@ impl IoError {
             | IoError::ImageTooLarge { file, .. }
             | IoError::Image { file, .. }
             | IoError::TextureMemory { file, .. }
+            | IoError::SaveTooLarge { file, .. }
             | IoError::Scene { file, .. } => file,
+            IoError::Budget(b) => &b.file,
         }
     }
 }

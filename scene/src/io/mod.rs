@@ -73,6 +73,7 @@
 
 pub mod animation;
 pub mod apply;
+pub mod budget;
 pub mod contain;
 pub mod error;
 pub mod framing;
@@ -94,8 +95,9 @@ pub use animation::{
     ClipSwitch, Interpolation, NodeAnimation, Track, WeightsAnimation,
 };
 pub use apply::{apply, Applied, ApplyOptions, LightSource};
+pub use budget::{Budget, WorkBudget};
 pub use contain::{contain, is_containing};
-pub use error::{escape_control, IoError, Location};
+pub use error::{escape_control, BudgetError, IoError, Location};
 pub use framing::frame_bound;
 pub use import::{import, Format};
 pub use imported::{
@@ -128,9 +130,15 @@ use crate::graph::Scene;
 /// file (at `--time 0`, for a file without animations; sample those with
 /// [`apply_animations`], then call [`ImportedScene::place_lights`]).
 ///
+/// Every load is held to [`ImportOptions::budget`] (see [`budget`]): a scene file's
+/// generated work as it is built, and for every format the primitives one frame draws (a
+/// mesh shared by many nodes once per node) before the first update; the scene keeps
+/// [`WorkBudget::max_clear_pixels`] for its draws ([`Scene::set_max_clear_pixels`]).
+///
 /// # Errors
 /// [`IoError::UnsupportedFormat`] for another extension; any error of the importer;
-/// [`IoError::Scene`] when a mapped value is refused.
+/// [`IoError::Budget`] past a work budget; [`IoError::Scene`] when a mapped value is
+/// refused.
 pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoError> {
     let is_json = path
         .extension()
@@ -142,6 +150,20 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
         let mut scene = Scene::new();
         let root = scene.root();
         let imported = import(&mut scene, root, path, options)?;
+        // One mesh may be shared by many nodes: what a frame draws is bounded too.
+        budget::drawn_over(&scene, &options.budget).map_err(|(context, item, o)| {
+            IoError::Budget(Box::new(BudgetError {
+                file: path.to_owned(),
+                location: None,
+                context,
+                item,
+                budget: o.budget,
+                amount: o.amount,
+                total: o.total,
+                max: o.max,
+            }))
+        })?;
+        scene.set_max_clear_pixels(Some(options.budget.max_clear_pixels));
         scene.update(0.0);
         ImportedScene { scene, imported }
     };

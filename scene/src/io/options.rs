@@ -1,6 +1,8 @@
 //! Import settings and limits ([`ImportOptions`]), shared by every reader, and how
 //! [`load`](super::load) maps an import onto render state ([`ApplyOptions`]).
 
+use super::budget::WorkBudget;
+
 /// Default for [`ImportOptions::max_file_bytes`]: 1 GiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
 /// Default for [`ImportOptions::max_texture_size`]: 8192 texels per side.
@@ -52,6 +54,10 @@ pub struct ImportOptions {
     /// default scene (`scene`, else the first). Applies to every glTF file the load reads (a
     /// scene file's imports too); an index past the file's scenes is an error.
     pub gltf_scene: Option<usize>,
+    /// The totals of generated work the load may ask for (generated and drawn primitives,
+    /// CLOD builds, particles, IK steps, collision pairs, instance nodes, cleared pixels;
+    /// see [`WorkBudget`]), each charged before the work is done.
+    pub budget: WorkBudget,
 }
 
 /// How [`apply`](super::apply()) maps an import.
@@ -85,6 +91,7 @@ impl Default for ImportOptions {
             max_nodes: DEFAULT_MAX_NODES,
             apply: Some(ApplyOptions::default()),
             gltf_scene: None,
+            budget: WorkBudget::default(),
         }
     }
 }

@@ -22,6 +22,7 @@ mod gltf_spec;
 mod graph;
 mod hostile_input;
 mod ik;
+mod json_budgets;
 mod json_clod;
 mod json_fuzz;
 mod json_goldens;

@@ -21,6 +21,7 @@ use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::ik::{IkController, IkGoal, IkJoint};
 use crate::io::animation::{Animation, AnimationController, Interpolation, NodeAnimation, Track};
+use crate::io::budget::{self, Budget, Spent};
 use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
 use crate::io::texture_image::{texture_bytes, TextureBudget};
@@ -45,8 +46,10 @@ use crate::transform::{rotation_axis_angle, Transform};
 /// [`IoError::Limit`] past [`super::MAX_NODES`] or [`super::MAX_NODE_DEPTH`];
 /// [`IoError::Invalid`] for inconsistent content (duplicate or unknown names, bad indices,
 /// misplaced fields), [`IoError::MissingResource`] for texture or import files that cannot
-/// be read, [`IoError::Scene`] when the scene graph refuses a value, and any error of an
-/// imported glTF / OBJ file or texture decoder.
+/// be read, [`IoError::Budget`] past a work budget of
+/// [`ImportOptions::budget`](crate::io::ImportOptions::budget) (charged before the work),
+/// [`IoError::Scene`] when the scene graph refuses a value, and any error of an imported
+/// glTF / OBJ file or texture decoder.
 pub fn build(
     doc: &SceneDoc,
     path: &Path,
@@ -83,6 +86,7 @@ pub(super) fn build_located(
         texture_budget: TextureBudget::new(options.max_texture_bytes),
         geometry_left: options.max_geometry_bytes,
         import_nodes_left: options.max_nodes,
+        spent: std::cell::Cell::new(Spent::default()),
     };
     ctx.point("root", "/root".to_owned());
     let mut scene = Scene::new();
@@ -206,6 +210,11 @@ pub(super) fn build_located(
             depth_range,
         });
     }
+    // What one frame draws (a mesh shared by many leaves counts once per leaf), before the
+    // first update, and what its clears may write.
+    budget::drawn_over(&scene, &options.budget)
+        .map_err(|(context, item, over)| ctx.over(&context, item, over))?;
+    scene.set_max_clear_pixels(Some(options.budget.max_clear_pixels));
     scene.update(0.0);
     Ok(ImportedScene {
         scene,
@@ -435,8 +444,34 @@ fn transform(ctx: &Ctx, context: &str, t: &TransformDoc) -> Result<Transform, Io
     Ok(out)
 }
 
+/// The triangles a generator of valid parameters makes (`None` for other meshes, and for
+/// parameters the generator refuses, so that its own error comes first).
+fn generated_triangles(m: &MeshDoc) -> Option<(&'static str, u64)> {
+    let ok = |n: u32, min: u32| (min..=shapes::MAX_SEGMENTS).contains(&n);
+    let n = u64::from;
+    match m {
+        MeshDoc::Plane(p) if ok(p.divisions, 1) => Some(("plane", 2 * n(p.divisions).pow(2))),
+        MeshDoc::Box(_) => Some(("box", 12)),
+        MeshDoc::Sphere(s) if ok(s.stacks, 2) && ok(s.slices, 3) => {
+            Some(("sphere", 2 * n(s.stacks) * n(s.slices)))
+        }
+        MeshDoc::Torus(t) if ok(t.rings, 3) && ok(t.sides, 3) => {
+            Some(("torus", 2 * n(t.rings) * n(t.sides)))
+        }
+        MeshDoc::Cylinder(c) if ok(c.slices, 3) => {
+            Some(("cylinder", if c.caps { 4 } else { 2 } * n(c.slices)))
+        }
+        _ => None,
+    }
+}
+
 fn mesh(ctx: &Ctx, context: &str, m: &MeshDoc) -> Result<Mesh, IoError> {
     let err = ctx.scene_err(context);
+    if let Some((shape, triangles)) = generated_triangles(m) {
+        ctx.charge(context, Budget::GeneratedPrimitives, triangles, || {
+            format!("a {shape} of {triangles} triangles")
+        })?;
+    }
     let mesh = match m {
         MeshDoc::Plane(p) => shapes::plane(p.size.get(), p.divisions),
         MeshDoc::Box(b) => shapes::cuboid(v3(&b.size)),
@@ -444,7 +479,7 @@ fn mesh(ctx: &Ctx, context: &str, m: &MeshDoc) -> Result<Mesh, IoError> {
         MeshDoc::Torus(t) => shapes::torus(t.major.get(), t.minor.get(), t.rings, t.sides),
         MeshDoc::Cylinder(c) => shapes::cylinder(c.radius.get(), c.height.get(), c.slices, c.caps),
         MeshDoc::Inline(i) => return inline(ctx, context, i),
-        MeshDoc::Clod(c) => return clod::clod(ctx, context, c, mesh(ctx, context, &c.mesh)?),
+        MeshDoc::Clod(c) => return clod::clod_chain(ctx, context, c, mesh),
         MeshDoc::Curve(c) => return clod::curve(ctx, context, c),
         MeshDoc::Surface(s) => return clod::surface(ctx, context, s),
         MeshDoc::Particles(_) => {
@@ -1227,6 +1262,7 @@ fn particles(
                     format!("{} particles (at most {MAX_PARTICLES})", locations.len()),
                 ));
             }
+            charge_particles(ctx, context, locations.len())?;
             let system = Particles::new(
                 locations.iter().map(v3).collect(),
                 sizes.iter().map(|s| s.get()).collect(),
@@ -1258,6 +1294,7 @@ fn particles(
                     format!("\"count\" {count} is more than {MAX_PARTICLES} particles"),
                 ));
             }
+            charge_particles(ctx, context, count)?;
             let params = RandomParticles {
                 seed: r.seed,
                 count,
@@ -1303,6 +1340,42 @@ fn particles(
     Ok(id)
 }
 
+/// Charges a particle system of `count` particles (rebuilt for every frame) before it is
+/// allocated.
+fn charge_particles(ctx: &Ctx, context: &str, count: usize) -> Result<(), IoError> {
+    let n = count as u64;
+    ctx.charge(context, Budget::Particles, n, || {
+        format!("a particle system of {n} particles")
+    })
+}
+
+/// The solver work of one update of `c`: iterations × free axes (at least one per joint)
+/// × (joints + goals) — each step of one axis recomputes the chain's world transforms and the
+/// goals' errors.
+fn solver_steps(c: &IkController) -> (u64, String) {
+    let axes: usize = c
+        .joints()
+        .iter()
+        .map(|j| {
+            j.allow_translation.iter().filter(|a| **a).count()
+                + j.allow_rotation.iter().filter(|a| **a).count()
+        })
+        .sum();
+    let (iterations, chain) = (
+        u64::from(c.iterations()),
+        (c.joints().len() + c.goals().len()) as u64,
+    );
+    let axes = axes.max(c.joints().len()) as u64;
+    let steps = budget::product(&[iterations, axes, chain]);
+    (
+        steps,
+        format!(
+            "an IK solve of {iterations} iterations × {axes} joint axes × {chain} joints and \
+             goals = {steps} steps"
+        ),
+    )
+}
+
 /// An IK controller from its document, its nodes found by name.
 fn ik_controller(ctx: &Ctx, context: &str, ik: &IkDoc) -> Result<IkController, IoError> {
     let err = ctx.scene_err(context);
@@ -1337,5 +1410,8 @@ fn ik_controller(ctx: &Ctx, context: &str, ik: &IkDoc) -> Result<IkController, I
     }
     c.order_end_to_root = ik.end_to_root.unwrap_or(true);
     c.active = ik.active.unwrap_or(true);
+    // Every update solves it (the load's first one too): charged before it is added.
+    let (steps, item) = solver_steps(&c);
+    ctx.charge(context, Budget::SolverSteps, steps, || item)?;
     Ok(c)
 }

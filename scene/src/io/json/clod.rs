@@ -1,18 +1,55 @@
 //! `clod`, `curve` and `surface` meshes in scene files: decimated at a target record, or
-//! tessellated to a level.
+//! tessellated to a level — each charged against the load's work budget before it is built.
 
 use glam::Vec3;
 
 use super::ctx::{v3, v4, Ctx};
-use super::doc::{ClodDoc, CurveDoc, PatchDoc, SurfaceDoc};
+use super::doc::{ClodDoc, CurveDoc, MeshDoc, PatchDoc, SurfaceDoc};
 use crate::clod::ClodMesh;
+use crate::clod_build::MAX_CLOD_TRIANGLES;
 use crate::curve::{BezierCurve, CurveMesh, MAX_BEZIER_DEGREE};
+use crate::io::budget::Budget;
 use crate::io::error::IoError;
 use crate::mesh::{Mesh, MeshTopology};
 use crate::surface::{BezierRectangle, BezierTriangle, SurfaceMesh, SurfacePatch};
 
+/// A `clod` mesh and the `clod` meshes nested in it, innermost first: the innermost
+/// (non-`clod`) mesh is built with `build`, then the whole chain's CLOD builds are charged —
+/// `n` nested builds at most `n` times the innermost mesh's triangles, since a build's
+/// output has no more triangles than its input — before the first is built.
+pub(super) fn clod_chain(
+    ctx: &Ctx,
+    context: &str,
+    doc: &ClodDoc,
+    build: fn(&Ctx, &str, &MeshDoc) -> Result<Mesh, IoError>,
+) -> Result<Mesh, IoError> {
+    let mut chain = vec![doc];
+    let mut inner = &*doc.mesh;
+    while let MeshDoc::Clod(c) = inner {
+        chain.push(c);
+        inner = &c.mesh;
+    }
+    let mut mesh = build(ctx, context, inner)?;
+    let triangles = mesh.triangle_count();
+    // A mesh the build refuses is not charged: its own error comes first.
+    if mesh.topology() == MeshTopology::Triangles && triangles <= MAX_CLOD_TRIANGLES {
+        let (n, t) = (chain.len() as u64, triangles as u64);
+        ctx.charge(context, Budget::ClodTriangles, n.saturating_mul(t), || {
+            if n == 1 {
+                format!("a CLOD of {t} triangles")
+            } else {
+                format!("{n} nested CLOD builds of up to {t} triangles each")
+            }
+        })?;
+    }
+    for c in chain.iter().rev() {
+        mesh = clod(ctx, context, c, mesh)?;
+    }
+    Ok(mesh)
+}
+
 /// The `clod` mesh at its target record; `base` is the built full-detail mesh.
-pub(super) fn clod(ctx: &Ctx, context: &str, doc: &ClodDoc, base: Mesh) -> Result<Mesh, IoError> {
+fn clod(ctx: &Ctx, context: &str, doc: &ClodDoc, base: Mesh) -> Result<Mesh, IoError> {
     let err = ctx.scene_err(context);
     if base.topology() != MeshTopology::Triangles {
         return Err(ctx.invalid(context, "a \"clod\" mesh decimates triangles only"));
@@ -77,6 +114,13 @@ pub(super) fn curve(ctx: &Ctx, context: &str, doc: &CurveDoc) -> Result<Mesh, Io
         .collect::<Result<Vec<_>, _>>()
         .map_err(&err)?;
     let mut c = CurveMesh::new(segments, vec![[0.0, 1.0]; n]).map_err(&err)?;
+    // A level past the curve's own limit is not charged: `set_level` refuses it.
+    if let Some(v) = c.vertex_count_at(doc.level) {
+        let s = v as u64 - 1;
+        ctx.charge(context, Budget::GeneratedPrimitives, s, || {
+            format!("a curve of {s} segments")
+        })?;
+    }
     c.set_level(doc.level).map_err(&err)?;
     let mut mesh = c.to_mesh().map_err(&err)?;
     if let Some(cols) = &doc.colors {
@@ -102,6 +146,13 @@ fn finish<P: SurfacePatch>(
 ) -> Result<Mesh, IoError> {
     let err = ctx.scene_err(context);
     let mut s = SurfaceMesh::single(patch).map_err(&err)?;
+    // A level past the patch's own limit is not charged: `set_level` refuses it.
+    if let Some(t) = s.triangle_count_at(doc.level) {
+        let t = t as u64;
+        ctx.charge(context, Budget::GeneratedPrimitives, t, || {
+            format!("a surface of {t} triangles")
+        })?;
+    }
     s.set_level(doc.level).map_err(&err)?;
     let mut mesh = s.to_mesh().map_err(&err)?;
     if let Some(cols) = &doc.colors {

@@ -16,12 +16,14 @@ use super::ctx::Ctx;
 use super::doc::{CollisionBoundDoc, CollisionDoc, CollisionModeDoc};
 use crate::collide::{collide, BvKind, BvTreeOptions, CollideMode, Collider};
 use crate::graph::{NodeId, Scene};
+use crate::io::budget::Budget;
 use crate::io::error::IoError;
 use crate::mesh::MeshTopology;
 
 /// Largest product of the two meshes' triangle counts a collision entry may ask for: it bounds
 /// the pairs an all-hits query can report (memory) and test (time) when a file crosses two
-/// meshes of long thin triangles, every one against every one.
+/// meshes of long thin triangles, every one against every one. The entries of a file
+/// together are held to [`WorkBudget::max_collision_pairs`](crate::io::WorkBudget).
 pub const MAX_TRIANGLE_PAIRS: u64 = 1 << 24;
 
 /// Runs every collision of the file in order and marks the hit triangles.
@@ -63,6 +65,14 @@ pub(super) fn apply(
                 ),
             ));
         }
+        // The entries' pairs together, before the trees are queried.
+        ctx.charge(&context, Budget::CollisionPairs, pairs_asked, || {
+            format!(
+                "a collision of {} × {} = {pairs_asked} triangle pairs",
+                colliders[0].mesh().triangle_count(),
+                colliders[1].mesh().triangle_count()
+            )
+        })?;
         let mode = match d.mode {
             CollisionModeDoc::All => CollideMode::AllHits,
             CollisionModeDoc::First => CollideMode::FirstHit,

@@ -3,6 +3,7 @@
 //! that give every error its file, context and, when known, line and column. Shared by
 //! [`build`](super::build) and the effect builder, which import it and not each other.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -16,7 +17,8 @@ use crate::camera::Camera;
 use crate::error::SceneError;
 use crate::graph::NodeId;
 use crate::id::LightId;
-use crate::io::error::{IoError, Location};
+use crate::io::budget::{Budget, Over, Spent};
+use crate::io::error::{BudgetError, IoError, Location};
 use crate::io::imported::Imported;
 use crate::io::texture_image::TextureBudget;
 use crate::io::ImportOptions;
@@ -61,9 +63,48 @@ pub(super) struct Ctx<'a> {
     /// Scene nodes the imports may still create ([`ImportOptions::max_nodes`], for the whole
     /// load: importing one file many times cannot multiply it).
     pub(super) import_nodes_left: usize,
+    /// The work charged so far against [`ImportOptions::budget`] (a cell: meshes are built
+    /// through a shared `&Ctx`).
+    pub(super) spent: Cell<Spent>,
 }
 
 impl Ctx<'_> {
+    /// Charges `amount` of `budget` for the object `context` before its work is done;
+    /// `item` says what it asks for (`a sphere of 2097152 triangles`).
+    ///
+    /// # Errors
+    /// [`IoError::Budget`] when the load's total would pass [`ImportOptions::budget`].
+    pub(super) fn charge(
+        &self,
+        context: &str,
+        budget: Budget,
+        amount: u64,
+        item: impl FnOnce() -> String,
+    ) -> Result<(), IoError> {
+        let mut spent = self.spent.get();
+        match spent.charge(&self.options.budget, budget, amount) {
+            Ok(()) => {
+                self.spent.set(spent);
+                Ok(())
+            }
+            Err(over) => Err(self.over(context, item(), over)),
+        }
+    }
+
+    /// The [`IoError::Budget`] of a charge that does not fit.
+    pub(super) fn over(&self, context: &str, item: String, over: Over) -> IoError {
+        IoError::Budget(Box::new(BudgetError {
+            file: self.file.to_owned(),
+            location: self.location(context),
+            context: context.to_owned(),
+            item,
+            budget: over.budget,
+            amount: over.amount,
+            total: over.total,
+            max: over.max,
+        }))
+    }
+
     /// The one node called `name`, for an IK or skin controller.
     pub(super) fn named(&self, context: &str, name: &str) -> Result<NodeId, IoError> {
         match self.names.get(name).map(Vec::as_slice) {

@@ -9,6 +9,7 @@ use super::doc::{DefinitionsDoc, InstanceDoc, MeshDoc, NodeDoc, SceneDoc, Transf
 use crate::definition::{Definitions, EdgeSpec, ProductionSpec};
 use crate::graph::{NodeId, NodeKind, Scene};
 use crate::instancing::{InstanceOptions, Instancing};
+use crate::io::budget::Budget;
 use crate::io::error::IoError;
 use crate::mesh::Mesh;
 use crate::transform::Transform;
@@ -166,6 +167,11 @@ fn instance(
             ),
         ));
     }
+    // The instance nodes of the load together, as declared, before the tree is expanded.
+    let declared = u64::from(inst.max_nodes);
+    ctx.charge(path, Budget::InstanceNodes, declared, || {
+        format!("an instance of up to {declared} nodes")
+    })?;
     let err = ctx.scene_err(path);
     let world_camera = scene
         .camera_in_frame(camera, scene.reference_node(), None)

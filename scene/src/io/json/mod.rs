@@ -21,7 +21,12 @@
 //! object concerned starts. Limits: the file is at most [`MAX_FILE_BYTES`]
 //! and [`ImportOptions::max_file_bytes`](super::ImportOptions::max_file_bytes); JSON nests at most
 //! 128 levels (serde_json's recursion limit, a clean parse error — so node trees nest at most
-//! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]).
+//! [`MAX_NODE_DEPTH`] levels); at most [`MAX_NODES`] nodes ([`IoError::Limit`]). The work a
+//! file generates — meshes, CLOD builds, particles, IK steps, collision pairs, instance
+//! nodes, drawn primitives — is charged against
+//! [`ImportOptions::budget`](super::ImportOptions::budget) before it is done
+//! ([`IoError::Budget`], naming the object and the flag that raises the budget; see
+//! [`crate::io::budget`]).
 
 mod build;
 mod clod;
@@ -36,6 +41,7 @@ mod locate;
 mod motion;
 mod portals;
 mod real;
+mod save_bound;
 mod save_scene;
 mod skin;
 mod textures;
@@ -45,7 +51,8 @@ use std::path::Path;
 pub use build::build;
 pub use doc::*;
 pub use limits::{MAX_FILE_BYTES, MAX_NODES, MAX_NODE_DEPTH};
-pub use save_scene::{save_scene, write_scene, SavedScene};
+pub use save_bound::{check_saved_size, write_scene, write_scene_limited};
+pub use save_scene::{save_scene, SavedScene};
 
 use super::error::IoError;
 #[allow(unused_imports, reason = "named in the module docs")]

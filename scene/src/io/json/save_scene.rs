@@ -206,33 +206,6 @@ pub fn save_scene(
     })
 }
 
-/// Saves `scene` to `path` (a `.json` file) with its textures as PNG files beside it
-/// ([`save_scene`], images named after the file's stem).
-///
-/// # Errors
-/// Everything [`save_scene`] returns; [`IoError::Invalid`] when a file cannot be written.
-pub fn write_scene(scene: &Scene, imported: Option<&Imported>, path: &Path) -> Result<(), IoError> {
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("scene")
-        .to_owned();
-    let saved = save_scene(scene, imported, path, &stem)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let write = |p: &Path, bytes: &[u8]| {
-        std::fs::write(p, bytes).map_err(|e| IoError::Invalid {
-            file: p.to_owned(),
-            location: None,
-            context: "write".to_owned(),
-            message: e.to_string(),
-        })
-    };
-    for (name, png) in &saved.images {
-        write(&dir.join(name), png)?;
-    }
-    write(path, saved.text().as_bytes())
-}
-
 fn re(x: f32) -> Real {
     Real::lit(x)
 }
