@@ -235,7 +235,7 @@ fn run_case(c: &Case, scratch: &Path) -> Result<bool, String> {
 fn run(cases: Vec<Case>) -> Vec<String> {
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("save_roundtrip");
     let total = cases.len();
-    let outcomes: Vec<(usize, Result<bool, String>)> = std::thread::scope(|s| {
+    let mut outcomes: Vec<(usize, Result<bool, String>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..2)
             .map(|w| {
                 let (cases, scratch) = (&cases, &scratch);
@@ -252,7 +252,6 @@ fn run(cases: Vec<Case>) -> Vec<String> {
             .flat_map(|h| h.join().expect("a round-trip worker panicked"))
             .collect()
     });
-    let mut outcomes = outcomes;
     outcomes.sort_by_key(|(i, _)| *i);
     let same = outcomes.iter().filter(|(_, o)| o == &Ok(true)).count();
     let refused = outcomes.iter().filter(|(_, o)| o == &Ok(false)).count();

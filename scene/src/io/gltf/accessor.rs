@@ -23,7 +23,8 @@ fn component_size(t: DataType) -> usize {
     }
 }
 
-fn dims_name(d: Dimensions) -> &'static str {
+/// An accessor type as the specification names it (`VEC3`).
+pub(super) fn dims_name(d: Dimensions) -> &'static str {
     match d {
         Dimensions::Scalar => "SCALAR",
         Dimensions::Vec2 => "VEC2",
@@ -32,6 +33,18 @@ fn dims_name(d: Dimensions) -> &'static str {
         Dimensions::Mat2 => "MAT2",
         Dimensions::Mat3 => "MAT3",
         Dimensions::Mat4 => "MAT4",
+    }
+}
+
+/// A component type as the specification names it (`UNSIGNED_BYTE`).
+pub(super) fn component_name(t: DataType) -> &'static str {
+    match t {
+        DataType::I8 => "BYTE",
+        DataType::U8 => "UNSIGNED_BYTE",
+        DataType::I16 => "SHORT",
+        DataType::U16 => "UNSIGNED_SHORT",
+        DataType::U32 => "UNSIGNED_INT",
+        DataType::F32 => "FLOAT",
     }
 }
 

@@ -396,6 +396,7 @@ pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
 /// MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT). Runs after validation, so every
 /// accessor index is in range.
 fn check_attribute_formats(file: &Path, root: &::gltf::json::Root) -> Result<(), IoError> {
+    use super::accessor::{component_name, dims_name};
     use ::gltf::json::accessor::{ComponentType as C, Type as T};
     use ::gltf::json::validation::Checked::Valid;
     use ::gltf::Semantic as S;
@@ -492,12 +493,12 @@ fn check_attribute_formats(file: &Path, root: &::gltf::json::Root) -> Result<(),
                 };
                 let context = format!("meshes[{m}].primitives[{p}].{place}.{}", sem_name(&sem));
                 if !types.contains(ty) {
-                    let expected: Vec<&str> = types.iter().map(|t| type_name(*t)).collect();
+                    let expected: Vec<&str> = types.iter().map(|t| dims_name(*t)).collect();
                     return Err(bad(
                         context,
                         format!(
                             "accessor {index} is {}, expected {}",
-                            type_name(*ty),
+                            dims_name(*ty),
                             expected.join(" or ")
                         ),
                     ));
@@ -519,7 +520,7 @@ fn check_attribute_formats(file: &Path, root: &::gltf::json::Root) -> Result<(),
                     format!(
                         "accessor {index} is {} {}{}, which the specification does not allow \
                          for this attribute{with}",
-                        type_name(*ty),
+                        dims_name(*ty),
                         if a.normalized { "normalized " } else { "" },
                         component_name(ct.0),
                     ),
@@ -528,33 +529,6 @@ fn check_attribute_formats(file: &Path, root: &::gltf::json::Root) -> Result<(),
         }
     }
     Ok(())
-}
-
-/// A component type as the specification names it.
-fn component_name(c: ::gltf::json::accessor::ComponentType) -> &'static str {
-    use ::gltf::json::accessor::ComponentType as C;
-    match c {
-        C::I8 => "BYTE",
-        C::U8 => "UNSIGNED_BYTE",
-        C::I16 => "SHORT",
-        C::U16 => "UNSIGNED_SHORT",
-        C::U32 => "UNSIGNED_INT",
-        C::F32 => "FLOAT",
-    }
-}
-
-/// An accessor type as the specification names it.
-fn type_name(t: ::gltf::json::accessor::Type) -> &'static str {
-    use ::gltf::json::accessor::Type as T;
-    match t {
-        T::Scalar => "SCALAR",
-        T::Vec2 => "VEC2",
-        T::Vec3 => "VEC3",
-        T::Vec4 => "VEC4",
-        T::Mat2 => "MAT2",
-        T::Mat3 => "MAT3",
-        T::Mat4 => "MAT4",
-    }
 }
 
 /// An attribute semantic as the file spells it.
