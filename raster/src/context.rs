@@ -113,6 +113,14 @@ impl Context {
         self.simd
     }
 
+    /// The `fearless_simd` level of [`Context::simd_level`] (the fallback if the CPU lacks
+    /// it, which `set_simd_level` already refuses).
+    pub(crate) fn level(&self) -> fearless_simd::Level {
+        self.simd
+            .to_level()
+            .unwrap_or(fearless_simd::Level::fallback())
+    }
+
     /// Forces the instruction set of later draws (the output bytes do not change; tests and
     /// benchmarks use this to hold every level to the same images).
     ///
@@ -251,10 +259,7 @@ impl Context {
         let elements = indices.len(vertex_count);
         let prims = topology.primitive_count(elements);
 
-        let level = self
-            .simd
-            .to_level()
-            .unwrap_or(fearless_simd::Level::fallback());
+        let level = self.level();
         let path = Arc::new(FragmentPath::new(state, nvar, shader, level));
         let stride = 3 * (2 + nvar);
         if self.paths.len() >= MAX_QUEUED_DRAWS {
@@ -424,10 +429,7 @@ impl Context {
             return;
         }
         let tiles_x = self.target.tiles_x();
-        let level = self
-            .simd
-            .to_level()
-            .unwrap_or(fearless_simd::Level::fallback());
+        let level = self.level();
         let paths = &self.paths;
         let chunks = &self.chunks;
         let target = &mut self.target;

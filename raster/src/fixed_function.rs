@@ -19,16 +19,17 @@
 
 use std::sync::Arc;
 
+use fearless_simd::{dispatch, f32x8, prelude::*, Level};
 use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use rayon::prelude::*;
 
 use crate::combine::ApplyMode;
 use crate::fixed_shader::{FixedShader, ShaderLayout, UnitRt};
-use crate::fog::{fog_factor, FogState};
+use crate::fog::{fog_factor, FogDistance, FogMode, FogState};
 use crate::light::{LightingState, PreparedLighting};
-use crate::math;
 use crate::texture::{Sampler, Texture};
-use crate::vertex::{ClipVertex, Indices, Topology, MAX_UV_SETS, MAX_VARYINGS};
+use crate::vec_lanes::{self as vl, LANES};
+use crate::vertex::{Indices, Topology, MAX_UV_SETS, MAX_VARYINGS};
 use crate::{Context, DrawStats, Error, PipelineState};
 
 /// Number of texture units.
@@ -280,7 +281,10 @@ struct VertexStage<'a> {
 }
 
 impl VertexStage<'_> {
-    fn run(&self, i: usize, out: &mut ClipVertex) {
+    /// The scalar definition of one vertex: what [`VertexStage::run_lanes`] computes in
+    /// every lane (the unit test holds every SIMD level to it).
+    #[cfg(test)]
+    fn run(&self, i: usize, out: &mut crate::vertex::ClipVertex) {
         let m = self.mesh;
         let p = m.positions[i];
         let pos_eye = self.view_from_model.transform_point3(p);
@@ -318,19 +322,19 @@ impl VertexStage<'_> {
                 TexGen::ObjectLinear { planes } => {
                     let h = p.extend(1.0);
                     Vec4::new(
-                        math::dot4(planes[0], h),
-                        math::dot4(planes[1], h),
-                        math::dot4(planes[2], h),
-                        math::dot4(planes[3], h),
+                        crate::math::dot4(planes[0], h),
+                        crate::math::dot4(planes[1], h),
+                        crate::math::dot4(planes[2], h),
+                        crate::math::dot4(planes[3], h),
                     )
                 }
                 TexGen::EyeLinear { planes } => {
                     let h = pos_eye.extend(1.0);
                     Vec4::new(
-                        math::dot4(planes[0], h),
-                        math::dot4(planes[1], h),
-                        math::dot4(planes[2], h),
-                        math::dot4(planes[3], h),
+                        crate::math::dot4(planes[0], h),
+                        crate::math::dot4(planes[1], h),
+                        crate::math::dot4(planes[2], h),
+                        crate::math::dot4(planes[3], h),
                     )
                 }
                 TexGen::SphereMap => {
@@ -362,6 +366,178 @@ impl VertexStage<'_> {
             v[..4].copy_from_slice(&color.to_array());
         }
     }
+}
+
+impl VertexStage<'_> {
+    /// The vertices `first..` into `out` (packed: clip position, then the layout's
+    /// varyings, `4 + count` floats per vertex), eight at a time at `level`.
+    fn run_block(&self, level: Level, first: usize, out: &mut [f32]) {
+        dispatch!(level, simd => self.run_lanes(simd, first, out));
+    }
+
+    /// [`VertexStage::run`] in lanes: transform, normal, lighting, texgen and the texture
+    /// matrix, fog, each by `vec_lanes`' glam-order expressions. A last partial group
+    /// computes on zeros in its empty lanes and writes only the real vertices.
+    #[inline(always)]
+    fn run_lanes<S: Simd>(&self, simd: S, first: usize, out: &mut [f32]) {
+        let m = self.mesh;
+        let l = &self.layout;
+        let stride = 4 + l.count;
+        let zero = simd.splat_f32x8(0.0);
+        let one = simd.splat_f32x8(1.0);
+        // Rows of the output: row k is float k of each of the eight vertices. Every row
+        // below `stride` is written for every group.
+        let mut rows = [[0.0f32; LANES]; 4 + MAX_VARYINGS];
+        for (b, chunk) in out.chunks_mut(LANES * stride).enumerate() {
+            let base = first + b * LANES;
+            let live = chunk.len() / stride;
+            let p = gather3(simd, m.positions, base, live);
+            let color: [f32x8<S>; 4] = match m.colors {
+                Some(c) => {
+                    let mut x = [[0.0f32; LANES]; 4];
+                    for (i, v) in c[base..base + live].iter().enumerate() {
+                        (x[0][i], x[1][i], x[2][i], x[3][i]) = (v.x, v.y, v.z, v.w);
+                    }
+                    [
+                        f32x8::from_slice(simd, &x[0]),
+                        f32x8::from_slice(simd, &x[1]),
+                        f32x8::from_slice(simd, &x[2]),
+                        f32x8::from_slice(simd, &x[3]),
+                    ]
+                }
+                None => [one; 4],
+            };
+            let normal = match m.normals {
+                Some(n) => {
+                    let n = vl::mat3_mul(simd, &self.normal_matrix, gather3(simd, n, base, live));
+                    vl::normalize_or_zero3(simd, n)
+                }
+                None => [zero, zero, one],
+            };
+            let pos_eye = vl::mat4_transform_point3(simd, &self.view_from_model, p);
+            let clip = vl::mat4_mul(simd, &self.clip_from_model, [p[0], p[1], p[2], one]);
+            put(&mut rows, 0, &clip);
+            let v = 4;
+            match (&self.lighting, l.phong) {
+                (Some(pl), None) => {
+                    let (prim, sec) = pl.shade_lanes(simd, pos_eye, normal, color, true);
+                    put(&mut rows, v, &prim);
+                    if let Some(o) = l.secondary {
+                        put(&mut rows, v + o, &sec);
+                    }
+                    if let Some(bk) = l.back {
+                        let (prim, sec) = pl.shade_lanes(simd, pos_eye, normal, color, false);
+                        put(&mut rows, v + bk, &prim);
+                        if let Some(o) = l.secondary {
+                            put(&mut rows, v + bk + o, &sec);
+                        }
+                    }
+                }
+                _ => put(&mut rows, v, &color),
+            }
+            for (k, u) in self.ff.units.iter().enumerate() {
+                let stq = match u.texgen {
+                    TexGen::None => {
+                        let mut x = [[0.0f32; LANES]; 2];
+                        for (i, uv) in m.uvs[u.uv_set][base..base + live].iter().enumerate() {
+                            (x[0][i], x[1][i]) = (uv.x, uv.y);
+                        }
+                        let s = f32x8::from_slice(simd, &x[0]);
+                        [s, f32x8::from_slice(simd, &x[1]), zero, one]
+                    }
+                    TexGen::ObjectLinear { planes } => {
+                        planes4(simd, &planes, [p[0], p[1], p[2], one])
+                    }
+                    TexGen::EyeLinear { planes } => {
+                        planes4(simd, &planes, [pos_eye[0], pos_eye[1], pos_eye[2], one])
+                    }
+                    TexGen::SphereMap => {
+                        let u_eye = vl::normalize_or_zero3(simd, pos_eye);
+                        let n = normal;
+                        let two_d = simd.splat_f32x8(2.0) * vl::dot3(n, u_eye);
+                        let r = vl::sub3(u_eye, [n[0] * two_d, n[1] * two_d, n[2] * two_d]);
+                        let rz1 = r[2] + 1.0;
+                        let len = (r[0] * r[0] + r[1] * r[1] + rz1 * rz1).sqrt();
+                        let mm = simd.splat_f32x8(2.0) * len;
+                        let mm = mm.simd_gt(zero).select(mm, one);
+                        [r[0] / mm + 0.5, r[1] / mm + 0.5, zero, one]
+                    }
+                };
+                let t = vl::mat4_mul(simd, &u.matrix, stq);
+                let o = v + l.units + 3 * k;
+                put(&mut rows, o, &[t[0], t[1], t[3]]);
+            }
+            if let (Some(o), Some(fog)) = (l.fog, &self.ff.fog) {
+                let d = match fog.distance {
+                    FogDistance::EyeDepth => pos_eye[2].abs(),
+                    FogDistance::Radial => vl::length3(pos_eye),
+                };
+                let f = if fog.per_pixel {
+                    d
+                } else {
+                    fog_factor_lanes(simd, &fog.mode, d)
+                };
+                put(&mut rows, v + o, &[f]);
+            }
+            if let Some(o) = l.phong {
+                put(&mut rows, v + o, &pos_eye);
+                put(&mut rows, v + o + 3, &normal);
+                put(&mut rows, v, &color);
+            }
+            for (i, vert) in chunk.chunks_exact_mut(stride).enumerate() {
+                for (k, x) in vert.iter_mut().enumerate() {
+                    *x = rows[k][i];
+                }
+            }
+        }
+    }
+}
+
+/// Eight vertices' `a[base..base + live]` as lanes (zeros past `live`).
+#[inline(always)]
+fn gather3<S: Simd>(simd: S, a: &[Vec3], base: usize, live: usize) -> vl::V3<S> {
+    let mut x = [[0.0f32; LANES]; 3];
+    for (i, v) in a[base..base + live].iter().enumerate() {
+        (x[0][i], x[1][i], x[2][i]) = (v.x, v.y, v.z);
+    }
+    vl::load3(simd, &x)
+}
+
+/// Stores lanes `x` as output rows `at..at + x.len()`.
+#[inline(always)]
+fn put<S: Simd>(rows: &mut [[f32; LANES]], at: usize, x: &[f32x8<S>]) {
+    for (row, v) in rows[at..at + x.len()].iter_mut().zip(x) {
+        v.store_slice(row);
+    }
+}
+
+/// The texgen planes' `dot4` with eight homogeneous points.
+#[inline(always)]
+fn planes4<S: Simd>(simd: S, planes: &[Vec4; 4], h: vl::V4<S>) -> vl::V4<S> {
+    [
+        vl::dot4_plane(simd, planes[0], h),
+        vl::dot4_plane(simd, planes[1], h),
+        vl::dot4_plane(simd, planes[2], h),
+        vl::dot4_plane(simd, planes[3], h),
+    ]
+}
+
+/// [`fog_factor`] in lanes: linear by its expression, the exponential modes per lane; then
+/// `sat`.
+#[inline(always)]
+fn fog_factor_lanes<S: Simd>(simd: S, mode: &FogMode, d: f32x8<S>) -> f32x8<S> {
+    let f = match *mode {
+        FogMode::Linear { start, end } if end == start => d
+            .simd_lt(simd.splat_f32x8(start))
+            .select(simd.splat_f32x8(1.0), simd.splat_f32x8(0.0)),
+        FogMode::Linear { start, end } => {
+            (simd.splat_f32x8(end) - d) / simd.splat_f32x8(end - start)
+        }
+        FogMode::Exp { .. } | FogMode::Exp2 { .. } => {
+            return vl::per_lane(simd, d, |d| fog_factor(mode, d));
+        }
+    };
+    vl::sat(simd, f)
 }
 
 impl Context {
@@ -406,14 +582,8 @@ impl Context {
         let stride = 4 + layout.count;
         const BLOCK: usize = 4096;
         let mut verts = vec![0.0f32; n * stride];
-        let block = |(c, chunk): (usize, &mut [f32])| {
-            let mut v = ClipVertex::default();
-            for (j, out) in chunk.chunks_exact_mut(stride).enumerate() {
-                stage.run(c * BLOCK + j, &mut v);
-                out[..4].copy_from_slice(&v.pos.to_array());
-                out[4..].copy_from_slice(&v.var[..layout.count]);
-            }
-        };
+        let level = self.level();
+        let block = |(c, chunk): (usize, &mut [f32])| stage.run_block(level, c * BLOCK, chunk);
         // One block runs on the calling thread: a small mesh (a scene of many small draws)
         // must not pay a thread-pool round trip per draw. The blocks are the same either way.
         if n > BLOCK {
@@ -463,5 +633,214 @@ impl Context {
                 },
             ),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::light::{Light, LightKind, Material};
+    use crate::simd::SimdLevel;
+    use crate::vertex::ClipVertex;
+
+    /// A small deterministic generator (xorshift) with a share of special values.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn f(&mut self) -> f32 {
+            const SPECIAL: [f32; 8] = [0.0, -0.0, 1.0, f32::NAN, f32::INFINITY, 1e30, 1e-30, -1.0];
+            let r = self.next();
+            if r.is_multiple_of(23) {
+                SPECIAL[(r >> 8) as usize % SPECIAL.len()]
+            } else {
+                ((r >> 11) as f32 / (1u64 << 53) as f32) * 8.0 - 4.0
+            }
+        }
+        fn v3(&mut self) -> Vec3 {
+            Vec3::new(self.f(), self.f(), self.f())
+        }
+        fn v4(&mut self) -> Vec4 {
+            Vec4::new(self.f(), self.f(), self.f(), self.f())
+        }
+        fn bit(&mut self) -> bool {
+            self.next() & 1 == 1
+        }
+        fn m4(&mut self) -> Mat4 {
+            Mat4::from_cols(self.v4(), self.v4(), self.v4(), self.v4())
+        }
+    }
+
+    fn lights(r: &mut Rng, case: usize) -> LightingState {
+        let mut s = LightingState {
+            material: Material {
+                emissive: r.v3().abs() * 0.1,
+                ambient: r.v3().abs(),
+                diffuse: r.v3().abs(),
+                specular: if case.is_multiple_of(2) {
+                    r.v3().abs()
+                } else {
+                    Vec3::ZERO
+                },
+                shininess: [1.0, 7.5, 64.0][case % 3],
+                alpha: r.f(),
+            },
+            global_ambient: r.v3().abs(),
+            local_viewer: r.bit(),
+            two_sided: r.bit(),
+            color_material: r.bit(),
+            separate_specular: r.bit(),
+            ..LightingState::default()
+        };
+        let kinds = [
+            LightKind::Ambient,
+            LightKind::Directional { direction: r.v3() },
+            LightKind::Point { position: r.v3() },
+            LightKind::Spot {
+                position: r.v3(),
+                direction: r.v3(),
+                cutoff_deg: [30.0, 90.0, 180.0][case % 3],
+                exponent: [0.0, 2.0, 17.0][(case / 3) % 3],
+            },
+        ];
+        for (k, kind) in kinds.into_iter().enumerate() {
+            if (case >> k) & 1 == 1 || k == 1 {
+                let mut l = Light::new(kind)
+                    .with_ambient(r.v3().abs())
+                    .with_diffuse(r.v3().abs())
+                    .with_specular(r.v3().abs())
+                    .with_attenuation([1.0, r.f().abs(), r.f().abs()]);
+                l.spot_inner_deg = r.bit().then_some(20.0);
+                l.range = r.bit().then_some(5.0);
+                s.push_light(l).unwrap();
+            }
+        }
+        s
+    }
+
+    /// Every SIMD level's vertex stage gives the scalar definition's bits, over lighting
+    /// (every light kind, spot cones and ranges, two-sided, colour material, local viewer,
+    /// separate specular, per-pixel), every texgen, every fog mode and distance, with and
+    /// without normals and colours, partial groups, and NaN, infinite and huge inputs.
+    #[test]
+    fn lanes_match_the_scalar_vertex_stage() {
+        let texture = Arc::new(Texture::from_rgba8(1, 1, vec![255; 4]).unwrap());
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut checked = 0;
+        for case in 0..96 {
+            let n = 37 + case % 8;
+            let positions: Vec<Vec3> = (0..n).map(|_| r.v3()).collect();
+            let normals: Vec<Vec3> = (0..n).map(|_| r.v3()).collect();
+            let colors: Vec<Vec4> = (0..n).map(|_| r.v4()).collect();
+            let uv0: Vec<Vec2> = (0..n).map(|_| Vec2::new(r.f(), r.f())).collect();
+            let uv1: Vec<Vec2> = (0..n).map(|_| Vec2::new(r.f(), r.f())).collect();
+            let uvs = [&uv0[..], &uv1[..]];
+            let lit = case % 4 != 3;
+            let planes = [r.v4(), r.v4(), r.v4(), r.v4()];
+            let texgens = [
+                TexGen::None,
+                TexGen::ObjectLinear { planes },
+                TexGen::EyeLinear { planes },
+                TexGen::SphereMap,
+            ];
+            let units = (0..case % 3)
+                .map(|k| TextureUnit {
+                    uv_set: k % 2,
+                    texgen: texgens[(case + k) % 4],
+                    matrix: if r.bit() { Mat4::IDENTITY } else { r.m4() },
+                    ..TextureUnit::new(Arc::clone(&texture), Sampler::default())
+                })
+                .collect();
+            let modes = [
+                FogMode::Linear {
+                    start: 1.0,
+                    end: 3.0,
+                },
+                FogMode::Linear {
+                    start: 2.0,
+                    end: 2.0,
+                },
+                FogMode::Exp { density: 0.7 },
+                FogMode::Exp2 { density: 0.4 },
+            ];
+            let ff = FixedFunction {
+                lighting: lit.then(|| lights(&mut r, case)),
+                per_pixel_lighting: case.is_multiple_of(5),
+                fog: (case % 6 != 0).then(|| FogState {
+                    mode: modes[case % 4],
+                    distance: if case % 7 < 3 {
+                        FogDistance::Radial
+                    } else {
+                        FogDistance::EyeDepth
+                    },
+                    per_pixel: case.is_multiple_of(9),
+                    ..FogState::default()
+                }),
+                units,
+            };
+            let needs_normals = lit || ff.units.iter().any(|u| u.texgen == TexGen::SphereMap);
+            let mesh = MeshInput {
+                positions: &positions,
+                normals: (needs_normals || r.bit()).then_some(&normals[..]),
+                colors: r.bit().then_some(&colors[..]),
+                uvs: &uvs,
+            };
+            let view_from_model = if case.is_multiple_of(8) {
+                r.m4()
+            } else {
+                Mat4::from_rotation_translation(glam::Quat::from_rotation_y(0.3), r.v3())
+            };
+            let layout = Layout::new(&ff);
+            let stage = VertexStage {
+                mesh: &mesh,
+                ff: &ff,
+                layout,
+                clip_from_model: r.m4() * view_from_model,
+                view_from_model,
+                normal_matrix: Mat3::from_mat4(view_from_model).inverse().transpose(),
+                lighting: ff
+                    .lighting
+                    .as_ref()
+                    .filter(|l| l.is_lit())
+                    .map(PreparedLighting::new),
+            };
+            let stride = 4 + layout.count;
+            let first = case % 3;
+            let count = n - first;
+            let mut want = vec![0.0f32; count * stride];
+            let mut v = ClipVertex::default();
+            for (j, out) in want.chunks_exact_mut(stride).enumerate() {
+                stage.run(first + j, &mut v);
+                out[..4].copy_from_slice(&v.pos.to_array());
+                out[4..].copy_from_slice(&v.var[..layout.count]);
+            }
+            for level in SimdLevel::available() {
+                let mut got = vec![0.0f32; count * stride];
+                stage.run_block(level.to_level().unwrap(), first, &mut got);
+                for (k, (a, b)) in want.iter().zip(&got).enumerate() {
+                    // Equal bits, or NaN both: Rust leaves the sign and payload of a NaN
+                    // result unspecified (LLVM may swap an addition's operands, and x86
+                    // returns the first of two NaNs), so no path can promise them; no
+                    // stage reads them (a NaN colour saturates to 0, a NaN position is
+                    // rejected).
+                    assert!(
+                        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                        "case {case}, level {level}, vertex {}, float {}: scalar {a:?} ({:#x}), \
+                         lanes {b:?} ({:#x})",
+                        first + k / stride,
+                        k % stride,
+                        a.to_bits(),
+                        b.to_bits()
+                    );
+                }
+                checked += got.len();
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 }

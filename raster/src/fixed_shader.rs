@@ -12,10 +12,10 @@
 
 use std::sync::Arc;
 
-use fearless_simd::{dispatch, Level, Simd};
-use glam::{Vec2, Vec3, Vec4};
+use fearless_simd::{dispatch, f32x8, prelude::*, Level};
+use glam::{Vec2, Vec4};
 
-use crate::combine::{apply, sat, ApplyMode};
+use crate::combine::{combine_lanes, sat, ApplyMode, CombineState};
 use crate::fog::{fog_factor, FogMode, FogState};
 use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::light::PreparedLighting;
@@ -74,8 +74,9 @@ enum Stage {
     Blend { unit: usize },
     /// `ADD`: `rgb = c + t`, `a = a·at`.
     Add,
-    /// A combiner, by `combine::apply` per pixel.
-    Combine { unit: usize },
+    /// A combiner (`combine::apply`), eight pixels at a time by `combine::combine_lanes`:
+    /// the state is read per group of eight, never per pixel.
+    Combine { unit: usize, state: CombineState },
     /// `rgb = min(rgb + secondary, 1)`.
     Secondary,
     /// Fog factor from the interpolated distance (varying `at`), per pixel.
@@ -127,7 +128,7 @@ impl FixedShader {
                 ApplyMode::Replace => Stage::Replace,
                 ApplyMode::Blend => Stage::Blend { unit: k },
                 ApplyMode::Add => Stage::Add,
-                ApplyMode::Combine(_) => Stage::Combine { unit: k },
+                ApplyMode::Combine(state) => Stage::Combine { unit: k, state },
             });
         }
         if layout.secondary.is_some() || (lighting.is_some() && layout.phong.is_some()) {
@@ -169,7 +170,7 @@ impl FixedShader {
                         s.color[c][..n].copy_from_slice(&s.var[block + c][..n]);
                     }
                 }
-                Stage::Lighting { at } => self.lighting_stage(at, span, s),
+                Stage::Lighting { at } => self.lighting_stage(simd, at, span, s),
                 Stage::Coords { unit, plane } => {
                     let size = self.units[unit].texture.base_size();
                     coords(&span.planes[plane..plane + 9], size, np, s);
@@ -257,8 +258,7 @@ impl FixedShader {
                         *x = sat(*x * t);
                     }
                 }
-                Stage::Combine { unit } => {
-                    let u = &self.units[unit];
+                Stage::Combine { unit, state } => {
                     let Scratch {
                         color,
                         tex,
@@ -271,11 +271,23 @@ impl FixedShader {
                     } else {
                         &var[block..block + 4]
                     };
-                    for i in 0..n {
-                        let g = |a: &[[f32; SPAN]]| Vec4::new(a[0][i], a[1][i], a[2][i], a[3][i]);
-                        let c = apply(&u.apply, g(&color[..]), g(&tex[..]), g(primary), u.constant);
-                        for (ch, x) in c.to_array().into_iter().enumerate() {
-                            color[ch][i] = x;
+                    let k = self.units[unit].constant;
+                    let constant = [
+                        simd.splat_f32x8(k.x),
+                        simd.splat_f32x8(k.y),
+                        simd.splat_f32x8(k.z),
+                        simd.splat_f32x8(k.w),
+                    ];
+                    for g in (0..np).step_by(LANES) {
+                        let src = [
+                            load_lanes::<S, 4>(simd, &tex[..], g),
+                            constant,
+                            load_lanes::<S, 4>(simd, primary, g),
+                            load_lanes::<S, 4>(simd, &color[..], g),
+                        ];
+                        let out = combine_lanes(simd, &state, &src);
+                        for (ch, x) in out.iter().enumerate() {
+                            x.store_slice(&mut color[ch][g..g + LANES]);
                         }
                     }
                 }
@@ -313,39 +325,47 @@ impl FixedShader {
         }
     }
 
-    /// Per-pixel lighting of the live pixels (`light::PreparedLighting::shade`).
+    /// Per-pixel lighting (`light::PreparedLighting::shade`), eight pixels at a time
+    /// (`shade_lanes`: the scalar bits in every lane). Dead lanes are lit too, harmlessly:
+    /// they are never stored.
     #[inline(always)]
-    fn lighting_stage(&self, o: usize, span: &SpanCtx<'_>, s: &mut Scratch) {
+    fn lighting_stage<S: Simd>(&self, simd: S, o: usize, span: &SpanCtx<'_>, s: &mut Scratch) {
         let Some(pl) = &self.lighting else { return };
         let n = span.len;
+        let np = n.next_multiple_of(LANES).min(SPAN);
         let front = span.tri.front;
         let Scratch {
             var,
-            mask,
             prim,
             sec,
             color,
             ..
         } = s;
-        for i in 0..n {
-            if mask[i] == 0 {
-                continue;
+        for g in (0..np).step_by(LANES) {
+            let [p0, p1, p2, n0, n1, n2] = load_lanes::<S, 6>(simd, &var[o..o + 6], g);
+            let c = load_lanes::<S, 4>(simd, &var[..4], g);
+            let (p, sc) = pl.shade_lanes(simd, [p0, p1, p2], [n0, n1, n2], c, front);
+            for (ch, x) in p.iter().enumerate() {
+                x.store_slice(&mut prim[ch][g..g + LANES]);
             }
-            let v = |k: usize| var[k][i];
-            let pos = Vec3::new(v(o), v(o + 1), v(o + 2));
-            let nrm = Vec3::new(v(o + 3), v(o + 4), v(o + 5));
-            let c = pl.shade(pos, nrm, Vec4::new(v(0), v(1), v(2), v(3)), front);
-            for (ch, x) in c.primary.to_array().into_iter().enumerate() {
-                prim[ch][i] = x;
-            }
-            for (ch, x) in c.secondary.to_array().into_iter().enumerate() {
-                sec[ch][i] = x;
+            for (ch, x) in sc.iter().enumerate() {
+                x.store_slice(&mut sec[ch][g..g + LANES]);
             }
         }
         for c in 0..4 {
             color[c][..n].copy_from_slice(&prim[c][..n]);
         }
     }
+}
+
+/// Lanes `g..g + 8` of `N` scratch rows.
+#[inline(always)]
+fn load_lanes<S: Simd, const N: usize>(simd: S, rows: &[[f32; SPAN]], g: usize) -> [f32x8<S>; N] {
+    let mut out = [simd.splat_f32x8(0.0); N];
+    for (o, row) in out.iter_mut().zip(rows) {
+        *o = f32x8::from_slice(simd, &row[g..g + LANES]);
+    }
+    out
 }
 
 impl FragmentShader for FixedShader {

@@ -105,6 +105,7 @@ mod fixed_shader;
 mod fragment;
 mod fragment_lanes;
 mod screen;
+mod vec_lanes;
 
 pub use context::{Context, ContextOptions, DrawStats, FrameStats};
 pub use draw_target::DrawTarget;

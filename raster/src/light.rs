@@ -52,8 +52,10 @@
 //! The book's rule "no lights → the material is ignored and the vertex colour is used" is the
 //! caller's decision ([`LightingState::is_lit`]); `shade` always evaluates the equation.
 
+use fearless_simd::{f32x8, prelude::*};
 use glam::{Vec3, Vec4};
 
+use crate::vec_lanes::{self as vl, V3, V4};
 use crate::{math, Error};
 
 /// Maximum number of lights (GL's minimum guarantee and WM3's `m_iMaxLights`).
@@ -516,6 +518,136 @@ impl PreparedLighting {
                 secondary: Vec3::ZERO,
             }
         }
+    }
+}
+
+impl PreparedLighting {
+    /// [`PreparedLighting::shade`] of eight points at once (structure of arrays): every lane
+    /// is the scalar function's result, bit for bit, at every SIMD level (the same
+    /// operations in the same order; `ndotl > 0` as a select; the spot, range and specular
+    /// powers by the scalar expressions per lane). Returns the primary RGBA and the
+    /// secondary RGB.
+    #[inline(always)]
+    pub(crate) fn shade_lanes<S: Simd>(
+        &self,
+        simd: S,
+        pos_eye: V3<S>,
+        normal_eye: V3<S>,
+        vertex_color: V4<S>,
+        front: bool,
+    ) -> (V4<S>, V3<S>) {
+        let m = &self.material;
+        let zero = simd.splat_f32x8(0.0);
+        let one = simd.splat_f32x8(1.0);
+        let mut n = vl::normalize_or_zero3(simd, normal_eye);
+        if self.two_sided && !front {
+            n = vl::neg3(n);
+        }
+        let (m_amb, m_dif, alpha) = if self.color_material {
+            let rgb = [vertex_color[0], vertex_color[1], vertex_color[2]];
+            (rgb, rgb, vertex_color[3])
+        } else {
+            (
+                vl::splat3(simd, m.ambient),
+                vl::splat3(simd, m.diffuse),
+                simd.splat_f32x8(m.alpha),
+            )
+        };
+        let eye = if self.local_viewer {
+            vl::normalize_or_zero3(simd, vl::neg3(pos_eye))
+        } else {
+            [zero, zero, one]
+        };
+        let mut color = vl::add3(
+            vl::splat3(simd, m.emissive),
+            vl::mul3(m_amb, vl::splat3(simd, self.global_ambient)),
+        );
+        let mut spec = [zero; 3];
+        for l in &self.lights[..self.count] {
+            if l.kind == KIND_AMBIENT {
+                color = vl::add3(color, vl::mul3(m_amb, vl::splat3(simd, l.ambient)));
+                continue;
+            }
+            let (to_light, factor) = if l.kind == KIND_DIRECTIONAL {
+                (vl::splat3(simd, l.vector), one)
+            } else {
+                l.attenuation_lanes(simd, pos_eye)
+            };
+            let ndotl = vl::dot3(n, to_light);
+            let lit = ndotl.simd_gt(zero);
+            let ambient = vl::mul3(m_amb, vl::splat3(simd, l.ambient));
+            let diffuse = vl::add3(
+                ambient,
+                vl::scale3(ndotl, vl::mul3(m_dif, vl::splat3(simd, l.diffuse))),
+            );
+            let term = vl::select3(lit, diffuse, ambient);
+            let ms_ls = m.specular * l.specular;
+            if ms_ls != Vec3::ZERO {
+                let h = vl::normalize_or_zero3(simd, vl::add3(to_light, eye));
+                let shininess = m.shininess;
+                let p = vl::per_lane(simd, vl::dot3(n, h), |x| math::powf(x.max(0.0), shininess));
+                let s = vl::add3(
+                    spec,
+                    vl::scale3(factor, vl::scale3(p, vl::splat3(simd, ms_ls))),
+                );
+                spec = vl::select3(lit, s, spec);
+            }
+            color = vl::add3(color, vl::scale3(factor, term));
+        }
+        let alpha = vl::sat(simd, alpha);
+        if self.separate_specular {
+            let [r, g, b] = vl::sat3(simd, color);
+            ([r, g, b, alpha], vl::sat3(simd, spec))
+        } else {
+            let [r, g, b] = vl::sat3(simd, vl::add3(color, spec));
+            ([r, g, b, alpha], [zero; 3])
+        }
+    }
+}
+
+impl PreparedLight {
+    /// The unit vector towards a point or spot light and its attenuation × spot factor, in
+    /// lanes: `shade`'s expressions, the spot and range terms per lane.
+    #[inline(always)]
+    fn attenuation_lanes<S: Simd>(&self, simd: S, pos_eye: V3<S>) -> (V3<S>, f32x8<S>) {
+        let zero = simd.splat_f32x8(0.0);
+        let d = vl::sub3(vl::splat3(simd, self.vector), pos_eye);
+        let dist = vl::length3(d);
+        let to_light = vl::normalize_or_zero3(simd, d);
+        let [c, lin, q] = self.attenuation;
+        let (c, lin, q) = (
+            simd.splat_f32x8(c),
+            simd.splat_f32x8(lin),
+            simd.splat_f32x8(q),
+        );
+        let denom = c + lin * dist + q * (dist * dist);
+        let mut factor = denom
+            .simd_gt(zero)
+            .select(simd.splat_f32x8(1.0) / denom, zero);
+        if let Some(cos_cut) = self.spot_cos {
+            let cos_a = -vl::dot3(to_light, vl::splat3(simd, self.spot_dir));
+            let e = self.spot_exponent;
+            let spot = vl::per_lane(simd, cos_a, |x| {
+                if x < cos_cut {
+                    0.0
+                } else {
+                    math::powf(x.max(0.0), e)
+                }
+            });
+            factor *= spot;
+            if let Some((scale, offset)) = self.spot_smooth {
+                let t = vl::per_lane(simd, cos_a, |x| (x * scale + offset).clamp(0.0, 1.0));
+                factor *= t * t;
+            }
+        }
+        if let Some(inv) = self.inv_range {
+            let w = vl::per_lane(simd, dist, |dist| {
+                let r = dist * inv;
+                (1.0 - (r * r) * (r * r)).clamp(0.0, 1.0)
+            });
+            factor *= w * w;
+        }
+        (to_light, factor)
     }
 }
 
