@@ -60,7 +60,7 @@ enum Stage {
     Lod { unit: usize },
     /// Sampling by the 8-lane kernel.
     SampleLanes { unit: usize, filter: LaneFilter },
-    /// Sampling pixel by pixel (nearest filters, border colour).
+    /// Sampling pixel by pixel (a wrap that can read the border colour).
     SamplePixels { unit: usize },
     /// Anisotropic sampling pixel by pixel, from the derivatives (plane offset `plane`).
     SampleAniso { unit: usize, plane: usize },

@@ -220,7 +220,7 @@ fn filter_level_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2, linea
 }
 
 /// The per-pixel sampling path of a batch, for samplers the lane kernels do not cover
-/// (nearest filters, border colour): `out[c][i]` for every live pixel `i` (`mask[i] ≠ 0`) at
+/// (a wrap that can read the border colour): `out[c][i]` for every live pixel `i` (`mask[i] ≠ 0`) at
 /// its adjusted λ. The wrap modes are decided once per batch; the loop calls one
 /// monomorphised function.
 pub(crate) fn sample_pixels(

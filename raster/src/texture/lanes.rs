@@ -12,7 +12,7 @@
 //! selection, texel coordinates and weights, the RGBA8 → float conversion and the three
 //! lerps per level — runs in `f32x8` / `i32x8`.
 
-use fearless_simd::{f32x8, i32x8, prelude::*};
+use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*};
 
 use super::chain::Texture;
 use super::filter::{wrap_nb, COORD_LIMIT};
@@ -23,7 +23,7 @@ use super::sampler::{MagFilter, MinFilter, Sampler, Wrap};
 pub(crate) const LANES: usize = 8;
 
 /// How a sampler is filtered by [`sample_batch`]; `None` from [`LaneFilter::new`] means the
-/// sampler needs the per-pixel path (nearest filters, border colour, anisotropy).
+/// sampler needs the per-pixel path (a wrap that can read the border colour, anisotropy).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LaneFilter {
     /// Mip selection when minified.
@@ -31,45 +31,62 @@ pub(crate) struct LaneFilter {
     /// Wrap codes of `filter::wrap_nb` (0 repeat, 1 mirrored repeat, 2 clamp to edge).
     wrap_u: u8,
     wrap_v: u8,
+    /// Within a level: bilinear (`true`) or nearest, magnified and minified.
+    mag_linear: bool,
+    min_linear: bool,
+    /// The switch point `c` is ½ (mag `Linear` with a `NearestMipmap*` min), else 0.
+    half_switch: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mips {
-    /// `Linear`: level 0 only.
+    /// `Nearest`, `Linear`: level 0 only.
     None,
-    /// `LinearMipmapNearest`.
+    /// `*MipmapNearest`.
     Nearest,
-    /// `LinearMipmapLinear` (trilinear).
+    /// `*MipmapLinear`.
     Linear,
 }
 
 impl LaneFilter {
-    /// The lane path for `s`, when it has one: bilinear within a level both ways (mag
-    /// `Linear`, min `Linear`, `LinearMipmapNearest` or `LinearMipmapLinear`), no border
-    /// colour, no anisotropy.
+    /// The lane path for `s`: every filter pair and mip mode, with wraps that never read
+    /// the border colour (repeat, mirrored repeat, clamp to edge; `Clamp` when both filters
+    /// are nearest, where it is clamp to edge) and no anisotropy.
     pub(crate) fn new(s: &Sampler) -> Option<LaneFilter> {
+        let nearest_only = s.mag == MagFilter::Nearest
+            && matches!(
+                s.min,
+                MinFilter::Nearest
+                    | MinFilter::NearestMipmapNearest
+                    | MinFilter::NearestMipmapLinear
+            );
         let code = |w: Wrap| match w {
             Wrap::Repeat => Some(0),
             Wrap::MirroredRepeat => Some(1),
             Wrap::ClampToEdge => Some(2),
+            // Without linear filtering `Clamp` never reaches the border (`nearest_mode`).
+            Wrap::Clamp if nearest_only => Some(2),
             // Both can read the border colour: the per-pixel path handles them.
             Wrap::ClampToBorder | Wrap::Clamp => None,
         };
-        let mips = match s.min {
-            MinFilter::Linear => Mips::None,
-            MinFilter::LinearMipmapNearest => Mips::Nearest,
-            MinFilter::LinearMipmapLinear => Mips::Linear,
-            _ => return None,
+        let (mips, min_linear) = match s.min {
+            MinFilter::Nearest => (Mips::None, false),
+            MinFilter::Linear => (Mips::None, true),
+            MinFilter::NearestMipmapNearest => (Mips::Nearest, false),
+            MinFilter::LinearMipmapNearest => (Mips::Nearest, true),
+            MinFilter::NearestMipmapLinear => (Mips::Linear, false),
+            MinFilter::LinearMipmapLinear => (Mips::Linear, true),
         };
-        if s.mag != MagFilter::Linear || s.max_anisotropy > 1 {
+        if s.max_anisotropy > 1 {
             return None;
         }
-        // The kernels minify for λ > 0: right for these filter pairs only.
-        debug_assert_eq!(s.switch_point(), 0.0);
         Some(LaneFilter {
             mips,
             wrap_u: code(s.wrap_u)?,
             wrap_v: code(s.wrap_v)?,
+            mag_linear: s.mag == MagFilter::Linear,
+            min_linear,
+            half_switch: s.switch_point() > 0.0,
         })
     }
 }
@@ -141,12 +158,11 @@ fn batch<S: Simd>(
     let n = input.u.len();
     debug_assert!(n.is_multiple_of(LANES) && input.v.len() == n && input.lambda.len() == n);
     let [r, g, b, a] = out;
-    let wr = (f.wrap_u, f.wrap_v);
     for k in (0..n).step_by(LANES) {
         let lambda = f32x8::from_slice(simd, &input.lambda[k..k + LANES]);
         let u = f32x8::from_slice(simd, &input.u[k..k + LANES]);
         let v = f32x8::from_slice(simd, &input.v[k..k + LANES]);
-        let c = sample8(simd, wr, tex, f.mips, u, v, lambda);
+        let c = sample8(simd, f, tex, u, v, lambda);
         c[0].store_slice(&mut r[k..k + LANES]);
         c[1].store_slice(&mut g[k..k + LANES]);
         c[2].store_slice(&mut b[k..k + LANES]);
@@ -227,8 +243,8 @@ fn index_frac<S: Simd>(simd: S, x: f32x8<S>) -> (i32x8<S>, f32x8<S>) {
 impl Texture {
     /// Samples a batch of points at base levels of detail `lambda_base` (before bias and
     /// clamps, as [`Texture::sample_lod`]) through exactly the code the fragment stage runs
-    /// at instruction-set `level`: the 8-lane kernel when the sampler has one (bilinear
-    /// within a level, no border colour, no anisotropy), else the per-pixel sampler.
+    /// at instruction-set `level`: the 8-lane kernel when the sampler has one (any filter
+    /// pair, no wrap that reads the border colour, no anisotropy), else the per-pixel sampler.
     /// Every level returns the same bits as [`Texture::sample_lod`] point by point; tests
     /// use this to hold each level to one expectation.
     ///
@@ -460,9 +476,8 @@ fn bilinear_level<S: Simd>(
 #[inline(always)]
 fn sample8<S: Simd>(
     simd: S,
-    wr: (u8, u8),
+    f: LaneFilter,
     tex: &Texture,
-    mips: Mips,
     u: f32x8<S>,
     v: f32x8<S>,
     lambda: f32x8<S>,
@@ -470,8 +485,9 @@ fn sample8<S: Simd>(
     let zero = simd.splat_f32x8(0.0);
     let one = simd.splat_f32x8(1.0);
     let q = tex.levels.len() - 1;
-    let minified = lambda.simd_gt(zero);
-    let d: [usize; LANES] = match mips {
+    let c = if f.half_switch { 0.5 } else { 0.0 };
+    let minified = lambda.simd_gt(simd.splat_f32x8(c));
+    let d: [usize; LANES] = match f.mips {
         Mips::None => [0; LANES],
         Mips::Nearest => {
             // d = 0 if λ ≤ ½, else min(⌈λ + ½⌉ − 1, q); `ceil` via the floor of −x.
@@ -508,8 +524,8 @@ fn sample8<S: Simd>(
             let d1 = two.select(d0 + 1, d0);
             // Magnified lanes read level 0.
             let (d0, d1) = (minified.select(d0, izero), minified.select(d1, izero));
-            let t0 = filter_levels(simd, wr, tex, d0, u, v);
-            let t1 = filter_levels(simd, wr, tex, d1, u, v);
+            let t0 = filter_levels(simd, f, tex, d0, u, v, minified);
+            let t1 = filter_levels(simd, f, tex, d1, u, v, minified);
             let t1m = one - t;
             let mut out = t0;
             for c in 0..4 {
@@ -518,14 +534,50 @@ fn sample8<S: Simd>(
             return out;
         }
     };
-    filter_levels(
-        simd,
-        wr,
-        tex,
-        i32x8::from_slice(simd, &d.map(|x| x as i32)),
-        u,
-        v,
-    )
+    let mut di = [0i32; LANES];
+    for (o, &x) in di.iter_mut().zip(&d) {
+        *o = x as i32;
+    }
+    filter_levels(simd, f, tex, i32x8::from_slice(simd, &di), u, v, minified)
+}
+
+/// Lane `i` filtered on level `d[i]` by the mag filter where `minified` is clear, else by
+/// the min filter's within-level filter. With one filter for both (the usual case) only it
+/// runs; otherwise both run and each lane keeps its own, so every lane is the scalar result.
+#[inline(always)]
+fn filter_levels<S: Simd>(
+    simd: S,
+    f: LaneFilter,
+    tex: &Texture,
+    d: i32x8<S>,
+    u: f32x8<S>,
+    v: f32x8<S>,
+    minified: mask32x8<S>,
+) -> [f32x8<S>; 4] {
+    let wr = (f.wrap_u, f.wrap_v);
+    if f.mag_linear == f.min_linear {
+        return if f.mag_linear {
+            bilinear_levels(simd, wr, tex, d, u, v)
+        } else {
+            nearest_levels(simd, wr, tex, d, u, v)
+        };
+    }
+    let lin = bilinear_levels(simd, wr, tex, d, u, v);
+    let near = nearest_levels(simd, wr, tex, d, u, v);
+    // The lanes that take the bilinear result.
+    let linear = if f.min_linear { minified } else { !minified };
+    [
+        linear.select(lin[0], near[0]),
+        linear.select(lin[1], near[1]),
+        linear.select(lin[2], near[2]),
+        linear.select(lin[3], near[3]),
+    ]
+}
+
+/// Whether a wrap code on an axis of `n` texels is computed in lanes ([`wrap8`]).
+#[inline(always)]
+fn wrap_in_lanes(code: u8, n: u32) -> bool {
+    code == 2 || (code == 0 && n.is_power_of_two())
 }
 
 /// Bilinear on level `d[i]` for lane `i`. When all lanes read one level (the usual case: λ
@@ -534,7 +586,7 @@ fn sample8<S: Simd>(
 /// vector registers too ([`bilinear_level`]); otherwise lane by lane ([`bilinear8`]). Both
 /// compute the same values.
 #[inline(always)]
-fn filter_levels<S: Simd>(
+fn bilinear_levels<S: Simd>(
     simd: S,
     wr: (u8, u8),
     tex: &Texture,
@@ -546,14 +598,72 @@ fn filter_levels<S: Simd>(
     let d0 = dl[0];
     if simd.all_true_mask32x8(d.simd_eq(simd.splat_i32x8(d0))) {
         let level = &tex.levels[d0 as usize];
-        let (w, h) = (level.width(), level.height());
-        let wrap_in_lanes = |code: u8, n: u32| code == 2 || (code == 0 && n.is_power_of_two());
-        if wrap_in_lanes(wr.0, w) && wrap_in_lanes(wr.1, h) {
+        if wrap_in_lanes(wr.0, level.width()) && wrap_in_lanes(wr.1, level.height()) {
             return bilinear_level(simd, wr, level, u, v);
         }
     }
     let d: [usize; LANES] = dl.map(|x| x as usize);
     bilinear8(simd, wr, tex, &d, &taps(simd, tex, &d, u, v))
+}
+
+/// Nearest on level `d[i]` for lane `i`, as `filter::nearest_nb`: the texel
+/// `(wrap(⌊u·w⌋), wrap(⌊v·h⌋))`. One level with wraps in lanes: indices and addresses in
+/// vector registers; otherwise sizes gathered per lane and each lane wrapped by the scalar
+/// `wrap_nb`. Then one fetch per lane and the RGBA8 → float conversion in lanes.
+#[inline(always)]
+fn nearest_levels<S: Simd>(
+    simd: S,
+    wr: (u8, u8),
+    tex: &Texture,
+    d: i32x8<S>,
+    u: f32x8<S>,
+    v: f32x8<S>,
+) -> [f32x8<S>; 4] {
+    let dl: [i32; LANES] = d.into();
+    let d0 = dl[0];
+    let mut q = [0i32; LANES];
+    if simd.all_true_mask32x8(d.simd_eq(simd.splat_i32x8(d0))) {
+        let level = &tex.levels[d0 as usize];
+        let (w, h) = (level.width(), level.height());
+        if wrap_in_lanes(wr.0, w) && wrap_in_lanes(wr.1, h) {
+            let (i, _) = index_frac(simd, u * level.size_f.x);
+            let (j, _) = index_frac(simd, v * level.size_f.y);
+            let at: [i32; LANES] =
+                (wrap8(simd, wr.1, j, h) * w as i32 + wrap8(simd, wr.0, i, w)).into();
+            let px = level.texels();
+            for l in 0..LANES {
+                q[l] = i32::from_le_bytes(px[at[l] as usize]);
+            }
+            return texels8(simd, &q);
+        }
+    }
+    let (mut sw, mut sh) = ([0.0f32; LANES], [0.0f32; LANES]);
+    for l in 0..LANES {
+        let size = tex.levels[dl[l] as usize].size_f;
+        (sw[l], sh[l]) = (size.x, size.y);
+    }
+    let (i, _) = index_frac(simd, u * f32x8::from_slice(simd, &sw));
+    let (j, _) = index_frac(simd, v * f32x8::from_slice(simd, &sh));
+    let (i, j): ([i32; LANES], [i32; LANES]) = (i.into(), j.into());
+    for l in 0..LANES {
+        let level = &tex.levels[dl[l] as usize];
+        let (w, h) = (level.width(), level.height());
+        let x = wrap_nb_dyn(wr.0, i[l], w, w.is_power_of_two());
+        let y = wrap_nb_dyn(wr.1, j[l], h, h.is_power_of_two());
+        q[l] = i32::from_le_bytes(level.texels()[y as usize * w as usize + x as usize]);
+    }
+    texels8(simd, &q)
+}
+
+/// One RGBA8 texel per lane as floats: byte `c` as `t[c] as f32 · (1/255)` (`MipLevel::fetch`).
+#[inline(always)]
+fn texels8<S: Simd>(simd: S, q: &[i32; LANES]) -> [f32x8<S>; 4] {
+    let t = i32x8::from_slice(simd, q);
+    let mut out = [simd.splat_f32x8(0.0); 4];
+    for (c, o) in out.iter_mut().enumerate() {
+        *o = simd.cvt_f32_i32x8(simd.shr_i32x8(t, 8 * c as u32) & 0xff) * INV_255;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -658,32 +768,62 @@ mod tests {
         (u, v, r)
     }
 
+    /// Every mag × min filter pair, each wrap mode on some axis, with and without bias and
+    /// LOD clamps (the pairs with a border-reading wrap are left to the per-pixel path).
     fn samplers() -> Vec<Sampler> {
         let mut out = Vec::new();
-        for min in [
-            MinFilter::Linear,
-            MinFilter::LinearMipmapNearest,
-            MinFilter::LinearMipmapLinear,
-        ] {
-            for (wu, wv) in [
-                (Wrap::Repeat, Wrap::Repeat),
-                (Wrap::MirroredRepeat, Wrap::ClampToEdge),
-                (Wrap::ClampToEdge, Wrap::Repeat),
+        for mag in [MagFilter::Nearest, MagFilter::Linear] {
+            for min in [
+                MinFilter::Nearest,
+                MinFilter::Linear,
+                MinFilter::NearestMipmapNearest,
+                MinFilter::LinearMipmapNearest,
+                MinFilter::NearestMipmapLinear,
+                MinFilter::LinearMipmapLinear,
             ] {
-                for (bias, lo, hi) in [(0.0, -1000.0, 1000.0), (0.7, 0.5, 2.25)] {
-                    out.push(Sampler {
-                        min,
-                        wrap_u: wu,
-                        wrap_v: wv,
-                        lod_bias: bias,
-                        min_lod: lo,
-                        max_lod: hi,
-                        ..Sampler::TRILINEAR
-                    });
+                for (wu, wv) in [
+                    (Wrap::Repeat, Wrap::Repeat),
+                    (Wrap::MirroredRepeat, Wrap::ClampToEdge),
+                    (Wrap::ClampToEdge, Wrap::Repeat),
+                    (Wrap::Clamp, Wrap::MirroredRepeat),
+                ] {
+                    for (bias, lo, hi) in [(0.0, -1000.0, 1000.0), (0.7, 0.5, 2.25)] {
+                        out.push(Sampler {
+                            mag,
+                            min,
+                            wrap_u: wu,
+                            wrap_v: wv,
+                            lod_bias: bias,
+                            min_lod: lo,
+                            max_lod: hi,
+                            ..Sampler::TRILINEAR
+                        });
+                    }
                 }
             }
         }
         out
+    }
+
+    /// Only a wrap that can read the border colour (and anisotropy) leaves the lanes.
+    #[test]
+    fn every_filter_without_a_border_has_lanes() {
+        for s in samplers() {
+            let nearest_only = s.mag == MagFilter::Nearest
+                && matches!(
+                    s.min,
+                    MinFilter::Nearest
+                        | MinFilter::NearestMipmapNearest
+                        | MinFilter::NearestMipmapLinear
+                );
+            let border = s.wrap_u == Wrap::Clamp && !nearest_only;
+            assert_eq!(LaneFilter::new(&s).is_none(), border, "{s:?}");
+            let aniso = Sampler {
+                max_anisotropy: 4,
+                ..s
+            };
+            assert!(LaneFilter::new(&aniso).is_none());
+        }
     }
 
     /// The expectation is the scalar sampler, pixel by pixel; every level must give its
@@ -705,7 +845,9 @@ mod tests {
         let n = u.len();
         for tex in textures() {
             for s in samplers() {
-                let f = LaneFilter::new(&s).expect("lane filter");
+                let Some(f) = LaneFilter::new(&s) else {
+                    continue;
+                };
                 let expected: Vec<[u32; 4]> = (0..n)
                     .map(|i| {
                         let l = s.adjust_lod(0.5 * crate::math::log2_lod(r[i]));
