@@ -7,6 +7,7 @@
 //! ```
 //! Workloads (1080p, 1 thread, the same scenes as `benches/fixed.rs` and `benches/raster.rs`):
 //! `fill` — a screen-filling tilted quad, trilinear + linear fog + depth test;
+//! `nearest` — the same quad with nearest-mipmap-nearest sampling;
 //! `small` — 1M depth-tested ~10-pixel triangles with vertex colours;
 //! `gouraud` — two screen-covering vertex-coloured triangles, perspective-correct, depth test.
 //! Instructions per fragment or per triangle: the difference between a run of `n + 1` and of
@@ -43,7 +44,7 @@ fn checker() -> Arc<Texture> {
     )
 }
 
-fn fill(ctx: &mut Context, frames: usize) {
+fn fill(ctx: &mut Context, frames: usize, sampler: Sampler) {
     let p = [
         Vec3::new(-3.0, -1.0, 0.0),
         Vec3::new(3.0, -1.0, 0.0),
@@ -72,7 +73,7 @@ fn fill(ctx: &mut Context, frames: usize) {
             },
             ..FogState::DEFAULT
         }),
-        units: vec![TextureUnit::new(checker(), Sampler::TRILINEAR)],
+        units: vec![TextureUnit::new(checker(), sampler)],
         ..Default::default()
     };
     let t = Transforms {
@@ -175,11 +176,12 @@ fn main() {
     let frames = args.get(1).and_then(|f| f.parse().ok()).unwrap_or(1);
     let mut ctx = Context::new(W, H, ContextOptions { threads: Some(1) }).expect("1080p");
     match args.first().map(String::as_str) {
-        Some("fill") => fill(&mut ctx, frames),
+        Some("fill") => fill(&mut ctx, frames, Sampler::TRILINEAR),
+        Some("nearest") => fill(&mut ctx, frames, Sampler::NEAREST_MIPMAP_NEAREST),
         Some("small") => small(&mut ctx, frames),
         Some("gouraud") => gouraud(&mut ctx, frames),
         _ => {
-            eprintln!("usage: kernels fill|small|gouraud [frames]");
+            eprintln!("usage: kernels fill|nearest|small|gouraud [frames]");
             std::process::exit(2);
         }
     }
