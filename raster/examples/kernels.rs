@@ -8,6 +8,7 @@
 //! Workloads (1080p, 1 thread, the same scenes as `benches/fixed.rs` and `benches/raster.rs`):
 //! `fill` — a screen-filling tilted quad, trilinear + linear fog + depth test;
 //! `nearest` — the same quad with nearest-mipmap-nearest sampling;
+//! `border` — the same quad, trilinear with clamp-to-border on both axes;
 //! `small` — 1M depth-tested ~10-pixel triangles with vertex colours;
 //! `gouraud` — two screen-covering vertex-coloured triangles, perspective-correct, depth test.
 //! Instructions per fragment or per triangle: the difference between a run of `n + 1` and of
@@ -17,7 +18,7 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use plumb_raster::fog::{FogMode, FogState};
-use plumb_raster::texture::{Sampler, Texture};
+use plumb_raster::texture::{Sampler, Texture, Wrap};
 use plumb_raster::{
     CompareFunc, Context, ContextOptions, DepthState, FixedFunction, Indices, MeshInput,
     PipelineState, TextureUnit, Topology, Transforms, VertexInput,
@@ -178,10 +179,20 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("fill") => fill(&mut ctx, frames, Sampler::TRILINEAR),
         Some("nearest") => fill(&mut ctx, frames, Sampler::NEAREST_MIPMAP_NEAREST),
+        Some("border") => fill(
+            &mut ctx,
+            frames,
+            Sampler {
+                wrap_u: Wrap::ClampToBorder,
+                wrap_v: Wrap::ClampToBorder,
+                border: Vec4::new(0.2, 0.4, 0.6, 1.0),
+                ..Sampler::TRILINEAR
+            },
+        ),
         Some("small") => small(&mut ctx, frames),
         Some("gouraud") => gouraud(&mut ctx, frames),
         _ => {
-            eprintln!("usage: kernels fill|nearest|small|gouraud [frames]");
+            eprintln!("usage: kernels fill|nearest|border|small|gouraud [frames]");
             std::process::exit(2);
         }
     }

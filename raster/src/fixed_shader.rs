@@ -2,8 +2,8 @@
 //!
 //! [`FixedShader::new`] turns the draw's fixed-function state into a `Vec<Stage>`: which
 //! colour block is primary, per texture unit the coordinate stage, the sampling kernel
-//! (the 8-lane kernel of `texture::lanes` when the sampler has one, else a monomorphised
-//! per-pixel loop) and the apply mode, then the secondary colour and the fog factor and
+//! (the 8-lane kernel of `texture::lanes` for every sampler but an anisotropic one, which
+//! runs per pixel from its derivatives) and the apply mode, then the secondary colour and the fog factor and
 //! blend. A batch of fragments runs the list in order; each stage is one loop over the
 //! batch (structure of arrays, `Scratch`), so no pixel branches on state or calls through a
 //! pointer. The whole list runs inside one `fearless_simd` dispatch per batch, so every loop
@@ -60,8 +60,6 @@ enum Stage {
     Lod { unit: usize },
     /// Sampling by the 8-lane kernel.
     SampleLanes { unit: usize, filter: LaneFilter },
-    /// Sampling pixel by pixel (a wrap that can read the border colour).
-    SamplePixels { unit: usize },
     /// Anisotropic sampling pixel by pixel, from the derivatives (plane offset `plane`).
     SampleAniso { unit: usize, plane: usize },
     /// `color = sat(color · tex)` (GL `MODULATE`).
@@ -112,15 +110,14 @@ impl FixedShader {
         }
         for (k, u) in units.iter().enumerate() {
             let plane = 6 + 3 * (layout.units + 3 * k);
-            if u.sampler.max_anisotropy > 1 {
-                stages.push(Stage::SampleAniso { unit: k, plane });
-            } else {
-                stages.push(Stage::Coords { unit: k, plane });
-                stages.push(Stage::Lod { unit: k });
-                stages.push(match LaneFilter::new(&u.sampler) {
-                    Some(filter) => Stage::SampleLanes { unit: k, filter },
-                    None => Stage::SamplePixels { unit: k },
-                });
+            match LaneFilter::new(&u.sampler) {
+                Some(filter) => {
+                    stages.push(Stage::Coords { unit: k, plane });
+                    stages.push(Stage::Lod { unit: k });
+                    stages.push(Stage::SampleLanes { unit: k, filter });
+                }
+                // Anisotropy, the one sampler the lanes leave out.
+                None => stages.push(Stage::SampleAniso { unit: k, plane }),
             }
             stages.push(match u.apply {
                 ApplyMode::Modulate => Stage::Modulate,
@@ -189,21 +186,6 @@ impl FixedShader {
                     let [r, g, b, a] = tex;
                     let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
                     sample_batch(simd, &u.texture, filter, input, out);
-                }
-                Stage::SamplePixels { unit } => {
-                    let u = &self.units[unit];
-                    let Scratch {
-                        tu,
-                        tv,
-                        tl,
-                        tex,
-                        mask,
-                        ..
-                    } = s;
-                    let at = (&tu[..n], &tv[..n], &tl[..n], &mask[..n]);
-                    let [r, g, b, a] = tex;
-                    let out = [&mut r[..n], &mut g[..n], &mut b[..n], &mut a[..n]];
-                    crate::texture::sample_pixels(&u.texture, &u.sampler, at, out);
                 }
                 Stage::SampleAniso { unit, plane } => {
                     aniso(&self.units[unit], &span.planes[plane..plane + 9], n, s);

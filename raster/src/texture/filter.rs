@@ -57,7 +57,7 @@ fn index_frac(x: f32) -> (i32, f32) {
 
 /// Applies a wrap mode to integer index `i` for an axis of `n` texels; `None` = border.
 #[inline(always)]
-fn wrap(mode: Wrap, i: i32, n: u32) -> Option<u32> {
+pub(super) fn wrap(mode: Wrap, i: i32, n: u32) -> Option<u32> {
     let pow2 = n.is_power_of_two();
     let n = n as i32; // ≤ 16384
     match mode {
@@ -94,7 +94,7 @@ fn clamp_coord(mode: Wrap, c: f32) -> f32 {
 /// [0, 1] and then `⌊u·n⌋` to `n − 1` (GL 1.4 eq. 3.19's `u = 1` case), which is exactly
 /// clamp-to-edge on the index; every other mode as it is.
 #[inline(always)]
-fn nearest_mode(mode: Wrap) -> Wrap {
+pub(super) fn nearest_mode(mode: Wrap) -> Wrap {
     match mode {
         Wrap::Clamp => Wrap::ClampToEdge,
         m => m,
@@ -220,9 +220,9 @@ fn filter_level_nb<const WU: u8, const WV: u8>(level: &MipLevel, uv: Vec2, linea
 }
 
 /// The per-pixel sampling path of a batch, for samplers the lane kernels do not cover
-/// (a wrap that can read the border colour): `out[c][i]` for every live pixel `i` (`mask[i] ≠ 0`) at
-/// its adjusted λ. The wrap modes are decided once per batch; the loop calls one
-/// monomorphised function.
+/// (anisotropic ones, in `Texture::sample_lod_batch`): `out[c][i]` for every live pixel `i`
+/// (`mask[i] ≠ 0`) at its adjusted λ. The wrap modes are decided once per batch; the loop
+/// calls one monomorphised function.
 pub(crate) fn sample_pixels(
     tex: &Texture,
     s: &Sampler,

@@ -15,7 +15,7 @@
 use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*};
 
 use super::chain::Texture;
-use super::filter::{wrap_nb, COORD_LIMIT};
+use super::filter::{nearest_mode, wrap, wrap_nb, COORD_LIMIT};
 use super::image::INV_255;
 use super::sampler::{MagFilter, MinFilter, Sampler, Wrap};
 
@@ -23,8 +23,8 @@ use super::sampler::{MagFilter, MinFilter, Sampler, Wrap};
 pub(crate) const LANES: usize = 8;
 
 /// How a sampler is filtered by [`sample_batch`]; `None` from [`LaneFilter::new`] means the
-/// sampler needs the per-pixel path (a wrap that can read the border colour, anisotropy).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// sampler needs the per-pixel path (anisotropy).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct LaneFilter {
     /// Mip selection when minified.
     mips: Mips,
@@ -36,6 +36,10 @@ pub(crate) struct LaneFilter {
     min_linear: bool,
     /// The switch point `c` is ½ (mag `Linear` with a `NearestMipmap*` min), else 0.
     half_switch: bool,
+    /// A wrap can read the border colour: every lane goes through [`filter_levels_border`]
+    /// with the sampler's wrap modes and border colour (as given; converted to the
+    /// texture's format per batch, as `Texture::in_format`).
+    border: Option<(Wrap, Wrap, [f32; 4])>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,9 +53,9 @@ enum Mips {
 }
 
 impl LaneFilter {
-    /// The lane path for `s`: every filter pair and mip mode, with wraps that never read
-    /// the border colour (repeat, mirrored repeat, clamp to edge; `Clamp` when both filters
-    /// are nearest, where it is clamp to edge) and no anisotropy.
+    /// The lane path for `s`: every filter pair, mip mode and wrap (with the border colour
+    /// where a wrap can read it; `Clamp` reads it only with a linear filter, as in
+    /// `filter::nearest_mode`); `None` only for anisotropy.
     pub(crate) fn new(s: &Sampler) -> Option<LaneFilter> {
         let nearest_only = s.mag == MagFilter::Nearest
             && matches!(
@@ -66,7 +70,6 @@ impl LaneFilter {
             Wrap::ClampToEdge => Some(2),
             // Without linear filtering `Clamp` never reaches the border (`nearest_mode`).
             Wrap::Clamp if nearest_only => Some(2),
-            // Both can read the border colour: the per-pixel path handles them.
             Wrap::ClampToBorder | Wrap::Clamp => None,
         };
         let (mips, min_linear) = match s.min {
@@ -80,13 +83,16 @@ impl LaneFilter {
         if s.max_anisotropy > 1 {
             return None;
         }
+        let (cu, cv) = (code(s.wrap_u), code(s.wrap_v));
         Some(LaneFilter {
             mips,
-            wrap_u: code(s.wrap_u)?,
-            wrap_v: code(s.wrap_v)?,
+            wrap_u: cu.unwrap_or(2),
+            wrap_v: cv.unwrap_or(2),
             mag_linear: s.mag == MagFilter::Linear,
             min_linear,
             half_switch: s.switch_point() > 0.0,
+            border: (cu.is_none() || cv.is_none())
+                .then(|| (s.wrap_u, s.wrap_v, s.border.to_array())),
         })
     }
 }
@@ -158,6 +164,11 @@ fn batch<S: Simd>(
     let n = input.u.len();
     debug_assert!(n.is_multiple_of(LANES) && input.v.len() == n && input.lambda.len() == n);
     let [r, g, b, a] = out;
+    let mut f = f;
+    if let Some((wu, wv, c)) = f.border {
+        let c = tex.format.convert_border(glam::Vec4::from_array(c));
+        f.border = Some((wu, wv, c.to_array()));
+    }
     for k in (0..n).step_by(LANES) {
         let lambda = f32x8::from_slice(simd, &input.lambda[k..k + LANES]);
         let u = f32x8::from_slice(simd, &input.u[k..k + LANES]);
@@ -554,7 +565,9 @@ fn filter_levels<S: Simd>(
     v: f32x8<S>,
     minified: mask32x8<S>,
 ) -> [f32x8<S>; 4] {
-    if f.mag_linear && f.min_linear {
+    if let Some(border) = f.border {
+        filter_levels_border(simd, f, border, tex, d, u, v, minified)
+    } else if f.mag_linear && f.min_linear {
         bilinear_levels(simd, (f.wrap_u, f.wrap_v), tex, d, u, v)
     } else {
         filter_levels_nearest(simd, f, tex, d, u, v, minified)
@@ -596,6 +609,150 @@ fn filter_levels_nearest<S: Simd>(
             ]
         },
     )
+}
+
+/// [`filter_levels`] for wraps that can read the border colour, as `filter::bilinear` and
+/// `filter::nearest` (with `Texture::in_format`'s border): per lane the level's size, the
+/// scalar `wrap` of every tap (`None` = border), the fetches; in lanes the coordinate clamp
+/// of `Clamp`, the texel coordinates and weights, the conversion, the border select and the
+/// lerps. Each lane keeps the filter the scalar code picks for it. Not inlined, as
+/// [`filter_levels_nearest`].
+#[inline(never)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the lanes of one group and the filter, as filter_levels takes them"
+)]
+fn filter_levels_border<S: Simd>(
+    simd: S,
+    f: LaneFilter,
+    (wu, wv, border): (Wrap, Wrap, [f32; 4]),
+    tex: &Texture,
+    d: i32x8<S>,
+    u: f32x8<S>,
+    v: f32x8<S>,
+    minified: mask32x8<S>,
+) -> [f32x8<S>; 4] {
+    simd.vectorize(
+        #[inline(always)]
+        || {
+            let dl: [i32; LANES] = d.into();
+            let (mut sw, mut sh) = ([0.0f32; LANES], [0.0f32; LANES]);
+            for l in 0..LANES {
+                let size = tex.levels[dl[l] as usize].size_f;
+                (sw[l], sh[l]) = (size.x, size.y);
+            }
+            let (sw, sh) = (f32x8::from_slice(simd, &sw), f32x8::from_slice(simd, &sh));
+            let bc = [
+                simd.splat_f32x8(border[0]),
+                simd.splat_f32x8(border[1]),
+                simd.splat_f32x8(border[2]),
+                simd.splat_f32x8(border[3]),
+            ];
+            let want_near = !f.mag_linear || !f.min_linear;
+            let want_lin = f.mag_linear || f.min_linear;
+            let mut near = bc;
+            if want_near {
+                let (i, _) = index_frac(simd, u * sw);
+                let (j, _) = index_frac(simd, v * sh);
+                let (i, j): ([i32; LANES], [i32; LANES]) = (i.into(), j.into());
+                let (nu, nv) = (nearest_mode(wu), nearest_mode(wv));
+                let mut q = [[0i32; LANES]; 1];
+                let mut ok = [[0i32; LANES]; 1];
+                for l in 0..LANES {
+                    let level = &tex.levels[dl[l] as usize];
+                    (q[0][l], ok[0][l]) = tap(
+                        level,
+                        wrap(nu, i[l], level.width()),
+                        wrap(nv, j[l], level.height()),
+                    );
+                }
+                near = border_texel(simd, &q[0], &ok[0], &bc);
+            }
+            if !want_lin {
+                return near;
+            }
+            let zero = simd.splat_f32x8(0.0);
+            let one = simd.splat_f32x8(1.0);
+            // `clamp_coord`: `c.max(0).min(1)` for `Clamp` (NaN → 0).
+            let cu = if wu == Wrap::Clamp {
+                min_or(max_or(u, zero), one)
+            } else {
+                u
+            };
+            let cv = if wv == Wrap::Clamp {
+                min_or(max_or(v, zero), one)
+            } else {
+                v
+            };
+            let (i0, a) = index_frac(simd, cu * sw - 0.5);
+            let (j0, b) = index_frac(simd, cv * sh - 0.5);
+            let (i0, j0): ([i32; LANES], [i32; LANES]) = (i0.into(), j0.into());
+            let mut q = [[0i32; LANES]; 4];
+            let mut ok = [[0i32; LANES]; 4];
+            for l in 0..LANES {
+                let level = &tex.levels[dl[l] as usize];
+                let (w, h) = (level.width(), level.height());
+                let (x0, x1) = (wrap(wu, i0[l], w), wrap(wu, i0[l] + 1, w));
+                let (y0, y1) = (wrap(wv, j0[l], h), wrap(wv, j0[l] + 1, h));
+                (q[0][l], ok[0][l]) = tap(level, x0, y0);
+                (q[1][l], ok[1][l]) = tap(level, x1, y0);
+                (q[2][l], ok[2][l]) = tap(level, x0, y1);
+                (q[3][l], ok[3][l]) = tap(level, x1, y1);
+            }
+            let t00 = border_texel(simd, &q[0], &ok[0], &bc);
+            let t10 = border_texel(simd, &q[1], &ok[1], &bc);
+            let t01 = border_texel(simd, &q[2], &ok[2], &bc);
+            let t11 = border_texel(simd, &q[3], &ok[3], &bc);
+            let (a1, b1) = (one - a, one - b);
+            let mut lin = bc;
+            for c in 0..4 {
+                let top = t00[c] * a1 + t10[c] * a;
+                let bottom = t01[c] * a1 + t11[c] * a;
+                lin[c] = top * b1 + bottom * b;
+            }
+            if !want_near {
+                return lin;
+            }
+            // The lanes that take the bilinear result.
+            let linear = if f.min_linear { minified } else { !minified };
+            [
+                linear.select(lin[0], near[0]),
+                linear.select(lin[1], near[1]),
+                linear.select(lin[2], near[2]),
+                linear.select(lin[3], near[3]),
+            ]
+        },
+    )
+}
+
+/// One tap: the texel's bytes and −1, or 0 and 0 for the border.
+#[inline(always)]
+fn tap(level: &super::MipLevel, x: Option<u32>, y: Option<u32>) -> (i32, i32) {
+    match (x, y) {
+        (Some(x), Some(y)) => (
+            i32::from_le_bytes(level.texels()[y as usize * level.width() as usize + x as usize]),
+            -1,
+        ),
+        _ => (0, 0),
+    }
+}
+
+/// [`texels8`], with the border colour where `ok` is 0 (`filter::texel_at`).
+#[inline(always)]
+fn border_texel<S: Simd>(
+    simd: S,
+    q: &[i32; LANES],
+    ok: &[i32; LANES],
+    bc: &[f32x8<S>; 4],
+) -> [f32x8<S>; 4] {
+    let t = texels8(simd, q);
+    let m = simd.from_vector_mask32x8(i32x8::from_slice(simd, ok));
+    [
+        m.select(t[0], bc[0]),
+        m.select(t[1], bc[1]),
+        m.select(t[2], bc[2]),
+        m.select(t[3], bc[3]),
+    ]
 }
 
 /// Whether a wrap code on an axis of `n` texels is computed in lanes ([`wrap8`]).
@@ -718,6 +875,11 @@ mod tests {
                 .with_generated_mips(),
             Texture::from_rgba8(1, 1, px(4)).unwrap(),
             Texture::from_rgba8(8, 2, px(8 * 2 * 4)).unwrap(),
+            // A format whose border colour is converted (alpha 1).
+            Texture::from_rgba8(16, 16, px(16 * 16 * 4))
+                .unwrap()
+                .with_generated_mips()
+                .with_format(crate::texture::TexelFormat::Rgb8),
         ]
     }
 
@@ -810,6 +972,9 @@ mod tests {
                     (Wrap::MirroredRepeat, Wrap::ClampToEdge),
                     (Wrap::ClampToEdge, Wrap::Repeat),
                     (Wrap::Clamp, Wrap::MirroredRepeat),
+                    (Wrap::ClampToBorder, Wrap::Repeat),
+                    (Wrap::ClampToEdge, Wrap::ClampToBorder),
+                    (Wrap::Clamp, Wrap::Clamp),
                 ] {
                     for (bias, lo, hi) in [(0.0, -1000.0, 1000.0), (0.7, 0.5, 2.25)] {
                         out.push(Sampler {
@@ -820,6 +985,7 @@ mod tests {
                             lod_bias: bias,
                             min_lod: lo,
                             max_lod: hi,
+                            border: glam::Vec4::new(0.25, 0.5, 1.0, 0.75),
                             ..Sampler::TRILINEAR
                         });
                     }
@@ -829,19 +995,11 @@ mod tests {
         out
     }
 
-    /// Only a wrap that can read the border colour (and anisotropy) leaves the lanes.
+    /// Only anisotropy leaves the lanes.
     #[test]
-    fn every_filter_without_a_border_has_lanes() {
+    fn every_sampler_but_anisotropy_has_lanes() {
         for s in samplers() {
-            let nearest_only = s.mag == MagFilter::Nearest
-                && matches!(
-                    s.min,
-                    MinFilter::Nearest
-                        | MinFilter::NearestMipmapNearest
-                        | MinFilter::NearestMipmapLinear
-                );
-            let border = s.wrap_u == Wrap::Clamp && !nearest_only;
-            assert_eq!(LaneFilter::new(&s).is_none(), border, "{s:?}");
+            assert!(LaneFilter::new(&s).is_some(), "{s:?}");
             let aniso = Sampler {
                 max_anisotropy: 4,
                 ..s
@@ -869,9 +1027,7 @@ mod tests {
         let n = u.len();
         for tex in textures() {
             for s in samplers() {
-                let Some(f) = LaneFilter::new(&s) else {
-                    continue;
-                };
+                let f = LaneFilter::new(&s).expect("lane filter");
                 let expected: Vec<[u32; 4]> = (0..n)
                     .map(|i| {
                         let l = s.adjust_lod(0.5 * crate::math::log2_lod(r[i]));
