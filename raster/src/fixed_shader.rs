@@ -167,7 +167,7 @@ impl FixedShader {
                         s.color[c][..n].copy_from_slice(&s.var[block + c][..n]);
                     }
                 }
-                Stage::Lighting { at } => self.lighting_stage(simd, at, span, s),
+                Stage::Lighting { at } => self.lighting_stage(simd, at, span, np, s),
                 Stage::Coords { unit, plane } => {
                     let size = self.units[unit].texture.base_size();
                     coords(&span.planes[plane..plane + 9], size, np, s);
@@ -311,10 +311,16 @@ impl FixedShader {
     /// (`shade_lanes`: the scalar bits in every lane). Dead lanes are lit too, harmlessly:
     /// they are never stored.
     #[inline(always)]
-    fn lighting_stage<S: Simd>(&self, simd: S, o: usize, span: &SpanCtx<'_>, s: &mut Scratch) {
+    fn lighting_stage<S: Simd>(
+        &self,
+        simd: S,
+        o: usize,
+        span: &SpanCtx<'_>,
+        np: usize,
+        s: &mut Scratch,
+    ) {
         let Some(pl) = &self.lighting else { return };
         let n = span.len;
-        let np = n.next_multiple_of(LANES).min(SPAN);
         let front = span.tri.front;
         let Scratch {
             var,

@@ -599,14 +599,7 @@ fn filter_levels_nearest<S: Simd>(
                 return near;
             }
             let lin = bilinear_levels(simd, wr, tex, d, u, v);
-            // The lanes that take the bilinear result.
-            let linear = if f.min_linear { minified } else { !minified };
-            [
-                linear.select(lin[0], near[0]),
-                linear.select(lin[1], near[1]),
-                linear.select(lin[2], near[2]),
-                linear.select(lin[3], near[3]),
-            ]
+            pick(f, minified, lin, near)
         },
     )
 }
@@ -713,16 +706,28 @@ fn filter_levels_border<S: Simd>(
             if !want_near {
                 return lin;
             }
-            // The lanes that take the bilinear result.
-            let linear = if f.min_linear { minified } else { !minified };
-            [
-                linear.select(lin[0], near[0]),
-                linear.select(lin[1], near[1]),
-                linear.select(lin[2], near[2]),
-                linear.select(lin[3], near[3]),
-            ]
+            pick(f, minified, lin, near)
         },
     )
+}
+
+/// Each lane's result for a mixed filter pair: bilinear where the scalar code filters that
+/// lane linearly (minified lanes with a linear min filter, magnified ones with a linear mag
+/// filter), else nearest.
+#[inline(always)]
+fn pick<S: Simd>(
+    f: LaneFilter,
+    minified: mask32x8<S>,
+    lin: [f32x8<S>; 4],
+    near: [f32x8<S>; 4],
+) -> [f32x8<S>; 4] {
+    let linear = if f.min_linear { minified } else { !minified };
+    [
+        linear.select(lin[0], near[0]),
+        linear.select(lin[1], near[1]),
+        linear.select(lin[2], near[2]),
+        linear.select(lin[3], near[3]),
+    ]
 }
 
 /// One tap: the texel's bytes and −1, or 0 and 0 for the border.
@@ -954,19 +959,12 @@ mod tests {
         (u, v, r)
     }
 
-    /// Every mag × min filter pair, each wrap mode on some axis, with and without bias and
-    /// LOD clamps (the pairs with a border-reading wrap are left to the per-pixel path).
+    /// Every mag × min filter pair, each wrap mode (the border-reading ones included) on
+    /// some axis, with and without bias and LOD clamps.
     fn samplers() -> Vec<Sampler> {
         let mut out = Vec::new();
         for mag in [MagFilter::Nearest, MagFilter::Linear] {
-            for min in [
-                MinFilter::Nearest,
-                MinFilter::Linear,
-                MinFilter::NearestMipmapNearest,
-                MinFilter::LinearMipmapNearest,
-                MinFilter::NearestMipmapLinear,
-                MinFilter::LinearMipmapLinear,
-            ] {
+            for min in MinFilter::ALL {
                 for (wu, wv) in [
                     (Wrap::Repeat, Wrap::Repeat),
                     (Wrap::MirroredRepeat, Wrap::ClampToEdge),
