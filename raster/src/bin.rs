@@ -11,7 +11,7 @@
 //! A chunk's bins are one flat array in tile order, filled by a counting sort: exact
 //! per-tile counts, prefix sums, one copy per entry — no per-tile vectors to grow.
 
-use fearless_simd::{dispatch, f32x8, i32x8, Level, Simd, SimdBase};
+use fearless_simd::{f32x8, i32x8, Level, Simd, SimdBase};
 
 use crate::fixed::{half_line_span, Edge, Edge32, Fixed};
 use crate::fragment::{Dst, FragmentPath, Scratch, SPAN};
@@ -370,7 +370,7 @@ pub(crate) fn raster_tile<'a>(
     paths: &[(std::sync::Arc<FragmentPath>, usize)],
     scratch: &mut Scratch,
 ) -> u64 {
-    dispatch!(level, simd => raster_tile_at(simd, tile, (tx, ty), bins, paths, scratch))
+    crate::simd::dispatch!(level, simd => raster_tile_at(simd, tile, (tx, ty), bins, paths, scratch))
 }
 
 /// [`raster_tile`] at one instruction set.

@@ -218,8 +218,26 @@ pub fn clip_line(
     Some((a, b))
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "outcode_matches_plane_dot_products",
+            outcode_matches_plane_dot_products,
+        ),
+        (
+            "triangle_through_near_plane_becomes_quad",
+            triangle_through_near_plane_becomes_quad,
+        ),
+        (
+            "shared_edge_clips_identically_both_directions",
+            shared_edge_clips_identically_both_directions,
+        ),
+        ("all_outside_gives_nothing", all_outside_gives_nothing),
+    ];
+
     use super::*;
 
     fn v(x: f32, y: f32, z: f32, w: f32) -> ClipVertex {
@@ -229,7 +247,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn outcode_matches_plane_dot_products() {
         // The shortcut for the six fixed planes against `dot4` with every plane vector, on
         // points around and on the planes (signed zeros, tiny and huge values).
@@ -269,7 +286,6 @@ mod tests {
         assert!(n > 0);
     }
 
-    #[test]
     fn triangle_through_near_plane_becomes_quad() {
         let planes = ClipPlanes::new(&Viewport::full(100, 100), &[]);
         let (a, b, c) = (
@@ -287,7 +303,6 @@ mod tests {
         assert_eq!(p.edge[..4].iter().filter(|e| !**e).count(), 1);
     }
 
-    #[test]
     fn shared_edge_clips_identically_both_directions() {
         let planes = ClipPlanes::new(&Viewport::full(100, 100), &[]);
         let (a, b) = (v(0.1, 0.2, -0.3, 1.0), v(0.7, -0.4, 0.9, 1.3));
@@ -296,7 +311,6 @@ mod tests {
         assert_eq!((p, q), (p2, q2));
     }
 
-    #[test]
     fn all_outside_gives_nothing() {
         let planes = ClipPlanes::new(&Viewport::full(100, 100), &[]);
         let (a, b, c) = (

@@ -32,7 +32,7 @@ use fearless_simd::{f32x8, prelude::*};
 use glam::{Vec3, Vec4};
 
 use crate::texture::TexelFormat;
-#[cfg(test)]
+#[cfg(feature = "internal-tests")]
 use crate::vec_lanes::LANES;
 use crate::vec_lanes::{self as vl, V3, V4};
 
@@ -454,11 +454,15 @@ pub(crate) fn combine_lanes<S: Simd>(simd: S, c: &CombineState, src: &LaneSource
     [r, g, b, vl::sat(simd, alpha * c.alpha_scale)]
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] =
+        &[("combine_lanes_match_apply", combine_lanes_match_apply)];
+
     use super::*;
     use crate::simd::SimdLevel;
-    use fearless_simd::dispatch;
 
     const OPS: [Operand; 4] = [
         Operand::Color,
@@ -475,7 +479,6 @@ mod tests {
 
     /// Every combiner function, source and operand, at every SIMD level, gives
     /// [`apply`]'s bits in every lane (inputs include out-of-range values and NaN).
-    #[test]
     fn combine_lanes_match_apply() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut f = || {
@@ -517,7 +520,7 @@ mod tests {
                     apply(&ApplyMode::Combine(c), prev, tex, prim, cst)
                 });
                 for level in SimdLevel::available() {
-                    let got: [[f32; LANES]; 4] = dispatch!(level.to_level().unwrap(), simd => {
+                    let got: [[f32; LANES]; 4] = crate::simd::dispatch!(level.to_level().unwrap(), simd => {
                         let src = colors.map(|s| s.map(|ch| f32x8::from_slice(simd, &ch)));
                         combine_lanes(simd, &c, &src).map(|x| x.into())
                     });

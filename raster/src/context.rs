@@ -561,8 +561,18 @@ fn assemble(
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "draws_that_queue_nothing_hold_no_state",
+            draws_that_queue_nothing_hold_no_state,
+        ),
+        ("queued_draws_are_bounded", queued_draws_are_bounded),
+    ];
+
     use super::*;
     use crate::{Indices, PipelineState, Topology, VertexInput};
     use glam::Vec4;
@@ -586,7 +596,6 @@ mod tests {
 
     /// Draws that queue nothing (here: entirely left of the view volume) do not keep their
     /// fragment paths until `finish`.
-    #[test]
     fn draws_that_queue_nothing_hold_no_state() {
         let mut c = Context::new(32, 32, ContextOptions { threads: Some(1) }).unwrap();
         for _ in 0..1000 {
@@ -598,7 +607,6 @@ mod tests {
     }
 
     /// Queued draws are flushed at `MAX_QUEUED_DRAWS`, so their state is bounded too.
-    #[test]
     fn queued_draws_are_bounded() {
         let mut c = Context::new(32, 32, ContextOptions { threads: Some(1) }).unwrap();
         for _ in 0..MAX_QUEUED_DRAWS + 10 {

@@ -219,11 +219,26 @@ pub fn half_line_span(c: i64, s: i64, n: i64) -> (i64, i64) {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("round_ties_away_is_f32_round", round_ties_away_is_f32_round),
+        (
+            "snap_rounds_to_nearest_sub_pixel",
+            snap_rounds_to_nearest_sub_pixel,
+        ),
+        ("pixel_centre_bounds", pixel_centre_bounds),
+        ("edge32_is_edge", edge32_is_edge),
+        (
+            "half_line_span_matches_brute_force",
+            half_line_span_matches_brute_force,
+        ),
+    ];
+
     use super::*;
 
-    #[test]
     fn round_ties_away_is_f32_round() {
         let check = |x: f32| assert_eq!(round_ties_away(x), x.round() as i32, "{x:e}");
         // Every tie k + ½ and its float neighbours, both signs, up to 2¹⁶; then a strided
@@ -246,7 +261,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn snap_rounds_to_nearest_sub_pixel() {
         assert_eq!(Fixed::snap(1.0), Some(Fixed(256)));
         assert_eq!(Fixed::snap(0.5 / 256.0), Some(Fixed(1)));
@@ -255,7 +269,6 @@ mod tests {
         assert_eq!(Fixed::snap(1e9), None);
     }
 
-    #[test]
     fn pixel_centre_bounds() {
         // 0.5 px is exactly the centre of pixel 0
         assert_eq!(Fixed(128).ceil_pixel_centre(), 0);
@@ -266,7 +279,6 @@ mod tests {
     }
 
     /// `Edge32` is `Edge` in `i32`: same bias, values and steps wherever the values fit.
-    #[test]
     fn edge32_is_edge() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |m: i32| {
@@ -300,7 +312,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn half_line_span_matches_brute_force() {
         for c in -40..40 {
             for s in -7..8 {

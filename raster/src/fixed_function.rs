@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use fearless_simd::{dispatch, f32x8, prelude::*, Level};
+use fearless_simd::{f32x8, prelude::*, Level};
 use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use rayon::prelude::*;
 
@@ -283,7 +283,7 @@ struct VertexStage<'a> {
 impl VertexStage<'_> {
     /// The scalar definition of one vertex: what [`VertexStage::run_lanes`] computes in
     /// every lane (the unit test holds every SIMD level to it).
-    #[cfg(test)]
+    #[cfg(feature = "internal-tests")]
     fn run(&self, i: usize, out: &mut crate::vertex::ClipVertex) {
         let m = self.mesh;
         let p = m.positions[i];
@@ -372,7 +372,7 @@ impl VertexStage<'_> {
     /// The vertices `first..` into `out` (packed: clip position, then the layout's
     /// varyings, `4 + count` floats per vertex), eight at a time at `level`.
     fn run_block(&self, level: Level, first: usize, out: &mut [f32]) {
-        dispatch!(level, simd => self.run_lanes(simd, first, out));
+        crate::simd::dispatch!(level, simd => self.run_lanes(simd, first, out));
     }
 
     /// [`VertexStage::run`] in lanes: transform, normal, lighting, texgen and the texture
@@ -636,8 +636,15 @@ impl Context {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[(
+        "lanes_match_the_scalar_vertex_stage",
+        lanes_match_the_scalar_vertex_stage,
+    )];
+
     use super::*;
     use crate::light::{Light, LightKind, Material};
     use crate::simd::SimdLevel;
@@ -727,7 +734,6 @@ mod tests {
     /// (every light kind, spot cones and ranges, two-sided, colour material, local viewer,
     /// separate specular, per-pixel), every texgen, every fog mode and distance, with and
     /// without normals and colours, partial groups, and NaN, infinite and huge inputs.
-    #[test]
     fn lanes_match_the_scalar_vertex_stage() {
         let texture = Arc::new(Texture::from_rgba8(1, 1, vec![255; 4]).unwrap());
         let mut r = Rng(0x9e37_79b9_7f4a_7c15);

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use fearless_simd::{dispatch, f32x8, prelude::*, Level};
+use fearless_simd::{f32x8, prelude::*, Level};
 use glam::{Vec2, Vec4};
 
 use crate::combine::{combine_lanes, sat, ApplyMode, CombineState};
@@ -369,7 +369,7 @@ impl FragmentShader for FixedShader {
     }
 
     fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch) {
-        dispatch!(crate::simd::shader_level(level), simd => self.run(simd, span, s));
+        crate::simd::dispatch_shader!(level, simd => self.run(simd, span, s));
     }
 }
 

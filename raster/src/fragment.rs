@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use fearless_simd::{dispatch, Level, Simd};
+use fearless_simd::{Level, Simd};
 use glam::Vec4;
 
 pub(crate) use crate::fragment_lanes::to_unorm8;
@@ -341,7 +341,7 @@ impl FragmentPath {
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
-        dispatch!(self.level, simd => self.run_at::<_, ROW>(simd, tri, planes, (live, len), row, dst, s))
+        crate::simd::dispatch!(self.level, simd => self.run_at::<_, ROW>(simd, tri, planes, (live, len), row, dst, s))
     }
 
     /// The pipeline at one instruction set; `ROW` says the batch is one row span starting
@@ -653,11 +653,14 @@ fn one_minus(o: &mut [f32], x: &[f32]) {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[("unorm8_conversion", unorm8_conversion)];
+
     use super::*;
 
-    #[test]
     fn unorm8_conversion() {
         assert_eq!(to_unorm8(0.0), 0);
         assert_eq!(to_unorm8(1.0), 255);

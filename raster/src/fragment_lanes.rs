@@ -479,8 +479,12 @@ fn unorm8_u32(x: f32) -> u32 {
     r.wrapping_sub(u32::from(z - MAGIC > y))
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[("kernels_match_scalar", kernels_match_scalar)];
+
     use super::*;
     use crate::simd::SimdLevel;
 
@@ -516,7 +520,6 @@ mod tests {
     }
 
     /// The scalar definitions, pixel by pixel; every level must give their bits exactly.
-    #[test]
     fn kernels_match_scalar() {
         let x = values();
         let n = x.len();
@@ -564,7 +567,7 @@ mod tests {
             let lv = level.to_level().unwrap();
             let mut out = [vec![0.0f32; n], vec![0.0f32; n], vec![0.0f32; n]];
             let [o0, o1, o2] = &mut out;
-            fearless_simd::dispatch!(lv, simd => {
+            crate::simd::dispatch!(lv, simd => {
                 plane::<_, false>(simd, &a, (&dx, &dy), o0, Finish::Depth(zmin, zmax));
                 plane::<_, false>(simd, &a, (&dx, &dy), o1, Finish::Recip);
                 plane::<_, false>(simd, &a, (&dx, &dy), o2, Finish::Persp(&x));
@@ -578,14 +581,14 @@ mod tests {
                 assert_eq!(got, e_plane[i], "{level}: plane at {i}");
             }
             let mut row = vec![0.0f32; n];
-            fearless_simd::dispatch!(lv, simd => plane::<_, true>(
+            crate::simd::dispatch!(lv, simd => plane::<_, true>(
                 simd, &[a[0], a[1], a[2]], (&dx, &dy), &mut row, Finish::Persp(&vec![1.0; n])));
             for i in 0..n {
                 assert_eq!(row[i].to_bits(), e_row[i].to_bits(), "{level}: row at {i}");
             }
             // Offsets and coverage.
             let (mut d, mut m) = (vec![0.0f32; 64], vec![0i32; 64]);
-            fearless_simd::dispatch!(lv, simd => row_offsets(simd, 17.5 - 3.25, 37, &mut d, &mut m));
+            crate::simd::dispatch!(lv, simd => row_offsets(simd, 17.5 - 3.25, 37, &mut d, &mut m));
             for i in 0..64 {
                 assert_eq!(d[i], (17.5f32 - 3.25) + i as f32);
                 assert_eq!(m[i], if i < 37 { -1 } else { 0 });
@@ -597,7 +600,7 @@ mod tests {
                     let mut m = live.clone();
                     let mut d = y[..short].to_vec();
                     let np = n;
-                    fearless_simd::dispatch!(lv, simd => {
+                    crate::simd::dispatch!(lv, simd => {
                         macro_rules! go {
                             ($($k:literal)*) => {
                                 match (f, write) {
@@ -616,7 +619,7 @@ mod tests {
                         assert_eq!(d[i].to_bits(), want.to_bits(), "{level}: depth {f} at {i}");
                     }
                     let mut m = live.clone();
-                    fearless_simd::dispatch!(lv, simd => {
+                    crate::simd::dispatch!(lv, simd => {
                         match f {
                             0 => alpha::<_, 0>(simd, &mut m, &x, 0.5),
                             1 => alpha::<_, 1>(simd, &mut m, &x, 0.5),
@@ -636,7 +639,7 @@ mod tests {
             }
             // The fast pack conversion against the scalar one.
             let mut fast = vec![0u32; n];
-            fearless_simd::dispatch!(lv, simd => {
+            crate::simd::dispatch!(lv, simd => {
                 for (k, o) in fast.chunks_exact_mut(LANES).enumerate() {
                     let v = f32x8::from_slice(simd, &x[k * LANES..(k + 1) * LANES]);
                     let u: [u32; LANES] = unorm8_fast(simd, v).into();
@@ -650,7 +653,7 @@ mod tests {
                 assert_eq!(fast[i], want, "{level}: unorm8 of {:e}", x[i]);
             }
             // Count and any.
-            let (c, any_live, none) = fearless_simd::dispatch!(lv, simd => (
+            let (c, any_live, none) = crate::simd::dispatch!(lv, simd => (
                 count(simd, &live),
                 any(simd, &live),
                 any(simd, &vec![0; n]),
@@ -668,7 +671,7 @@ mod tests {
                 let mut dst = old.clone();
                 let mut m = live.clone();
                 let color = [&x[..], &y[..], &x3[..], &y5[..]];
-                fearless_simd::dispatch!(lv, simd => if cm == u32::MAX {
+                crate::simd::dispatch!(lv, simd => if cm == u32::MAX {
                     write::<_, true>(simd, color, &mut m, cm, &mut dst)
                 } else {
                     write::<_, false>(simd, color, &mut m, cm, &mut dst)

@@ -107,6 +107,38 @@ mod fragment_lanes;
 mod screen;
 mod vec_lanes;
 
+/// The crate's unit tests, each `(module::tests::name, test)`. They are compiled into the
+/// library, behind the feature `internal-tests` that only plumb-raster's own test targets
+/// turn on, and run by `tests/unit.rs` (one trial each): the test build then compiles this
+/// crate once, not a second time as a unit-test harness (measured: the harness was 93 s of
+/// a 382 s fresh build of the README's test command). Not an API.
+#[cfg(feature = "internal-tests")]
+#[doc(hidden)]
+pub fn internal_tests() -> Vec<(String, fn())> {
+    let modules: [(&str, &[(&str, fn())]); 13] = [
+        ("clip", clip::tests::TESTS),
+        ("combine", combine::tests::TESTS),
+        ("context", context::tests::TESTS),
+        ("fixed", fixed::tests::TESTS),
+        ("fixed_function", fixed_function::tests::TESTS),
+        ("fragment", fragment::tests::TESTS),
+        ("fragment_lanes", fragment_lanes::tests::TESTS),
+        ("math", math::tests::TESTS),
+        ("screen", screen::tests::TESTS),
+        ("simd", simd::tests::TESTS),
+        ("target", target::tests::TESTS),
+        ("text", text::tests::TESTS),
+        ("vertex", vertex::tests::TESTS),
+    ];
+    let mut all = Vec::new();
+    for (module, tests) in modules.into_iter().chain(texture::internal_tests()) {
+        for &(name, test) in tests {
+            all.push((format!("{module}::tests::{name}"), test));
+        }
+    }
+    all
+}
+
 pub use context::{Context, ContextOptions, DrawStats, FrameStats};
 pub use draw_target::DrawTarget;
 pub use error::Error;

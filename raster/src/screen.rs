@@ -3,7 +3,7 @@
 //! drawn before any of its varyings are fetched, and they are computed once per vertex
 //! ([`ScreenVertex`]), eight vertices at a time in lanes ([`screen_vertices`]).
 
-use fearless_simd::{dispatch, Level, Simd};
+use fearless_simd::{Level, Simd};
 use glam::Vec4;
 
 use crate::clip::ClipPlanes;
@@ -121,7 +121,7 @@ pub(crate) fn screen_vertices<P: Fn(usize) -> Vec4>(
     position: &P,
     out: &mut [ScreenVertex],
 ) {
-    dispatch!(level, simd => screen_vertices_at(simd, ctx, planes, first, position, out))
+    crate::simd::dispatch!(level, simd => screen_vertices_at(simd, ctx, planes, first, position, out))
 }
 
 #[inline(always)]
@@ -188,8 +188,15 @@ fn screen_vertices_at<S: Simd, P: Fn(usize) -> Vec4>(
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[(
+        "lanes_match_scalar_at_every_level",
+        lanes_match_scalar_at_every_level,
+    )];
+
     use super::*;
     use crate::simd::SimdLevel;
     use crate::state::{PipelineState, Viewport};
@@ -197,7 +204,6 @@ mod tests {
     /// The lanes kernel equals the scalar definition at every level the machine has, on
     /// finite, non-finite, clipped, off-band and on-tie positions, with and without user
     /// clip planes.
-    #[test]
     fn lanes_match_scalar_at_every_level() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {

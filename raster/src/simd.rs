@@ -172,22 +172,93 @@ impl SimdLevel {
     }
 }
 
-/// The level the fixed-function shader's stages (texture sampling above all) run at: the
-/// draw's, except SSE2, where they run the fallback's code instead (the same bits: every
-/// level computes the scalar formula). Measured with callgrind on the `fill` kernel
+/// `fearless_simd::dispatch!`, with the portable fallback's copy of the kernel compiled as a
+/// function of its own ([`run_fallback`]) instead of inlined into the dispatching function.
+///
+/// Why (measured with `-Z llvm-time-trace` on plumb-raster's `ci` build): the fallback's
+/// lanes are arrays of scalars, and inlined into the dispatcher they cost LLVM 10–40× the
+/// time of any SIMD level's copy — the vertex stage's dispatcher alone took 40 s of the
+/// crate's 159 s of optimisation.
+macro_rules! dispatch {
+    ($level:expr, $simd:ident => $op:expr) => {
+        $crate::simd::dispatch!(@arms $level, $simd => $op; Sse2)
+    };
+    (@arms $level:expr, $simd:ident => $op:expr; $($sse2:ident)?) => {{
+        #[allow(unused_imports, reason = "Simd is used by the SIMD arms only on x86 and Arm")]
+        use fearless_simd::{Level, Simd};
+        match $level {
+            $(
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                Level::$sse2(t) => t.vectorize(
+                    #[inline(always)]
+                    || {
+                        let $simd = t;
+                        $op
+                    },
+                ),
+            )?
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Level::Sse4_2(t) => t.vectorize(
+                #[inline(always)]
+                || {
+                    let $simd = t;
+                    $op
+                },
+            ),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Level::Avx2(t) => t.vectorize(
+                #[inline(always)]
+                || {
+                    let $simd = t;
+                    $op
+                },
+            ),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Level::Avx512(t) => t.vectorize(
+                #[inline(always)]
+                || {
+                    let $simd = t;
+                    $op
+                },
+            ),
+            #[cfg(target_arch = "aarch64")]
+            Level::Neon(t) => t.vectorize(
+                #[inline(always)]
+                || {
+                    let $simd = t;
+                    $op
+                },
+            ),
+            _ => $crate::simd::run_fallback(
+                #[inline(always)]
+                |$simd| $op,
+            ),
+        }
+    }};
+}
+pub(crate) use dispatch;
+
+/// [`dispatch!`] for the fixed-function shader's stages (texture sampling above all): the
+/// draw's level, except SSE2, where they run the fallback's code instead (the same bits:
+/// every level computes the scalar formula). Measured with callgrind on the `fill` kernel
 /// (trilinear + fog + depth, 1080p): 696.6 instructions per fragment at SSE2 against 600.8
 /// with the fallback; SSE2 has no `blendv`, `pmulld`, `pminsd` or 8-wide registers, and
 /// `fearless_simd` emulates them. The rest of the fragment path keeps SSE2 (Gouraud: 33.6
-/// against 80.0).
-pub(crate) fn shader_level(level: Level) -> Level {
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    if matches!(level, Level::Sse2(_)) {
-        return Level::fallback();
-    }
-    level
+/// against 80.0). The match names no SSE2 arm, so no SSE2 copy of the shader is compiled.
+macro_rules! dispatch_shader {
+    ($level:expr, $simd:ident => $op:expr) => {
+        $crate::simd::dispatch!(@arms $level, $simd => $op;)
+    };
+}
+pub(crate) use dispatch_shader;
+
+/// The fallback arm of [`dispatch!`]: `op` at the portable level, never inlined into the
+/// dispatcher (the closure is inlined here, one copy per call site).
+#[inline(never)]
+pub(crate) fn run_fallback<R>(op: impl FnOnce(fearless_simd::Fallback) -> R) -> R {
+    op(fearless_simd::Fallback::new())
 }
 
-/// The message of an [`Error::Simd`] (without the variant's prefix).
 fn simd_message(e: &Error) -> String {
     match e {
         Error::Simd(m) => m.clone(),
@@ -204,11 +275,20 @@ impl fmt::Display for SimdLevel {
 static DETECTED: OnceLock<SimdLevel> = OnceLock::new();
 static ENV: OnceLock<Result<SimdLevel, String>> = OnceLock::new();
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("names_round_trip", names_round_trip),
+        (
+            "scalar_is_always_available_and_detect_is_runnable",
+            scalar_is_always_available_and_detect_is_runnable,
+        ),
+    ];
+
     use super::*;
 
-    #[test]
     fn names_round_trip() {
         for l in SimdLevel::ALL {
             assert_eq!(SimdLevel::parse(l.name()).unwrap(), l);
@@ -217,7 +297,6 @@ mod tests {
         assert!(e.contains("avx3") && e.contains("sse4.2"), "{e}");
     }
 
-    #[test]
     fn scalar_is_always_available_and_detect_is_runnable() {
         let a = SimdLevel::available();
         assert_eq!(a[0], SimdLevel::Scalar);

@@ -43,6 +43,17 @@ pub(crate) mod lanes;
 mod mip;
 mod sampler;
 
+/// This module's unit tests, for [`crate::internal_tests`].
+#[cfg(feature = "internal-tests")]
+pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 4] {
+    [
+        ("texture::chain", chain::tests::TESTS),
+        ("texture::filter", filter::tests::TESTS),
+        ("texture::lanes", lanes::tests::TESTS),
+        ("texture::mip", mip::tests::TESTS),
+    ]
+}
+
 pub use self::chain::Texture;
 pub use self::image::{MipLevel, TexelFormat, MAX_TEXTURE_SIZE};
 pub use self::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};

@@ -292,11 +292,17 @@ impl ClipVertex {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("strip_and_fan_keep_winding", strip_and_fan_keep_winding),
+        ("indices_are_validated", indices_are_validated),
+    ];
+
     use super::*;
 
-    #[test]
     fn strip_and_fan_keep_winding() {
         assert_eq!(Topology::TriangleStrip.primitive(0), [0, 1, 2]);
         assert_eq!(Topology::TriangleStrip.primitive(1), [1, 3, 2]);
@@ -305,7 +311,6 @@ mod tests {
         assert_eq!(Topology::LineStrip.primitive_count(5), 4);
     }
 
-    #[test]
     fn indices_are_validated() {
         let i = [0u16, 1, 5];
         assert_eq!(

@@ -178,19 +178,24 @@ impl Texture {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("texture_is_send_sync", texture_is_send_sync),
+        ("full_chain_length", full_chain_length),
+    ];
+
     use super::super::sampler::Sampler;
     use super::*;
 
-    #[test]
     fn texture_is_send_sync() {
         fn check<T: Send + Sync>() {}
         check::<Texture>();
         check::<Sampler>();
     }
 
-    #[test]
     fn full_chain_length() {
         let t = Texture::from_rgba8(5, 3, vec![0; 60])
             .unwrap()

@@ -470,11 +470,22 @@ impl Texture {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("wrap_table", wrap_table),
+        (
+            "clamp_coord_only_clamps_clamp",
+            clamp_coord_only_clamps_clamp,
+        ),
+        ("floor_index_is_total", floor_index_is_total),
+        ("floor_split_is_the_floor", floor_split_is_the_floor),
+    ];
+
     use super::*;
 
-    #[test]
     fn wrap_table() {
         // n = 4. Rows: index, repeat, mirrored, edge, border.
         let rows: [(i32, u32, u32, u32, Option<u32>); 8] = [
@@ -499,7 +510,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn clamp_coord_only_clamps_clamp() {
         for (c, clamped) in [
             (-0.5, 0.0),
@@ -515,7 +525,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn floor_index_is_total() {
         assert_eq!(floor_index(f32::NAN), -4_194_304);
         assert_eq!(floor_index(f32::INFINITY), 4_194_304);
@@ -528,7 +537,6 @@ mod tests {
         assert_eq!(index_frac(-2.25), (-3, 0.75));
     }
 
-    #[test]
     fn floor_split_is_the_floor() {
         // Every float in [−2^22, 2^22] at a stride, plus the neighbours of every integer in
         // [−300, 300] (where ties and exact integers are).

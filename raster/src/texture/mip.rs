@@ -160,11 +160,17 @@ pub(crate) fn downsample(src: &MipLevel) -> MipLevel {
     MipLevel::from_texels(dw, dh, out)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[(
+        "taps_match_the_documented_weights",
+        taps_match_the_documented_weights,
+    )];
+
     use super::*;
 
-    #[test]
     fn taps_match_the_documented_weights() {
         let (t, s) = axis_taps(5);
         assert_eq!(s, 5);
