@@ -388,6 +388,54 @@ impl FragmentPath {
             }
             go!(1 3 7);
         }
+        let dst = Dst {
+            depth,
+            stencil,
+            color,
+        };
+        self.run_staged::<S, ROW>(simd, tri, planes, (live, len), (bx, dy), dst, s)
+    }
+
+    /// The staged fragment path of [`FragmentPath::run_at`]: every stage over the batch in
+    /// turn. Not inlined (one copy per level and `ROW`, entered through `vectorize` so it
+    /// keeps the level's target features), which keeps each function LLVM optimises small:
+    /// the portable fallback's copy of the whole path cost it over 20 s as one function.
+    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
+    #[inline(never)]
+    fn run_staged<S: Simd, const ROW: bool>(
+        &self,
+        simd: S,
+        tri: &TriSetup,
+        planes: &[f32],
+        lens: (usize, usize),
+        row: (f32, f32),
+        dst: Dst<'_>,
+        s: &mut Scratch,
+    ) -> u64 {
+        simd.vectorize(
+            #[inline(always)]
+            || self.staged::<S, ROW>(simd, tri, planes, lens, row, dst, s),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
+    #[inline(always)]
+    fn staged<S: Simd, const ROW: bool>(
+        &self,
+        simd: S,
+        tri: &TriSetup,
+        planes: &[f32],
+        (live, len): (usize, usize),
+        (bx, dy): (f32, f32),
+        dst: Dst<'_>,
+        s: &mut Scratch,
+    ) -> u64 {
+        let Dst {
+            depth,
+            stencil,
+            color,
+        } = dst;
+        let np = len.next_multiple_of(LANES);
         {
             let Scratch {
                 dxp, dyp, z, mask, ..

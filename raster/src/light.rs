@@ -527,8 +527,28 @@ impl PreparedLighting {
     /// operations in the same order; `ndotl > 0` as a select; the spot, range and specular
     /// powers by the scalar expressions per lane). Returns the primary RGBA and the
     /// secondary RGB.
-    #[inline(always)]
+    ///
+    /// Not inlined (one copy per SIMD level, entered through `vectorize` so it keeps the
+    /// level's target features): it has three call sites (the vertex stage's front and back
+    /// faces, per-pixel lighting), and inlined at each it cost plumb-raster's build more than
+    /// the call costs at run time (one call per eight vertices or pixels).
+    #[inline(never)]
     pub(crate) fn shade_lanes<S: Simd>(
+        &self,
+        simd: S,
+        pos_eye: V3<S>,
+        normal_eye: V3<S>,
+        vertex_color: V4<S>,
+        front: bool,
+    ) -> (V4<S>, V3<S>) {
+        simd.vectorize(
+            #[inline(always)]
+            || self.shade_lanes_inline(simd, pos_eye, normal_eye, vertex_color, front),
+        )
+    }
+
+    #[inline(always)]
+    fn shade_lanes_inline<S: Simd>(
         &self,
         simd: S,
         pos_eye: V3<S>,

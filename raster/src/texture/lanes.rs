@@ -139,7 +139,10 @@ pub(crate) fn adjust_batch<S: Simd>(simd: S, s: &Sampler, lambda: &mut [f32]) {
 /// The kernel runs inside its own `vectorize` call: `fearless_simd`'s operations are only
 /// `#[inline]`, and inside one large dispatched function LLVM left them out of line (one call
 /// per vector operation, several times slower). A function of its own keeps them inlined.
-#[inline(always)]
+/// Not inlined into its callers (the shader and [`Texture::sample_lod_batch`]): one copy
+/// per level, each a function LLVM optimises on its own (inlined, the portable fallback's
+/// copy cost it over 10 s per call site).
+#[inline(never)]
 pub(crate) fn sample_batch<S: Simd>(
     simd: S,
     tex: &Texture,
