@@ -380,31 +380,9 @@ pub(crate) fn unorm8_fast<S: Simd>(simd: S, x: f32x8<S>) -> u32x8<S> {
 /// Groups whose lanes are all live skip the coverage mask. `planes` holds
 /// `[z, 1/w, r/w, g/w, b/w, a/w]`; `n` pixels, the first `live` real. Returns the number of
 /// fragments written.
-///
-/// Not inlined (one copy per level, `ROW` and `F`, entered through `vectorize` so it keeps
-/// the level's target features): inlined into the fragment path's dispatcher, the six
-/// copies per level made the portable fallback's copy of that function cost LLVM over 20 s.
-#[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
-#[inline(never)]
-pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
-    simd: S,
-    planes: &[f32],
-    at: At<'_>,
-    lens: (usize, usize),
-    z: (f32, f32),
-    write: bool,
-    depth: &mut [f32],
-    color: &mut [[u8; 4]],
-) -> u64 {
-    simd.vectorize(
-        #[inline(always)]
-        || vertex_color_inline::<S, ROW, F>(simd, planes, at, lens, z, write, depth, color),
-    )
-}
-
 #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
 #[inline(always)]
-fn vertex_color_inline<S: Simd, const ROW: bool, const F: u8>(
+pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     simd: S,
     planes: &[f32],
     at: At<'_>,
