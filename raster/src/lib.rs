@@ -107,6 +107,10 @@ mod fragment_lanes;
 mod screen;
 mod vec_lanes;
 
+/// One module's unit tests, `(name, test)` (see [`internal_tests`]).
+#[cfg(feature = "internal-tests")]
+pub(crate) type UnitTests = &'static [(&'static str, fn())];
+
 /// The crate's unit tests, each `(module::tests::name, test)`. They are compiled into the
 /// library, behind the feature `internal-tests` that only plumb-raster's own test targets
 /// turn on, and run by `tests/unit.rs` (one trial each): the test build then compiles this
@@ -115,7 +119,7 @@ mod vec_lanes;
 #[cfg(feature = "internal-tests")]
 #[doc(hidden)]
 pub fn internal_tests() -> Vec<(String, fn())> {
-    let modules: [(&str, &[(&str, fn())]); 13] = [
+    let modules: [(&str, UnitTests); 13] = [
         ("clip", clip::tests::TESTS),
         ("combine", combine::tests::TESTS),
         ("context", context::tests::TESTS),

@@ -45,6 +45,10 @@ mod sampler;
 
 /// This module's unit tests, for [`crate::internal_tests`].
 #[cfg(feature = "internal-tests")]
+#[allow(
+    clippy::type_complexity,
+    reason = "the type of crate::UnitTests, spelled out: no import of the crate root"
+)]
 pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 4] {
     [
         ("texture::chain", chain::tests::TESTS),

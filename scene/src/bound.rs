@@ -354,15 +354,33 @@ impl Bound {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("seed_000_merge_apart", seed_000_merge_apart),
+        ("seed_000_merge_inside", seed_000_merge_inside),
+        ("seed_000_merge_overlapping", seed_000_merge_overlapping),
+        ("empty_is_identity", empty_is_identity),
+        (
+            "from_points_average_sphere_and_box",
+            from_points_average_sphere_and_box,
+        ),
+        (
+            "transform_scales_radius_by_max_scale",
+            transform_scales_radius_by_max_scale,
+        ),
+        ("which_side_thresholds", which_side_thresholds),
+        ("ray_tests", ray_tests),
+    ];
+
     use super::*;
 
     fn s(c: [f32; 3], r: f32) -> Bound {
         Bound::sphere(Vec3::from(c), r)
     }
 
-    #[test]
     fn seed_000_merge_apart() {
         // Disjoint spheres along x: (0,0,0),1 ∪ (10,0,0),2 → r = 6.5, C = (5.5,0,0).
         let m = s([0.0; 3], 1.0).merge(&s([10.0, 0.0, 0.0], 2.0));
@@ -372,7 +390,6 @@ mod tests {
         assert_eq!(m, s([2.0, 0.0, 0.0], 3.0));
     }
 
-    #[test]
     fn seed_000_merge_inside() {
         let big = s([1.0, 2.0, 3.0], 5.0);
         let small = s([2.0, 2.0, 3.0], 1.0);
@@ -388,7 +405,6 @@ mod tests {
         assert_eq!(s([0.0; 3], 2.0).merge(&s([0.0; 3], 3.0)), s([0.0; 3], 3.0));
     }
 
-    #[test]
     fn seed_000_merge_overlapping() {
         // (0,0,0),2 ∪ (2,0,0),1: dist 2, r = ½(2+1+2) = 2.5, C = 0 + (0.5/2)·(2,0,0) = (0.5,0,0).
         let m = s([0.0; 3], 2.0).merge(&s([2.0, 0.0, 0.0], 1.0));
@@ -400,7 +416,6 @@ mod tests {
         assert!((m.center() - m2.center()).length() < 1e-6 && m.radius() == m2.radius());
     }
 
-    #[test]
     fn empty_is_identity() {
         let a = s([1.0, 2.0, 3.0], 4.0);
         assert_eq!(Bound::Empty.merge(&a), a);
@@ -412,7 +427,6 @@ mod tests {
         assert_eq!(Bound::from_points(BoundKind::Sphere, &[]), Bound::Empty);
     }
 
-    #[test]
     fn from_points_average_sphere_and_box() {
         let pts = [
             Vec3::ZERO,
@@ -426,7 +440,6 @@ mod tests {
         assert_eq!(b, Bound::aabb(Vec3::ZERO, Vec3::new(2.0, 3.0, 0.0)));
     }
 
-    #[test]
     fn transform_scales_radius_by_max_scale() {
         let t = Transform::from_scale(Vec3::new(1.0, -3.0, 2.0))
             .unwrap()
@@ -444,7 +457,6 @@ mod tests {
         assert!((max.x - 2f32.sqrt()).abs() < 1e-5 && max.z == 1.0);
     }
 
-    #[test]
     fn which_side_thresholds() {
         let p = Plane::new(Vec3::X, 0.0).unwrap();
         assert_eq!(s([2.0, 0.0, 0.0], 2.0).which_side(&p), Side::Positive);
@@ -455,7 +467,6 @@ mod tests {
         assert_eq!(Bound::Empty.which_side(&p), Side::Negative);
     }
 
-    #[test]
     fn ray_tests() {
         let b = s([0.0, 0.0, -5.0], 1.0);
         let toward = Ray::new(Vec3::ZERO, -Vec3::Z).unwrap();

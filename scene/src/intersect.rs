@@ -581,11 +581,17 @@ pub fn find_triangles(a: &[Vec3; 3], b: &[Vec3; 3]) -> Option<TriangleContact> {
     TriangleContact::from_slice(&poly)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("segment_endpoints_and_range", segment_endpoints_and_range),
+        ("clip_segment_interval", clip_segment_interval),
+    ];
+
     use super::*;
 
-    #[test]
     fn segment_endpoints_and_range() {
         let s = Linear::segment(Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0)).unwrap();
         assert_eq!(s.range(), (0.0, 2.0));
@@ -593,7 +599,6 @@ mod tests {
         assert!(Linear::segment(Vec3::ONE, Vec3::ONE).is_err());
     }
 
-    #[test]
     fn clip_segment_interval() {
         let out = clip_polygon(&[Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0)], Vec3::X, 1.0);
         assert_eq!(out, vec![Vec3::ZERO, Vec3::X]);

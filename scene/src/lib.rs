@@ -214,6 +214,53 @@ pub mod soft;
 // Layer 5 — file I/O.
 pub mod io;
 
+/// One module's unit tests, `(name, test)` (see [`internal_tests`]).
+#[cfg(feature = "internal-tests")]
+pub(crate) type UnitTests = &'static [(&'static str, fn())];
+
+/// The crate's unit tests, each `(module::tests::name, test)`. They are compiled into the
+/// library, behind the feature `internal-tests` that only plumb-scene's own test targets
+/// turn on, and run by `tests/unit.rs` (one trial each), so the test build compiles this
+/// crate once, not a second time as a unit-test harness. Not an API.
+#[cfg(feature = "internal-tests")]
+#[doc(hidden)]
+pub fn internal_tests() -> Vec<(String, fn())> {
+    let modules: [(&str, UnitTests); 20] = [
+        ("bound", bound::tests::TESTS),
+        ("controller", controller::tests::TESTS),
+        ("ik", ik::tests::TESTS),
+        ("intersect", intersect::tests::TESTS),
+        ("io::animation", io::animation::tests::TESTS),
+        ("io::apply", io::apply::tests::TESTS),
+        ("io::budget", io::budget::tests::TESTS),
+        ("io::contain", io::contain::tests::TESTS),
+        ("io::error", io::error::tests::TESTS),
+        ("io::framing", io::framing::tests::TESTS),
+        ("io::imported", io::imported::tests::TESTS),
+        ("io::json::doc", io::json::doc::tests::TESTS),
+        ("io::material", io::material::tests::TESTS),
+        ("io::obj", io::obj::tests::TESTS),
+        ("mesh", mesh::tests::TESTS),
+        ("oriented_box", oriented_box::tests::TESTS),
+        ("particles", particles::tests::TESTS),
+        ("ray", ray::tests::TESTS),
+        ("shapes", shapes::tests::TESTS),
+        ("transform", transform::tests::TESTS),
+    ];
+    let mut all = Vec::new();
+    for (module, tests) in modules
+        .into_iter()
+        .chain(io::gltf::internal_tests())
+        .chain(io::json::internal_tests())
+        .chain(io::internal_tests())
+    {
+        for &(name, test) in tests {
+            all.push((format!("{module}::tests::{name}"), test));
+        }
+    }
+    all
+}
+
 pub use bound::{merge_spheres, Bound, BoundKind};
 pub use camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
 pub use clear::ClearRegion;

@@ -508,11 +508,21 @@ impl Mesh {
 #[deprecated(note = "renamed to `MeshTopology`; plumb_raster::Topology is a draw call's topology")]
 pub type Topology = MeshTopology;
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("validation", validation),
+        (
+            "active_counts_select_a_prefix_and_clamp",
+            active_counts_select_a_prefix_and_clamp,
+        ),
+        ("area_weighted_normals", area_weighted_normals),
+    ];
+
     use super::*;
 
-    #[test]
     fn validation() {
         let p = vec![Vec3::ZERO, Vec3::X, Vec3::Y];
         assert!(Mesh::triangles(p.clone(), vec![0, 1, 2]).is_ok());
@@ -545,7 +555,6 @@ mod tests {
         assert_eq!(Mesh::points(p).unwrap().indices(), &[0, 1, 2]);
     }
 
-    #[test]
     fn active_counts_select_a_prefix_and_clamp() {
         let p: Vec<Vec3> = (0..6).map(|i| Vec3::new(i as f32, 0.0, 0.0)).collect();
         // 6 points: the first 4.
@@ -603,7 +612,6 @@ mod tests {
         assert!(Mesh::cube().with_active_count(None).is_ok());
     }
 
-    #[test]
     fn area_weighted_normals() {
         // Vertex 0 is shared by a triangle of area 0.5 in z=0 and one of area 1.5 in x=0.
         let p = vec![

@@ -314,11 +314,20 @@ pub fn symmetric_eigen(m: [[f32; 3]; 3]) -> ([f32; 3], [Vec3; 3]) {
     (values, vectors)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("eigen_of_a_known_matrix", eigen_of_a_known_matrix),
+        (
+            "constructor_refuses_bad_input",
+            constructor_refuses_bad_input,
+        ),
+    ];
+
     use super::*;
 
-    #[test]
     fn eigen_of_a_known_matrix() {
         // [[2,1,0],[1,2,0],[0,0,5]]: eigenvalues 5, 3, 1 with vectors z, (1,1,0)/√2, (1,−1,0)/√2.
         let (vals, vecs) = symmetric_eigen([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 5.0]]);
@@ -330,7 +339,6 @@ mod tests {
         assert!(vecs[2].dot(Vec3::new(h, -h, 0.0)).abs() > 1.0 - 1e-6);
     }
 
-    #[test]
     fn constructor_refuses_bad_input() {
         let axes = [Vec3::X, Vec3::Y, Vec3::Z];
         assert!(OrientedBox::new(Vec3::NAN, axes, Vec3::ONE).is_err());

@@ -994,11 +994,17 @@ pub(crate) struct ParticleLeaf {
     pub(crate) frame: Option<[Vec3; 6]>,
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("bounce_folds_into_the_box", bounce_folds_into_the_box),
+        ("splitmix_known_values", splitmix_known_values),
+    ];
+
     use super::*;
 
-    #[test]
     fn bounce_folds_into_the_box() {
         assert_eq!(bounce(0.5, -1.0, 1.0), 0.5);
         assert_eq!(bounce(1.5, -1.0, 1.0), 0.5);
@@ -1007,7 +1013,6 @@ mod tests {
         assert_eq!(bounce(7.0, 2.0, 2.0), 2.0);
     }
 
-    #[test]
     fn splitmix_known_values() {
         // First outputs of SplitMix64 seeded with 0 (Vigna's reference implementation).
         let mut r = SplitMix64::new(0);

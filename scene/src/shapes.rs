@@ -234,8 +234,18 @@ pub fn cylinder(radius: f32, height: f32, slices: u32, caps: bool) -> Result<Mes
     b.build()
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "shapes_face_outward_and_count",
+            shapes_face_outward_and_count,
+        ),
+        ("bad_parameters_are_errors", bad_parameters_are_errors),
+    ];
+
     use super::*;
 
     /// Every triangle's geometric normal points the same way as its vertex normals.
@@ -248,7 +258,6 @@ mod tests {
         })
     }
 
-    #[test]
     fn shapes_face_outward_and_count() {
         let p = plane(2.0, 3).unwrap();
         assert_eq!(p.triangle_count(), 18);
@@ -274,7 +283,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn bad_parameters_are_errors() {
         assert!(plane(0.0, 1).is_err());
         assert!(plane(1.0, 0).is_err());

@@ -584,15 +584,33 @@ impl std::ops::Mul for Transform {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("identity_hints", identity_hints),
+        ("rejects_non_finite", rejects_non_finite),
+        (
+            "forward_inverse_round_trip_non_uniform",
+            forward_inverse_round_trip_non_uniform,
+        ),
+        ("composition_matches_matrices", composition_matches_matrices),
+        (
+            "plane_transform_maps_points_on_plane",
+            plane_transform_maps_points_on_plane,
+        ),
+        ("inverse_of_singular_is_none", inverse_of_singular_is_none),
+        ("norm_bounds_stretch", norm_bounds_stretch),
+        ("mat4_is_column_vector", mat4_is_column_vector),
+    ];
+
     use super::*;
 
     fn close(a: Vec3, b: Vec3) -> bool {
         (a - b).abs().max_element() <= 1e-4 * (1.0 + a.abs().max_element())
     }
 
-    #[test]
     fn identity_hints() {
         let t = Transform::IDENTITY;
         assert!(t.is_identity() && t.is_uniform_scale());
@@ -602,7 +620,6 @@ mod tests {
         assert!(!t.is_uniform_scale());
     }
 
-    #[test]
     fn rejects_non_finite() {
         let mut t = Transform::IDENTITY;
         assert_eq!(
@@ -628,7 +645,6 @@ mod tests {
         assert!(rotation_axis_angle(Vec3::X, f32::NAN).is_err());
     }
 
-    #[test]
     fn forward_inverse_round_trip_non_uniform() {
         let r = rotation_axis_angle(Vec3::new(1.0, 2.0, 3.0), 0.7).unwrap();
         let t = Transform::IDENTITY
@@ -647,7 +663,6 @@ mod tests {
         assert!(close(Vec3::splat(t.determinant()), Vec3::splat(-3.0)));
     }
 
-    #[test]
     fn composition_matches_matrices() {
         let ra = rotation_axis_angle(Vec3::Y, 0.4).unwrap();
         let rb = rotation_axis_angle(Vec3::X, -1.1).unwrap();
@@ -677,7 +692,6 @@ mod tests {
         assert!(!b.compose(&a).is_rotation_scale());
     }
 
-    #[test]
     fn plane_transform_maps_points_on_plane() {
         let r = rotation_axis_angle(Vec3::new(0.0, 1.0, 1.0), 0.9).unwrap();
         let t = Transform::from_rotation(r)
@@ -708,7 +722,6 @@ mod tests {
             .is_none());
     }
 
-    #[test]
     fn inverse_of_singular_is_none() {
         assert!(Transform::from_uniform_scale(0.0)
             .unwrap()
@@ -720,7 +733,6 @@ mod tests {
             .is_none());
     }
 
-    #[test]
     fn norm_bounds_stretch() {
         let t = Transform::from_affine(
             Mat3::from_cols(Vec3::new(1.0, 1.0, 0.0), Vec3::ZERO, Vec3::ZERO),
@@ -733,7 +745,6 @@ mod tests {
         assert_eq!(s.norm(), 4.0);
     }
 
-    #[test]
     fn mat4_is_column_vector() {
         let t = Transform::from_translation(Vec3::new(1.0, 2.0, 3.0)).unwrap();
         let m = t.to_mat4();

@@ -446,8 +446,23 @@ pub fn add_animation_controllers(
     Ok(n)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("step_holds_previous_key", step_holds_previous_key),
+        ("linear_by_hand", linear_by_hand),
+        ("slerp_by_hand", slerp_by_hand),
+        ("cubic_spline_by_hand", cubic_spline_by_hand),
+        ("bad_tracks_are_refused", bad_tracks_are_refused),
+        (
+            "only_playing_animations_merge_and_the_later_wins",
+            only_playing_animations_merge_and_the_later_wins,
+        ),
+        ("controllers_and_apply_agree", controllers_and_apply_agree),
+    ];
+
     use super::*;
     use core::f32::consts::{FRAC_1_SQRT_2, FRAC_PI_2};
 
@@ -455,7 +470,6 @@ mod tests {
         Vec3::new(x, 2.0 * x, -x)
     }
 
-    #[test]
     fn step_holds_previous_key() {
         let k = Track::new(
             Interpolation::Step,
@@ -472,7 +486,6 @@ mod tests {
         assert_eq!(k.sample(f32::NAN), v(1.0));
     }
 
-    #[test]
     fn linear_by_hand() {
         let k = Track::new(Interpolation::Linear, vec![0.0, 2.0], vec![v(0.0), v(4.0)]).unwrap();
         // A quarter of the way: 1.0.
@@ -483,7 +496,6 @@ mod tests {
         assert_eq!(single.sample(5.0), v(7.0));
     }
 
-    #[test]
     fn slerp_by_hand() {
         // Identity to 90° about z; halfway is 45° about z: (0, 0, sin 22.5°, cos 22.5°).
         let a = Quat::IDENTITY;
@@ -516,7 +528,6 @@ mod tests {
         let _ = FRAC_PI_2;
     }
 
-    #[test]
     fn cubic_spline_by_hand() {
         // Keys at t = 0 and 2 with values 0 and 1, out-tangent 3 at key 0, in-tangent −1 at
         // key 1 (per second). At s = 0.5 (t = 1): h00 = 0.5, h10 = 0.125, h01 = 0.5,
@@ -559,7 +570,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn bad_tracks_are_refused() {
         let lin = Interpolation::Linear;
         assert!(Track::<Vec3>::new(lin, vec![], vec![]).is_err());
@@ -572,7 +582,6 @@ mod tests {
         assert!(Track::new(Interpolation::CubicSpline, vec![0.0], vec![v(0.0)]).is_err());
     }
 
-    #[test]
     fn only_playing_animations_merge_and_the_later_wins() {
         let mut scene = Scene::new();
         let a = scene.add_group(scene.root(), "a").unwrap();
@@ -613,7 +622,6 @@ mod tests {
         assert!(!anims[0].playing.is_playing());
     }
 
-    #[test]
     fn controllers_and_apply_agree() {
         let mut scene = Scene::new();
         let a = scene.add_group(scene.root(), "a").unwrap();

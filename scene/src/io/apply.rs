@@ -796,8 +796,35 @@ fn bump_effect(
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "alpha_modes_culling_and_lighting_states",
+            alpha_modes_culling_and_lighting_states,
+        ),
+        (
+            "vertex_colours_carry_the_material_colour",
+            vertex_colours_carry_the_material_colour,
+        ),
+        (
+            "texture_stage_sampler_uv_set_and_matrix",
+            texture_stage_sampler_uv_set_and_matrix,
+        ),
+        (
+            "emissive_texture_is_scaled_by_the_factor_once_per_image_and_factor",
+            emissive_texture_is_scaled_by_the_factor_once_per_image_and_factor,
+        ),
+        (
+            "unlit_option_attaches_no_lights",
+            unlit_option_attaches_no_lights,
+        ),
+        ("punctual_light_rule", punctual_light_rule),
+        ("key_light_follows_the_camera", key_light_follows_the_camera),
+    ];
+
     use glam::{Mat3, Vec2};
     use plumb_raster::texture::{Sampler, Texture};
 
@@ -853,7 +880,6 @@ mod tests {
         (scene, imported, ids)
     }
 
-    #[test]
     fn alpha_modes_culling_and_lighting_states() {
         let (mut scene, imported, ids) = setup(vec![
             (ImportedMaterial::default(), None),
@@ -920,7 +946,6 @@ mod tests {
         assert!(blend.lights.is_empty(), "unlit leaves get no lights");
     }
 
-    #[test]
     fn vertex_colours_carry_the_material_colour() {
         let base = Vec4::new(1.0, 0.5, 0.25, 0.5);
         let vc = Vec4::new(0.5, 1.0, 1.0, 0.5);
@@ -956,7 +981,6 @@ mod tests {
         assert_eq!(c, Vec4::new(0.5, 0.5, 0.25, 1.0));
     }
 
-    #[test]
     fn texture_stage_sampler_uv_set_and_matrix() {
         let with_tex = |tex_coord, alpha_mode| ImportedMaterial {
             base_color_texture: Some(binding(tex_coord)),
@@ -991,7 +1015,6 @@ mod tests {
         assert!(scene.effect(ids[2]).unwrap().is_none());
     }
 
-    #[test]
     fn emissive_texture_is_scaled_by_the_factor_once_per_image_and_factor() {
         let texture = Arc::new(
             Texture::from_rgba8(2, 1, vec![200, 100, 50, 255, 10, 20, 30, 128])
@@ -1038,7 +1061,6 @@ mod tests {
         assert_eq!(m.emissive, Vec4::new(0.0, 0.0, 0.0, 1.0));
     }
 
-    #[test]
     fn unlit_option_attaches_no_lights() {
         let (mut scene, imported, ids) = setup(vec![(ImportedMaterial::default(), None)]);
         let applied = apply(
@@ -1057,7 +1079,6 @@ mod tests {
         assert!(scene.mesh(ids[0]).unwrap().colors().is_none());
     }
 
-    #[test]
     fn punctual_light_rule() {
         let c = Vec3::new(1.0, 0.5, 0.25);
         let d = scene_light(ImportedLightKind::Directional, c, 3.0, Some(5.0));
@@ -1071,8 +1092,9 @@ mod tests {
         assert_eq!(p.kind, LightType::Point);
         assert!(p.attenuate && p.on);
         assert_eq!((p.constant, p.linear, p.quadratic), (0.0, 0.0, 0.25));
-        // At distance 2 the factor 1/(0.25·4) = 1 = I/d².
-        assert_eq!(1.0 / (p.quadratic * 4.0), 4.0 / 4.0);
+        // At distance d = 2 the factor 1/(quadratic·d²) equals I/d² = 4/4 = 1.
+        let (d2, intensity) = (4.0, 4.0);
+        assert_eq!(1.0 / (p.quadratic * d2), intensity / d2);
         let s = scene_light(
             ImportedLightKind::Spot {
                 inner_cone_angle: 0.2,
@@ -1095,7 +1117,6 @@ mod tests {
         assert!(!scene_light(ImportedLightKind::Point, c, 0.0, None).on);
     }
 
-    #[test]
     fn key_light_follows_the_camera() {
         let (mut scene, imported, _) = setup(vec![(ImportedMaterial::default(), None)]);
         let applied = apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();

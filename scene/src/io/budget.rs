@@ -262,11 +262,17 @@ pub(crate) fn drawn_over(scene: &Scene, budget: &WorkBudget) -> Result<(), (Stri
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[(
+        "charges_add_up_and_stop_at_the_budget",
+        charges_add_up_and_stop_at_the_budget,
+    )];
+
     use super::*;
 
-    #[test]
     fn charges_add_up_and_stop_at_the_budget() {
         let budget = WorkBudget {
             max_particles: 10,

@@ -351,11 +351,17 @@ impl IoError {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[(
+        "messages_name_file_and_position",
+        messages_name_file_and_position,
+    )];
+
     use super::*;
 
-    #[test]
     fn messages_name_file_and_position() {
         let e = IoError::Parse {
             file: "a/b.gltf".into(),

@@ -189,11 +189,33 @@ pub fn clip_range(distance: f32, radius: f32) -> (f32, f32) {
     ((d - 2.0 * r).max(d / 1000.0), d + 2.0 * r)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("sphere_fits_and_is_centred", sphere_fits_and_is_centred),
+        ("box_corners_fit_tightly", box_corners_fit_tightly),
+        (
+            "geometry_box_is_the_world_vertex_box",
+            geometry_box_is_the_world_vertex_box,
+        ),
+        (
+            "geometry_box_follows_what_is_drawn",
+            geometry_box_follows_what_is_drawn,
+        ),
+        (
+            "tiny_boxes_far_away_still_frame",
+            tiny_boxes_far_away_still_frame,
+        ),
+        (
+            "empty_and_point_bounds_still_frame",
+            empty_and_point_bounds_still_frame,
+        ),
+    ];
+
     use super::*;
 
-    #[test]
     fn sphere_fits_and_is_centred() {
         let bound = Bound::sphere(Vec3::new(1.0, 2.0, 3.0), 2.0);
         for aspect in [0.5, 1.0, 2.0] {
@@ -210,7 +232,6 @@ mod tests {
 
     /// Every corner of a framed box is inside the view, and the box fills the narrower
     /// direction: the corners of the box grown by the margin reach the edge (|ndc| = 1).
-    #[test]
     fn box_corners_fit_tightly() {
         let boxes = [
             Bound::aabb(Vec3::new(-1.0, 0.0, -1.0), Vec3::new(1.0, 2.0, 1.0)),
@@ -243,7 +264,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn geometry_box_is_the_world_vertex_box() {
         let mut scene = Scene::new();
         let root = scene.root();
@@ -263,7 +283,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn geometry_box_follows_what_is_drawn() {
         use crate::mesh::Mesh;
         use std::sync::Arc;
@@ -313,7 +332,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn tiny_boxes_far_away_still_frame() {
         for c in [Vec3::splat(1e5), Vec3::new(1e7, -3.0, 2.0)] {
             for half in [0.0, 0.005] {
@@ -327,7 +345,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn empty_and_point_bounds_still_frame() {
         assert!(frame_bound(&Bound::default(), DEFAULT_FOV_Y, 1.0).is_ok());
         assert!(frame_bound(&Bound::sphere(Vec3::ZERO, 0.0), DEFAULT_FOV_Y, 1.0).is_ok());

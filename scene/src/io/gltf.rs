@@ -60,6 +60,21 @@ mod material;
 mod primitive;
 mod tangent;
 
+/// The unit tests of this module's private children, for [`crate::internal_tests`].
+#[cfg(feature = "internal-tests")]
+#[allow(
+    clippy::type_complexity,
+    reason = "the type of crate::UnitTests, spelled out: no import of the crate root"
+)]
+pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 4] {
+    [
+        ("io::gltf::counts", counts::tests::TESTS),
+        ("io::gltf::glb", glb::tests::TESTS),
+        ("io::gltf::primitive", primitive::tests::TESTS),
+        ("io::gltf::tangent", tangent::tests::TESTS),
+    ]
+}
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;

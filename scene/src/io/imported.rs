@@ -221,8 +221,13 @@ pub struct ImportedScene {
     pub imported: Imported,
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] =
+        &[("scale_signs_turn_the_camera", scale_signs_turn_the_camera)];
+
     use super::*;
     use crate::transform::Transform;
 
@@ -252,7 +257,6 @@ mod tests {
 
     /// A camera looks down its node's −z with +y up — through the node's scale too, so a
     /// mirroring scale turns it around or upside down.
-    #[test]
     fn scale_signs_turn_the_camera() {
         let c = camera_under(Vec3::splat(2.0));
         assert_eq!(c.location(), Vec3::new(1.0, 2.0, 3.0));

@@ -194,15 +194,21 @@ impl ImportedMaterial {
     }
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("approximation_by_hand", approximation_by_hand),
+        ("uv_transform_by_hand", uv_transform_by_hand),
+    ];
+
     use super::*;
 
     fn close(a: f32, b: f32) -> bool {
         (a - b).abs() < 1e-5
     }
 
-    #[test]
     fn approximation_by_hand() {
         // A red dielectric, medium rough: Ks = 0.04, Kd = C, n = 2/0.0625 − 2 = 30.
         let m = ImportedMaterial {
@@ -255,7 +261,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn uv_transform_by_hand() {
         // Identity parameters give the identity.
         assert_eq!(

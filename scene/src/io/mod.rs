@@ -88,6 +88,19 @@ mod staged;
 mod texture_image;
 mod uri;
 
+/// The unit tests of this module's private children, for [`crate::internal_tests`].
+#[cfg(feature = "internal-tests")]
+#[allow(
+    clippy::type_complexity,
+    reason = "the type of crate::UnitTests, spelled out: no import of the crate root"
+)]
+pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 2] {
+    [
+        ("io::texture_image", texture_image::tests::TESTS),
+        ("io::uri", uri::tests::TESTS),
+    ]
+}
+
 use std::path::Path;
 
 pub use animation::{

@@ -781,11 +781,20 @@ fn convert_material(
     })
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        ("line_tracking", line_tracking),
+        (
+            "ns_inverts_the_shininess_rule",
+            ns_inverts_the_shininess_rule,
+        ),
+    ];
+
     use super::*;
 
-    #[test]
     fn line_tracking() {
         let data = b"a\nbb\nccc";
         let mut t = Tracked { data, pos: 0 };
@@ -801,7 +810,6 @@ mod tests {
         assert_eq!((s.as_str(), t.line()), ("ccc", 3));
     }
 
-    #[test]
     fn ns_inverts_the_shininess_rule() {
         for ns in [1.0f32, 10.0, 30.0, 100.0] {
             let m = ImportedMaterial {

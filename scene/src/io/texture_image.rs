@@ -195,8 +195,19 @@ pub fn check_png_chunks_in<R: std::io::Read + std::io::Seek>(r: &mut R) -> Resul
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "budget_is_charged_before_decoding",
+            budget_is_charged_before_decoding,
+        ),
+        ("decodes_png_with_mips", decodes_png_with_mips),
+        ("size_limit_and_garbage", size_limit_and_garbage),
+    ];
+
     use super::*;
 
     fn png(w: u32, h: u32) -> Vec<u8> {
@@ -210,7 +221,6 @@ mod tests {
         TextureBudget::new(u64::MAX)
     }
 
-    #[test]
     fn budget_is_charged_before_decoding() {
         assert_eq!(mip_chain_bytes(4, 2), (8 + 2 + 1) * 4);
         assert_eq!(mip_chain_bytes(1, 1), 4);
@@ -233,7 +243,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn decodes_png_with_mips() {
         let t = decode(
             Path::new("s.gltf"),
@@ -248,7 +257,6 @@ mod tests {
         assert_eq!(t.level(0).unwrap().texel(3, 1), Some([10, 20, 30, 255]));
     }
 
-    #[test]
     fn size_limit_and_garbage() {
         let e = decode(
             Path::new("s.gltf"),

@@ -174,11 +174,15 @@ pub(crate) fn load(base: &Path, uri: &str, max_bytes: u64) -> Result<Resource, S
     Ok(Resource { bytes, mime: None })
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] =
+        &[("data_uri_and_percent_escapes", data_uri_and_percent_escapes)];
+
     use super::*;
 
-    #[test]
     fn data_uri_and_percent_escapes() {
         let r = load(
             Path::new("."),

@@ -526,11 +526,15 @@ fn with_tangents(
     Ok((attrs, indices))
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] =
+        &[("strips_and_fans_by_hand", strips_and_fans_by_hand)];
+
     use super::*;
 
-    #[test]
     fn strips_and_fans_by_hand() {
         // Strip 0 1 2 3 4: (0,1,2) (1,3,2) (2,3,4) — each counter-clockwise like the first.
         assert_eq!(

@@ -1234,13 +1234,19 @@ pub enum RepeatDoc {
     Cycle,
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[(
+        "camera_view_defaults_are_left_out",
+        camera_view_defaults_are_left_out,
+    )];
+
     use super::*;
     use crate::camera::CameraViewport;
     use crate::io::json::real::r4;
 
-    #[test]
     fn camera_view_defaults_are_left_out() {
         assert_eq!(
             camera_view_doc(CameraViewport::FULL, (0.0, 1.0)),

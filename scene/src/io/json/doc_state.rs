@@ -962,13 +962,29 @@ pub struct MirrorDoc {
     pub reflectance: Real,
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "blend_equations_map_to_doc_names",
+            blend_equations_map_to_doc_names,
+        ),
+        (
+            "clip_planes_close_up_disabled_slots",
+            clip_planes_close_up_disabled_slots,
+        ),
+        (
+            "point_line_and_linear_coords_map_to_doc",
+            point_line_and_linear_coords_map_to_doc,
+        ),
+    ];
+
     use glam::Vec4;
 
     use super::*;
 
-    #[test]
     fn blend_equations_map_to_doc_names() {
         assert_eq!(blend_equations_doc(&AlphaState::OPAQUE), (None, None));
         let a = AlphaState {
@@ -987,7 +1003,6 @@ mod tests {
         assert_eq!(json, "\"reverse_subtract\"");
     }
 
-    #[test]
     fn clip_planes_close_up_disabled_slots() {
         let mut c = ClipPlaneState::NONE;
         c.planes[1] = Some(Vec4::new(1.0, 0.0, 0.0, 0.5));
@@ -998,7 +1013,6 @@ mod tests {
         );
     }
 
-    #[test]
     fn point_line_and_linear_coords_map_to_doc() {
         let d = PointLineDoc::from(PointLineState {
             point_size: 8.0,

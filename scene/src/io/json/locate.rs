@@ -113,11 +113,14 @@ pub(crate) fn locate(text: &str) -> Locations {
     Locations(out)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[("objects_by_pointer", objects_by_pointer)];
+
     use super::*;
 
-    #[test]
     fn objects_by_pointer() {
         let text = "{\"root\": {\"children\": [\n  {\"name\": \"a{\"},\n  {\"x\": [1, {}]}]},\n \"textures\": [{}]}";
         let l = locate(text);

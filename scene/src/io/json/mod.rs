@@ -46,6 +46,21 @@ mod save_scene;
 mod skin;
 mod textures;
 
+/// The unit tests of this module's private children, for [`crate::internal_tests`].
+#[cfg(feature = "internal-tests")]
+#[allow(
+    clippy::type_complexity,
+    reason = "the type of crate::UnitTests, spelled out: no import of the crate root"
+)]
+pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 4] {
+    [
+        ("io::json::doc_state", doc_state::tests::TESTS),
+        ("io::json::locate", locate::tests::TESTS),
+        ("io::json::save_bound", save_bound::tests::TESTS),
+        ("io::json::save_scene", save_scene::tests::TESTS),
+    ]
+}
+
 use std::path::Path;
 
 pub use build::build;

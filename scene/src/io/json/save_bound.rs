@@ -145,11 +145,17 @@ pub fn write_scene_limited(
     write(path, text.as_bytes())
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[(
+        "the_estimate_is_below_what_the_saver_writes",
+        the_estimate_is_below_what_the_saver_writes,
+    )];
+
     use super::*;
 
-    #[test]
     fn the_estimate_is_below_what_the_saver_writes() {
         let mut scene = Scene::new();
         let root = scene.root();

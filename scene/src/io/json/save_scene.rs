@@ -1347,13 +1347,22 @@ fn png_of(t: &Texture) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "reals_round_trip_through_text",
+            reals_round_trip_through_text,
+        ),
+        ("degrees_round_trip", degrees_round_trip),
+    ];
+
     use super::*;
 
     /// Every f32 written by serde_json reads back through [`Real`] as the same bits: a sweep
     /// of bit patterns across the whole finite range (both signs, subnormals included).
-    #[test]
     fn reals_round_trip_through_text() {
         let mut checked = 0;
         for bits in (1..0x7f80_0000u32).step_by(2027) {
@@ -1368,7 +1377,6 @@ mod tests {
     }
 
     /// 45° and 90° are what the loader converts, and each finds its own degrees back.
-    #[test]
     fn degrees_round_trip() {
         for d in [45.0f32, 90.0, 30.0, 12.5, 179.0, 0.0] {
             let rad = math::to_radians(d);
