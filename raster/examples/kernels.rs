@@ -9,6 +9,7 @@
 //! `fill` — a screen-filling tilted quad, trilinear + linear fog + depth test;
 //! `nearest` — the same quad with nearest-mipmap-nearest sampling;
 //! `border` — the same quad, trilinear with clamp-to-border on both axes;
+//! `aniso` — the same quad, trilinear with 16× anisotropic filtering;
 //! `small` — 1M depth-tested ~10-pixel triangles with vertex colours;
 //! `gouraud` — two screen-covering vertex-coloured triangles, perspective-correct, depth test.
 //! Instructions per fragment or per triangle: the difference between a run of `n + 1` and of
@@ -189,10 +190,11 @@ fn main() {
                 ..Sampler::TRILINEAR
             },
         ),
+        Some("aniso") => fill(&mut ctx, frames, Sampler::ANISOTROPIC_16X),
         Some("small") => small(&mut ctx, frames),
         Some("gouraud") => gouraud(&mut ctx, frames),
         _ => {
-            eprintln!("usage: kernels fill|nearest|border|small|gouraud [frames]");
+            eprintln!("usage: kernels fill|nearest|border|aniso|small|gouraud [frames]");
             std::process::exit(2);
         }
     }

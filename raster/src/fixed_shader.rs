@@ -2,9 +2,9 @@
 //!
 //! [`FixedShader::new`] turns the draw's fixed-function state into a `Vec<Stage>`: which
 //! colour block is primary, per texture unit the coordinate stage, the sampling kernel
-//! (the 8-lane kernel of `texture::lanes` for every sampler but an anisotropic one, which
-//! runs per pixel from its derivatives) and the apply mode, then the secondary colour and the fog factor and
-//! blend. A batch of fragments runs the list in order; each stage is one loop over the
+//! (the 8-lane kernels of `texture::lanes`: from coordinates and λ, or for an anisotropic
+//! sampler from coordinates and their derivatives) and the apply mode, then the secondary
+//! colour and the fog factor and blend. A batch of fragments runs the list in order; each stage is one loop over the
 //! batch (structure of arrays, `Scratch`), so no pixel branches on state or calls through a
 //! pointer. The whole list runs inside one `fearless_simd` dispatch per batch, so every loop
 //! is compiled for the chosen instruction set; every stage computes the same expression per
@@ -19,7 +19,9 @@ use crate::combine::{combine_lanes, sat, ApplyMode, CombineState};
 use crate::fog::{fog_factor, FogMode, FogState};
 use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::light::PreparedLighting;
-use crate::texture::lanes::{lod_batch, sample_batch, LaneFilter, LaneInput, LANES};
+use crate::texture::lanes::{
+    lod_batch, sample_batch, sample_grad_batch, GradInput, LaneFilter, LaneInput, LANES,
+};
 use crate::texture::{Sampler, Texture};
 
 /// A texture unit as the shader uses it.
@@ -60,8 +62,13 @@ enum Stage {
     Lod { unit: usize },
     /// Sampling by the 8-lane kernel.
     SampleLanes { unit: usize, filter: LaneFilter },
-    /// Anisotropic sampling pixel by pixel, from the derivatives (plane offset `plane`).
-    SampleAniso { unit: usize, plane: usize },
+    /// Anisotropic sampling by the 8-lane kernel, from the coordinates and their exact
+    /// derivatives (planes at offset `plane`).
+    SampleAniso {
+        unit: usize,
+        plane: usize,
+        filter: LaneFilter,
+    },
     /// `color = sat(color · tex)` (GL `MODULATE`).
     Modulate,
     /// `DECAL`: `rgb = c·(1 − at) + t·at`, alpha kept.
@@ -110,14 +117,17 @@ impl FixedShader {
         }
         for (k, u) in units.iter().enumerate() {
             let plane = 6 + 3 * (layout.units + 3 * k);
-            match LaneFilter::new(&u.sampler) {
-                Some(filter) => {
-                    stages.push(Stage::Coords { unit: k, plane });
-                    stages.push(Stage::Lod { unit: k });
-                    stages.push(Stage::SampleLanes { unit: k, filter });
-                }
-                // Anisotropy, the one sampler the lanes leave out.
-                None => stages.push(Stage::SampleAniso { unit: k, plane }),
+            let filter = LaneFilter::new(&u.sampler);
+            if u.sampler.max_anisotropy > 1 {
+                stages.push(Stage::SampleAniso {
+                    unit: k,
+                    plane,
+                    filter,
+                });
+            } else {
+                stages.push(Stage::Coords { unit: k, plane });
+                stages.push(Stage::Lod { unit: k });
+                stages.push(Stage::SampleLanes { unit: k, filter });
             }
             stages.push(match u.apply {
                 ApplyMode::Modulate => Stage::Modulate,
@@ -187,8 +197,25 @@ impl FixedShader {
                     let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
                     sample_batch(simd, &u.texture, filter, input, out);
                 }
-                Stage::SampleAniso { unit, plane } => {
-                    aniso(&self.units[unit], &span.planes[plane..plane + 9], n, s);
+                Stage::SampleAniso {
+                    unit,
+                    plane,
+                    filter,
+                } => {
+                    let u = &self.units[unit];
+                    grad_coords(&span.planes[plane..plane + 9], np, s);
+                    let Scratch {
+                        tu, tv, grad, tex, ..
+                    } = s;
+                    let [dux, dvx, duy, dvy] = grad;
+                    let input = GradInput {
+                        u: &tu[..np],
+                        v: &tv[..np],
+                        d: [&dux[..np], &dvx[..np], &duy[..np], &dvy[..np]],
+                    };
+                    let [r, g, b, a] = tex;
+                    let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
+                    sample_grad_batch(simd, &u.texture, &u.sampler, filter, input, out);
                 }
                 Stage::Modulate => {
                     for c in 0..4 {
@@ -422,27 +449,23 @@ fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
     }
 }
 
-/// Anisotropic sampling of the live pixels, from the exact derivatives ([`uv_derivatives`]).
+/// `(u, v)` and their exact screen derivatives ([`uv_derivatives`]) of the first `n` pixels
+/// into `tu`, `tv` and `grad`, for anisotropic sampling. Pixels past the batch's live ones
+/// get values computed from stale offsets, harmlessly (never written back).
 #[inline(always)]
-fn aniso(u: &UnitRt, p: &[f32], n: usize, s: &mut Scratch) {
+fn grad_coords(p: &[f32], n: usize, s: &mut Scratch) {
     let Scratch {
         dxp,
         dyp,
-        mask,
-        tex,
+        tu,
+        tv,
+        grad,
         ..
     } = s;
-    let sampler = u.texture.in_format(&u.sampler);
     for i in 0..n {
-        if mask[i] == 0 {
-            continue;
-        }
-        let [uu, vv, ux, vx, uy, vy] = uv_derivatives(p, dxp[i], dyp[i]);
-        let (uv, ddx, ddy) = (Vec2::new(uu, vv), Vec2::new(ux, vx), Vec2::new(uy, vy));
-        let t = u.texture.sample_grad_in_format(&sampler, uv, ddx, ddy);
-        for (ch, x) in t.to_array().into_iter().enumerate() {
-            tex[ch][i] = x;
-        }
+        let [u, v, ux, vx, uy, vy] = uv_derivatives(p, dxp[i], dyp[i]);
+        (tu[i], tv[i]) = (u, v);
+        (grad[0][i], grad[1][i], grad[2][i], grad[3][i]) = (ux, vx, uy, vy);
     }
 }
 

@@ -50,6 +50,8 @@ pub(crate) struct Scratch {
     pub tl: [f32; SPAN],
     /// Shader scratch: the current unit's texel colours.
     pub tex: [[f32; SPAN]; 4],
+    /// Shader scratch: the current unit's `[∂u/∂x, ∂v/∂x, ∂u/∂y, ∂v/∂y]` (anisotropy).
+    pub grad: [[f32; SPAN]; 4],
     /// Shader scratch: per-pixel primary and secondary colours (Phong).
     pub prim: [[f32; SPAN]; 4],
     pub sec: [[f32; SPAN]; 3],
@@ -74,6 +76,7 @@ impl Scratch {
             tv: [0.0; SPAN],
             tl: [0.0; SPAN],
             tex: [[0.0; SPAN]; 4],
+            grad: [[0.0; SPAN]; 4],
             prim: [[0.0; SPAN]; 4],
             sec: [[0.0; SPAN]; 3],
             spass: [0; SPAN],

@@ -61,5 +61,3 @@ pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())
 pub use self::chain::Texture;
 pub use self::image::{MipLevel, TexelFormat, MAX_TEXTURE_SIZE};
 pub use self::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};
-
-pub(crate) use self::filter::sample_pixels;

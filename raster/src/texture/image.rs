@@ -193,25 +193,6 @@ impl MipLevel {
         }
     }
 
-    /// The four texels `(x0|x1, y0|y1)` as floats, as four [`MipLevel::fetch`]es: `(t00,
-    /// t10, t01, t11)`. All indices must be in range.
-    #[inline(always)]
-    pub(crate) fn fetch_quad(
-        &self,
-        x0: u32,
-        x1: u32,
-        y0: u32,
-        y1: u32,
-    ) -> (Vec4, Vec4, Vec4, Vec4) {
-        let w = self.width as usize;
-        let r0 = &self.texels[y0 as usize * w..][..w];
-        let r1 = &self.texels[y1 as usize * w..][..w];
-        let f =
-            |t: [u8; 4]| Vec4::new(t[0] as f32, t[1] as f32, t[2] as f32, t[3] as f32) * INV_255;
-        let (x0, x1) = (x0 as usize, x1 as usize);
-        (f(r0[x0]), f(r0[x1]), f(r1[x0]), f(r1[x1]))
-    }
-
     /// The texel at `(x, y)` as floats in 0..1. Both must be in range (the wrap functions
     /// guarantee it).
     #[inline(always)]

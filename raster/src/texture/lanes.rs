@@ -22,8 +22,8 @@ use super::sampler::{MagFilter, MinFilter, Sampler, Wrap};
 /// Lanes per kernel step.
 pub(crate) const LANES: usize = 8;
 
-/// How a sampler is filtered by [`sample_batch`]; `None` from [`LaneFilter::new`] means the
-/// sampler needs the per-pixel path (anisotropy).
+/// How a sampler filters within and between levels, for [`sample_batch`] and (anisotropic
+/// samplers: each probe) [`sample_grad_batch`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct LaneFilter {
     /// Mip selection when minified.
@@ -55,8 +55,9 @@ enum Mips {
 impl LaneFilter {
     /// The lane path for `s`: every filter pair, mip mode and wrap (with the border colour
     /// where a wrap can read it; `Clamp` reads it only with a linear filter, as in
-    /// `filter::nearest_mode`); `None` only for anisotropy.
-    pub(crate) fn new(s: &Sampler) -> Option<LaneFilter> {
+    /// `filter::nearest_mode`). Anisotropy is not part of it: [`sample_grad_batch`] takes it
+    /// from the sampler.
+    pub(crate) fn new(s: &Sampler) -> LaneFilter {
         let nearest_only = s.mag == MagFilter::Nearest
             && matches!(
                 s.min,
@@ -80,11 +81,8 @@ impl LaneFilter {
             MinFilter::NearestMipmapLinear => (Mips::Linear, false),
             MinFilter::LinearMipmapLinear => (Mips::Linear, true),
         };
-        if s.max_anisotropy > 1 {
-            return None;
-        }
         let (cu, cv) = (code(s.wrap_u), code(s.wrap_v));
-        Some(LaneFilter {
+        LaneFilter {
             mips,
             wrap_u: cu.unwrap_or(2),
             wrap_v: cv.unwrap_or(2),
@@ -93,7 +91,17 @@ impl LaneFilter {
             half_switch: s.switch_point() > 0.0,
             border: (cu.is_none() || cv.is_none())
                 .then(|| (s.wrap_u, s.wrap_v, s.border.to_array())),
-        })
+        }
+    }
+
+    /// The filter with its border colour converted to `tex`'s format (as
+    /// `Texture::in_format`), once per batch.
+    fn in_format(mut self, tex: &Texture) -> LaneFilter {
+        if let Some((wu, wv, c)) = self.border {
+            let c = tex.format.convert_border(glam::Vec4::from_array(c));
+            self.border = Some((wu, wv, c.to_array()));
+        }
+        self
     }
 }
 
@@ -167,16 +175,133 @@ fn batch<S: Simd>(
     let n = input.u.len();
     debug_assert!(n.is_multiple_of(LANES) && input.v.len() == n && input.lambda.len() == n);
     let [r, g, b, a] = out;
-    let mut f = f;
-    if let Some((wu, wv, c)) = f.border {
-        let c = tex.format.convert_border(glam::Vec4::from_array(c));
-        f.border = Some((wu, wv, c.to_array()));
-    }
+    let f = f.in_format(tex);
     for k in (0..n).step_by(LANES) {
         let lambda = f32x8::from_slice(simd, &input.lambda[k..k + LANES]);
         let u = f32x8::from_slice(simd, &input.u[k..k + LANES]);
         let v = f32x8::from_slice(simd, &input.v[k..k + LANES]);
         let c = sample8(simd, f, tex, u, v, lambda);
+        c[0].store_slice(&mut r[k..k + LANES]);
+        c[1].store_slice(&mut g[k..k + LANES]);
+        c[2].store_slice(&mut b[k..k + LANES]);
+        c[3].store_slice(&mut a[k..k + LANES]);
+    }
+}
+
+/// Inputs of an anisotropic batch: texture coordinates and their exact screen derivatives
+/// `[∂u/∂x, ∂v/∂x, ∂u/∂y, ∂v/∂y]` per pixel, all of length `n`.
+pub(crate) struct GradInput<'a> {
+    pub u: &'a [f32],
+    pub v: &'a [f32],
+    pub d: [&'a [f32]; 4],
+}
+
+/// [`Texture::sample_grad`] for `n = input.u.len()` pixels (a multiple of [`LANES`]) into
+/// `out[c][..n]`, for a sampler with anisotropy (`s.max_anisotropy > 1`; `f` its
+/// [`LaneFilter`]). Per lane the scalar function's bits: the probe count `N` and the
+/// `⌈√(major²/minor²)⌉` it comes from per lane as the scalar code computes them; λ, the
+/// probe positions `uv + major·((k + ½)/N − ½)` and the filtering in lanes; the probes of a
+/// group run `k = 0..max N`, each lane adding only its own `N` of them in order, then
+/// dividing by `N`. Lanes with one probe or a magnified λ take the plain sample, as the
+/// scalar code returns it. Not inlined, as [`sample_batch`].
+#[inline(never)]
+pub(crate) fn sample_grad_batch<S: Simd>(
+    simd: S,
+    tex: &Texture,
+    s: &Sampler,
+    f: LaneFilter,
+    input: GradInput<'_>,
+    out: [&mut [f32]; 4],
+) {
+    simd.vectorize(
+        #[inline(always)]
+        || grad_batch(simd, tex, s, f, input, out),
+    )
+}
+
+#[inline(always)]
+fn grad_batch<S: Simd>(
+    simd: S,
+    tex: &Texture,
+    s: &Sampler,
+    f: LaneFilter,
+    input: GradInput<'_>,
+    out: [&mut [f32]; 4],
+) {
+    let n = input.u.len();
+    debug_assert!(n.is_multiple_of(LANES) && input.v.len() == n);
+    let [r, g, b, a] = out;
+    let f = f.in_format(tex);
+    let size = tex.levels[0].size_f;
+    let (sw, sh) = (simd.splat_f32x8(size.x), simd.splat_f32x8(size.y));
+    let limit = s.anisotropy();
+    let switch = simd.splat_f32x8(s.switch_point());
+    let (zero, half) = (simd.splat_f32x8(0.0), simd.splat_f32x8(0.5));
+    for k in (0..n).step_by(LANES) {
+        let u = f32x8::from_slice(simd, &input.u[k..k + LANES]);
+        let v = f32x8::from_slice(simd, &input.v[k..k + LANES]);
+        let ux = f32x8::from_slice(simd, &input.d[0][k..k + LANES]);
+        let vx = f32x8::from_slice(simd, &input.d[1][k..k + LANES]);
+        let uy = f32x8::from_slice(simd, &input.d[2][k..k + LANES]);
+        let vy = f32x8::from_slice(simd, &input.d[3][k..k + LANES]);
+        // |duv_dx·size|² and |duv_dy·size|² (glam's `length_squared`: x·x + y·y).
+        let (ax, ay) = (ux * sw, vx * sh);
+        let (bx, by) = (uy * sw, vy * sh);
+        let a2 = ax * ax + ay * ay;
+        let b2 = bx * bx + by * by;
+        let x_major = simd.simd_ge_f32x8(a2, b2);
+        let major2 = simd.select_f32x8(x_major, a2, b2);
+        let minor2 = simd.select_f32x8(x_major, b2, a2);
+        let mu = simd.select_f32x8(x_major, ux, uy);
+        let mv = simd.select_f32x8(x_major, vx, vy);
+        let ratio: [f32; LANES] = (major2 / minor2).sqrt().into();
+        let mut probes = [0i32; LANES];
+        let mut nf = [0.0f32; LANES];
+        for l in 0..LANES {
+            let ratio = ratio[l].ceil();
+            let p = if ratio < limit as f32 {
+                (ratio as u32).max(1)
+            } else {
+                limit
+            };
+            // p ≤ Sampler::MAX_ANISOTROPY (16).
+            (probes[l], nf[l]) = (p as i32, p as f32);
+        }
+        let nfv = f32x8::from_slice(simd, &nf);
+        let probes_v = i32x8::from_slice(simd, &probes);
+        let lambda = adjust_lod(simd, s, log2_lod(simd, major2 / (nfv * nfv)) * 0.5);
+        let plain = sample8(simd, f, tex, u, v, lambda);
+        // Lanes that average probes: more than one, and minified (false for NaN).
+        let minified = lanes(simd, simd.simd_gt_f32x8(lambda, switch));
+        let mut multi = [0i32; LANES];
+        let mut most = 0;
+        for l in 0..LANES {
+            if probes[l] > 1 && minified[l] {
+                multi[l] = -1;
+                most = most.max(probes[l]);
+            }
+        }
+        let c = if most == 0 {
+            plain
+        } else {
+            let mut sum = [zero; 4];
+            for j in 0..most {
+                let off = simd.splat_f32x8(j as f32 + 0.5) / nfv - half;
+                let t = sample8(simd, f, tex, u + mu * off, v + mv * off, lambda);
+                // This lane's probe j exists: j < N.
+                let take = simd.simd_gt_i32x8(probes_v, simd.splat_i32x8(j));
+                for ch in 0..4 {
+                    sum[ch] = simd.select_f32x8(take, sum[ch] + t[ch], sum[ch]);
+                }
+            }
+            let avg = simd.from_vector_mask32x8(i32x8::from_slice(simd, &multi));
+            [
+                simd.select_f32x8(avg, sum[0] / nfv, plain[0]),
+                simd.select_f32x8(avg, sum[1] / nfv, plain[1]),
+                simd.select_f32x8(avg, sum[2] / nfv, plain[2]),
+                simd.select_f32x8(avg, sum[3] / nfv, plain[3]),
+            ]
+        };
         c[0].store_slice(&mut r[k..k + LANES]);
         c[1].store_slice(&mut g[k..k + LANES]);
         c[2].store_slice(&mut b[k..k + LANES]);
@@ -257,8 +382,7 @@ fn index_frac<S: Simd>(simd: S, x: f32x8<S>) -> (i32x8<S>, f32x8<S>) {
 impl Texture {
     /// Samples a batch of points at base levels of detail `lambda_base` (before bias and
     /// clamps, as [`Texture::sample_lod`]) through exactly the code the fragment stage runs
-    /// at instruction-set `level`: the 8-lane kernel when the sampler has one (any filter
-    /// pair, no wrap that reads the border colour, no anisotropy), else the per-pixel sampler.
+    /// at instruction-set `level` (the 8-lane kernel of every filter pair, mip mode and wrap).
     /// Every level returns the same bits as [`Texture::sample_lod`] point by point; tests
     /// use this to hold each level to one expectation.
     ///
@@ -295,20 +419,14 @@ impl Texture {
             return Ok(Vec::new());
         };
         crate::simd::dispatch!(lv, simd => adjust_batch(simd, s, &mut lambda));
-        match LaneFilter::new(s) {
-            Some(f) => {
-                let input = LaneInput {
-                    u: &u,
-                    v: &v,
-                    lambda: &lambda,
-                };
-                crate::simd::dispatch!(lv, simd => sample_batch(simd, self, f, input, [r, g, b, a]));
-            }
-            None => {
-                let mask = vec![-1; n];
-                super::sample_pixels(self, s, (&u, &v, &lambda, &mask), [r, g, b, a]);
-            }
-        }
+        // `sample_lod` has no derivatives, so no anisotropy: the sampler's filter alone.
+        let f = LaneFilter::new(s);
+        let input = LaneInput {
+            u: &u,
+            v: &v,
+            lambda: &lambda,
+        };
+        crate::simd::dispatch!(lv, simd => sample_batch(simd, self, f, input, [r, g, b, a]));
         Ok((0..uv.len())
             .map(|i| glam::Vec4::new(out[0][i], out[1][i], out[2][i], out[3][i]))
             .collect())
@@ -860,11 +978,9 @@ pub(crate) mod tests {
     /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
     /// test fails the build as dead code).
     pub(crate) const TESTS: &[(&str, fn())] = &[
-        (
-            "every_sampler_but_anisotropy_has_lanes",
-            every_sampler_but_anisotropy_has_lanes,
-        ),
+        ("anisotropy_keeps_the_filter", anisotropy_keeps_the_filter),
         ("lanes_match_scalar", lanes_match_scalar),
+        ("aniso_lanes_match_scalar", aniso_lanes_match_scalar),
     ];
 
     use glam::Vec2;
@@ -1006,15 +1122,112 @@ pub(crate) mod tests {
         out
     }
 
-    /// Only anisotropy leaves the lanes.
-    fn every_sampler_but_anisotropy_has_lanes() {
+    /// The filter of an anisotropic sampler is its isotropic sampler's (the probes' filter).
+    fn anisotropy_keeps_the_filter() {
         for s in samplers() {
-            assert!(LaneFilter::new(&s).is_some(), "{s:?}");
             let aniso = Sampler {
                 max_anisotropy: 4,
                 ..s
             };
-            assert!(LaneFilter::new(&aniso).is_none());
+            assert_eq!(LaneFilter::new(&aniso), LaneFilter::new(&s), "{s:?}");
+        }
+    }
+
+    /// Screen derivatives `[∂u/∂x, ∂v/∂x, ∂u/∂y, ∂v/∂y]` per pixel: isotropic and
+    /// anisotropic footprints (ratios 1 to 40, so probe counts from 1 past the limit), every
+    /// direction, magnified to far minified, and the awkward values (zero minor axis, ±0,
+    /// subnormal, huge, ±∞, NaN).
+    fn gradients(n: usize) -> Vec<[f32; 4]> {
+        let special = [
+            0.0,
+            -0.0,
+            1e-45,
+            f32::MIN_POSITIVE,
+            1e30,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32
+        };
+        (0..n)
+            .map(|i| {
+                let len = crate::math::exp2(next() * 12.0 - 9.0);
+                let ratio = 1.0 + next() * 39.0;
+                let angle = next() * std::f32::consts::TAU;
+                let (sin, cos) = (crate::math::sin(angle), crate::math::cos(angle));
+                let mut d = [len * cos, len * sin, -len * sin / ratio, len * cos / ratio];
+                if i % 11 == 0 {
+                    d[(i / 11) % 4] = special[(i / 44) % special.len()];
+                }
+                if i % 13 == 0 {
+                    d[2] = 0.0;
+                    d[3] = 0.0;
+                }
+                d
+            })
+            .collect()
+    }
+
+    /// The anisotropic kernel against the scalar `sample_grad`, pixel by pixel, at every
+    /// level: every filter pair and wrap (each with one of 2, 5 and 16 as the limit).
+    fn aniso_lanes_match_scalar() {
+        // As lanes_match_scalar: the unoptimised kernels need a larger stack.
+        std::thread::Builder::new()
+            .stack_size(32 << 20)
+            .spawn(aniso_lanes_match_scalar_body)
+            .expect("test thread")
+            .join()
+            .expect("aniso_lanes_match_scalar");
+    }
+
+    fn aniso_lanes_match_scalar_body() {
+        let (u, v, _) = inputs();
+        let n = 1024;
+        let (u, v) = (&u[..n], &v[..n]);
+        let d = gradients(n);
+        let rows: [Vec<f32>; 4] = [0, 1, 2, 3].map(|k| d.iter().map(|g| g[k]).collect());
+        for tex in textures() {
+            for (k, s) in samplers().into_iter().enumerate() {
+                let s = s.with_anisotropy([2, 5, 16][k % 3]);
+                let expected: Vec<[u32; 4]> = (0..n)
+                    .map(|i| {
+                        let g = d[i];
+                        let c = tex.sample_grad(
+                            &s,
+                            Vec2::new(u[i], v[i]),
+                            Vec2::new(g[0], g[1]),
+                            Vec2::new(g[2], g[3]),
+                        );
+                        c.to_array().map(f32::to_bits)
+                    })
+                    .collect();
+                for level in SimdLevel::available() {
+                    let mut out = vec![vec![0.0f32; n]; 4];
+                    let [o0, o1, o2, o3] = &mut out[..] else {
+                        unreachable!()
+                    };
+                    let input = GradInput {
+                        u,
+                        v,
+                        d: [&rows[0], &rows[1], &rows[2], &rows[3]],
+                    };
+                    let f = LaneFilter::new(&s);
+                    crate::simd::dispatch!(level.to_level().unwrap(), simd => sample_grad_batch(
+                        simd, &tex, &s, f, input, [o0, o1, o2, o3]));
+                    for i in 0..n {
+                        let got = [0, 1, 2, 3].map(|c| out[c][i].to_bits());
+                        assert_eq!(
+                            got, expected[i],
+                            "{level}: {tex:?} {s:?} at u={} v={} d={:?}",
+                            u[i], v[i], d[i]
+                        );
+                    }
+                }
+            }
         }
     }
 
@@ -1036,7 +1249,7 @@ pub(crate) mod tests {
         let n = u.len();
         for tex in textures() {
             for s in samplers() {
-                let f = LaneFilter::new(&s).expect("lane filter");
+                let f = LaneFilter::new(&s);
                 let expected: Vec<[u32; 4]> = (0..n)
                     .map(|i| {
                         let l = s.adjust_lod(0.5 * crate::math::log2_lod(r[i]));

@@ -44,6 +44,11 @@
 //!   specification's formats (float positions, normals and tangents; float or normalized
 //!   unsigned texture coordinates, colours and weights), and `normalized` is refused on
 //!   anything but bytes and shorts, as the Khronos validator does.
+//! * **Extensions plumb cannot decode** (`KHR_draco_mesh_compression`,
+//!   `EXT_meshopt_compression`, `KHR_texture_basisu`, `EXT_texture_webp`, `EXT_texture_avif`):
+//!   a file that requires one is refused with an error naming it; one that only uses it
+//!   loads from its fallback data. Any other required extension the `gltf` crate does not
+//!   know is refused as unsupported.
 //!
 //! The import is all-or-nothing: nodes are built in a detached subtree and attached only
 //! when everything succeeded.

@@ -290,10 +290,38 @@ fn unsupported_extension_and_required_extensions() {
     let (_, e) = load("ext", "scene.fbx", b.gltf(d.clone()));
     assert!(matches!(e, IoError::UnsupportedFormat { .. }), "{e}");
     let mut d = d;
-    d["extensionsRequired"] = json!(["KHR_draco_mesh_compression"]);
-    d["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
-    let (_, e) = load("ext-req", "r.gltf", b.gltf(d));
+    d["extensionsRequired"] = json!(["KHR_materials_volume_future"]);
+    d["extensionsUsed"] = json!(["KHR_materials_volume_future"]);
+    let (_, e) = load("ext-req", "r.gltf", b.gltf(d.clone()));
     assert!(e.to_string().contains("unsupported extension"), "{e}");
+    // A required extension whose data plumb cannot decode is named, with what it carries,
+    // even when (as in real Draco files) its accessors have no buffer view, which
+    // validation would report first as "missing data".
+    for (ext, what) in [
+        ("KHR_draco_mesh_compression", "Draco"),
+        ("EXT_meshopt_compression", "meshopt"),
+        ("KHR_texture_basisu", "Basis Universal"),
+        ("EXT_texture_webp", "WebP"),
+    ] {
+        let mut d = d.clone();
+        d["extensionsRequired"] = json!(["KHR_mesh_quantization", ext]);
+        d["extensionsUsed"] = json!(["KHR_mesh_quantization", ext]);
+        let mut d: Value = serde_json::from_str(&b.gltf(d)).expect("builder JSON");
+        d["accessors"][0]
+            .as_object_mut()
+            .expect("accessor")
+            .remove("bufferView");
+        let (_, e) = load("ext-undecodable", "d.gltf", d.to_string());
+        let m = e.to_string();
+        assert!(
+            m.contains("extensionsRequired[1]")
+                && m.contains(&format!("requires {ext}"))
+                && m.contains(what)
+                && m.contains("cannot decode")
+                && m.contains("d.gltf"),
+            "{m}"
+        );
+    }
     let dir = temp_dir("nofile");
     let e = io::load(&dir.join("absent.gltf"), &ImportOptions::default()).unwrap_err();
     assert!(matches!(e, IoError::Read { .. }), "{e}");
