@@ -259,6 +259,7 @@ pub(crate) fn run_fallback<R>(op: impl FnOnce(fearless_simd::Fallback) -> R) -> 
     op(fearless_simd::Fallback::new())
 }
 
+/// The message of an [`Error::Simd`] (without the variant's prefix).
 fn simd_message(e: &Error) -> String {
     match e {
         Error::Simd(m) => m.clone(),

@@ -270,7 +270,6 @@ fn grad_batch<S: Simd>(
         let nfv = f32x8::from_slice(simd, &nf);
         let probes_v = i32x8::from_slice(simd, &probes);
         let lambda = adjust_lod(simd, s, log2_lod(simd, major2 / (nfv * nfv)) * 0.5);
-        let plain = sample8(simd, f, tex, u, v, lambda);
         // Lanes that average probes: more than one, and minified (false for NaN).
         let minified = lanes(simd, simd.simd_gt_f32x8(lambda, switch));
         let mut multi = [0i32; LANES];
@@ -281,19 +280,31 @@ fn grad_batch<S: Simd>(
                 most = most.max(probes[l]);
             }
         }
+        // Step −1 is the plain sample at `uv`; steps 0..most the probes. One `sample8` in
+        // the loop, not two copies: the kernel's portable copy builds in half the time.
+        let mut plain = [zero; 4];
+        let mut sum = [zero; 4];
+        for j in -1..most {
+            let (pu, pv) = if j < 0 {
+                (u, v)
+            } else {
+                let off = simd.splat_f32x8(j as f32 + 0.5) / nfv - half;
+                (u + mu * off, v + mv * off)
+            };
+            let t = sample8(simd, f, tex, pu, pv, lambda);
+            if j < 0 {
+                plain = t;
+                continue;
+            }
+            // This lane's probe j exists: j < N.
+            let take = simd.simd_gt_i32x8(probes_v, simd.splat_i32x8(j));
+            for ch in 0..4 {
+                sum[ch] = simd.select_f32x8(take, sum[ch] + t[ch], sum[ch]);
+            }
+        }
         let c = if most == 0 {
             plain
         } else {
-            let mut sum = [zero; 4];
-            for j in 0..most {
-                let off = simd.splat_f32x8(j as f32 + 0.5) / nfv - half;
-                let t = sample8(simd, f, tex, u + mu * off, v + mv * off, lambda);
-                // This lane's probe j exists: j < N.
-                let take = simd.simd_gt_i32x8(probes_v, simd.splat_i32x8(j));
-                for ch in 0..4 {
-                    sum[ch] = simd.select_f32x8(take, sum[ch] + t[ch], sum[ch]);
-                }
-            }
             let avg = simd.from_vector_mask32x8(i32x8::from_slice(simd, &multi));
             [
                 simd.select_f32x8(avg, sum[0] / nfv, plain[0]),
