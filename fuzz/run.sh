@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 60) with memory and time limits that make
 # blow-ups count as crashes: -rss_limit_mb=2048 (a 2 GB process), -timeout=10 s per input,
-# inputs up to 64 KiB. Prints each target's executions, corpus size and coverage (libFuzzer's
-# final stats). Needs `cargo install cargo-fuzz`; stable toolchain, so no sanitizer (`-s none`).
+# inputs up to 64 KiB; one target per core at a time. Prints each target's executions,
+# corpus size and coverage (libFuzzer's final stats). Needs `cargo install cargo-fuzz`;
+# stable toolchain, so no sanitizer (`-s none`).
 #
 #   fuzz/run.sh 60          # a short run of every target (what .ci/run does)
 #   fuzz/run.sh 3600 gltf   # a long run of one target
@@ -17,17 +18,38 @@ targets=("$@")
 [ -d corpus ] || ./seed.sh >/dev/null
 cargo fuzz build -s none -O
 mkdir -p logs
-for t in "${targets[@]}"; do
+# libFuzzer runs on one core; run as many targets at once as the machine has cores (FUZZ_JOBS
+# overrides), so each still gets SECONDS of a core of its own.
+jobs=${FUZZ_JOBS:-$(nproc)}
+run_one() {
+    local t=$1
     mkdir -p "corpus/$t" "artifacts/$t"
-    echo "== $t (${secs}s)"
-    if ! cargo fuzz run -s none -O "$t" "corpus/$t" -- \
+    if cargo fuzz run -s none -O "$t" "corpus/$t" -- \
         -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
         -print_final_stats=1 -seed="${FUZZ_SEED:-0}" -artifact_prefix="artifacts/$t/" \
         > "logs/$t.log" 2>&1; then
+        echo ok > "logs/$t.status"
+    else
+        echo failed > "logs/$t.status"
+    fi
+}
+for t in "${targets[@]}"; do
+    rm -f "logs/$t.status"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    echo "== $t (${secs}s)"
+    run_one "$t" &
+done
+wait
+failed=0
+for t in "${targets[@]}"; do
+    echo "== $t"
+    if [ "$(cat "logs/$t.status" 2>/dev/null)" != ok ]; then
         tail -40 "logs/$t.log"
         echo "fuzz target $t failed: see fuzz/logs/$t.log and fuzz/artifacts/$t/"
-        exit 1
+        failed=1
+        continue
     fi
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb|^Done|cov:" "logs/$t.log" | tail -3
     echo "corpus: $(ls "corpus/$t" | wc -l) inputs"
 done
+exit "$failed"
