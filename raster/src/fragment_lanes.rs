@@ -13,7 +13,7 @@
 //! target slices (`depth`, `color`) may be shorter than `np`, and their last partial group
 //! goes through a small copy so nothing past their end is read or written.
 
-use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
+use fearless_simd::{f32x16, f32x8, i32x16, i32x8, mask32x8, prelude::*, u32x8, u8x32};
 
 /// Lanes per kernel step.
 pub(crate) const LANES: usize = 8;
@@ -279,97 +279,152 @@ pub(crate) enum At<'a> {
     Pixels(&'a [f32], &'a [f32]),
 }
 
-/// A plane `[a₀, ∂x, ∂y]` set up for a batch: its row sum when the batch is a row.
-#[derive(Clone, Copy)]
-struct Plane<S: Simd> {
-    a0: f32x8<S>,
-    ax: f32x8<S>,
-    ay: f32x8<S>,
-}
+/// The fused vertex-colour kernel's per-group code ([`vertex_color`]) at one width: a module
+/// per vector width, written once. `w8` is every level's; `w16` runs AVX-512's whole groups
+/// (issue 26 Build 4: measured, it wins on that level). Both compute every lane with the
+/// same operations, so the width never changes a bit.
+macro_rules! vertex_color_width {
+    ($m:ident, $n:literal, $f32:ident, $i32:ident, $mask:ident, $u32:ident, $u8:ident) => {
+        pub(crate) mod $m {
+            use fearless_simd::{prelude::*, $f32, $i32, $mask, $u32, $u8};
 
-impl<S: Simd> Plane<S> {
-    #[inline(always)]
-    fn new<const ROW: bool>(simd: S, a: &[f32], dy: f32) -> Plane<S> {
-        Plane {
-            // With `ROW` the row sum `a₀ + ∂y·dy` stands in `a0` and `ay` is unused.
-            a0: simd.splat_f32x8(if ROW { a[0] + a[2] * dy } else { a[0] }),
-            ax: simd.splat_f32x8(a[1]),
-            ay: simd.splat_f32x8(a[2]),
+            /// Lanes per group.
+            pub(crate) const N: usize = $n;
+
+            /// A plane `[a₀, ∂x, ∂y]` set up for a batch: its row sum when the batch is a
+            /// row.
+            #[derive(Clone, Copy)]
+            struct Plane<S: Simd> {
+                a0: $f32<S>,
+                ax: $f32<S>,
+                ay: $f32<S>,
+            }
+
+            impl<S: Simd> Plane<S> {
+                #[inline(always)]
+                fn new<const ROW: bool>(simd: S, a: &[f32], dy: f32) -> Plane<S> {
+                    Plane {
+                        // With `ROW` the row sum `a₀ + ∂y·dy` stands in `a0`; `ay` is unused.
+                        a0: $f32::splat(simd, if ROW { a[0] + a[2] * dy } else { a[0] }),
+                        ax: $f32::splat(simd, a[1]),
+                        ay: $f32::splat(simd, a[2]),
+                    }
+                }
+
+                /// `(a₀ + ∂y·dy) + ∂x·dx` (the row sum precomputed with `ROW`).
+                #[inline(always)]
+                fn at<const ROW: bool>(&self, dx: $f32<S>, dy: $f32<S>) -> $f32<S> {
+                    let r = if ROW { self.a0 } else { self.a0 + self.ay * dy };
+                    r + self.ax * dx
+                }
+            }
+
+            /// The per-draw constants of [`vertex_color`](super::vertex_color) for one batch.
+            pub(crate) struct VertexColor<S: Simd> {
+                simd: S,
+                p: [Plane<S>; 6],
+                lo: $f32<S>,
+                hi: $f32<S>,
+                wmask: $mask<S>,
+            }
+
+            impl<S: Simd> VertexColor<S> {
+                /// `planes` = `[z, 1/w, r/w, g/w, b/w, a/w]`, the batch `dy` below the
+                /// reference vertex (used with `ROW`).
+                #[inline(always)]
+                pub(crate) fn new<const ROW: bool>(
+                    simd: S,
+                    planes: &[f32],
+                    dy: f32,
+                    (zmin, zmax): (f32, f32),
+                    write: bool,
+                ) -> Self {
+                    VertexColor {
+                        simd,
+                        p: [
+                            Plane::new::<ROW>(simd, &planes[0..3], dy),
+                            Plane::new::<ROW>(simd, &planes[3..6], dy),
+                            Plane::new::<ROW>(simd, &planes[6..9], dy),
+                            Plane::new::<ROW>(simd, &planes[9..12], dy),
+                            Plane::new::<ROW>(simd, &planes[12..15], dy),
+                            Plane::new::<ROW>(simd, &planes[15..18], dy),
+                        ],
+                        lo: $f32::splat(simd, zmin),
+                        hi: $f32::splat(simd, zmax),
+                        wmask: $mask::splat(simd, write),
+                    }
+                }
+
+                /// One group at offsets `(dx, dy)` with live lanes `m` (all live when `m`
+                /// is `None`), on its `N` target values. Returns the written lanes as −1.
+                #[inline(always)]
+                pub(crate) fn group<const ROW: bool, const F: u8>(
+                    &self,
+                    (dx, dy): ($f32<S>, $f32<S>),
+                    m: Option<$mask<S>>,
+                    d: &mut [f32],
+                    c: &mut [[u8; 4]],
+                ) -> $i32<S> {
+                    let simd = self.simd;
+                    let p = &self.p;
+                    // `max_or`, `min_or`: the scalar clamp's compare-and-select.
+                    let z = p[0].at::<ROW>(dx, dy);
+                    let z = z.simd_gt(self.lo).select(z, self.lo);
+                    let z = z.simd_lt(self.hi).select(z, self.hi);
+                    let dv = $f32::from_slice(simd, d);
+                    // `cmp8` per lane.
+                    let t = match F {
+                        0 => $mask::splat(simd, false),
+                        1 => z.simd_lt(dv),
+                        2 => z.simd_eq(dv),
+                        3 => z.simd_le(dv),
+                        4 => z.simd_gt(dv),
+                        5 => z.simd_ne(dv),
+                        6 => z.simd_ge(dv),
+                        _ => $mask::splat(simd, true),
+                    };
+                    let pass = match m {
+                        Some(m) => m & t,
+                        None => t,
+                    };
+                    (pass & self.wmask).select(z, dv).store_slice(d);
+                    if !pass.any_true() {
+                        return $i32::splat(simd, 0);
+                    }
+                    let w = $f32::splat(simd, 1.0) / p[1].at::<ROW>(dx, dy);
+                    macro_rules! ch {
+                        ($j:literal) => {
+                            unorm8_fast(simd, p[2 + $j].at::<ROW>(dx, dy) * w)
+                        };
+                    }
+                    let px = ch!(0) | (ch!(1) << 8) | (ch!(2) << 16) | (ch!(3) << 24);
+                    let bytes = c.as_flattened_mut();
+                    let old: $u32<S> = $u8::from_slice(simd, bytes).bitcast();
+                    let out: $u8<S> = pass.select(px, old).bitcast();
+                    out.store_slice(bytes);
+                    pass.to_vector()
+                }
+            }
+
+            /// [`unorm8`](super::unorm8) in fewer operations, the same value: `x & (x > 0)`
+            /// is `x > 0 ? x : 0` (NaN and −0 give +0), after which `x` is never NaN and the
+            /// level's `min` is exactly `x < 1 ? x : 1`.
+            #[inline(always)]
+            pub(crate) fn unorm8_fast<S: Simd>(simd: S, x: $f32<S>) -> $u32<S> {
+                let pos: $u32<S> = x.simd_gt($f32::splat(simd, 0.0)).to_vector().bitcast();
+                let x = $f32::from_bits(x.to_bits() & pos);
+                let x = x.min($f32::splat(simd, 1.0));
+                let y = x * 255.0 + 0.5;
+                let i: $i32<S> = y.to_int();
+                i.bitcast()
+            }
         }
-    }
-
-    /// `(a₀ + ∂y·dy) + ∂x·dx` (the row sum precomputed with `ROW`).
-    #[inline(always)]
-    fn at<const ROW: bool>(&self, dx: f32x8<S>, dy: f32x8<S>) -> f32x8<S> {
-        let r = if ROW { self.a0 } else { self.a0 + self.ay * dy };
-        r + self.ax * dx
-    }
+    };
 }
-
-/// The per-draw constants of [`vertex_color`] for one batch.
-struct VertexColor<S: Simd> {
-    simd: S,
-    p: [Plane<S>; 6],
-    lo: f32x8<S>,
-    hi: f32x8<S>,
-    wmask: mask32x8<S>,
-}
-
-impl<S: Simd> VertexColor<S> {
-    /// One group at offsets `(dx, dy)` with live lanes `m` (all live when `m` is `None`),
-    /// on its 8 target values. Returns the written lanes as −1.
-    #[inline(always)]
-    fn group<const ROW: bool, const F: u8>(
-        &self,
-        (dx, dy): (f32x8<S>, f32x8<S>),
-        m: Option<mask32x8<S>>,
-        d: &mut [f32],
-        c: &mut [[u8; 4]],
-    ) -> i32x8<S> {
-        let simd = self.simd;
-        let p = &self.p;
-        let z = min_or(max_or(p[0].at::<ROW>(dx, dy), self.lo), self.hi);
-        let dv = f32x8::from_slice(simd, d);
-        let t = cmp8::<S, F>(simd, z, dv);
-        let pass = match m {
-            Some(m) => m & t,
-            None => t,
-        };
-        (pass & self.wmask).select(z, dv).store_slice(d);
-        if !simd.any_true_mask32x8(pass) {
-            return simd.splat_i32x8(0);
-        }
-        let w = simd.splat_f32x8(1.0) / p[1].at::<ROW>(dx, dy);
-        macro_rules! ch {
-            ($j:literal) => {
-                unorm8_fast(simd, p[2 + $j].at::<ROW>(dx, dy) * w)
-            };
-        }
-        let px = ch!(0)
-            | simd.shl_u32x8(ch!(1), 8)
-            | simd.shl_u32x8(ch!(2), 16)
-            | simd.shl_u32x8(ch!(3), 24);
-        let bytes = c.as_flattened_mut();
-        let old: u32x8<S> = u8x32::from_slice(simd, bytes).bitcast();
-        let out: u8x32<S> = pass.select(px, old).bitcast();
-        out.store_slice(bytes);
-        simd.to_vector_mask32x8(pass)
-    }
-}
-
-/// [`unorm8`] in fewer operations, the same value: `x & (x > 0)` is `x > 0 ? x : 0` (NaN
-/// and −0 give +0), after which `x` is never NaN and the level's `min` is exactly
-/// `x < 1 ? x : 1`.
-#[inline(always)]
-pub(crate) fn unorm8_fast<S: Simd>(simd: S, x: f32x8<S>) -> u32x8<S> {
-    let pos: u32x8<S> = simd
-        .to_vector_mask32x8(x.simd_gt(simd.splat_f32x8(0.0)))
-        .bitcast();
-    let x = f32x8::from_bits(x.to_bits() & pos);
-    let x = simd.min_f32x8(x, simd.splat_f32x8(1.0));
-    let y = x * 255.0 + 0.5;
-    simd.cvt_i32_f32x8(y).bitcast()
-}
+vertex_color_width!(w8, 8, f32x8, i32x8, mask32x8, u32x8, u8x32);
+vertex_color_width!(w16, 16, f32x16, i32x16, mask32x16, u32x16, u8x64);
+pub(crate) use w8::unorm8_fast;
+const _: () = assert!(w8::N == LANES);
 
 /// The whole fragment path of a vertex-coloured draw (colour = varyings 0..4, all
 /// smooth; early depth test of function `F`, depth write if `write`; no stencil, alpha test
@@ -396,20 +451,7 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
         At::Row(bx, dy) => (bx, dy),
         At::Pixels(..) => (0.0, 0.0),
     };
-    let vc = VertexColor {
-        simd,
-        p: [
-            Plane::new::<ROW>(simd, &planes[0..3], dy0),
-            Plane::new::<ROW>(simd, &planes[3..6], dy0),
-            Plane::new::<ROW>(simd, &planes[6..9], dy0),
-            Plane::new::<ROW>(simd, &planes[9..12], dy0),
-            Plane::new::<ROW>(simd, &planes[12..15], dy0),
-            Plane::new::<ROW>(simd, &planes[15..18], dy0),
-        ],
-        lo: simd.splat_f32x8(zmin),
-        hi: simd.splat_f32x8(zmax),
-        wmask: simd.splat_mask32x8(write),
-    };
+    let vc = w8::VertexColor::new::<ROW>(simd, planes, dy0, (zmin, zmax), write);
     // `bx + i` for lane i of group k, stepped by 8: every value is a multiple of 1/256
     // below 2^15, so each step is exact and equals `bx + (k + i)`.
     let mut dxr = simd.splat_f32x8(bx) + f32x8::from_slice(simd, &IOTA);
@@ -426,6 +468,19 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     // Groups entirely live and inside the target: no mask, no copies.
     let whole = live.min(len) / LANES * LANES;
     let mut k = 0;
+    let mut wide_written = 0u64;
+    // AVX-512: whole groups of 16 lanes first (issue 26 Build 4; see `w16`).
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    if let fearless_simd::Level::Avx512(t) = simd.level() {
+        if whole >= w16::N {
+            let row = (bx, dy0);
+            let z = (zmin, zmax);
+            (wide_written, k) =
+                vertex_color_16::<ROW, F>(t, planes, at, row, whole, z, write, depth, color);
+            // `bx + (k + i)`: exact, as every step below is.
+            dxr += k as f32;
+        }
+    }
     while k < whole {
         let at = offsets(k, dxr);
         let (d, c) = (&mut depth[k..k + LANES], &mut color[k..k + LANES]);
@@ -449,7 +504,56 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
         k += LANES;
     }
     let a: [i32; LANES] = written.into();
-    a.iter().map(|&x| x as u64).sum()
+    wide_written + a.iter().map(|&x| x as u64).sum::<u64>()
+}
+
+/// [`vertex_color`]'s whole groups at AVX-512 on 16 lanes: the groups `0..whole / 16 * 16`.
+/// Returns the fragments written and where the 8-lane groups go on. One copy per `ROW` and
+/// `F` (not per level: only AVX-512 has it), entered through `vectorize` so it keeps the
+/// level's target features.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
+#[inline(never)]
+fn vertex_color_16<const ROW: bool, const F: u8>(
+    simd: fearless_simd::Avx512,
+    planes: &[f32],
+    at: At<'_>,
+    (bx, dy): (f32, f32),
+    whole: usize,
+    z: (f32, f32),
+    write: bool,
+    depth: &mut [f32],
+    color: &mut [[u8; 4]],
+) -> (u64, usize) {
+    simd.vectorize(
+        #[inline(always)]
+        || {
+            let wide = w16::VertexColor::new::<ROW>(simd, planes, dy, z, write);
+            let iota: [f32; w16::N] = [
+                0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0,
+                15.0,
+            ];
+            // `bx + i` stepped by 16: exact, as in `vertex_color`.
+            let mut dx = f32x16::splat(simd, bx) + f32x16::from_slice(simd, &iota);
+            let mut acc = i32x16::splat(simd, 0);
+            let mut k = 0;
+            while k + w16::N <= whole {
+                let at = match at {
+                    At::Row(..) => (dx, dx),
+                    At::Pixels(x, y) => (
+                        f32x16::from_slice(simd, &x[k..k + w16::N]),
+                        f32x16::from_slice(simd, &y[k..k + w16::N]),
+                    ),
+                };
+                let (d, c) = (&mut depth[k..k + w16::N], &mut color[k..k + w16::N]);
+                acc -= wide.group::<ROW, F>(at, None, d, c);
+                dx += 16.0;
+                k += w16::N;
+            }
+            let a: [i32; w16::N] = acc.into();
+            (a.iter().map(|&x| x as u64).sum(), k)
+        },
+    )
 }
 
 /// The scalar definition the pack kernels ([`unorm8`], [`unorm8_fast`]) compute per lane:

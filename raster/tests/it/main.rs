@@ -16,5 +16,6 @@ mod texture_mips;
 mod texture_sampling;
 #[cfg(feature = "trace")]
 mod trace;
+mod vertex_color_path;
 mod watertight;
 mod wrap_clamp;
