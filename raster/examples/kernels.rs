@@ -7,6 +7,9 @@
 //! ```
 //! Workloads (1080p, 1 thread, the same scenes as `benches/fixed.rs` and `benches/raster.rs`):
 //! `fill` — a screen-filling tilted quad, trilinear + linear fog + depth test;
+//! `fill-nofog`, `fill-notex`, `fill-nodepth` — the same without fog, without the texture,
+//! without the depth test (function always, no writes): the differences of the counts give
+//! each stage's instructions;
 //! `nearest` — the same quad with nearest-mipmap-nearest sampling;
 //! `border` — the same quad, trilinear with clamp-to-border on both axes;
 //! `aniso` — the same quad, trilinear with 16× anisotropic filtering;
@@ -46,7 +49,22 @@ fn checker() -> Arc<Texture> {
     )
 }
 
-fn fill(ctx: &mut Context, frames: usize, sampler: Sampler) {
+/// Which stages the fill quad's draw has (the `fill-no*` workloads drop one each, so the
+/// differences of their counts give a stage's instructions).
+#[derive(Clone, Copy)]
+struct Stages {
+    texture: bool,
+    fog: bool,
+    depth: bool,
+}
+
+const ALL: Stages = Stages {
+    texture: true,
+    fog: true,
+    depth: true,
+};
+
+fn fill(ctx: &mut Context, frames: usize, sampler: Sampler, stages: Stages) {
     let p = [
         Vec3::new(-3.0, -1.0, 0.0),
         Vec3::new(3.0, -1.0, 0.0),
@@ -68,14 +86,18 @@ fn fill(ctx: &mut Context, frames: usize, sampler: Sampler) {
         uvs: &uvs,
     };
     let ff = FixedFunction {
-        fog: Some(FogState {
+        fog: stages.fog.then_some(FogState {
             mode: FogMode::Linear {
                 start: 0.5,
                 end: 8.0,
             },
             ..FogState::DEFAULT
         }),
-        units: vec![TextureUnit::new(checker(), sampler)],
+        units: if stages.texture {
+            vec![TextureUnit::new(checker(), sampler)]
+        } else {
+            Vec::new()
+        },
         ..Default::default()
     };
     let t = Transforms {
@@ -84,8 +106,12 @@ fn fill(ctx: &mut Context, frames: usize, sampler: Sampler) {
     };
     let st = PipelineState {
         depth: DepthState {
-            func: CompareFunc::LessEqual,
-            write: true,
+            func: if stages.depth {
+                CompareFunc::LessEqual
+            } else {
+                CompareFunc::Always
+            },
+            write: stages.depth,
         },
         ..ctx.default_state()
     };
@@ -178,8 +204,26 @@ fn main() {
     let frames = args.get(1).and_then(|f| f.parse().ok()).unwrap_or(1);
     let mut ctx = Context::new(W, H, ContextOptions { threads: Some(1) }).expect("1080p");
     match args.first().map(String::as_str) {
-        Some("fill") => fill(&mut ctx, frames, Sampler::TRILINEAR),
-        Some("nearest") => fill(&mut ctx, frames, Sampler::NEAREST_MIPMAP_NEAREST),
+        Some("fill") => fill(&mut ctx, frames, Sampler::TRILINEAR, ALL),
+        Some("fill-nofog") => {
+            let stages = Stages { fog: false, ..ALL };
+            fill(&mut ctx, frames, Sampler::TRILINEAR, stages)
+        }
+        Some("fill-notex") => {
+            let stages = Stages {
+                texture: false,
+                ..ALL
+            };
+            fill(&mut ctx, frames, Sampler::TRILINEAR, stages)
+        }
+        Some("fill-nodepth") => {
+            let stages = Stages {
+                depth: false,
+                ..ALL
+            };
+            fill(&mut ctx, frames, Sampler::TRILINEAR, stages)
+        }
+        Some("nearest") => fill(&mut ctx, frames, Sampler::NEAREST_MIPMAP_NEAREST, ALL),
         Some("border") => fill(
             &mut ctx,
             frames,
@@ -189,12 +233,14 @@ fn main() {
                 border: Vec4::new(0.2, 0.4, 0.6, 1.0),
                 ..Sampler::TRILINEAR
             },
+            ALL,
         ),
-        Some("aniso") => fill(&mut ctx, frames, Sampler::ANISOTROPIC_16X),
+        Some("aniso") => fill(&mut ctx, frames, Sampler::ANISOTROPIC_16X, ALL),
         Some("small") => small(&mut ctx, frames),
         Some("gouraud") => gouraud(&mut ctx, frames),
         _ => {
-            eprintln!("usage: kernels fill|nearest|border|aniso|small|gouraud [frames]");
+            eprintln!("usage: kernels fill|fill-nofog|fill-notex|fill-nodepth|nearest|border|aniso|small|\
+                 gouraud [frames]");
             std::process::exit(2);
         }
     }
