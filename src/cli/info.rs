@@ -84,12 +84,21 @@ struct JsonAnimation {
 }
 
 #[derive(Serialize)]
+struct JsonExtension {
+    name: String,
+    required: bool,
+    handling: &'static str,
+    note: &'static str,
+}
+
+#[derive(Serialize)]
 struct JsonInfo {
     file: String,
     nodes: Vec<JsonNode>,
     cameras: Vec<JsonRef>,
     lights: Vec<JsonRef>,
     animations: Vec<JsonAnimation>,
+    extensions: Vec<JsonExtension>,
 }
 
 /// Nodes in tree order with their parent's position in that order.
@@ -201,6 +210,17 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
                 nodes: a.nodes.iter().map(|n| index_of(n.node)).collect(),
             })
             .collect(),
+        extensions: loaded
+            .imported
+            .extensions
+            .iter()
+            .map(|e| JsonExtension {
+                name: e.name.clone(),
+                required: e.required,
+                handling: e.handling.word(),
+                note: e.note,
+            })
+            .collect(),
     };
     // One line per node (and per camera, light, animation): readable and greppable, and
     // still one JSON document.
@@ -214,11 +234,12 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
     }
     let file = serde_json::to_string(&info.file).map_err(|e| e.to_string())?;
     Ok(format!(
-        "{{\n  \"file\": {file},\n  \"nodes\": {},\n  \"cameras\": {},\n  \"lights\": {},\n  \"animations\": {}\n}}",
+        "{{\n  \"file\": {file},\n  \"nodes\": {},\n  \"cameras\": {},\n  \"lights\": {},\n  \"animations\": {},\n  \"extensions\": {}\n}}",
         lines(&info.nodes)?,
         lines(&info.cameras)?,
         lines(&info.lights)?,
-        lines(&info.animations)?
+        lines(&info.animations)?,
+        lines(&info.extensions)?
     ))
 }
 
@@ -295,6 +316,16 @@ fn to_text(loaded: &ImportedScene) -> String {
             a.duration(),
             a.channel_count(),
             a.nodes.len()
+        );
+    }
+    for e in &imp.extensions {
+        let _ = writeln!(
+            out,
+            "extension {}{}: {} ({})",
+            e.name,
+            if e.required { " (required)" } else { "" },
+            e.handling.word(),
+            e.note
         );
     }
     out

@@ -294,9 +294,9 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         args.background,
         &args.budget.budget(),
     )?;
-    for w in &model.applied.warnings {
+    for w in model.warnings() {
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "warning: {w}");
+        let _ = writeln!(std::io::stderr(), "warning: {}: {w}", path.display());
     }
     let mut renderer = SoftRenderer::new(width, height, args.threads).map_err(|e| e.to_string())?;
     let frames = args.frames.unwrap_or(1);

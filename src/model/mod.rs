@@ -40,6 +40,18 @@ pub struct LoadedModel {
     pub rest_bound: Bound,
 }
 
+impl LoadedModel {
+    /// What the file asks for that plumb draws without (a required material extension it
+    /// does not model), then what the mapping left out: one line each, for `warning:`
+    /// lines.
+    pub fn warnings(&self) -> Vec<String> {
+        let extensions = self.imported.extensions.iter().filter_map(|e| e.warning());
+        extensions
+            .chain(self.applied.warnings.iter().cloned())
+            .collect()
+    }
+}
+
 impl std::fmt::Debug for LoadedModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LoadedModel")

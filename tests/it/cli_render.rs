@@ -781,3 +781,57 @@ fn scene_renders_record_a_trace_that_replays_to_the_same_bytes() {
     let o = plumb(&dir, &["t.json", "-o", "d.png", "--trace-out", "u.json"]);
     assert_bad_input(&o, "--trace-out does not apply to a draw trace");
 }
+
+/// A file that *requires* a material refinement plumb does not model renders with the base
+/// material and one `warning:` line naming the file and the extension; `info` lists every
+/// extension the file uses with what plumb did (text and `--json`).
+#[test]
+fn required_material_refinement_renders_the_base_material_with_one_warning() {
+    let dir = temp_dir("refinement");
+    let mut material = unlit([1.0, 0.0, 0.0, 1.0]);
+    material["extensions"]["KHR_materials_clearcoat"] = json!({"clearcoatFactor": 1.0});
+    let path = write_quad(&dir, "q", &Quad::new(material));
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    doc["extensionsUsed"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("KHR_materials_clearcoat"));
+    doc["extensionsRequired"] = json!(["KHR_materials_clearcoat"]);
+    std::fs::write(&path, doc.to_string()).unwrap();
+
+    let o = plumb(
+        &dir,
+        &["render", "q.gltf", "-o", "q.png", "--size", "32x32"],
+    );
+    assert_success(&o);
+    let err = stderr(&o);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("q.gltf") && warnings[0].contains("requires KHR_materials_clearcoat"),
+        "{err}"
+    );
+    let img = image::open(dir.join("q.png")).unwrap().to_rgba8();
+    assert_eq!(center(&img), RED);
+
+    let o = plumb(&dir, &["info", "q.gltf"]);
+    assert_success(&o);
+    let out = stdout(&o);
+    assert!(
+        out.contains("extension KHR_materials_clearcoat (required): ignored (the base material")
+            && out.contains("extension KHR_materials_unlit: honoured"),
+        "{out}"
+    );
+    let o = plumb(&dir, &["info", "q.gltf", "--json"]);
+    assert_success(&o);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let ext = v["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "KHR_materials_clearcoat")
+        .cloned()
+        .unwrap();
+    assert_eq!(ext["required"], true);
+    assert_eq!(ext["handling"], "ignored");
+}

@@ -44,11 +44,15 @@
 //!   specification's formats (float positions, normals and tangents; float or normalized
 //!   unsigned texture coordinates, colours and weights), and `normalized` is refused on
 //!   anything but bytes and shorts, as the Khronos validator does.
-//! * **Extensions plumb cannot decode** (`KHR_draco_mesh_compression`,
+//! * **Extensions** ([`Imported::extensions`] lists each with what plumb did; the policy
+//!   table is the `extensions` submodule): the ones plumb honours are above. One that only
+//!   refines a material (`KHR_materials_clearcoat`, sheen, transmission, volume, ior,
+//!   specular, iridescence, anisotropy, dispersion, diffuse transmission) is drawn as the
+//!   base material, also when required ([`ExtensionUse::warning`](super::ExtensionUse::warning): the `warning:` line
+//!   `plumb render` prints). Extensions plumb cannot decode (`KHR_draco_mesh_compression`,
 //!   `EXT_meshopt_compression`, `KHR_texture_basisu`, `EXT_texture_webp`, `EXT_texture_avif`):
 //!   a file that requires one is refused with an error naming it; one that only uses it
-//!   loads from its fallback data. Any other required extension the `gltf` crate does not
-//!   know is refused as unsupported.
+//!   loads from its fallback data. Any other required extension is refused as unsupported.
 //!
 //! The import is all-or-nothing: nodes are built in a detached subtree and attached only
 //! when everything succeeded.
@@ -60,6 +64,7 @@ mod ctx;
 mod deform;
 pub(crate) use deform::ClipMorph;
 mod document;
+mod extensions;
 mod glb;
 mod material;
 mod primitive;
@@ -187,6 +192,7 @@ pub fn import_gltf_bytes(
         |scene, staging| build(&mut ctx, &doc, scene, staging),
     )?;
     imported.geometry_bytes = options.max_geometry_bytes - ctx.geometry_left.get();
+    imported.extensions = extensions::uses(doc.as_json());
     Ok(imported)
 }
 

@@ -156,6 +156,68 @@ pub struct ImportedLight {
     pub range: Option<f32>,
 }
 
+/// What plumb does with a glTF extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Read and drawn as specified.
+    Honoured,
+    /// A material refinement plumb does not model: the base material is drawn.
+    RefinesMaterial,
+    /// Known but not used by plumb (or not yet): the file's core data is drawn.
+    Ignored,
+    /// Not supported yet, and what it adds to the picture is left out (the instances of
+    /// `EXT_mesh_gpu_instancing`): the file's core data is drawn, with a warning.
+    Dropped,
+    /// Data plumb cannot decode: a file that requires it is refused.
+    CannotDecode,
+    /// Not known to plumb.
+    Unknown,
+}
+
+impl Handling {
+    /// A word for listings: `honoured`, `ignored`, `not decoded` or `unknown`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Handling::Honoured => "honoured",
+            Handling::RefinesMaterial | Handling::Ignored | Handling::Dropped => "ignored",
+            Handling::CannotDecode => "not decoded",
+            Handling::Unknown => "unknown",
+        }
+    }
+}
+
+/// One extension a file uses (`extensionsUsed` or `extensionsRequired`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionUse {
+    /// The extension's name.
+    pub name: String,
+    /// Whether `extensionsRequired` lists it.
+    pub required: bool,
+    /// What plumb does with it.
+    pub handling: Handling,
+    /// What it carries and what plumb draws instead, for listings (`plumb info`).
+    pub note: &'static str,
+}
+
+impl ExtensionUse {
+    /// The warning for an extension the file requires but plumb draws without (a material
+    /// refinement), or one whose additions plumb leaves out ([`Handling::Dropped`]), else
+    /// `None`.
+    pub fn warning(&self) -> Option<String> {
+        match self.handling {
+            Handling::RefinesMaterial if self.required => Some(format!(
+                "the file requires {}, which plumb does not model: {}",
+                self.name, self.note
+            )),
+            Handling::Dropped => Some(format!(
+                "the file uses {}, which plumb does not support yet: {}",
+                self.name, self.note
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// Everything an import adds to a scene besides the nodes themselves.
 #[derive(Debug, Clone, Default)]
 pub struct Imported {
@@ -173,6 +235,10 @@ pub struct Imported {
     /// What [`apply`](super::apply()) added, when [`load`](super::load) applied the import
     /// ([`ImportOptions::apply`](super::ImportOptions::apply)); empty otherwise.
     pub applied: Applied,
+    /// The glTF extensions the file uses and what plumb did with each (empty for OBJ), in
+    /// `extensionsUsed` order; [`ExtensionUse::warning`] gives the lines `plumb render`
+    /// prints.
+    pub extensions: Vec<ExtensionUse>,
     /// Bytes of decoded geometry counted against
     /// [`ImportOptions::max_geometry_bytes`](super::ImportOptions::max_geometry_bytes): glTF
     /// accessor data as 4-byte components, OBJ's parsed arrays.

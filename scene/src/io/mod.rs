@@ -114,7 +114,8 @@ pub use error::{escape_control, BudgetError, IoError, Location};
 pub use framing::frame_bound;
 pub use import::{import, Format};
 pub use imported::{
-    CameraProjection, Imported, ImportedCamera, ImportedLight, ImportedLightKind, ImportedScene,
+    CameraProjection, ExtensionUse, Handling, Imported, ImportedCamera, ImportedLight,
+    ImportedLightKind, ImportedScene,
 };
 
 /// Former name of [`ImportedLightKind`] (plumb-raster's `light::LightKind` is another concept).

@@ -327,6 +327,79 @@ fn unsupported_extension_and_required_extensions() {
     assert!(matches!(e, IoError::Read { .. }), "{e}");
 }
 
+/// The runtimes' policy: a required extension that only refines a material loads with the
+/// base material and a warning naming it; a required one plumb neither honours nor may draw
+/// without is refused; what the file uses is listed with what plumb did.
+#[test]
+fn material_refinements_load_with_a_warning_and_are_listed() {
+    let (b, d) = tri_doc();
+    for ext in [
+        "KHR_materials_clearcoat",
+        "KHR_materials_iridescence",
+        "KHR_materials_transmission",
+        "KHR_materials_sheen",
+    ] {
+        let mut d = d.clone();
+        d["extensionsRequired"] = json!([ext]);
+        d["extensionsUsed"] = json!(["KHR_texture_transform", ext, "EXT_made_up"]);
+        let dir = temp_dir("ext-refine");
+        let p = write(&dir, "c.gltf", b.gltf(d));
+        let loaded =
+            io::load(&p, &ImportOptions::default()).unwrap_or_else(|e| panic!("{ext}: {e}"));
+        let ext_uses = &loaded.imported.extensions;
+        let names: Vec<&str> = ext_uses.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["KHR_texture_transform", ext, "EXT_made_up"]);
+        let words: Vec<(&str, bool)> = ext_uses
+            .iter()
+            .map(|e| (e.handling.word(), e.required))
+            .collect();
+        assert_eq!(
+            words,
+            [("honoured", false), ("ignored", true), ("unknown", false)]
+        );
+        let warnings: Vec<String> = ext_uses.iter().filter_map(|e| e.warning()).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains(ext) && warnings[0].contains("base material"),
+            "{warnings:?}"
+        );
+    }
+    // Used, not required: listed, no warning.
+    let mut d2 = d.clone();
+    d2["extensionsUsed"] = json!(["KHR_materials_clearcoat"]);
+    let dir = temp_dir("ext-used");
+    let p = write(&dir, "u.gltf", b.gltf(d2));
+    let loaded = io::load(&p, &ImportOptions::default()).expect("loads");
+    assert_eq!(loaded.imported.extensions.len(), 1);
+    assert!(loaded.imported.extensions[0].warning().is_none());
+    // Instancing, used: the instances are not drawn yet, and that is said.
+    let mut d3 = d.clone();
+    d3["extensionsUsed"] = json!(["EXT_mesh_gpu_instancing"]);
+    let p = write(&dir, "i.gltf", b.gltf(d3));
+    let loaded = io::load(&p, &ImportOptions::default()).expect("loads");
+    let w = loaded.imported.extensions[0].warning().expect("a warning");
+    assert!(
+        w.contains("EXT_mesh_gpu_instancing") && w.contains("instances"),
+        "{w}"
+    );
+    // Required but neither honoured nor a refinement: refused, naming it.
+    for ext in [
+        "EXT_made_up",
+        "KHR_animation_pointer",
+        "EXT_mesh_gpu_instancing",
+    ] {
+        let mut d = d.clone();
+        d["extensionsRequired"] = json!([ext]);
+        d["extensionsUsed"] = json!([ext]);
+        let (_, e) = load("ext-refused", "r.gltf", b.gltf(d));
+        let m = e.to_string();
+        assert!(
+            m.contains("unsupported extension") && m.contains(ext),
+            "{ext}: {m}"
+        );
+    }
+}
+
 #[test]
 fn failed_import_leaves_scene_unchanged() {
     let (b, mut d) = tri_doc();

@@ -316,35 +316,11 @@ fn check_channels(file: &Path, root: &::gltf::json::Root) -> Result<(), IoError>
     Ok(())
 }
 
-/// Extensions whose data plumb cannot decode, with what they carry. A file that requires one
-/// is refused naming it, before validation, which would report only its consequences (a
-/// Draco mesh's accessors have no buffer view: "missing data").
-const UNDECODABLE: [(&str, &str); 5] = [
-    ("KHR_draco_mesh_compression", "Draco-compressed meshes"),
-    ("EXT_meshopt_compression", "meshopt-compressed buffers"),
-    ("KHR_texture_basisu", "KTX2 / Basis Universal textures"),
-    ("EXT_texture_webp", "WebP textures"),
-    ("EXT_texture_avif", "AVIF textures"),
-];
-
-fn check_undecodable(file: &Path, root: &::gltf::json::Root) -> Result<(), IoError> {
-    for (i, ext) in root.extensions_required.iter().enumerate() {
-        if let Some((_, what)) = UNDECODABLE.iter().find(|(name, _)| name == ext) {
-            return Err(invalid(
-                file,
-                format!("extensionsRequired[{i}]"),
-                &format!("requires {ext} ({what}), which plumb cannot decode"),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// JSON → validated document, with line/column for syntax errors.
 pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
     let root = ::gltf::json::Root::from_slice(json)
         .map_err(|e| IoError::from_json(file, &e, "invalid glTF JSON: "))?;
-    check_undecodable(file, &root)?;
+    super::extensions::check_required(file, &root)?;
     check_shapes(file, &root)?;
     // Validation as the `gltf` crate does it, except that a missing POSITION `min`/`max`
     // is tolerated (plumb computes its own bounds; many exporters omit them).
@@ -378,13 +354,19 @@ pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
     let validated = crate::io::contain::contain(|| {
         root.validate(&root, ::gltf::json::Path::new, &mut |path, error| {
             let path = path().to_string();
-            // KHR_mesh_quantization needs no code beyond the accessor reader's integer
-            // conversions, so a file may require it although the `gltf` crate does not list it.
+            // A file may require an extension the `gltf` crate does not list when plumb
+            // honours it itself (KHR_mesh_quantization: the accessor reader's integer
+            // conversions) or draws the base material without it (`extensions`).
+            let required_ok = || {
+                path.starts_with("extensionsRequired")
+                    && path
+                        .rsplit('"')
+                        .nth(1)
+                        .is_some_and(super::extensions::may_be_required)
+            };
             let tolerated = (error == VError::Missing
                 && (path.ends_with(".min") || path.ends_with(".max")))
-                || (error == VError::Unsupported
-                    && path.starts_with("extensionsRequired")
-                    && path.ends_with("\"KHR_mesh_quantization\""));
+                || (error == VError::Unsupported && required_ok());
             if !tolerated {
                 errors.push((path, error));
             }

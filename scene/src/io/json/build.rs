@@ -968,8 +968,10 @@ fn import(
         lights,
         animations,
         applied: _,
+        extensions,
         geometry_bytes: _,
     } = imported;
+    ctx.imported.extensions.extend(extensions);
     ctx.imported.materials.extend(materials);
     ctx.imported.cameras.extend(cameras);
     ctx.imported.lights.extend(lights);
