@@ -423,7 +423,6 @@ macro_rules! vertex_color_width {
 }
 vertex_color_width!(w8, 8, f32x8, i32x8, mask32x8, u32x8, u8x32);
 vertex_color_width!(w16, 16, f32x16, i32x16, mask32x16, u32x16, u8x64);
-pub(crate) use w8::unorm8_fast;
 const _: () = assert!(w8::N == LANES);
 
 /// The whole fragment path of a vertex-coloured draw (colour = varyings 0..4, all
@@ -556,8 +555,8 @@ fn vertex_color_16<const ROW: bool, const F: u8>(
     )
 }
 
-/// The scalar definition the pack kernels ([`unorm8`], [`unorm8_fast`]) compute per lane:
-/// `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.
+/// The scalar definition the pack kernels ([`unorm8`], [`unorm8_fast`](w8::unorm8_fast))
+/// compute per lane: `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.
 #[inline(always)]
 pub(crate) fn to_unorm8(x: f32) -> u8 {
     unorm8_u32(x) as u8
@@ -746,7 +745,7 @@ pub(crate) mod tests {
             crate::simd::dispatch!(lv, simd => {
                 for (k, o) in fast.chunks_exact_mut(LANES).enumerate() {
                     let v = f32x8::from_slice(simd, &x[k * LANES..(k + 1) * LANES]);
-                    let u: [u32; LANES] = unorm8_fast(simd, v).into();
+                    let u: [u32; LANES] = w8::unorm8_fast(simd, v).into();
                     let w: [u32; LANES] = unorm8(simd, v).into();
                     assert_eq!(u, w);
                     o.copy_from_slice(&u);

@@ -21,6 +21,7 @@
 //! | `emissiveTexture` | (lit only, when the factor is not black) an *add* stage after the base colour texture, with a copy of the texture whose RGB texels are multiplied by the factor (`⌊t·f + ½⌋` per 8-bit channel, mips rebuilt; one copy per image and factor, and none when the factor is white); the material's emissive colour is then black |
 //! | `emissiveFactor` × `KHR_materials_emissive_strength` | the emissive colour above (a strength past 1 saturates: the lit colour is clamped to 1) |
 //! | `occlusionTexture` | (lit only) a **dark map**: a *modulate* stage after the base colour texture with a grey copy of the texture, `1 + strength · (occ − 1)` per texel (`occ` = red channel; `⌊v·255 + ½⌋`, mips rebuilt, one copy per image and strength). Fixed-function lighting has no separate indirect term, so it darkens the whole lit colour (ambient, diffuse, specular and the emissive *colour*), not only the ambient as glTF intends; the emissive *texture* stage comes after it and is not darkened |
+//! | `metallicRoughnessTexture` | (lit only, without `COLOR_0`) a **metal map**: the approximation's diffuse `Kd = C·(1 − m/2)` per texel, as the material's `Kd = C` (metallic 0) and a *modulate* stage after the occlusion map with a grey copy of the texture, `1 − metallicFactor · blue / 2` (`⌊v·255 + ½⌋`, mips rebuilt, one copy per image and factor); the specular colour and shininess, one per material, use the texture's mean: metallic `metallicFactor · mean(blue)`, roughness `roughnessFactor · mean(green)` (means over level 0's texels, exact integer sums). With separate specular the stage scales the primary colour (ambient, diffuse, emissive colour), not the highlight |
 //! | `normalTexture` | (lit only) the book's **dot3 bump map** ([`Effect::BumpMap`]), see below |
 //! | `texCoord` (every texture) | each stage reads its own binding's uv set (`KHR_texture_transform`'s `texCoord` wins); a set the mesh lacks drops that stage with a warning in [`Applied::warnings`] (the surface keeps the rest) |
 //! | `KHR_materials_unlit`, or [`ApplyOptions::unlit`] | no lights attached to the leaf: the colour is base colour × vertex colour × texture, with no lighting and no emission (normal and occlusion maps unused) |
@@ -43,7 +44,7 @@
 //!    copy (*modulate*; `OPAQUE` keeps alpha 1, otherwise alpha × base alpha);
 //! 3. the ambient: the same texture × `Ka · A` added (`A` = the sum of the ambient colours of
 //!    the lights considered, below; no stage when black);
-//! 4. the occlusion dark map (above), when there is one;
+//! 4. the occlusion dark map and the metal map (above), when there are;
 //! 5. the emission: the emissive texture stage, or a 1×1 texture of the emissive colour
 //!    added, when not black.
 //!
@@ -422,6 +423,9 @@ enum Derive {
     Scale(Vec4),
     /// Grey `1 + strength · (red − 1)`, alpha 1 (an occlusion dark map).
     Occlusion(f32),
+    /// Grey `1 − metallic · blue / 2`, alpha 1 (a metal map: the diffuse scale of the
+    /// approximation per texel).
+    Metal(f32),
     /// Normal map with x and y scaled and renormalized.
     NormalScale(f32),
 }
@@ -435,6 +439,7 @@ impl Derive {
             }
             Derive::Occlusion(s) => [1, s.to_bits(), 0, 0, 0],
             Derive::NormalScale(s) => [2, s.to_bits(), 0, 0, 0],
+            Derive::Metal(m) => [3, m.to_bits(), 0, 0, 0],
         }
     }
 
@@ -449,6 +454,10 @@ impl Derive {
             }
             Derive::Occlusion(s) => {
                 let v = unorm(1.0 + s * (f(r) - 1.0));
+                [v, v, v, 255]
+            }
+            Derive::Metal(m) => {
+                let v = unorm(1.0 - 0.5 * (m.clamp(0.0, 1.0) * f(b)));
                 [v, v, v, 255]
             }
             Derive::NormalScale(s) => {
@@ -481,7 +490,7 @@ impl DerivedTextures {
         let identity = match rule {
             Derive::Scale(f) => f.clamp(Vec4::ZERO, Vec4::ONE) == Vec4::ONE,
             Derive::NormalScale(s) => s == 1.0,
-            Derive::Occlusion(_) => false,
+            Derive::Occlusion(_) | Derive::Metal(_) => false,
         };
         if identity {
             return Arc::clone(texture);
@@ -499,7 +508,7 @@ impl DerivedTextures {
         };
         let bytes: Vec<u8> = level.texels().iter().flat_map(|&t| rule.texel(t)).collect();
         let format = match rule {
-            Derive::Occlusion(_) => plumb_raster::texture::TexelFormat::Rgb8,
+            Derive::Occlusion(_) | Derive::Metal(_) => plumb_raster::texture::TexelFormat::Rgb8,
             _ => texture.format(),
         };
         let made = match Texture::from_rgba8(level.width(), level.height(), bytes)
@@ -513,6 +522,23 @@ impl DerivedTextures {
         self.0.push((Arc::clone(texture), key, Arc::clone(&made)));
         made
     }
+}
+
+/// The mean of level 0's blue and green channels in 0..1 (a metallic-roughness texture's
+/// metallic and roughness), from exact integer sums; `(1, 1)` for a texture without texels.
+fn mean_blue_green(texture: &Texture) -> (f32, f32) {
+    let Some(level) = texture.level(0) else {
+        return (1.0, 1.0);
+    };
+    let texels = level.texels();
+    if texels.is_empty() {
+        return (1.0, 1.0);
+    }
+    let (b, g) = texels.iter().fold((0u64, 0u64), |(b, g), t| {
+        (b + u64::from(t[2]), g + u64::from(t[1]))
+    });
+    let n = 255.0 * texels.len() as f64;
+    ((b as f64 / n) as f32, (g as f64 / n) as f32)
 }
 
 /// A 1×1 texture of one colour (RGBA; `None` only if a 1×1 texture were refused).
@@ -553,6 +579,33 @@ fn apply_material(
         .fixed_function_approximation()
     } else {
         m.fixed_function_approximation()
+    };
+    // The metal map (module docs): diffuse and ambient at metallic 0 (the stage scales them
+    // per texel), specular and shininess at the texture's mean metallic and roughness.
+    let metal = m
+        .metallic_roughness_texture
+        .as_ref()
+        .filter(|_| !unlit && mesh.colors().is_none());
+    let ff = match metal {
+        Some(b) => {
+            let (blue, green) = mean_blue_green(&b.texture);
+            let mean = ImportedMaterial {
+                metallic: m.metallic.clamp(0.0, 1.0) * blue,
+                roughness: m.roughness.clamp(0.0, 1.0) * green,
+                ..m.clone()
+            };
+            let dielectric = ImportedMaterial {
+                metallic: 0.0,
+                ..mean.clone()
+            }
+            .fixed_function_approximation();
+            super::material::FixedFunctionColors {
+                ambient: dielectric.ambient,
+                diffuse: dielectric.diffuse,
+                ..mean.fixed_function_approximation()
+            }
+        }
+        None => ff,
     };
     let alpha_of = |a: f32| if opaque { 1.0 } else { a };
 
@@ -661,6 +714,20 @@ fn apply_material(
         }
         None => None,
     };
+    let metal = match metal {
+        Some(b) => {
+            let map = TextureBinding {
+                texture: ctx.derived.derived(&b.texture, Derive::Metal(m.metallic)),
+                ..b.clone()
+            };
+            placed(
+                &map,
+                ApplyMode::Combine(MODULATE_RGB_KEEP_ALPHA),
+                "metallicRoughnessTexture",
+            )
+        }
+        None => None,
+    };
     let emission = match emissive_texture {
         Some(b) => {
             let scaled = TextureBinding {
@@ -702,7 +769,7 @@ fn apply_material(
                     light,
                     normal_map,
                     base,
-                    occlusion,
+                    [occlusion, metal].into_iter().flatten().collect(),
                     emission,
                     emissive_texture.is_some(),
                     ctx,
@@ -715,7 +782,10 @@ fn apply_material(
                 .push(format!("'{name}': normalTexture not drawn: {why}")),
         }
     }
-    let stages: Vec<TextureStage> = [base, occlusion, emission].into_iter().flatten().collect();
+    let stages: Vec<TextureStage> = [base, occlusion, metal, emission]
+        .into_iter()
+        .flatten()
+        .collect();
     if !stages.is_empty() {
         scene.set_effect(node, Some(Effect::Textures(stages)))?;
     }
@@ -734,7 +804,7 @@ fn bump_effect(
     light: BumpLight,
     normal_map: TextureStage,
     base: Option<TextureStage>,
-    occlusion: Option<TextureStage>,
+    dark_maps: Vec<TextureStage>,
     emission: Option<TextureStage>,
     has_emissive_texture: bool,
     ctx: &mut MaterialCtx<'_>,
@@ -774,7 +844,7 @@ fn bump_effect(
             ..template
         });
     }
-    extra.extend(occlusion);
+    extra.extend(dark_maps);
     match emission {
         Some(e) => extra.push(e),
         None if !has_emissive_texture && m.emissive.max_element() > 0.0 => {

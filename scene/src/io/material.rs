@@ -15,6 +15,7 @@
 //! | [`occlusion_texture`](ImportedMaterial::occlusion_texture), [`occlusion_strength`](ImportedMaterial::occlusion_strength) | a dark map: a *modulate* stage with the grey texture `1 + strength · (occ − 1)` (`occ` = the red channel) |
 //! | [`unlit`](ImportedMaterial::unlit) | lighting off: colour = base colour × texture × vertex colour |
 //! | [`metallic`](ImportedMaterial::metallic), [`roughness`](ImportedMaterial::roughness) | diffuse / specular / shininess by the rule of [`ImportedMaterial::fixed_function_approximation`] |
+//! | [`metallic_roughness_texture`](ImportedMaterial::metallic_roughness_texture) | (lit) diffuse `× (1 − m/2)` per texel as a *modulate* stage; the texture's mean metallic and roughness for the specular colour and shininess (the `apply` module's rule) |
 //! | [`TextureBinding::sampler`], [`TextureBinding::uv_transform`], [`TextureBinding::tex_coord`] | the texture unit's sampler, texture matrix and coordinate set |
 
 use std::sync::Arc;
@@ -108,6 +109,10 @@ pub struct ImportedMaterial {
     pub metallic: f32,
     /// glTF `roughnessFactor` in 0..1 (MTL materials: from `Ns`, see the OBJ importer).
     pub roughness: f32,
+    /// glTF `metallicRoughnessTexture`: blue = metallic, green = roughness, each multiplying
+    /// its factor (see the `apply` rule: a per-texel diffuse scale and the texture's mean for
+    /// the specular colour and shininess).
+    pub metallic_roughness_texture: Option<TextureBinding>,
 }
 
 impl Default for ImportedMaterial {
@@ -128,6 +133,7 @@ impl Default for ImportedMaterial {
             unlit: false,
             metallic: 1.0,
             roughness: 1.0,
+            metallic_roughness_texture: None,
         }
     }
 }

@@ -4,11 +4,10 @@
 //! the [`MinFilter`] of the same name; an absent filter is linear (mag) and
 //! linear-mipmap-linear (min), i.e. trilinear; `wrapS`/`wrapT` REPEAT, MIRRORED_REPEAT,
 //! CLAMP_TO_EDGE → [`Wrap`] of the same name. Images are decoded once per glTF image
-//! (the texture is shared by `Arc`), always with a full mip chain. The base colour, emissive,
-//! normal and occlusion textures are decoded (the metallic-roughness map has no
-//! fixed-function use). Each texture reads its own uv set: its `texCoord`, or
-//! `KHR_texture_transform`'s `texCoord` when the extension gives one (on the normal and
-//! occlusion textures too). `KHR_materials_emissive_strength` multiplies `emissiveFactor`.
+//! (the texture is shared by `Arc`), always with a full mip chain. The base colour,
+//! metallic-roughness, emissive, normal and occlusion textures are decoded. Each texture
+//! reads its own uv set: its `texCoord`, or `KHR_texture_transform`'s `texCoord` when the
+//! extension gives one (on the normal and occlusion textures too). `KHR_materials_emissive_strength` multiplies `emissiveFactor`.
 
 use std::sync::Arc;
 
@@ -279,6 +278,10 @@ pub(crate) fn convert(
         Some(info) => ctx.binding(&info, &label)?,
         None => None,
     };
+    let metallic_roughness_texture = match pbr.metallic_roughness_texture() {
+        Some(info) => ctx.binding(&info, &label)?,
+        None => None,
+    };
     let emissive_texture = match m.emissive_texture() {
         Some(info) => ctx.binding(&info, &label)?,
         None => None,
@@ -326,5 +329,6 @@ pub(crate) fn convert(
         unlit: m.unlit(),
         metallic,
         roughness,
+        metallic_roughness_texture,
     })
 }
