@@ -366,14 +366,18 @@ impl ModelCases {
     }
 
     /// The glTF file of `model` under the assets folder:
-    /// `gltf/khronos/<name>/<variant>/<name>.gltf` (variant `glTF` unless `model` names one).
+    /// `gltf/khronos/<name>/<variant>/<name>.gltf` (variant `glTF` unless `model` names one;
+    /// a variant folder holding only `<name>.glb`, as `glTF-Binary` does, gives that file).
     pub fn model_path(assets: &Path, model: &str) -> PathBuf {
         let (name, variant) = model.split_once('/').unwrap_or((model, "glTF"));
-        assets
-            .join("gltf/khronos")
-            .join(name)
-            .join(variant)
-            .join(format!("{name}.gltf"))
+        let dir = assets.join("gltf/khronos").join(name).join(variant);
+        let gltf = dir.join(format!("{name}.gltf"));
+        let glb = dir.join(format!("{name}.glb"));
+        if !gltf.exists() && glb.exists() {
+            glb
+        } else {
+            gltf
+        }
     }
 }
 

@@ -22,7 +22,7 @@
 //! | [`max_drawn_primitives`](WorkBudget::max_drawn_primitives) | primitives of every geometry leaf and screen polygon — a mesh shared by `n` leaves counts `n` times — the most one frame can draw | 2²⁴ |
 //! | [`max_solver_steps`](WorkBudget::max_solver_steps) | IK work per update: Σ over controllers of iterations × free axes (at least one per joint) × (joints + goals) | 2²² |
 //! | [`max_collision_pairs`](WorkBudget::max_collision_pairs) | triangle pairs of every `collisions` entry (`a × b`), per load | 2²⁴ |
-//! | [`max_instance_nodes`](WorkBudget::max_instance_nodes) | the `max_nodes` every `instance` node declares, summed, per load | 2²⁰ |
+//! | [`max_instance_nodes`](WorkBudget::max_instance_nodes) | the `max_nodes` every `instance` node declares, summed, and the nodes glTF `EXT_mesh_gpu_instancing` creates, per load | 2²⁰ |
 //! | [`max_clear_pixels`](WorkBudget::max_clear_pixels) | pixels the layer and depth-layer clears of one frame write, at the target's size | 2³⁰ |
 
 use crate::graph::Scene;

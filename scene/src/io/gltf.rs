@@ -19,6 +19,9 @@
 //!   submodule: strips and fans become triangle lists, missing normals are generated flat (as
 //!   the glTF specification requires), up to [`crate::MAX_UV_SETS`] uv sets and `COLOR_0`
 //!   are kept. Primitives without `POSITION` are skipped, as the specification allows.
+//! * **`EXT_mesh_gpu_instancing`**: one group `<node>#<i>` per instance under the node, with
+//!   the instance's `T·R·S` as its local transform and the primitives' leaves (sharing the
+//!   mesh) under it; rules in the `instancing` submodule.
 //! * Each primitive's **material** becomes an [`ImportedMaterial`] (one `Arc` per glTF
 //!   material, shared), recorded in [`Imported::materials`] under the geometry leaf.
 //! * **Cameras** and **lights** (`KHR_lights_punctual`) are recorded with their node.
@@ -66,6 +69,7 @@ pub(crate) use deform::ClipMorph;
 mod document;
 mod extensions;
 mod glb;
+mod instancing;
 mod material;
 mod primitive;
 mod tangent;
@@ -477,6 +481,7 @@ fn build(
             ),
         )
     })?;
+    let mut spent = super::budget::Spent::default();
     let mut stack: Vec<(usize, NodeId)> = roots.into_iter().rev().map(|i| (i, staging)).collect();
     while let Some((index, parent)) = stack.pop() {
         let node = &nodes[index];
@@ -505,6 +510,26 @@ fn build(
             let mesh_name = mesh
                 .name()
                 .map_or_else(|| format!("mesh{}", mesh.index()), str::to_owned);
+            // The leaves' parents: the node, or one group per instance (`instancing`).
+            let count = mesh.primitives().len();
+            let parents = match instancing::transforms(ctx, doc, node, count, &mut spent)? {
+                None => vec![id],
+                Some(transforms) => {
+                    let gname = scene.name(id).map_err(|e| ctx.scene_err(&label(), e))?;
+                    let gname = gname.to_owned();
+                    let mut groups = Vec::with_capacity(transforms.len());
+                    for (i, t) in transforms.into_iter().enumerate() {
+                        let g = scene
+                            .add_group(id, format!("{gname}#{i}"))
+                            .map_err(|e| ctx.scene_err(&label(), e))?;
+                        scene
+                            .set_local_transform(g, t)
+                            .map_err(|e| ctx.scene_err(&label(), e))?;
+                        groups.push(g);
+                    }
+                    groups
+                }
+            };
             for prim in mesh.primitives() {
                 let key = (mesh.index(), prim.index());
                 let converted = match meshes.get(&key) {
@@ -517,18 +542,6 @@ fn build(
                     }
                 };
                 let Some(c) = converted else { continue };
-                let gname = format!("{mesh_name}[{}]", prim.index());
-                let geom = scene
-                    .add_geometry(id, gname, c.mesh.clone())
-                    .map_err(|e| ctx.scene_err(&mlabel(), e))?;
-                if node.skin().is_some() || !c.targets.is_empty() {
-                    leaves.push(Leaf {
-                        node: index,
-                        geom,
-                        label: format!("{} {} primitive {}", label(), mlabel(), prim.index()),
-                        converted: c,
-                    });
-                }
                 let mat_index = prim.material().index();
                 let mat = match materials.get(&mat_index) {
                     Some(m) => m.clone(),
@@ -538,7 +551,22 @@ fn build(
                         m
                     }
                 };
-                imported.materials.insert(geom, mat);
+                for &parent in &parents {
+                    let gname = format!("{mesh_name}[{}]", prim.index());
+                    let geom = scene
+                        .add_geometry(parent, gname, c.mesh.clone())
+                        .map_err(|e| ctx.scene_err(&mlabel(), e))?;
+                    // Instanced meshes are neither skinned nor morphed (`instancing`).
+                    if node.skin().is_some() || !c.targets.is_empty() {
+                        leaves.push(Leaf {
+                            node: index,
+                            geom,
+                            label: format!("{} {} primitive {}", label(), mlabel(), prim.index()),
+                            converted: c.clone(),
+                        });
+                    }
+                    imported.materials.insert(geom, mat.clone());
+                }
             }
         }
         if let Some(c) = camera_of(ctx, node, id)? {

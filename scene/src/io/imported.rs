@@ -165,9 +165,6 @@ pub enum Handling {
     RefinesMaterial,
     /// Known but not used by plumb (or not yet): the file's core data is drawn.
     Ignored,
-    /// Not supported yet, and what it adds to the picture is left out (the instances of
-    /// `EXT_mesh_gpu_instancing`): the file's core data is drawn, with a warning.
-    Dropped,
     /// Data plumb cannot decode: a file that requires it is refused.
     CannotDecode,
     /// Not known to plumb.
@@ -179,7 +176,7 @@ impl Handling {
     pub fn word(self) -> &'static str {
         match self {
             Handling::Honoured => "honoured",
-            Handling::RefinesMaterial | Handling::Ignored | Handling::Dropped => "ignored",
+            Handling::RefinesMaterial | Handling::Ignored => "ignored",
             Handling::CannotDecode => "not decoded",
             Handling::Unknown => "unknown",
         }
@@ -201,20 +198,14 @@ pub struct ExtensionUse {
 
 impl ExtensionUse {
     /// The warning for an extension the file requires but plumb draws without (a material
-    /// refinement), or one whose additions plumb leaves out ([`Handling::Dropped`]), else
-    /// `None`.
+    /// refinement), else `None`.
     pub fn warning(&self) -> Option<String> {
-        match self.handling {
-            Handling::RefinesMaterial if self.required => Some(format!(
+        (self.required && self.handling == Handling::RefinesMaterial).then(|| {
+            format!(
                 "the file requires {}, which plumb does not model: {}",
                 self.name, self.note
-            )),
-            Handling::Dropped => Some(format!(
-                "the file uses {}, which plumb does not support yet: {}",
-                self.name, self.note
-            )),
-            _ => None,
-        }
+            )
+        })
     }
 }
 

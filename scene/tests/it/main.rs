@@ -17,6 +17,7 @@ mod gltf_builder;
 mod gltf_deform;
 mod gltf_errors;
 mod gltf_import;
+mod gltf_instancing;
 mod gltf_materials;
 mod gltf_spec;
 mod graph;

@@ -9,8 +9,7 @@
 //!   `plumb render` prints.
 //! * **Ignored: other** — data plumb has no use for (or does not model yet); the file's core
 //!   data is drawn. Required: refused as unsupported, since the file says its core data
-//!   alone is wrong. `EXT_mesh_gpu_instancing` ([`Handling::Dropped`]) also warns when only
-//!   used: its instances are missing from the picture.
+//!   alone is wrong.
 //! * **Refused: cannot decode** — compressed geometry or textures (`KHR_draco_mesh_compression`,
 //!   …). Used but not required: the fallback data loads. Required: refused naming the
 //!   extension ([`check_required`]).
@@ -68,8 +67,8 @@ const KNOWN: &[(&str, Handling, &str)] = &[
     ("EXT_texture_avif", Handling::CannotDecode, "AVIF textures"),
     (
         "EXT_mesh_gpu_instancing",
-        Handling::Dropped,
-        "each instanced mesh is drawn once, at its node, without its instances",
+        Handling::Honoured,
+        "each instance drawn, sharing the mesh",
     ),
     (
         "KHR_materials_variants",
