@@ -546,7 +546,7 @@ fn build(
                 let mat = match materials.get(&mat_index) {
                     Some(m) => m.clone(),
                     None => {
-                        let m = Arc::new(material::convert(ctx, &prim.material())?);
+                        let m = Arc::new(material::convert(ctx, doc, &prim.material())?);
                         materials.insert(mat_index, m.clone());
                         m
                     }

@@ -15,6 +15,7 @@
 //! | [`occlusion_texture`](ImportedMaterial::occlusion_texture), [`occlusion_strength`](ImportedMaterial::occlusion_strength) | a dark map: a *modulate* stage with the grey texture `1 + strength · (occ − 1)` (`occ` = the red channel) |
 //! | [`unlit`](ImportedMaterial::unlit) | lighting off: colour = base colour × texture × vertex colour |
 //! | [`metallic`](ImportedMaterial::metallic), [`roughness`](ImportedMaterial::roughness) | diffuse / specular / shininess by the rule of [`ImportedMaterial::fixed_function_approximation`] |
+//! | [`specular_glossiness`](ImportedMaterial::specular_glossiness) | `KHR_materials_pbrSpecularGlossiness`: diffuse factor × texture as the base colour; specular colour and shininess (from glossiness) as given, by the same rule |
 //! | [`metallic_roughness_texture`](ImportedMaterial::metallic_roughness_texture) | (lit) diffuse `× (1 − m/2)` per texel as a *modulate* stage; the texture's mean metallic and roughness for the specular colour and shininess (the `apply` module's rule) |
 //! | [`TextureBinding::sampler`], [`TextureBinding::uv_transform`], [`TextureBinding::tex_coord`] | the texture unit's sampler, texture matrix and coordinate set |
 
@@ -113,6 +114,20 @@ pub struct ImportedMaterial {
     /// its factor (see the `apply` rule: a per-texel diffuse scale and the texture's mean for
     /// the specular colour and shininess).
     pub metallic_roughness_texture: Option<TextureBinding>,
+    /// `KHR_materials_pbrSpecularGlossiness` (it replaces the metallic-roughness parameters:
+    /// [`base_color`](Self::base_color) and its texture are then the diffuse factor and
+    /// texture); see [`ImportedMaterial::fixed_function_approximation`].
+    pub specular_glossiness: Option<SpecularGlossiness>,
+}
+
+/// The specular-glossiness parameters of `KHR_materials_pbrSpecularGlossiness` that the
+/// fixed-function approximation uses (its `specularGlossinessTexture` is not used).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpecularGlossiness {
+    /// `specularFactor`: the specular (F0) colour, RGB in 0..1.
+    pub specular: Vec3,
+    /// `glossinessFactor` in 0..1 (roughness `1 − glossiness`).
+    pub glossiness: f32,
 }
 
 impl Default for ImportedMaterial {
@@ -134,6 +149,7 @@ impl Default for ImportedMaterial {
             metallic: 1.0,
             roughness: 1.0,
             metallic_roughness_texture: None,
+            specular_glossiness: None,
         }
     }
 }
@@ -176,13 +192,26 @@ impl ImportedMaterial {
     ///   `r = 0.5 → 30`, `r ≤ 0.35 → 128`.
     /// * **emissive** as given.
     ///
+    /// A **specular-glossiness** material ([`specular_glossiness`](Self::specular_glossiness))
+    /// takes its numbers from that model directly: `Kd = Ka =` the diffuse colour (in
+    /// [`base_color`](Self::base_color)), `Ks = specularFactor`, and the shininess above with
+    /// `r = 1 − glossinessFactor`.
+    ///
     /// Unlit materials are not lit at all; the rule does not apply to them. No transcendental
     /// function is involved, so the numbers are the same everywhere.
     pub fn fixed_function_approximation(&self) -> FixedFunctionColors {
         let c = self.base_color.truncate().clamp(Vec3::ZERO, Vec3::ONE);
-        let m = self.metallic.clamp(0.0, 1.0);
-        let r = self.roughness.clamp(0.0, 1.0);
-        let specular = Vec3::splat(0.04) + (c - Vec3::splat(0.04)) * m;
+        let (m, r) = match self.specular_glossiness {
+            Some(sg) => (0.0, 1.0 - sg.glossiness.clamp(0.0, 1.0)),
+            None => (
+                self.metallic.clamp(0.0, 1.0),
+                self.roughness.clamp(0.0, 1.0),
+            ),
+        };
+        let specular = match self.specular_glossiness {
+            Some(sg) => sg.specular.clamp(Vec3::ZERO, Vec3::ONE),
+            None => Vec3::splat(0.04) + (c - Vec3::splat(0.04)) * m,
+        };
         let diffuse = c * (1.0 - 0.5 * m);
         let alpha2 = (r * r) * (r * r);
         let shininess = if alpha2 * (MAX_SHININESS + 2.0) <= 2.0 {

@@ -123,7 +123,9 @@ pub use imported::{
     note = "renamed to `ImportedLightKind`; plumb_raster::light::LightKind is another type"
 )]
 pub type LightKind = ImportedLightKind;
-pub use material::{AlphaMode, FixedFunctionColors, ImportedMaterial, TextureBinding};
+pub use material::{
+    AlphaMode, FixedFunctionColors, ImportedMaterial, SpecularGlossiness, TextureBinding,
+};
 pub use options::{
     ImportOptions, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_GEOMETRY_BYTES, DEFAULT_MAX_NODES,
     DEFAULT_MAX_TEXTURE_BYTES, DEFAULT_MAX_TEXTURE_SIZE,

@@ -84,7 +84,9 @@ fn each_instance_is_a_group_with_its_trs_sharing_the_mesh() {
 
 #[test]
 fn malformed_instancing_is_a_typed_error_naming_the_node() {
-    let cases: Vec<(&str, Box<dyn Fn(&mut Builder) -> Value>, &str)> = vec![
+    /// Builds the extension object into the builder's accessors.
+    type Ext = Box<dyn Fn(&mut Builder) -> Value>;
+    let cases: Vec<(&str, Ext, &str)> = vec![
         ("no-attrs", Box::new(|_| json!({})), "attributes"),
         (
             "no-known",

@@ -254,3 +254,64 @@ fn normal_texture_index_out_of_range_is_an_error() {
     assert!(matches!(e, IoError::Invalid { .. }), "{e}");
     assert!(e.to_string().contains("KHR_texture_transform"), "{e}");
 }
+
+/// `KHR_materials_pbrSpecularGlossiness` replaces the metallic-roughness fallback: the
+/// diffuse factor and texture become the base colour, and the approximation takes the
+/// specular colour as given and the shininess from `r = 1 − glossiness` — computed here
+/// from the rule's formula, `n = 2/α² − 2` with `α = r²`, clamped to 1..128.
+#[test]
+fn specular_glossiness_maps_diffuse_specular_and_glossiness() {
+    let mut b = Builder::default();
+    let material = json!({
+        "pbrMetallicRoughness": {"baseColorFactor": [0.0, 1.0, 0.0, 1.0], "metallicFactor": 1.0},
+        "extensions": {"KHR_materials_pbrSpecularGlossiness": {
+            "diffuseFactor": [0.8, 0.4, 0.2, 0.5],
+            "diffuseTexture": {"index": 1, "texCoord": 1},
+            "specularFactor": [0.3, 0.2, 0.1],
+            "glossinessFactor": 0.4
+        }}
+    });
+    let mut d = quad(&mut b, material, &[]);
+    d["extensionsUsed"] = json!(["KHR_materials_pbrSpecularGlossiness"]);
+    d["extensionsRequired"] = json!(["KHR_materials_pbrSpecularGlossiness"]);
+    let s = load_doc("spec-gloss", &b, d).expect("a required spec-gloss file loads");
+    let m = s.imported.material(leaf(&s)).expect("material");
+    assert_eq!(m.base_color.to_array(), [0.8, 0.4, 0.2, 0.5]);
+    let t = m.base_color_texture.as_ref().expect("the diffuse texture");
+    assert_eq!(
+        (t.tex_coord, t.texture.level(0).unwrap().texels()[0]),
+        (1, [64, 200, 30, 255])
+    );
+    let ff = m.fixed_function_approximation();
+    assert_eq!(ff.diffuse.to_array(), [0.8, 0.4, 0.2, 0.5]);
+    assert_eq!(ff.specular.to_array(), [0.3, 0.2, 0.1]);
+    let r: f32 = 1.0 - 0.4;
+    let alpha = r * r;
+    let n = (2.0 / (alpha * alpha) - 2.0).clamp(1.0, 128.0);
+    assert!((ff.shininess - n).abs() < 1e-4, "{} vs {n}", ff.shininess);
+    assert!(s.imported.extensions.iter().all(|e| e.warning().is_none()));
+
+    // Malformed: a wrong-length factor, a texture that does not exist.
+    for (name, ext, expect) in [
+        (
+            "sg-len",
+            json!({"diffuseFactor": [1.0, 1.0, 1.0]}),
+            "diffuseFactor must be 4",
+        ),
+        (
+            "sg-tex",
+            json!({"diffuseTexture": {"index": 9}}),
+            "index 9 is not a texture",
+        ),
+    ] {
+        let mut b = Builder::default();
+        let material = json!({"extensions": {"KHR_materials_pbrSpecularGlossiness": ext}});
+        let d = quad(&mut b, material, &[]);
+        let e = load_doc(name, &b, d).expect_err(name);
+        let msg = e.to_string();
+        assert!(
+            msg.contains("KHR_materials_pbrSpecularGlossiness") && msg.contains(expect),
+            "{msg}"
+        );
+    }
+}

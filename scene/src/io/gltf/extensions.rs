@@ -77,8 +77,8 @@ const KNOWN: &[(&str, Handling, &str)] = &[
     ),
     (
         "KHR_materials_pbrSpecularGlossiness",
-        Handling::Ignored,
-        "the metallic-roughness fallback material is drawn",
+        Handling::Honoured,
+        "diffuse factor and texture, specular and glossiness factors (the specularGlossinessTexture is not used)",
     ),
     (
         "KHR_animation_pointer",

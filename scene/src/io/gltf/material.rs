@@ -17,7 +17,9 @@ use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
 
 use super::ctx::Ctx;
 use crate::io::error::IoError;
-use crate::io::material::{uv_transform_matrix, AlphaMode, ImportedMaterial, TextureBinding};
+use crate::io::material::{
+    uv_transform_matrix, AlphaMode, ImportedMaterial, SpecularGlossiness, TextureBinding,
+};
 use crate::io::{texture_image, uri};
 
 /// The plumb sampler for a glTF sampler.
@@ -239,6 +241,7 @@ pub(crate) fn normal_uv_set(
 /// [`IoError::NonFinite`] for non-finite factors; image errors from decoding.
 pub(crate) fn convert(
     ctx: &mut Ctx<'_>,
+    doc: &::gltf::Document,
     m: &::gltf::Material<'_>,
 ) -> Result<ImportedMaterial, IoError> {
     let label = match (m.index(), m.name()) {
@@ -247,7 +250,14 @@ pub(crate) fn convert(
         (None, _) => "default material".to_owned(),
     };
     let pbr = m.pbr_metallic_roughness();
-    let base_color = Vec4::from_array(pbr.base_color_factor());
+    let spec_gloss = m.extension_value(SPEC_GLOSS);
+    let (base_color, specular_glossiness) = match spec_gloss {
+        Some(v) => {
+            let (diffuse, sg) = spec_gloss_factors(ctx, v, &label)?;
+            (diffuse, Some(sg))
+        }
+        None => (Vec4::from_array(pbr.base_color_factor()), None),
+    };
     let strength = m.emissive_strength().unwrap_or(1.0);
     if !strength.is_finite() {
         return Err(ctx.non_finite(&label, "KHR_materials_emissive_strength"));
@@ -274,9 +284,10 @@ pub(crate) fn convert(
         ::gltf::material::AlphaMode::Mask => AlphaMode::Mask { cutoff },
         ::gltf::material::AlphaMode::Blend => AlphaMode::Blend,
     };
-    let base_color_texture = match pbr.base_color_texture() {
-        Some(info) => ctx.binding(&info, &label)?,
-        None => None,
+    let base_color_texture = match (spec_gloss, pbr.base_color_texture()) {
+        (Some(v), _) => spec_gloss_texture(ctx, doc, v, &label)?,
+        (None, Some(info)) => ctx.binding(&info, &label)?,
+        (None, None) => None,
     };
     let metallic_roughness_texture = match pbr.metallic_roughness_texture() {
         Some(info) => ctx.binding(&info, &label)?,
@@ -330,5 +341,98 @@ pub(crate) fn convert(
         metallic,
         roughness,
         metallic_roughness_texture,
+        specular_glossiness,
     })
+}
+
+/// `KHR_materials_pbrSpecularGlossiness`, read from its raw JSON (the `gltf` crate is built
+/// without it).
+const SPEC_GLOSS: &str = "KHR_materials_pbrSpecularGlossiness";
+
+/// The extension's `diffuseFactor` (default white) and its specular and glossiness factors
+/// (defaults 1), each in 0..1 after clamping; non-finite or malformed values are errors.
+fn spec_gloss_factors(
+    ctx: &Ctx<'_>,
+    v: &::gltf::json::Value,
+    label: &str,
+) -> Result<(Vec4, SpecularGlossiness), IoError> {
+    use ::gltf::json::Value;
+    let what = format!("{label} {SPEC_GLOSS}");
+    let Value::Object(o) = v else {
+        return Err(ctx.invalid(&what, "is not an object".to_owned()));
+    };
+    let numbers = |key: &str, default: &[f32]| -> Result<Vec<f32>, IoError> {
+        let bad = || ctx.invalid(&what, format!("{key} must be {} number(s)", default.len()));
+        match o.get(key) {
+            None => Ok(default.to_vec()),
+            Some(Value::Number(x)) if default.len() == 1 => {
+                Ok(vec![x.as_f64().ok_or_else(bad)? as f32])
+            }
+            Some(Value::Array(a)) if a.len() == default.len() => a
+                .iter()
+                .map(|x| x.as_f64().map(|f| f as f32).ok_or_else(bad))
+                .collect(),
+            Some(_) => Err(bad()),
+        }
+    };
+    let diffuse = numbers("diffuseFactor", &[1.0; 4])?;
+    let specular = numbers("specularFactor", &[1.0; 3])?;
+    let glossiness = numbers("glossinessFactor", &[1.0])?;
+    if diffuse
+        .iter()
+        .chain(&specular)
+        .chain(&glossiness)
+        .any(|x| !x.is_finite())
+    {
+        return Err(ctx.non_finite(&what, "factors"));
+    }
+    Ok((
+        Vec4::from_slice(&diffuse).clamp(Vec4::ZERO, Vec4::ONE),
+        SpecularGlossiness {
+            specular: Vec3::from_slice(&specular).clamp(Vec3::ZERO, Vec3::ONE),
+            glossiness: glossiness[0].clamp(0.0, 1.0),
+        },
+    ))
+}
+
+/// The extension's `diffuseTexture` (with its `texCoord` and `KHR_texture_transform`).
+fn spec_gloss_texture(
+    ctx: &mut Ctx<'_>,
+    doc: &::gltf::Document,
+    v: &::gltf::json::Value,
+    label: &str,
+) -> Result<Option<TextureBinding>, IoError> {
+    let what = format!("{label} {SPEC_GLOSS} diffuseTexture");
+    let Some(info) = v.get("diffuseTexture") else {
+        return Ok(None);
+    };
+    let index = info
+        .get("index")
+        .and_then(|i| i.as_u64())
+        .and_then(|i| usize::try_from(i).ok());
+    let Some(texture) = index.and_then(|i| doc.textures().nth(i)) else {
+        return Err(ctx.invalid(
+            &what,
+            format!(
+                "index {} is not a texture ({} textures)",
+                info.get("index")
+                    .map_or_else(|| "(none)".to_owned(), |i| i.to_string()),
+                doc.textures().len()
+            ),
+        ));
+    };
+    let tex_coord = match info.get("texCoord") {
+        None => 0,
+        Some(t) => t
+            .as_u64()
+            .and_then(|t| u32::try_from(t).ok())
+            .ok_or_else(|| ctx.invalid(&what, format!("texCoord {t} is not a uv set")))?,
+    };
+    let transform = raw_uv_transform(
+        ctx,
+        info.get("extensions")
+            .and_then(|e| e.get("KHR_texture_transform")),
+        &what,
+    )?;
+    ctx.binding_of(&texture, tex_coord, transform, &what)
 }
