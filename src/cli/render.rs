@@ -18,7 +18,9 @@
 //! `--frames N --fps F` writes `OUT_0000.png` … at `t = time + i/F` (F defaults to 24), with a
 //! progress bar on stderr only when stderr is a terminal. `--clip` chooses the one glTF
 //! animation to play (see [`clip`](super::clip) for the rule and for how clips combine
-//! without it); `--scene` the glTF scene to draw (see [`scene_select`](super::scene_select)).
+//! without it); `--loop repeat|clamp` what a clip does past its end
+//! ([`LoadedModel::clip_time`]); `--scene` the glTF scene to draw (see
+//! [`scene_select`](super::scene_select)).
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -26,7 +28,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use glam::Vec4;
-use plumb::model::LoadedModel;
+use plumb::model::{LoadedModel, LoopMode};
 use plumb::raster::trace::{self, Recorder, Trace};
 use plumb::raster::{Context, ContextOptions};
 use plumb::scene::{FixedRenderer, SoftRenderer};
@@ -79,6 +81,12 @@ pub struct RenderArgs {
     /// property.
     #[arg(long, value_name = "NAME|INDEX")]
     pub clip: Option<String>,
+    /// What a clip does past its end: `clamp` holds its last pose (the default: `--time` is
+    /// then the pose's own time, as `plumb info` lists durations); `repeat` plays it again
+    /// from its start, as three.js does (time modulo the clip's duration; with several clips
+    /// playing, the longest one's).
+    #[arg(long = "loop", value_name = "MODE", value_enum, default_value_t = LoopMode::Clamp)]
+    pub loop_mode: LoopMode,
     /// Draw this scene of a glTF file: by name, else by 0-based index (`plumb info` lists
     /// them). Default: the file's default scene.
     #[arg(long = "scene", value_name = "NAME|INDEX")]
@@ -213,6 +221,7 @@ fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
         (v.far.is_some(), "--far"),
         (args.time != 0.0, "--time"),
         (args.clip.is_some(), "--clip"),
+        (args.loop_mode != LoopMode::Clamp, "--loop"),
         (args.gltf_scene.is_some(), "--scene"),
         (args.unlit, "--unlit"),
         (args.background.is_some(), "--background"),
@@ -272,7 +281,8 @@ fn record_trace(
     };
     let recorder = Recorder::new(width, height).map_err(|e| e.to_string())?;
     let mut renderer = FixedRenderer::with_target(recorder);
-    model.draw_at(args.time, &args.view, &mut renderer)?;
+    let t = model.clip_time(args.time, args.loop_mode);
+    model.draw_at(t, &args.view, &mut renderer)?;
     let trace = renderer.into_target().finish(&format!("{stem}.bin"));
     trace.save(path).map_err(|e| e.to_string())?;
     say!(
@@ -310,7 +320,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         bar
     });
     for i in 0..frames {
-        let t = args.time + i as f32 / fps;
+        let t = model.clip_time(args.time + i as f32 / fps, args.loop_mode);
         let stats = model
             .draw_at(t, &args.view, &mut renderer)
             .map_err(|e| format!("{}: frame {i}: {e}", path.display()))?;

@@ -40,7 +40,35 @@ pub struct LoadedModel {
     pub rest_bound: Bound,
 }
 
+/// What a clip does past its end (`plumb render --loop`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LoopMode {
+    /// Hold the last pose (glTF defines no looping; `--time` is the pose's own time).
+    #[default]
+    Clamp,
+    /// Play again from the start: time modulo the duration.
+    Repeat,
+}
+
 impl LoadedModel {
+    /// The time the animations are sampled at for render time `t`: `t` itself with
+    /// [`LoopMode::Clamp`] (each track holds its last key); with [`LoopMode::Repeat`], `t`
+    /// modulo the duration of the playing animations (the longest one's, from 0; `t` as is
+    /// when nothing plays or every duration is 0). `rem_euclid`, so times before 0 wrap too.
+    pub fn clip_time(&self, t: f32, mode: LoopMode) -> f32 {
+        let duration = self
+            .imported
+            .animations
+            .iter()
+            .filter(|a| a.playing.is_playing())
+            .map(io::Animation::duration)
+            .fold(0.0, f32::max);
+        match mode {
+            LoopMode::Repeat if duration > 0.0 && duration.is_finite() => t.rem_euclid(duration),
+            _ => t,
+        }
+    }
+
     /// What the file asks for that plumb draws without (a required material extension it
     /// does not model), then what the mapping left out: one line each, for `warning:`
     /// lines.

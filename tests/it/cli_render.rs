@@ -889,3 +889,34 @@ fn metal_map_follows_the_documented_rule() {
     // Not a vacuous rule: the metal stripe is visibly darker than the dielectric one.
     assert!(expect(1.0)[0] + 40 < expect(0.0)[0]);
 }
+
+/// `--loop repeat` plays a clip again past its end (time modulo the duration, 1 s here), as
+/// three.js does; the default `clamp` holds the last pose.
+#[test]
+fn loop_repeat_wraps_the_clip_and_clamp_holds_its_end() {
+    let dir = temp_dir("loop");
+    let q = Quad {
+        animate_x: Some((0.0, 0.8)),
+        ..Quad::new(unlit([1.0, 0.0, 0.0, 1.0]))
+    };
+    write_quad(&dir, "q", &q);
+    let at = |t: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "render", "q.gltf", "-o", out, "--size", "48x32", "--time", t,
+        ];
+        args.extend_from_slice(extra);
+        render(&dir, &args)
+    };
+    let quarter = at("0.25", "a.png", &[]);
+    let end = at("1", "b.png", &[]);
+    assert_ne!(quarter, end, "the clip moves the quad");
+    assert_eq!(at("1.25", "c.png", &["--loop", "repeat"]), quarter);
+    assert_eq!(at("-0.75", "d.png", &["--loop", "repeat"]), quarter);
+    assert_eq!(at("1.25", "e.png", &[]), end);
+    assert_eq!(at("1.25", "f.png", &["--loop", "clamp"]), end);
+    let o = plumb(
+        &dir,
+        &["render", "q.gltf", "-o", "g.png", "--loop", "sometimes"],
+    );
+    assert_bad_input(&o, "sometimes");
+}
