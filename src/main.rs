@@ -34,7 +34,7 @@ struct Cli {
 enum Command {
     /// Render a scene file (.gltf, .glb, .obj) or the built-in showcase to a PNG (the default
     /// subcommand).
-    Render(RenderArgs),
+    Render(Box<RenderArgs>),
     /// Compare two images; exit 1 past the tolerance.
     ///
     /// Prints the pixels over a per-channel threshold, the max channel delta, PSNR and a

@@ -94,8 +94,12 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         return Err("--time is not finite".to_owned());
     }
     let gltf_scene = super::scene_select::select(&args.scene, args.gltf_scene.as_deref())?;
-    let (scene, imported, _) =
-        super::render::load_mapped(&args.scene, false, gltf_scene, &args.budget.budget())?;
+    let (scene, imported, _) = super::render::load_mapped(
+        &args.scene,
+        false,
+        (gltf_scene, None),
+        &args.budget.budget(),
+    )?;
     super::clip::select(&args.scene, &imported.animations, args.clip.as_deref())?;
     let max = args.max_output_bytes.unwrap_or(io::json::MAX_FILE_BYTES);
     io::json::write_scene_limited(&scene, Some(&imported), &args.out, max)

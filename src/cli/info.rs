@@ -99,6 +99,7 @@ struct JsonInfo {
     lights: Vec<JsonRef>,
     animations: Vec<JsonAnimation>,
     extensions: Vec<JsonExtension>,
+    variants: Vec<String>,
 }
 
 /// Nodes in tree order with their parent's position in that order.
@@ -221,6 +222,7 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
                 note: e.note,
             })
             .collect(),
+        variants: loaded.imported.variants.clone(),
     };
     // One line per node (and per camera, light, animation): readable and greppable, and
     // still one JSON document.
@@ -234,12 +236,13 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
     }
     let file = serde_json::to_string(&info.file).map_err(|e| e.to_string())?;
     Ok(format!(
-        "{{\n  \"file\": {file},\n  \"nodes\": {},\n  \"cameras\": {},\n  \"lights\": {},\n  \"animations\": {},\n  \"extensions\": {}\n}}",
+        "{{\n  \"file\": {file},\n  \"nodes\": {},\n  \"cameras\": {},\n  \"lights\": {},\n  \"animations\": {},\n  \"extensions\": {},\n  \"variants\": {}\n}}",
         lines(&info.nodes)?,
         lines(&info.cameras)?,
         lines(&info.lights)?,
         lines(&info.animations)?,
-        lines(&info.extensions)?
+        lines(&info.extensions)?,
+        serde_json::to_string(&info.variants).map_err(|e| e.to_string())?
     ))
 }
 
@@ -317,6 +320,9 @@ fn to_text(loaded: &ImportedScene) -> String {
             a.channel_count(),
             a.nodes.len()
         );
+    }
+    for (i, v) in imp.variants.iter().enumerate() {
+        let _ = writeln!(out, "variant {i} '{v}'");
     }
     for e in &imp.extensions {
         let _ = writeln!(

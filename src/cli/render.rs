@@ -91,6 +91,10 @@ pub struct RenderArgs {
     /// them). Default: the file's default scene.
     #[arg(long = "scene", value_name = "NAME|INDEX")]
     pub gltf_scene: Option<String>,
+    /// Draw this `KHR_materials_variants` variant of a glTF file: by name, else by 0-based
+    /// index (`plumb info` lists them). Default: each primitive's own material.
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub variant: Option<String>,
     /// Draw without lighting: base colour × vertex colour × texture.
     #[arg(long)]
     pub unlit: bool,
@@ -223,6 +227,7 @@ fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
         (args.clip.is_some(), "--clip"),
         (args.loop_mode != LoopMode::Clamp, "--loop"),
         (args.gltf_scene.is_some(), "--scene"),
+        (args.variant.is_some(), "--variant"),
         (args.unlit, "--unlit"),
         (args.background.is_some(), "--background"),
         (args.frames.is_some(), "--frames"),
@@ -299,7 +304,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     let mut model = LoadedModel::load(
         path,
         args.unlit,
-        args.gltf_scene.as_deref(),
+        (args.gltf_scene.as_deref(), args.variant.as_deref()),
         args.clip.as_deref(),
         args.background,
         &args.budget.budget(),

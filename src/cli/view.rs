@@ -106,7 +106,7 @@ mod window {
 
     fn load(args: &ViewArgs, unlit: bool) -> Result<Variant, String> {
         let (mut scene, imported, applied) =
-            load_mapped(&args.scene, unlit, None, &args.budget.budget())?;
+            load_mapped(&args.scene, unlit, (None, None), &args.budget.budget())?;
         scene.update(0.0);
         // World bounding spheres of every geometry leaf, as a hidden line overlay.
         let mut spheres = Vec::new();

@@ -90,14 +90,15 @@ impl std::fmt::Debug for LoadedModel {
 
 /// Loads `path` with imported materials mapped onto render state (`unlit`: base colour ×
 /// vertex colour × texture) and the default light rig when the file has no light; glTF
-/// scene `gltf_scene` (`None`: the file's default); held to the work `budget`.
+/// scene and material variant by index (`None`: the file's default scene, each primitive's
+/// own material); held to the work `budget`.
 ///
 /// # Errors
 /// The loader's message, one line.
 pub fn load_mapped(
     path: &Path,
     unlit: bool,
-    gltf_scene: Option<usize>,
+    (gltf_scene, gltf_variant): (Option<usize>, Option<usize>),
     budget: &WorkBudget,
 ) -> Result<(Scene, io::Imported, io::Applied), String> {
     let options = ImportOptions {
@@ -106,6 +107,7 @@ pub fn load_mapped(
             default_lights: true,
         }),
         gltf_scene,
+        gltf_variant,
         budget: *budget,
         ..ImportOptions::default()
     };
@@ -117,8 +119,9 @@ pub fn load_mapped(
 
 impl LoadedModel {
     /// Loads `path` as `plumb render` does: `scene` picks a glTF scene by name or index
-    /// ([`scene_select`]), `clip` the one animation to play ([`clip`]), `background` replaces
-    /// the scene's; the load is held to `budget`.
+    /// ([`scene_select`]), `variant` a `KHR_materials_variants` variant the same way,
+    /// `clip` the one animation to play ([`clip`]), `background` replaces the scene's; the
+    /// load is held to `budget`.
     ///
     /// # Errors
     /// A one-line message (unreadable or malformed file, unknown scene or clip, a
@@ -126,13 +129,15 @@ impl LoadedModel {
     pub fn load(
         path: &Path,
         unlit: bool,
-        scene: Option<&str>,
+        (scene, variant): (Option<&str>, Option<&str>),
         clip: Option<&str>,
         background: Option<Vec4>,
         budget: &WorkBudget,
     ) -> Result<LoadedModel, String> {
         let gltf_scene = scene_select::select(path, scene)?;
-        let (mut scene, imported, applied) = load_mapped(path, unlit, gltf_scene, budget)?;
+        let gltf_variant = scene_select::select_variant(path, variant)?;
+        let choice = (gltf_scene, gltf_variant);
+        let (mut scene, imported, applied) = load_mapped(path, unlit, choice, budget)?;
         clip::select(path, &imported.animations, clip)?;
         if let Some(bg) = background {
             scene.set_background(bg).map_err(|e| e.to_string())?;
@@ -287,7 +292,7 @@ impl ModelView {
         let mut model = LoadedModel::load(
             path,
             self.unlit,
-            self.scene.as_deref(),
+            (self.scene.as_deref(), None),
             self.clip.as_deref(),
             self.background.map(Vec4::from),
             &WorkBudget::default(),

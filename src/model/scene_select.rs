@@ -50,6 +50,50 @@ pub fn resolve(scenes: &GltfScenes, selection: &str) -> Result<usize, String> {
     }
 }
 
+/// The `KHR_materials_variants` index `selection` names in the file at `path` (`None`
+/// without `--variant`): an exact name first, else a 0-based index.
+///
+/// # Errors
+/// A one-line message: not a glTF file, an unreadable file, no such variant (listing them).
+pub fn select_variant(path: &Path, selection: Option<&str>) -> Result<Option<usize>, String> {
+    let Some(sel) = selection else {
+        return Ok(None);
+    };
+    if Format::from_path(path) != Some(Format::Gltf) {
+        return Err(format!(
+            "--variant applies to glTF files (.gltf, .glb), not {}",
+            path.display()
+        ));
+    }
+    let scenes = gltf_scenes(path, &ImportOptions::default()).map_err(|e| e.to_string())?;
+    let names = &scenes.variants;
+    if let Some(i) = names.iter().position(|n| n == sel) {
+        return Ok(Some(i));
+    }
+    if let Some(i) = sel
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&i| i < names.len())
+    {
+        return Ok(Some(i));
+    }
+    if names.is_empty() {
+        return Err(format!(
+            "--variant '{sel}': the file has no material variants"
+        ));
+    }
+    let list: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("{i} '{n}'"))
+        .collect();
+    Err(format!(
+        "--variant '{sel}': no variant of that name or index; variants: {}",
+        list.join(", ")
+    ))
+}
+
 /// The scene index `selection` names in the file at `path` (`None` without `--scene`).
 ///
 /// # Errors
@@ -76,6 +120,7 @@ mod tests {
         GltfScenes {
             names: names.iter().map(|n| (*n).to_owned()).collect(),
             default,
+            variants: Vec::new(),
         }
     }
 

@@ -920,3 +920,54 @@ fn loop_repeat_wraps_the_clip_and_clamp_holds_its_end() {
     );
     assert_bad_input(&o, "sometimes");
 }
+
+/// `KHR_materials_variants`: `--variant NAME|INDEX` draws the chosen variant's material,
+/// each primitive's own without it; `info` lists the variants; an unknown variant is a
+/// one-line error listing them; a mapping to a material that does not exist is refused.
+#[test]
+fn variant_picks_the_mapped_material() {
+    let dir = temp_dir("variants");
+    let path = write_quad(&dir, "q", &Quad::new(unlit([1.0, 0.0, 0.0, 1.0])));
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    doc["materials"]
+        .as_array_mut()
+        .unwrap()
+        .push(unlit([0.0, 0.0, 1.0, 1.0]));
+    doc["extensions"]["KHR_materials_variants"] =
+        json!({"variants": [{"name": "day"}, {"name": "night"}]});
+    doc["meshes"][0]["primitives"][0]["extensions"] = json!({"KHR_materials_variants": {
+        "mappings": [{"material": 1, "variants": [1]}]
+    }});
+    doc["extensionsUsed"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("KHR_materials_variants"));
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let at = |out: &str, extra: &[&str]| {
+        let mut args = vec!["render", "q.gltf", "-o", out, "--size", "32x32"];
+        args.extend_from_slice(extra);
+        center(&render(&dir, &args))
+    };
+    assert_eq!(at("a.png", &[]), RED);
+    assert_eq!(at("b.png", &["--variant", "night"]), [0, 0, 255, 255]);
+    assert_eq!(at("c.png", &["--variant", "1"]), [0, 0, 255, 255]);
+    // "day" maps nothing here: each primitive keeps its own material.
+    assert_eq!(at("d.png", &["--variant", "day"]), RED);
+    let o = plumb(
+        &dir,
+        &["render", "q.gltf", "-o", "e.png", "--variant", "dusk"],
+    );
+    assert_bad_input(&o, "0 'day', 1 'night'");
+    let o = plumb(&dir, &["info", "q.gltf"]);
+    assert_success(&o);
+    assert!(stdout(&o).contains("variant 1 'night'"), "{}", stdout(&o));
+
+    doc["meshes"][0]["primitives"][0]["extensions"]["KHR_materials_variants"]["mappings"][0]
+        ["material"] = json!(7);
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let o = plumb(
+        &dir,
+        &["render", "q.gltf", "-o", "f.png", "--variant", "night"],
+    );
+    assert_bad_input(&o, "material is not one of the file's 2 materials");
+}

@@ -22,6 +22,9 @@
 //! * **`EXT_mesh_gpu_instancing`**: one group `<node>#<i>` per instance under the node, with
 //!   the instance's `T·R·S` as its local transform and the primitives' leaves (sharing the
 //!   mesh) under it; rules in the `instancing` submodule.
+//! * **`KHR_materials_variants`**: each primitive takes its own material unless
+//!   [`ImportOptions::gltf_variant`](super::ImportOptions::gltf_variant) picks a variant it
+//!   maps; [`Imported::variants`] lists the names (the `variants` submodule).
 //! * Each primitive's **material** becomes an [`ImportedMaterial`] (one `Arc` per glTF
 //!   material, shared), recorded in [`Imported::materials`] under the geometry leaf.
 //! * **Cameras** and **lights** (`KHR_lights_punctual`) are recorded with their node.
@@ -73,6 +76,7 @@ mod instancing;
 mod material;
 mod primitive;
 mod tangent;
+mod variants;
 
 /// The unit tests of this module's private children, for [`crate::internal_tests`].
 #[cfg(feature = "internal-tests")]
@@ -403,6 +407,8 @@ pub struct GltfScenes {
     pub names: Vec<String>,
     /// The scene imported by default (`scene`, else the first), `None` without scenes.
     pub default: Option<usize>,
+    /// The `KHR_materials_variants` names in file order (empty without them).
+    pub variants: Vec<String>,
 }
 
 /// Lists the scenes of a `.gltf` or `.glb` file (reads and validates the document, not its
@@ -432,7 +438,21 @@ pub fn gltf_scenes(path: &Path, options: &ImportOptions) -> Result<GltfScenes, I
         .default_scene()
         .map(|s| s.index())
         .or((!names.is_empty()).then_some(0));
-    Ok(GltfScenes { names, default })
+    let err_ctx = Ctx {
+        file: path,
+        base: Path::new(""),
+        options,
+        buffers: Vec::new(),
+        images: BTreeMap::new(),
+        texture_budget: super::texture_image::TextureBudget::new(0),
+        geometry_left: std::cell::Cell::new(0),
+    };
+    let variants = variants::names(&err_ctx, &doc)?;
+    Ok(GltfScenes {
+        names,
+        default,
+        variants,
+    })
 }
 
 /// Indices of the nodes at the top of the imported scene: scene `selected` when given
@@ -482,6 +502,12 @@ fn build(
         )
     })?;
     let mut spent = super::budget::Spent::default();
+    let variant_names = variants::names(ctx, doc)?;
+    let variant = match ctx.options.gltf_variant {
+        Some(i) => Some(variants::check(ctx, &variant_names, i)?),
+        None => None,
+    };
+    imported.variants = variant_names;
     let mut stack: Vec<(usize, NodeId)> = roots.into_iter().rev().map(|i| (i, staging)).collect();
     while let Some((index, parent)) = stack.pop() {
         let node = &nodes[index];
@@ -542,11 +568,16 @@ fn build(
                     }
                 };
                 let Some(c) = converted else { continue };
-                let mat_index = prim.material().index();
+                let plabel = format!("{} primitive {}", mlabel(), prim.index());
+                let mat_index = variants::material(ctx, doc, &prim, variant, &plabel)?;
                 let mat = match materials.get(&mat_index) {
                     Some(m) => m.clone(),
                     None => {
-                        let m = Arc::new(material::convert(ctx, doc, &prim.material())?);
+                        let gm = match mat_index.and_then(|i| doc.materials().nth(i)) {
+                            Some(gm) => gm,
+                            None => prim.material(),
+                        };
+                        let m = Arc::new(material::convert(ctx, doc, &gm)?);
                         materials.insert(mat_index, m.clone());
                         m
                     }

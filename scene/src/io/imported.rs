@@ -230,6 +230,8 @@ pub struct Imported {
     /// `extensionsUsed` order; [`ExtensionUse::warning`] gives the lines `plumb render`
     /// prints.
     pub extensions: Vec<ExtensionUse>,
+    /// The names of the file's `KHR_materials_variants` in file order (empty without them).
+    pub variants: Vec<String>,
     /// Bytes of decoded geometry counted against
     /// [`ImportOptions::max_geometry_bytes`](super::ImportOptions::max_geometry_bytes): glTF
     /// accessor data as 4-byte components, OBJ's parsed arrays.

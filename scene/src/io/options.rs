@@ -54,6 +54,10 @@ pub struct ImportOptions {
     /// default scene (`scene`, else the first). Applies to every glTF file the load reads (a
     /// scene file's imports too); an index past the file's scenes is an error.
     pub gltf_scene: Option<usize>,
+    /// Which `KHR_materials_variants` variant a glTF file's primitives take, by 0-based
+    /// index in the file's `variants` (past them: an error listing them); `None` keeps each
+    /// primitive's own material. Applies to every glTF file the load reads.
+    pub gltf_variant: Option<usize>,
     /// The totals of generated work the load may ask for (generated and drawn primitives,
     /// CLOD builds, particles, IK steps, collision pairs, instance nodes, cleared pixels;
     /// see [`WorkBudget`]), each charged before the work is done.
@@ -91,6 +95,7 @@ impl Default for ImportOptions {
             max_nodes: DEFAULT_MAX_NODES,
             apply: Some(ApplyOptions::default()),
             gltf_scene: None,
+            gltf_variant: None,
             budget: WorkBudget::default(),
         }
     }

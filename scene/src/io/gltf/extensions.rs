@@ -72,8 +72,8 @@ const KNOWN: &[(&str, Handling, &str)] = &[
     ),
     (
         "KHR_materials_variants",
-        Handling::Ignored,
-        "the default material of each primitive is drawn",
+        Handling::Honoured,
+        "each primitive's default material, or the chosen variant's (--variant)",
     ),
     (
         "KHR_materials_pbrSpecularGlossiness",

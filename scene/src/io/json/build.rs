@@ -969,6 +969,7 @@ fn import(
         animations,
         applied: _,
         extensions,
+        variants: _,
         geometry_bytes: _,
     } = imported;
     ctx.imported.extensions.extend(extensions);
