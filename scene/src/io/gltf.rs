@@ -54,8 +54,9 @@
 //!   table is the `extensions` submodule): the ones plumb honours are above. One that only
 //!   refines a material (`KHR_materials_clearcoat`, sheen, transmission, volume, ior,
 //!   specular, iridescence, anisotropy, dispersion, diffuse transmission) is drawn as the
-//!   base material, also when required ([`ExtensionUse::warning`](super::ExtensionUse::warning): the `warning:` line
-//!   `plumb render` prints). Extensions plumb cannot decode (`KHR_draco_mesh_compression`,
+//!   base material, also when required
+//!   ([`ExtensionUse::warning`](super::ExtensionUse::warning): the `warning:` line `plumb
+//!   render` prints). Extensions plumb cannot decode (`KHR_draco_mesh_compression`,
 //!   `EXT_meshopt_compression`, `KHR_texture_basisu`, `EXT_texture_webp`, `EXT_texture_avif`):
 //!   a file that requires one is refused with an error naming it; one that only uses it
 //!   loads from its fallback data. Any other required extension is refused as unsupported.
