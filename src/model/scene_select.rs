@@ -59,14 +59,7 @@ pub fn select_variant(path: &Path, selection: Option<&str>) -> Result<Option<usi
     let Some(sel) = selection else {
         return Ok(None);
     };
-    if Format::from_path(path) != Some(Format::Gltf) {
-        return Err(format!(
-            "--variant applies to glTF files (.gltf, .glb), not {}",
-            path.display()
-        ));
-    }
-    let scenes = gltf_scenes(path, &ImportOptions::default()).map_err(|e| e.to_string())?;
-    let names = &scenes.variants;
+    let names = listing(path, "--variant")?.variants;
     if let Some(i) = names.iter().position(|n| n == sel) {
         return Ok(Some(i));
     }
@@ -94,6 +87,20 @@ pub fn select_variant(path: &Path, selection: Option<&str>) -> Result<Option<usi
     ))
 }
 
+/// The scenes and variants of the glTF file at `path`, for `flag`'s selection.
+///
+/// # Errors
+/// `flag` given for a file that is not glTF, or the document's error.
+fn listing(path: &Path, flag: &str) -> Result<GltfScenes, String> {
+    if Format::from_path(path) != Some(Format::Gltf) {
+        return Err(format!(
+            "{flag} applies to glTF files (.gltf, .glb), not {}",
+            path.display()
+        ));
+    }
+    gltf_scenes(path, &ImportOptions::default()).map_err(|e| e.to_string())
+}
+
 /// The scene index `selection` names in the file at `path` (`None` without `--scene`).
 ///
 /// # Errors
@@ -102,14 +109,7 @@ pub fn select(path: &Path, selection: Option<&str>) -> Result<Option<usize>, Str
     let Some(sel) = selection else {
         return Ok(None);
     };
-    if Format::from_path(path) != Some(Format::Gltf) {
-        return Err(format!(
-            "--scene applies to glTF files (.gltf, .glb), not {}",
-            path.display()
-        ));
-    }
-    let scenes = gltf_scenes(path, &ImportOptions::default()).map_err(|e| e.to_string())?;
-    resolve(&scenes, sel).map(Some)
+    resolve(&listing(path, "--scene")?, sel).map(Some)
 }
 
 #[cfg(test)]

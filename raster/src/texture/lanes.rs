@@ -1186,13 +1186,7 @@ pub(crate) mod tests {
     /// The anisotropic kernel against the scalar `sample_grad`, pixel by pixel, at every
     /// level: every filter pair and wrap (each with one of 2, 5 and 16 as the limit).
     fn aniso_lanes_match_scalar() {
-        // As lanes_match_scalar: the unoptimised kernels need a larger stack.
-        std::thread::Builder::new()
-            .stack_size(32 << 20)
-            .spawn(aniso_lanes_match_scalar_body)
-            .expect("test thread")
-            .join()
-            .expect("aniso_lanes_match_scalar");
+        on_big_stack(aniso_lanes_match_scalar_body);
     }
 
     fn aniso_lanes_match_scalar_body() {
@@ -1245,14 +1239,21 @@ pub(crate) mod tests {
     /// The expectation is the scalar sampler, pixel by pixel; every level must give its
     /// bits exactly.
     fn lanes_match_scalar() {
-        // Unoptimised builds of the dispatched kernels need more than a test thread's 2 MiB
-        // of stack (every level's copy of the kernel's vector temporaries).
-        std::thread::Builder::new()
+        on_big_stack(lanes_match_scalar_body);
+    }
+
+    /// Runs `body` on a thread with a 32 MiB stack: unoptimised builds of the dispatched
+    /// kernels need more than a test thread's 2 MiB (every level's copy of the kernel's
+    /// vector temporaries). A panic in `body` fails the caller.
+    fn on_big_stack(body: fn()) {
+        let joined = std::thread::Builder::new()
             .stack_size(32 << 20)
-            .spawn(lanes_match_scalar_body)
+            .spawn(body)
             .expect("test thread")
-            .join()
-            .expect("lanes_match_scalar");
+            .join();
+        if let Err(panic) = joined {
+            std::panic::resume_unwind(panic);
+        }
     }
 
     fn lanes_match_scalar_body() {
