@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 repo=..
 assets=${PLUMB_ASSETS:-$repo/../shared/assets}
-mkdir -p corpus/{scene_file,gltf,glb,obj,png_texture,trace,diff,raster_draw,conform_merge}
+mkdir -p corpus/{scene_file,gltf,glb,draco,obj,png_texture,trace,diff,raster_draw,conform_merge}
 sep=$'\xff\xfe'
 cp $repo/docs/examples/*.json corpus/scene_file/ 2>/dev/null || true
 cp $repo/scene/tests/gltf_spec/*/*.gltf corpus/gltf/
@@ -18,6 +18,16 @@ if [ -d "$assets/gltf" ]; then
     done || true
     find "$assets/gltf" -name '*.glb' -size -64k | while read -r f; do
         { printf '\x01'; cat "$f"; } > "corpus/glb/$(echo "$f" | md5sum | cut -c1-12)"
+    done || true
+fi
+# The Draco target's input is a selector byte and a stream: each shared Draco model's buffer
+# (its one view, the stream, starts at offset 0; trailing padding is ignored by the decoder),
+# under two selectors (ids as the file numbers them, and swapped).
+if [ -d "$assets/gltf" ]; then
+    find "$assets/gltf" -path '*glTF-Draco*' -name '*.bin' -size -64k | while read -r f; do
+        for sel in 00 01; do
+            { printf "\x$sel"; cat "$f"; } > "corpus/draco/$sel-$(echo "$f" | md5sum | cut -c1-12)"
+        done
     done || true
 fi
 for f in corpus/gltf/*.gltf; do { printf '\x00'; cat "$f"; } > "corpus/glb/wrapped-$(basename "$f")"; done

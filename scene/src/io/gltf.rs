@@ -69,6 +69,7 @@ mod channels;
 mod counts;
 mod ctx;
 mod deform;
+mod draco;
 pub(crate) use deform::ClipMorph;
 mod document;
 mod extensions;
@@ -563,7 +564,7 @@ fn build(
                     Some(m) => m.clone(),
                     None => {
                         let plabel = format!("{} primitive {}", mlabel(), prim.index());
-                        let m = primitive::convert(ctx, &prim, &plabel)?.map(Arc::new);
+                        let m = primitive::convert(ctx, doc, &prim, &plabel)?.map(Arc::new);
                         meshes.insert(key, m.clone());
                         m
                     }

@@ -298,7 +298,6 @@ fn unsupported_extension_and_required_extensions() {
     // even when (as in real Draco files) its accessors have no buffer view, which
     // validation would report first as "missing data".
     for (ext, what) in [
-        ("KHR_draco_mesh_compression", "Draco"),
         ("EXT_meshopt_compression", "meshopt"),
         ("KHR_texture_basisu", "Basis Universal"),
         ("EXT_texture_webp", "WebP"),
@@ -325,6 +324,87 @@ fn unsupported_extension_and_required_extensions() {
     let dir = temp_dir("nofile");
     let e = io::load(&dir.join("absent.gltf"), &ImportOptions::default()).unwrap_err();
     assert!(matches!(e, IoError::Read { .. }), "{e}");
+}
+
+/// `KHR_draco_mesh_compression` with a bad stream or a bad extension object: one error
+/// naming the file, the primitive and the extension, and what is wrong (issue 28). The
+/// decoder's own refusals (not a Draco stream, a truncated one, one claiming more points
+/// than the load may hold) come through with its reason.
+#[test]
+fn bad_draco_streams_are_named() {
+    let mut b = Builder::default();
+    let pos = b.accessor(json!({"componentType": 5126, "count": 3, "type": "VEC3"}));
+    let idx = b.accessor(json!({"componentType": 5123, "count": 3, "type": "SCALAR"}));
+    let garbage = b.view(b"this is not a Draco stream at all", None);
+    // A Draco header (magic, version 2.2, mesh, EdgeBreaker, no flags) and nothing after it.
+    let truncated = b.view(b"DRACO\x02\x02\x01\x01\x00\x00", None);
+    // The header again, then a sequential mesh claiming 2^32 - 1 faces and points.
+    let huge = b.view(
+        b"DRACO\x02\x02\x01\x00\x00\x00\xff\xff\xff\xff\x0f\xff\xff\xff\xff\x0f\x00",
+        None,
+    );
+    let doc = |ext: Value, mode: u32| {
+        json!({
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"name": "tri", "mesh": 0}],
+            "meshes": [{"name": "m", "primitives": [{
+                "attributes": {"POSITION": pos}, "indices": idx, "mode": mode,
+                "extensions": {"KHR_draco_mesh_compression": ext}
+            }]}],
+            "extensionsUsed": ["KHR_draco_mesh_compression"],
+            "extensionsRequired": ["KHR_draco_mesh_compression"]
+        })
+    };
+    let cases = [
+        (
+            json!({"bufferView": garbage, "attributes": {"POSITION": 0}}),
+            4,
+            "does not decode",
+        ),
+        (
+            json!({"bufferView": truncated, "attributes": {"POSITION": 0}}),
+            4,
+            "does not decode",
+        ),
+        (
+            json!({"bufferView": huge, "attributes": {"POSITION": 0}}),
+            4,
+            "does not decode",
+        ),
+        (
+            json!({"bufferView": 99, "attributes": {"POSITION": 0}}),
+            4,
+            "buffer view 99 does not exist",
+        ),
+        (
+            json!({"attributes": {"POSITION": 0}}),
+            4,
+            "has no bufferView",
+        ),
+        (json!({"bufferView": garbage}), 4, "has no attributes"),
+        (
+            json!({"bufferView": garbage, "attributes": {"POSITION": "x"}}),
+            4,
+            "not a Draco attribute id",
+        ),
+        (
+            json!({"bufferView": garbage, "attributes": {"POSITION": 0}}),
+            1,
+            "needs mode TRIANGLES or POINTS",
+        ),
+    ];
+    for (k, (ext, mode, want)) in cases.into_iter().enumerate() {
+        let (_, e) = load(&format!("draco-{k}"), "d.gltf", b.gltf(doc(ext, mode)));
+        let m = e.to_string();
+        assert!(
+            m.contains("mesh 0 'm' primitive 0")
+                && m.contains("KHR_draco_mesh_compression")
+                && m.contains(want)
+                && !m.contains('\n'),
+            "case {k}: {m}"
+        );
+    }
 }
 
 /// The runtimes' policy: a required extension that only refines a material loads with the

@@ -203,7 +203,7 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn check_dims(
+    pub(super) fn check_dims(
         &self,
         what: &str,
         a: &Accessor<'_>,

@@ -10,7 +10,7 @@
 //! * **Ignored: other** — data plumb has no use for (or does not model yet); the file's core
 //!   data is drawn. Required: refused as unsupported, since the file says its core data
 //!   alone is wrong.
-//! * **Refused: cannot decode** — compressed geometry or textures (`KHR_draco_mesh_compression`,
+//! * **Refused: cannot decode** — compressed geometry or textures (`EXT_meshopt_compression`,
 //!   …). Used but not required: the fallback data loads. Required: refused naming the
 //!   extension ([`check_required`]).
 //!
@@ -50,8 +50,8 @@ const KNOWN: &[(&str, Handling, &str)] = &[
     ),
     (
         "KHR_draco_mesh_compression",
-        Handling::CannotDecode,
-        "Draco-compressed meshes",
+        Handling::Honoured,
+        "Draco-compressed meshes, decoded (every attribute the stream holds)",
     ),
     (
         "EXT_meshopt_compression",

@@ -37,6 +37,7 @@ use ::gltf::mesh::{Mode, Semantic};
 use glam::{Vec2, Vec3, Vec4};
 
 use super::ctx::Ctx;
+use super::draco::Source;
 use crate::io::error::IoError;
 use crate::mesh::{Mesh, MeshTopology, MAX_UV_SETS};
 
@@ -153,11 +154,12 @@ pub(crate) struct Converted {
 /// joint index; `None` when the primitive has no sets.
 #[allow(clippy::type_complexity, reason = "a private pair read once")]
 fn read_skin_sets(
-    ctx: &Ctx<'_>,
+    src: &Source<'_, '_>,
     prim: &::gltf::Primitive<'_>,
     label: &str,
     n: usize,
 ) -> Result<Option<(Vec<Vec<(u32, f32)>>, u32)>, IoError> {
+    let ctx = src.ctx;
     let mut per_vertex: Vec<Vec<(u32, f32)>> = Vec::new();
     let mut max_joint = 0;
     for set in 0u32.. {
@@ -179,7 +181,7 @@ fn read_skin_sets(
             per_vertex = vec![Vec::new(); n];
         }
         let jwhat = format!("{label} JOINTS_{set}");
-        let joints = ctx.read_uints(&jwhat, &j, Dimensions::Vec4)?;
+        let joints = src.read_uints(&jwhat, &format!("JOINTS_{set}"), &j, Dimensions::Vec4)?;
         if joints.len() != 4 * n {
             return Err(ctx.invalid(
                 &jwhat,
@@ -202,7 +204,8 @@ fn read_skin_sets(
                 ),
             ));
         }
-        let (weights, _) = ctx.read_f32(&wwhat, &w, &[Dimensions::Vec4])?;
+        let (weights, _) =
+            src.read_f32(&wwhat, &format!("WEIGHTS_{set}"), &w, &[Dimensions::Vec4])?;
         if weights.len() != 4 * n {
             return Err(ctx.invalid(
                 &wwhat,
@@ -292,20 +295,27 @@ fn read_targets(
 }
 
 fn read_attributes(
-    ctx: &Ctx<'_>,
+    src: &Source<'_, '_>,
     prim: &::gltf::Primitive<'_>,
     label: &str,
 ) -> Result<Option<(Attributes, Option<u32>)>, IoError> {
+    let ctx = src.ctx;
     let Some(pos) = prim.get(&Semantic::Positions) else {
         return Ok(None);
     };
     let what = format!("{label} POSITION");
-    let (p, _) = ctx.read_f32(&what, &pos, &[Dimensions::Vec3])?;
+    let (p, _) = src.read_f32(&what, "POSITION", &pos, &[Dimensions::Vec3])?;
     if p.iter().any(|x| !x.is_finite()) {
         return Err(ctx.non_finite(&what, "positions"));
     }
     let positions = vec3s(&p);
     let n = positions.len();
+    if let Some(points) = src.points().filter(|&m| m != n) {
+        return Err(ctx.invalid(
+            &what,
+            format!("has {n} elements, the Draco stream has {points} points"),
+        ));
+    }
     let same_count = |what: &str, count: usize| -> Result<(), IoError> {
         if count == n {
             Ok(())
@@ -316,7 +326,7 @@ fn read_attributes(
     let normals = match prim.get(&Semantic::Normals) {
         Some(a) => {
             let what = format!("{label} NORMAL");
-            let (v, _) = ctx.read_f32(&what, &a, &[Dimensions::Vec3])?;
+            let (v, _) = src.read_f32(&what, "NORMAL", &a, &[Dimensions::Vec3])?;
             if v.iter().any(|x| !x.is_finite()) {
                 return Err(ctx.non_finite(&what, "normals"));
             }
@@ -328,7 +338,8 @@ fn read_attributes(
     let colors = match prim.get(&Semantic::Colors(0)) {
         Some(a) => {
             let what = format!("{label} COLOR_0");
-            let (v, k) = ctx.read_f32(&what, &a, &[Dimensions::Vec3, Dimensions::Vec4])?;
+            let (v, k) =
+                src.read_f32(&what, "COLOR_0", &a, &[Dimensions::Vec3, Dimensions::Vec4])?;
             if v.iter().any(|x| !x.is_finite()) {
                 return Err(ctx.non_finite(&what, "colours"));
             }
@@ -353,7 +364,7 @@ fn read_attributes(
             break;
         };
         let what = format!("{label} TEXCOORD_{set}");
-        let (v, _) = ctx.read_f32(&what, &a, &[Dimensions::Vec2])?;
+        let (v, _) = src.read_f32(&what, &format!("TEXCOORD_{set}"), &a, &[Dimensions::Vec2])?;
         if v.iter().any(|x| !x.is_finite()) {
             return Err(ctx.non_finite(&what, "texture coordinates"));
         }
@@ -363,7 +374,7 @@ fn read_attributes(
     let tangents = match prim.get(&Semantic::Tangents) {
         Some(a) if super::material::normal_uv_set(ctx, &prim.material())?.is_some() => {
             let what = format!("{label} TANGENT");
-            let (v, _) = ctx.read_f32(&what, &a, &[Dimensions::Vec4])?;
+            let (v, _) = src.read_f32(&what, "TANGENT", &a, &[Dimensions::Vec4])?;
             if v.iter().any(|x| !x.is_finite()) {
                 return Err(ctx.non_finite(&what, "tangents"));
             }
@@ -372,7 +383,7 @@ fn read_attributes(
         }
         _ => None,
     };
-    let skin = read_skin_sets(ctx, prim, label, n)?;
+    let skin = read_skin_sets(src, prim, label, n)?;
     let targets = read_targets(ctx, prim, label, n)?;
     Ok(Some((
         Attributes {
@@ -388,6 +399,17 @@ fn read_attributes(
     )))
 }
 
+/// Every index below `vertices`.
+fn check_range(ctx: &Ctx<'_>, what: &str, idx: &[u32], vertices: u32) -> Result<(), IoError> {
+    match idx.iter().enumerate().find(|(_, &i)| i >= vertices) {
+        Some((at, bad)) => Err(ctx.invalid(
+            what,
+            format!("index {bad} at position {at} is out of range for {vertices} vertices"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Converts a primitive; `None` when it has no positions (nothing to draw).
 ///
 /// # Errors
@@ -395,28 +417,33 @@ fn read_attributes(
 /// [`IoError::NonFinite`] for NaN or infinite attribute values.
 pub(crate) fn convert(
     ctx: &Ctx<'_>,
+    doc: &::gltf::Document,
     prim: &::gltf::Primitive<'_>,
     label: &str,
 ) -> Result<Option<Converted>, IoError> {
-    let Some((attrs, max_joint)) = read_attributes(ctx, prim, label)? else {
+    let src = Source {
+        ctx,
+        draco: super::draco::decode(ctx, doc, prim, label)?,
+    };
+    let Some((attrs, max_joint)) = read_attributes(&src, prim, label)? else {
         return Ok(None);
     };
     let n = attrs.positions.len();
     let vertex_count =
         u32::try_from(n).map_err(|_| ctx.invalid(label, format!("{n} vertices are too many")))?;
-    let indices: Vec<u32> = match prim.indices() {
-        Some(a) => {
+    let indices: Vec<u32> = match (src.indices(), prim.indices()) {
+        (Some(Some(faces)), _) => {
+            let what = format!("{label} {}", super::draco::EXT);
+            check_range(ctx, &what, faces, vertex_count)?;
+            faces.to_vec()
+        }
+        (Some(None), _) | (None, None) => (0..vertex_count).collect(),
+        (None, Some(a)) => {
             let what = format!("{label} indices");
             let idx = ctx.read_u32(&what, &a)?;
-            if let Some((at, bad)) = idx.iter().enumerate().find(|(_, &i)| i >= vertex_count) {
-                return Err(ctx.invalid(
-                    &what,
-                    format!("index {bad} at position {at} is out of range for {n} vertices"),
-                ));
-            }
+            check_range(ctx, &what, &idx, vertex_count)?;
             idx
         }
-        None => (0..vertex_count).collect(),
     };
     let (topology, indices) = match prim.mode() {
         Mode::Points => (MeshTopology::Points, indices),
