@@ -189,3 +189,72 @@ pub fn glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     }
     out
 }
+
+/// A textured quad's glTF JSON; the placeholders are filled by [`textured_quad`].
+const QUAD: &str = r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],
+"nodes":[{"mesh":0}],
+"meshes":[{"primitives":[{"attributes":{"POSITION":1,"TEXCOORD_0":2},"indices":3,"material":0}]}],
+"materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":0}}}],
+"textures":[TEXTURE],
+"samplers":[{"magFilter":9729,"minFilter":9987}],
+"images":[{"bufferView":0,"mimeType":"MIME"}],
+"accessors":[
+ {"bufferView":1,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},
+ {"bufferView":2,"componentType":5126,"count":4,"type":"VEC2"},
+ {"bufferView":3,"componentType":5123,"count":6,"type":"SCALAR"}],
+"bufferViews":[
+ {"buffer":0,"byteOffset":0,"byteLength":IMGLEN},
+ {"buffer":0,"byteOffset":IMGPAD,"byteLength":48},
+ {"buffer":0,"byteOffset":IMGPAD48,"byteLength":32},
+ {"buffer":0,"byteOffset":IMGPAD80,"byteLength":12}],
+"buffers":[{"byteLength":TOTAL}]}"#;
+
+/// A GLB of a textured quad whose one image is `image` (buffer view 0, declared as `mime`).
+/// With `webp`, the texture names it through `EXT_texture_webp` (required, no fallback
+/// `source`); otherwise as its `source`. For the texture targets: every input reaches the
+/// importer's real image path (chunk checks, size limits, decode, mip chain) and the draw.
+pub fn textured_quad(image: &[u8], mime: &str, webp: bool) -> Vec<u8> {
+    let pad = image.len().div_ceil(4) * 4;
+    let mut bin = image.to_vec();
+    bin.resize(pad, 0);
+    for v in [[0f32, 0., 0.], [1., 0., 0.], [1., 1., 0.], [0., 1., 0.]] {
+        for c in v {
+            bin.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    for v in [[0f32, 1.], [1., 1.], [1., 0.], [0., 0.]] {
+        for c in v {
+            bin.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    for i in [0u16, 1, 2, 0, 2, 3] {
+        bin.extend_from_slice(&i.to_le_bytes());
+    }
+    let json = QUAD
+        .replace("IMGLEN", &image.len().max(1).to_string())
+        .replace("IMGPAD48", &(pad + 48).to_string())
+        .replace("IMGPAD80", &(pad + 80).to_string())
+        .replace("IMGPAD", &pad.to_string())
+        .replace("TOTAL", &bin.len().to_string());
+    let texture = if webp {
+        r#"{"sampler":0,"extensions":{"EXT_texture_webp":{"source":0}}}"#
+    } else {
+        r#"{"source":0,"sampler":0}"#
+    };
+    let mut json = QUAD
+        .replace("IMGLEN", &image.len().max(1).to_string())
+        .replace("IMGPAD48", &(pad + 48).to_string())
+        .replace("IMGPAD80", &(pad + 80).to_string())
+        .replace("IMGPAD", &pad.to_string())
+        .replace("TOTAL", &bin.len().to_string())
+        .replace("TEXTURE", texture)
+        .replace("MIME", mime);
+    if webp {
+        json = json.replacen(
+            '{',
+            r#"{"extensionsUsed":["EXT_texture_webp"],"extensionsRequired":["EXT_texture_webp"],"#,
+            1,
+        );
+    }
+    glb(json.as_bytes(), Some(&bin))
+}

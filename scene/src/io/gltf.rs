@@ -43,7 +43,7 @@
 //! * **Morph targets** become [`MorphController`](crate::MorphController)s: `POSITION` and
 //!   `NORMAL` deltas, the node's `weights` over the mesh's, and `weights` animation channels
 //!   (STEP, LINEAR, CUBICSPLINE) as the controller's keys, driven by the update time. A
-//!   primitive both skinned and morphed is refused with [`IoError::Unsupported`].
+//!   primitive both skinned and morphed is morphed, then skinned.
 //! * **`KHR_mesh_quantization`**: integer positions, normals, texture coordinates and morph
 //!   deltas (normalized or not) are read as the extension specifies; a file may require it.
 //!   Only when `extensionsUsed` lists it: otherwise each attribute must have one of the core
@@ -56,10 +56,11 @@
 //!   specular, iridescence, anisotropy, dispersion, diffuse transmission) is drawn as the
 //!   base material, also when required
 //!   ([`ExtensionUse::warning`](super::ExtensionUse::warning): the `warning:` line `plumb
-//!   render` prints). Extensions plumb cannot decode (`KHR_draco_mesh_compression`,
-//!   `EXT_meshopt_compression`, `KHR_texture_basisu`, `EXT_texture_webp`, `EXT_texture_avif`):
-//!   a file that requires one is refused with an error naming it; one that only uses it
-//!   loads from its fallback data. Any other required extension is refused as unsupported.
+//!   render` prints). `KHR_draco_mesh_compression` streams are decoded (the `draco`
+//!   submodule) and `EXT_texture_webp` images are decoded in place of the fallback. Extensions
+//!   plumb cannot decode (`EXT_meshopt_compression`, `KHR_texture_basisu`,
+//!   `EXT_texture_avif`): a file that requires one is refused with an error naming it; one
+//!   that only uses it loads from its fallback data. Any other required extension is refused as unsupported.
 //!
 //! The import is all-or-nothing: nodes are built in a detached subtree and attached only
 //! when everything succeeded.

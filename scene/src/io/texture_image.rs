@@ -80,6 +80,7 @@ fn format_from_mime(mime: &str) -> Option<ImageFormat> {
     match mime {
         "image/png" => Some(ImageFormat::Png),
         "image/jpeg" | "image/jpg" => Some(ImageFormat::Jpeg),
+        "image/webp" => Some(ImageFormat::WebP),
         _ => None,
     }
 }

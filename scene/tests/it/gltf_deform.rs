@@ -514,3 +514,50 @@ fn clips_choose_the_morph_weights() {
     io::play_only(&a, None);
     assert!((z_at(&mut s, 0.5) - 2.0).abs() < 1e-6);
 }
+
+/// Skinned and morphed (issue 28 item 9): [`two_joint_skin`] with one morph target moving
+/// vertex 1 by (0, 0, 1) and vertex 2 by (1, 0, 0), mesh weight 0.5 — morph first, then
+/// skin, worked by hand:
+/// * vertex 1 (joint 1): morphed (0, 2, 0.5); IBM → (0, 1, 0.5); Rz90 → (−1, 0, 0.5);
+///   + (0, 1, 0) → (−1, 1, 0.5);
+/// * vertex 2 (half each): morphed (0.5, 2, 0); joint 0 leaves it; joint 1 gives
+///   (0.5, 1, 0) → (−1, 0.5, 0) → (−1, 1.5, 0); half and half (−0.25, 1.75, 0).
+///
+/// Updating again at the same time gives the same mesh (the skin never skins its own
+/// output), and a `weights` channel moves the morph under the skin.
+#[test]
+fn skinned_and_morphed_primitive() {
+    let mut b = Builder::default();
+    let mut d = two_joint_skin(&mut b);
+    let delta = b.f32s(&[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0], "VEC3");
+    d["meshes"][0]["primitives"][0]["targets"] = json!([{"POSITION": delta}]);
+    d["meshes"][0]["weights"] = json!([0.5]);
+    let mut s = load_doc("skin-morph", &b, d.clone()).unwrap();
+    let g = leaf(&s.scene);
+    for t in [0.0, 0.0, 1.0] {
+        s.scene.update(t);
+        let m = s.scene.mesh(g).unwrap();
+        let p = m.positions();
+        assert!(close(p[0], Vec3::ZERO), "{p:?}");
+        assert!(close(p[1], Vec3::new(-1.0, 1.0, 0.5)), "{p:?}");
+        assert!(close(p[2], Vec3::new(-0.25, 1.75, 0.0)), "{p:?}");
+        // No NORMAL target: the normals are the skin's, as without the morph.
+        let n = m.normals().unwrap();
+        assert!(
+            close(n[1], Vec3::Y) && close(n[2], Vec3::new(H, H, 0.0)),
+            "{n:?}"
+        );
+    }
+    // The weight animated 0 → 1 over a second: vertex 1's z follows it through the skin.
+    let t = b.f32s(&[0.0, 1.0], "SCALAR");
+    let w = b.f32s(&[0.0, 1.0], "SCALAR");
+    d["animations"] = json!([{"samplers": [{"input": t, "output": w}],
+        "channels": [{"sampler": 0, "target": {"node": 2, "path": "weights"}}]}]);
+    let mut s = load_doc("skin-morph-anim", &b, d).unwrap();
+    let g = leaf(&s.scene);
+    for (t, z) in [(0.0, 0.0), (0.25, 0.25), (1.0, 1.0), (0.25, 0.25)] {
+        s.scene.update(t);
+        let p = s.scene.mesh(g).unwrap().positions()[1];
+        assert!(close(p, Vec3::new(-1.0, 1.0, z)), "t {t}: {p}");
+    }
+}

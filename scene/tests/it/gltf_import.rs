@@ -505,3 +505,67 @@ fn import_into_existing_scene() {
     // root, holder, tri, m[0]
     assert_eq!(scene.node_count(), 4);
 }
+
+/// `EXT_texture_webp` (issue 28 item 3): the WebP image replaces the texture's fallback
+/// `source`, lossless texels come back exactly, and a file that requires the extension may
+/// omit the fallback. The WebP bytes are encoded here by the `image` crate's lossless
+/// encoder (a 3 × 2 image of six distinct colours); the PNG fallback is another colour.
+#[test]
+fn webp_textures_replace_the_fallback() {
+    let colors: [[u8; 4]; 6] = [
+        [255, 0, 0, 255],
+        [0, 255, 0, 255],
+        [0, 0, 255, 255],
+        [10, 20, 30, 255],
+        [200, 100, 50, 128],
+        [1, 2, 3, 4],
+    ];
+    let img = image::RgbaImage::from_fn(3, 2, |x, y| image::Rgba(colors[(y * 3 + x) as usize]));
+    let mut webp = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut webp, image::ImageFormat::WebP).unwrap();
+    let webp = webp.into_inner();
+    assert_eq!(&webp[8..12], b"WEBP");
+    for required in [false, true] {
+        let mut b = Builder::default();
+        let mut doc = triangle(&mut b);
+        let png_view = b.view(&png(1, 1, [9, 9, 9, 255]), None);
+        let webp_view = b.view(&webp, None);
+        doc["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+        doc["meshes"][0]["primitives"][0]["material"] = json!(0);
+        doc["images"] = json!([
+            {"bufferView": png_view, "mimeType": "image/png"},
+            {"bufferView": webp_view, "mimeType": "image/webp"}
+        ]);
+        doc["textures"] = json!([{"source": 0, "extensions": {"EXT_texture_webp": {"source": 1}}}]);
+        doc["extensionsUsed"] = json!(["EXT_texture_webp"]);
+        if required {
+            doc["extensionsRequired"] = json!(["EXT_texture_webp"]);
+            doc["textures"][0].as_object_mut().unwrap().remove("source");
+        }
+        let dir = temp_dir(&format!("webp-{required}"));
+        let p = write(&dir, "w.gltf", b.gltf(doc));
+        let s = io::load(&p, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        let g = child(&s.scene, s.scene.find("tri").unwrap(), 0);
+        let t = s
+            .imported
+            .material(g)
+            .unwrap()
+            .base_color_texture
+            .as_ref()
+            .unwrap();
+        assert_eq!(
+            (t.texture.width(), t.texture.height()),
+            (3, 2),
+            "required {required}"
+        );
+        let level = t.texture.level(0).unwrap();
+        for (k, c) in colors.iter().enumerate() {
+            let (x, y) = (k as u32 % 3, k as u32 / 3);
+            assert_eq!(
+                level.texel(x, y),
+                Some(*c),
+                "texel ({x}, {y}), required {required}"
+            );
+        }
+    }
+}

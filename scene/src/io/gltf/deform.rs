@@ -24,7 +24,13 @@
 //!   update on, and with no playing clip the static weights apply. Within one animation, of
 //!   two channels on the same node the later wins. A leaf with all-zero static weights and
 //!   no `weights` channel gets no controller (it would not move).
-//! * A primitive both skinned and morphed is refused ([`IoError::Unsupported`]).
+//! * **Both.** A skinned node whose mesh has targets gets one controller per leaf,
+//!   [`MorphedSkin`]: each update morphs the primitive's bind-pose attributes (the morph
+//!   controller above, unchanged) and skins the result with the skin's joint matrices, so
+//!   the vertex is `Σ_k w_jk · W_k · IBM_k · (v_j + Σ_i c_i·d_ij)` — morph first, then skin,
+//!   as glTF orders them. One controller, not two in a row, so the skin never sees its own
+//!   previous output (a morph with no playing weights still gives the bind pose). Such a
+//!   leaf cannot be saved as a scene file (`plumb convert` refuses it by name).
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
@@ -162,6 +168,89 @@ fn skin_controller(ctx: &Ctx<'_>, leaf: &Leaf, skin: &Skin) -> Result<SkinContro
         .collect();
     SkinController::from_influences(skin.joints.clone(), rows)
         .map_err(|e| ctx.scene_err(&leaf.label, e))
+}
+
+/// A leaf both morphed and skinned (see the module docs): the morph runs on the bind-pose
+/// mesh, then the skin's influences (joints and weights of `skin`) are applied to the morphed
+/// vertices with the joints' inverse bind matrices.
+pub(crate) struct MorphedSkin {
+    morph: Box<dyn MeshController>,
+    /// The primitive as converted: the bind pose the morph deforms.
+    base: Arc<crate::mesh::Mesh>,
+    /// Bones, activity and whether normals are skinned (its offsets, made from the unmorphed
+    /// bind pose, are not used).
+    skin: SkinController,
+    /// Per vertex, `(joint, weight)`: the skin's influences.
+    rows: Vec<Vec<(usize, f32)>>,
+    ibm: Vec<Mat4>,
+    /// `normal_matrix` of each inverse bind matrix.
+    normal: Vec<Mat3>,
+}
+
+impl MeshController for MorphedSkin {
+    fn bones(&self) -> &[NodeId] {
+        self.skin.bones()
+    }
+
+    fn world_is_identity(&self) -> bool {
+        true
+    }
+
+    fn check(&self, mesh: &crate::mesh::Mesh) -> Result<(), SceneError> {
+        self.skin.check(mesh)?;
+        self.morph.check(mesh)
+    }
+
+    /// `None` when the skin is inactive, the mesh no longer has the bind pose's vertex
+    /// count, or the bone count differs.
+    fn update(
+        &mut self,
+        time: f64,
+        mesh: &crate::mesh::Mesh,
+        bones: &[crate::transform::Transform],
+    ) -> Option<crate::mesh::Mesh> {
+        let n = self.base.positions().len();
+        if !self.skin.active() || mesh.positions().len() != n || bones.len() != self.ibm.len() {
+            return None;
+        }
+        let morphed = self.morph.update(time, &self.base, &[]);
+        let m = morphed.as_ref().unwrap_or(&self.base);
+        let (pos, nrm) = (m.positions(), m.normals());
+        let influences = &self.rows;
+        // The same sums, in the same order, as `SkinController::positions` and `normals`,
+        // with each offset made from the morphed vertex.
+        let positions = influences
+            .iter()
+            .enumerate()
+            .map(|(j, row)| {
+                let mut v = glam::Vec3::ZERO;
+                for (i, &(k, w)) in row.iter().enumerate() {
+                    let p = w * bones[k].apply_point(self.ibm[k].transform_point3(pos[j]));
+                    v = if i == 0 { p } else { v + p };
+                }
+                v
+            })
+            .collect();
+        let skinned_normals = self.skin.skins_normals().then_some(nrm).flatten();
+        match skinned_normals {
+            Some(nrm) if mesh.normals().is_some() => {
+                let mats: Vec<Mat3> = bones.iter().map(|t| normal_matrix(t.matrix())).collect();
+                let normals = influences
+                    .iter()
+                    .enumerate()
+                    .map(|(j, row)| {
+                        let mut s = glam::Vec3::ZERO;
+                        for &(k, w) in row {
+                            s += w * (mats[k] * (self.normal[k] * nrm[j]));
+                        }
+                        s.normalize_or_zero()
+                    })
+                    .collect();
+                mesh.with_deformed_vertices(positions, normals).ok()
+            }
+            _ => mesh.with_deformed_positions(positions).ok(),
+        }
+    }
 }
 
 /// The keys one clip (glTF animation) gives a leaf's morph weights.
@@ -398,20 +487,34 @@ pub(crate) fn attach(
         };
         let c = &leaf.converted;
         if let Some(skin) = gnode.skin() {
-            if !c.targets.is_empty() {
-                return Err(IoError::Unsupported {
-                    file: ctx.file.to_owned(),
-                    context: leaf.label.clone(),
-                    feature: "morph targets on a skinned mesh",
-                });
-            }
             let s = match skins.entry(skin.index()) {
                 Entry::Occupied(e) => e.into_mut(),
                 Entry::Vacant(e) => e.insert(read_skin(ctx, &skin, ids)?),
             };
             let controller = skin_controller(ctx, leaf, s)?;
+            let channels = by_node.get(&leaf.node).map_or(&[][..], Vec::as_slice);
+            let morph = if c.targets.is_empty() {
+                None
+            } else {
+                morph_controller(ctx, doc, leaf, channels)?
+            };
+            let controller: Box<dyn MeshController> = match morph {
+                None => Box::new(controller),
+                Some(morph) => Box::new(MorphedSkin {
+                    morph: Box::new(morph),
+                    base: c.mesh.clone(),
+                    rows: controller
+                        .influences()
+                        .iter()
+                        .map(|r| r.iter().map(|i| (i.bone, i.weight)).collect())
+                        .collect(),
+                    skin: controller,
+                    ibm: s.ibm.clone(),
+                    normal: s.normal.clone(),
+                }),
+            };
             scene
-                .add_mesh_controller(leaf.geom, Box::new(controller))
+                .add_mesh_controller(leaf.geom, controller)
                 .map_err(|e| ctx.scene_err(&leaf.label, e))?;
         } else if !c.targets.is_empty() {
             let channels = by_node.get(&leaf.node).map_or(&[][..], Vec::as_slice);

@@ -334,10 +334,41 @@ fn draco_accessor_paths(root: &::gltf::json::Root) -> std::collections::BTreeSet
     out
 }
 
+/// `EXT_texture_webp`.
+const WEBP: &str = "EXT_texture_webp";
+
+/// `EXT_texture_webp`: plumb decodes WebP, so each texture's `extensions.EXT_texture_webp.source`
+/// (a WebP image) replaces its `source` (the fallback, which a file requiring the extension
+/// may omit) before the document is read; everything after sees an ordinary texture. A
+/// malformed extension object is left for validation to report as the texture's `source`.
+fn prefer_webp_sources(doc: &mut serde_json::Value) {
+    let Some(textures) = doc.get_mut("textures").and_then(|t| t.as_array_mut()) else {
+        return;
+    };
+    for texture in textures {
+        let webp = texture
+            .get("extensions")
+            .and_then(|e| e.get(WEBP))
+            .and_then(|w| w.get("source"))
+            .cloned();
+        if let (Some(source), Some(t)) = (webp, texture.as_object_mut()) {
+            t.insert("source".to_owned(), source);
+        }
+    }
+}
+
 /// JSON → validated document, with line/column for syntax errors.
 pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
-    let root = ::gltf::json::Root::from_slice(json)
-        .map_err(|e| IoError::from_json(file, &e, "invalid glTF JSON: "))?;
+    let root = if json.windows(WEBP.len()).any(|w| w == WEBP.as_bytes()) {
+        let mut value: serde_json::Value = serde_json::from_slice(json)
+            .map_err(|e| IoError::from_json(file, &e, "invalid glTF JSON: "))?;
+        prefer_webp_sources(&mut value);
+        serde_json::from_value(value)
+            .map_err(|e| IoError::from_json(file, &e, "invalid glTF JSON: "))?
+    } else {
+        ::gltf::json::Root::from_slice(json)
+            .map_err(|e| IoError::from_json(file, &e, "invalid glTF JSON: "))?
+    };
     super::extensions::check_required(file, &root)?;
     check_shapes(file, &root)?;
     // Validation as the `gltf` crate does it, except that a missing POSITION `min`/`max`

@@ -63,7 +63,11 @@ const KNOWN: &[(&str, Handling, &str)] = &[
         Handling::CannotDecode,
         "KTX2 / Basis Universal textures",
     ),
-    ("EXT_texture_webp", Handling::CannotDecode, "WebP textures"),
+    (
+        "EXT_texture_webp",
+        Handling::Honoured,
+        "WebP textures, decoded (preferred over the fallback source)",
+    ),
     ("EXT_texture_avif", Handling::CannotDecode, "AVIF textures"),
     (
         "EXT_mesh_gpu_instancing",

@@ -846,7 +846,8 @@ impl Saver<'_> {
             (Some(m), _) | (None, Some(m)) => m,
             (None, None) => return Err(self.unsupported(
                 path,
-                "mesh controllers other than skin, morph and point motion (closures, other types)",
+                "mesh controllers other than skin, morph and point motion (a glTF leaf both skinned \
+                 and morphed, closures, other types)",
             )),
         };
         morph_doc(morph)
