@@ -230,12 +230,6 @@ pub fn textured_quad(image: &[u8], mime: &str, webp: bool) -> Vec<u8> {
     for i in [0u16, 1, 2, 0, 2, 3] {
         bin.extend_from_slice(&i.to_le_bytes());
     }
-    let json = QUAD
-        .replace("IMGLEN", &image.len().max(1).to_string())
-        .replace("IMGPAD48", &(pad + 48).to_string())
-        .replace("IMGPAD80", &(pad + 80).to_string())
-        .replace("IMGPAD", &pad.to_string())
-        .replace("TOTAL", &bin.len().to_string());
     let texture = if webp {
         r#"{"sampler":0,"extensions":{"EXT_texture_webp":{"source":0}}}"#
     } else {

@@ -56,10 +56,10 @@
 //!   specular, iridescence, anisotropy, dispersion, diffuse transmission) is drawn as the
 //!   base material, also when required
 //!   ([`ExtensionUse::warning`](super::ExtensionUse::warning): the `warning:` line `plumb
-//!   render` prints). `KHR_draco_mesh_compression` streams are decoded (the `draco`
-//!   submodule) and `EXT_texture_webp` images are decoded in place of the fallback. Extensions
-//!   plumb cannot decode (`EXT_meshopt_compression`, `KHR_texture_basisu`,
-//!   `EXT_texture_avif`): a file that requires one is refused with an error naming it; one
+//!   render` prints). `KHR_draco_mesh_compression` streams and `EXT_meshopt_compression`
+//!   views are decoded (the `draco` and `meshopt` submodules) and `EXT_texture_webp` images
+//!   are decoded in place of the fallback. Extensions plumb cannot decode
+//!   (`KHR_texture_basisu`, `EXT_texture_avif`): a file that requires one is refused with an error naming it; one
 //!   that only uses it loads from its fallback data. Any other required extension is refused as unsupported.
 //!
 //! The import is all-or-nothing: nodes are built in a detached subtree and attached only
@@ -77,6 +77,7 @@ mod extensions;
 mod glb;
 mod instancing;
 mod material;
+mod meshopt;
 mod primitive;
 mod tangent;
 mod variants;
@@ -87,10 +88,11 @@ mod variants;
     clippy::type_complexity,
     reason = "the type of crate::UnitTests, spelled out: no import of the crate root"
 )]
-pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 4] {
+pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 5] {
     [
         ("io::gltf::counts", counts::tests::TESTS),
         ("io::gltf::glb", glb::tests::TESTS),
+        ("io::gltf::meshopt", meshopt::tests::TESTS),
         ("io::gltf::primitive", primitive::tests::TESTS),
         ("io::gltf::tangent", tangent::tests::TESTS),
     ]
@@ -185,14 +187,17 @@ pub fn import_gltf_bytes(
         images: BTreeMap::new(),
         texture_budget: super::texture_image::TextureBudget::new(options.max_texture_bytes),
         geometry_left: std::cell::Cell::new(options.max_geometry_bytes),
+        views: BTreeMap::new(),
     };
     ctx.buffers = load_buffers(&ctx, &doc, bin)?;
+    ctx.views = meshopt::decode_views(&ctx, &doc)?;
     // Build detached, attach at the end: all or nothing. (Errors about the staging and the
     // final attach need only the file, so they get a context without the loaded data.)
     let err_ctx = Ctx {
         buffers: Vec::new(),
         images: BTreeMap::new(),
         geometry_left: std::cell::Cell::new(0),
+        views: BTreeMap::new(),
         ..ctx
     };
     let mut imported = super::staged::build_staged(
@@ -214,6 +219,15 @@ fn load_buffers(
 ) -> Result<Vec<Vec<u8>>, IoError> {
     let mut out = Vec::new();
     for b in doc.buffers() {
+        // An `EXT_meshopt_compression` fallback buffer (marked, or without data outside the
+        // GLB chunk): only compressed views point into it, and their bytes come from their
+        // streams, so it is never loaded (its byteLength may be large).
+        let placeholder =
+            matches!(b.source(), ::gltf::buffer::Source::Bin) && (bin.is_none() || b.index() > 0);
+        if meshopt::is_fallback(&b) || (placeholder && meshopt::used(doc)) {
+            out.push(Vec::new());
+            continue;
+        }
         let data = match b.source() {
             ::gltf::buffer::Source::Bin => bin
                 .ok_or_else(|| IoError::MissingResource {
@@ -449,6 +463,7 @@ pub fn gltf_scenes(path: &Path, options: &ImportOptions) -> Result<GltfScenes, I
         images: BTreeMap::new(),
         texture_budget: super::texture_image::TextureBudget::new(0),
         geometry_left: std::cell::Cell::new(0),
+        views: BTreeMap::new(),
     };
     let variants = variants::names(&err_ctx, &doc)?;
     Ok(GltfScenes {

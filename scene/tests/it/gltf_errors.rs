@@ -297,10 +297,7 @@ fn unsupported_extension_and_required_extensions() {
     // A required extension whose data plumb cannot decode is named, with what it carries,
     // even when (as in real Draco files) its accessors have no buffer view, which
     // validation would report first as "missing data".
-    for (ext, what) in [
-        ("EXT_meshopt_compression", "meshopt"),
-        ("KHR_texture_basisu", "Basis Universal"),
-    ] {
+    for (ext, what) in [("KHR_texture_basisu", "Basis Universal")] {
         let mut d = d.clone();
         d["extensionsRequired"] = json!(["KHR_mesh_quantization", ext]);
         d["extensionsUsed"] = json!(["KHR_mesh_quantization", ext]);
@@ -548,5 +545,46 @@ fn mutated_files_never_panic() {
     assert!(
         failed > 100,
         "most mutations must be rejected ({ok} loaded, {failed} failed)"
+    );
+}
+
+/// `EXT_meshopt_compression` streams that are truncated, too long, of the wrong version or
+/// of counts that do not fit their view: one error naming the file, the view and the
+/// extension, and what is wrong (issue 28). Every truncation of the vertex stream is tried.
+#[test]
+fn bad_meshopt_streams_are_named() {
+    use crate::gltf_import::{meshopt_quad, MESHOPT_TRIANGLES, MESHOPT_VERTICES};
+    let v = &MESHOPT_VERTICES;
+    let mut wrong_version = v.to_vec();
+    wrong_version[0] = 0xa1;
+    let mut long = v.to_vec();
+    long.insert(40, 0);
+    let mut cases: Vec<(Vec<u8>, Vec<u8>, &str)> = vec![
+        (wrong_version, MESHOPT_TRIANGLES.to_vec(), "expected 0xa0"),
+        (long, MESHOPT_TRIANGLES.to_vec(), "decode"),
+        (v.to_vec(), MESHOPT_TRIANGLES[..10].to_vec(), "too few"),
+    ];
+    for n in [0, 1, 20, 33, 52, 84] {
+        cases.push((v[..n].to_vec(), MESHOPT_TRIANGLES.to_vec(), "decode"));
+    }
+    for (k, (vertices, triangles, want)) in cases.into_iter().enumerate() {
+        let (_, e) = load(
+            &format!("meshopt-{k}"),
+            "q.gltf",
+            meshopt_quad(&vertices, &triangles),
+        );
+        let m = e.to_string();
+        assert!(
+            m.contains("bufferViews[") && m.contains("EXT_meshopt_compression") && m.contains(want),
+            "case {k}: {m}"
+        );
+    }
+    // A count that does not fill the parent view.
+    let doc = meshopt_quad(&MESHOPT_VERTICES, &MESHOPT_TRIANGLES)
+        .replace("\"count\":4,\"mode\"", "\"count\":3,\"mode\"");
+    let (_, e) = load("meshopt-count", "q.gltf", doc);
+    assert!(
+        e.to_string().contains("is not the view's byteLength"),
+        "{e}"
     );
 }

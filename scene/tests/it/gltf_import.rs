@@ -14,7 +14,7 @@ use plumb_scene::io::{
     ImportedScene,
 };
 use plumb_scene::{MeshTopology, NodeId, Scene};
-use serde_json::json;
+use serde_json::{json, Value};
 
 fn load_text(name: &str, text: &str) -> ImportedScene {
     let dir = temp_dir(name);
@@ -568,4 +568,101 @@ fn webp_textures_replace_the_fallback() {
             );
         }
     }
+}
+
+/// meshoptimizer's test vector `kVertexDataV0` (MIT licence, © Arseny Kapoulkine): 4
+/// vertices of 12 bytes (u16 px py pz, u8 nu nv, u16 tx ty) — (0,0,0) (300,0,0) (0,300,0)
+/// (300,300,0), texture coordinates 0 or 500 — as an `ATTRIBUTES` stream.
+pub(crate) const MESHOPT_VERTICES: [u8; 85] = [
+    0xa0, 0x01, 0x3f, 0x00, 0x00, 0x00, 0x58, 0x57, 0x58, 0x01, 0x26, 0x00, 0x00, 0x00, 0x01, 0x0c,
+    0x00, 0x00, 0x00, 0x58, 0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x3f, 0x00,
+    0x00, 0x00, 0x17, 0x18, 0x17, 0x01, 0x26, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x00, 0x00, 0x00, 0x17,
+    0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00,
+];
+
+/// Triangles (0, 1, 2), (2, 1, 3) as a `TRIANGLES` stream: codes 0xf0 (three new vertices
+/// through table entry 0) and 0x10 (edge 1 of the FIFO, (2, 1), and the next vertex), then
+/// the 16-byte table of the same test file's `kIndexDataV1`.
+pub(crate) const MESHOPT_TRIANGLES: [u8; 19] = [
+    0xe1, 0xf0, 0x10, 0x00, 0x76, 0x87, 0x56, 0x67, 0x78, 0xa9, 0x86, 0x65, 0x89, 0x68, 0x98, 0x01,
+    0x69, 0x00, 0x00,
+];
+
+/// A quad whose vertex and index views are `EXT_meshopt_compression` streams (`vertices`,
+/// `triangles`), their parent views in a fallback buffer without data.
+pub(crate) fn meshopt_quad(vertices: &[u8], triangles: &[u8]) -> String {
+    let mut b = Builder::default();
+    let vstream = b.view(vertices, None);
+    let tstream = b.view(triangles, None);
+    let (voff, toff) = (
+        b.views[vstream]["byteOffset"].clone(),
+        b.views[tstream]["byteOffset"].clone(),
+    );
+    let ext = |off: Value, len: usize, stride: usize, count: usize, mode: &str| {
+        json!({"EXT_meshopt_compression": {"buffer": 0, "byteOffset": off, "byteLength": len,
+            "byteStride": stride, "count": count, "mode": mode}})
+    };
+    b.views = vec![
+        json!({"buffer": 1, "byteOffset": 0, "byteLength": 48, "byteStride": 12,
+            "extensions": ext(voff, vertices.len(), 12, 4, "ATTRIBUTES")}),
+        json!({"buffer": 1, "byteOffset": 48, "byteLength": 12,
+            "extensions": ext(toff, triangles.len(), 2, 6, "TRIANGLES")}),
+    ];
+    b.accessors = vec![
+        json!({"bufferView": 0, "componentType": 5123, "count": 4, "type": "VEC3",
+            "min": [0, 0, 0], "max": [300, 300, 0]}),
+        json!({"bufferView": 0, "byteOffset": 8, "componentType": 5123, "normalized": true,
+            "count": 4, "type": "VEC2"}),
+        json!({"bufferView": 1, "componentType": 5123, "count": 6, "type": "SCALAR"}),
+    ];
+    let exts = json!(["EXT_meshopt_compression", "KHR_mesh_quantization"]);
+    let doc = json!({
+        "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "quad", "mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2}]}],
+        "extensionsUsed": exts.clone(), "extensionsRequired": exts
+    });
+    let mut doc: Value = serde_json::from_str(&b.gltf(doc)).unwrap();
+    doc["buffers"].as_array_mut().unwrap().push(
+        json!({"byteLength": 64, "extensions": {"EXT_meshopt_compression": {"fallback": true}}}),
+    );
+    doc.to_string()
+}
+
+/// `EXT_meshopt_compression` (issue 28 item 3): a quad from an `ATTRIBUTES` vertex stream
+/// (meshoptimizer's own test vector) and a `TRIANGLES` index stream, with the uncompressed
+/// views in a fallback buffer that has no data: the decoded vertices, texture coordinates
+/// and indices are the vector's.
+#[test]
+fn meshopt_compressed_views() {
+    let dir = temp_dir("meshopt");
+    let p = write(
+        &dir,
+        "q.gltf",
+        meshopt_quad(&MESHOPT_VERTICES, &MESHOPT_TRIANGLES),
+    );
+    let s = io::load(&p, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let g = child(&s.scene, s.scene.find("quad").unwrap(), 0);
+    let m = s.scene.mesh(g).unwrap();
+    // No normals in the file: the mesh is unwelded for flat normals, one vertex per index
+    // of (0, 1, 2), (2, 1, 3).
+    let (p, t) = (
+        [
+            Vec3::ZERO,
+            Vec3::new(300.0, 0.0, 0.0),
+            Vec3::new(0.0, 300.0, 0.0),
+            Vec3::new(300.0, 300.0, 0.0),
+        ],
+        500.0 / 65535.0,
+    );
+    let uv = [
+        Vec2::ZERO,
+        Vec2::new(t, 0.0),
+        Vec2::new(0.0, t),
+        Vec2::new(t, t),
+    ];
+    let order = [0, 1, 2, 2, 1, 3];
+    assert_eq!(m.positions(), order.map(|i| p[i]));
+    assert_eq!(m.uv_sets()[0], order.map(|i| uv[i]));
 }

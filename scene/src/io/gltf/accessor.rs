@@ -69,26 +69,18 @@ impl Ctx<'_> {
         let Some(view) = view else {
             return Ok(vec![0; total]);
         };
-        let buffer = self
-            .buffers
-            .get(view.buffer().index())
-            .ok_or_else(|| self.invalid(what, "buffer not loaded".to_owned()))?;
-        let vstart = view.offset();
-        let vend = vstart
-            .checked_add(view.length())
-            .filter(|&e| e <= buffer.len());
-        let Some(vend) = vend else {
+        let Some(bytes) = self.view_bytes(&view) else {
+            let len = self.buffers.get(view.buffer().index()).map_or(0, Vec::len);
             return Err(self.invalid(
                 &format!("buffer view {}", view.index()),
                 format!(
-                    "bytes {vstart}..{} lie past the end of buffer {} ({} bytes)",
-                    vstart.saturating_add(view.length()),
+                    "bytes {}..{} lie past the end of buffer {} ({len} bytes)",
+                    view.offset(),
+                    view.offset().saturating_add(view.length()),
                     view.buffer().index(),
-                    buffer.len()
                 ),
             ));
         };
-        let bytes = &buffer[vstart..vend];
         let stride = view.stride().unwrap_or(elem);
         if stride < elem {
             return Err(self.invalid(

@@ -27,9 +27,23 @@ pub(crate) struct Ctx<'a> {
     /// Bytes of decoded accessor data this import may still produce
     /// ([`ImportOptions::max_geometry_bytes`]); a `Cell` because readers take `&self`.
     pub(crate) geometry_left: std::cell::Cell<u64>,
+    /// Buffer views decoded from `EXT_meshopt_compression` streams, by view index: their
+    /// bytes, in place of the parent buffer's.
+    pub(crate) views: BTreeMap<usize, Vec<u8>>,
 }
 
 impl Ctx<'_> {
+    /// The bytes of buffer `view`: its decoded stream when it is compressed, else its range
+    /// of its buffer; `None` when that range lies outside the loaded buffer.
+    pub(crate) fn view_bytes(&self, view: &::gltf::buffer::View<'_>) -> Option<&[u8]> {
+        if let Some(bytes) = self.views.get(&view.index()) {
+            return Some(bytes);
+        }
+        let buffer = self.buffers.get(view.buffer().index())?;
+        let end = view.offset().checked_add(view.length())?;
+        buffer.get(view.offset()..end)
+    }
+
     pub(crate) fn invalid(&self, context: &str, message: String) -> IoError {
         IoError::Invalid {
             file: self.file.to_owned(),

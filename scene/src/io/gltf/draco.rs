@@ -100,24 +100,16 @@ fn view_bytes<'c>(
             ),
         )
     })?;
-    let buffer = ctx
-        .buffers
-        .get(view.buffer().index())
-        .ok_or_else(|| ctx.invalid(what, "buffer not loaded".to_owned()))?;
-    view.offset()
-        .checked_add(view.length())
-        .and_then(|end| buffer.get(view.offset()..end))
-        .ok_or_else(|| {
-            ctx.invalid(
-                what,
-                format!(
-                    "buffer view {index} ({} bytes at {}) runs past its buffer ({} bytes)",
-                    view.length(),
-                    view.offset(),
-                    buffer.len()
-                ),
-            )
-        })
+    ctx.view_bytes(&view).ok_or_else(|| {
+        ctx.invalid(
+            what,
+            format!(
+                "buffer view {index} ({} bytes at {}) runs past its buffer",
+                view.length(),
+                view.offset(),
+            ),
+        )
+    })
 }
 
 /// Decodes `prim`'s Draco stream, or `None` when it has no `KHR_draco_mesh_compression`.

@@ -10,8 +10,7 @@
 //! * **Ignored: other** — data plumb has no use for (or does not model yet); the file's core
 //!   data is drawn. Required: refused as unsupported, since the file says its core data
 //!   alone is wrong.
-//! * **Refused: cannot decode** — compressed geometry or textures (`EXT_meshopt_compression`,
-//!   …). Used but not required: the fallback data loads. Required: refused naming the
+//! * **Refused: cannot decode** — compressed textures (`KHR_texture_basisu`, …). Used but not required: the fallback data loads. Required: refused naming the
 //!   extension ([`check_required`]).
 //!
 //! An extension not in the table is ignored when only used and refused when required.
@@ -55,8 +54,8 @@ const KNOWN: &[(&str, Handling, &str)] = &[
     ),
     (
         "EXT_meshopt_compression",
-        Handling::CannotDecode,
-        "meshopt-compressed buffers",
+        Handling::Honoured,
+        "compressed buffer views, decoded (every mode and filter)",
     ),
     (
         "KHR_texture_basisu",

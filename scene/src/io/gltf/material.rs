@@ -75,13 +75,7 @@ impl Ctx<'_> {
                 (r.bytes, mime_type.map(str::to_owned).or(r.mime))
             }
             ::gltf::image::Source::View { view, mime_type } => {
-                let buf = self
-                    .buffers
-                    .get(view.buffer().index())
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[]);
-                let range = view.offset()..view.offset().saturating_add(view.length());
-                let bytes = buf.get(range).ok_or_else(|| {
+                let bytes = self.view_bytes(&view).ok_or_else(|| {
                     self.invalid(
                         &format!("image {}", img.index()),
                         format!(
