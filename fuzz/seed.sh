@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 repo=..
 assets=${PLUMB_ASSETS:-$repo/../shared/assets}
-mkdir -p corpus/{scene_file,gltf,glb,draco,obj,png_texture,webp_texture,trace,diff,raster_draw,conform_merge}
+mkdir -p corpus/{scene_file,gltf,glb,draco,meshopt,obj,png_texture,webp_texture,trace,diff,raster_draw,conform_merge}
 sep=$'\xff\xfe'
 cp $repo/docs/examples/*.json corpus/scene_file/ 2>/dev/null || true
 cp $repo/scene/tests/gltf_spec/*/*.gltf corpus/gltf/
@@ -36,6 +36,10 @@ find $repo/scene/tests $repo/docs $assets -name '*.obj' -size -32k 2>/dev/null |
     { cat "$f"; if [ -f "$mtl" ]; then printf '%s' "$sep"; cat "$mtl"; fi; } > "corpus/obj/$(echo "$f" | md5sum | cut -c1-12)"
 done || true
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nmtllib model.mtl\nusemtl m\nf 1/1/1 2/1/1 3/1/1\nl 1 2\np 3\n%snewmtl m\nKd 1 0.5 0\nmap_Kd t.png\n' "$sep" > corpus/obj/hand
+# meshopt: a selector byte and a valid stream for each choice (the vertex and triangle
+# vectors, an INDICES stream, an 8-byte attribute stream under each filter), committed
+# under fuzz/seeds/ (made from meshoptimizer's test vectors and by hand).
+cp seeds/meshopt/* corpus/meshopt/
 # Lossless WebP files made by the `image` crate's encoder (plumb's own content, committed
 # under fuzz/seeds/; there is no lossy encoder to make lossy seeds with).
 cp seeds/webp_texture/*.webp corpus/webp_texture/
