@@ -295,9 +295,12 @@ fn unsupported_extension_and_required_extensions() {
     let (_, e) = load("ext-req", "r.gltf", b.gltf(d.clone()));
     assert!(e.to_string().contains("unsupported extension"), "{e}");
     // A required extension whose data plumb cannot decode is named, with what it carries,
-    // even when (as in real Draco files) its accessors have no buffer view, which
-    // validation would report first as "missing data".
-    for (ext, what) in [("KHR_texture_basisu", "Basis Universal")] {
+    // even when its accessors have no buffer view, which validation would report first as
+    // "missing data".
+    for (ext, what) in [
+        ("KHR_texture_basisu", "Basis Universal"),
+        ("EXT_texture_avif", "AVIF"),
+    ] {
         let mut d = d.clone();
         d["extensionsRequired"] = json!(["KHR_mesh_quantization", ext]);
         d["extensionsUsed"] = json!(["KHR_mesh_quantization", ext]);

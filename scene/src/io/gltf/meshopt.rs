@@ -189,10 +189,10 @@ pub(crate) fn decode(
 /// The extension's rules on strides, counts and filters.
 fn check(count: usize, stride: usize, mode: Mode, filter: Filter) -> Result<(), String> {
     let rule = match mode {
-        Mode::Attributes if stride == 0 || stride % 4 != 0 || stride > 256 => {
+        Mode::Attributes if stride == 0 || !stride.is_multiple_of(4) || stride > 256 => {
             "ATTRIBUTES needs a byteStride that is a multiple of 4, at most 256"
         }
-        Mode::Triangles if count % 3 != 0 => "TRIANGLES needs a count divisible by 3",
+        Mode::Triangles if !count.is_multiple_of(3) => "TRIANGLES needs a count divisible by 3",
         Mode::Triangles | Mode::Indices if stride != 2 && stride != 4 => {
             "TRIANGLES and INDICES need a byteStride of 2 or 4"
         }
