@@ -191,6 +191,7 @@ pub fn import_gltf_bytes(
     };
     ctx.buffers = load_buffers(&ctx, &doc, bin)?;
     ctx.views = meshopt::decode_views(&ctx, &doc)?;
+    ctx.prefetch_images(&doc)?;
     // Build detached, attach at the end: all or nothing. (Errors about the staging and the
     // final attach need only the file, so they get a context without the loaded data.)
     let err_ctx = Ctx {

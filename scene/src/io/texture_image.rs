@@ -100,21 +100,36 @@ pub(crate) fn decode(
     max_side: u32,
     budget: &mut TextureBudget,
 ) -> Result<Texture, IoError> {
+    let probed = probe(file, name, bytes, mime, max_side, budget)?;
+    decode_probed(file, name, bytes, probed, max_side)
+}
+
+/// What [`probe`] found: the format to decode with (`None`: sniff).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Probed(Option<ImageFormat>);
+
+/// The cheap half of [`decode`]: reads the header, checks the size against `max_side` and
+/// charges the mip chain to `budget`, before anything is decoded. Callers that decode several
+/// images at once probe them all first, in a fixed order, so the budget is charged the same
+/// way whatever the decoding order.
+///
+/// # Errors
+/// As [`decode`]: [`IoError::ImageTooLarge`], [`IoError::Image`], a budget error.
+pub(crate) fn probe(
+    file: &Path,
+    name: &str,
+    bytes: &[u8],
+    mime: Option<&str>,
+    max_side: u32,
+    budget: &mut TextureBudget,
+) -> Result<Probed, IoError> {
     let image_err = |reason: String| IoError::Image {
         file: file.to_owned(),
         image: name.to_owned(),
         reason,
     };
-    let reader = || -> Result<ImageReader<Cursor<&[u8]>>, IoError> {
-        let r = ImageReader::new(Cursor::new(bytes));
-        match mime.and_then(format_from_mime) {
-            Some(f) => Ok(ImageReader::with_format(r.into_inner(), f)),
-            None => r
-                .with_guessed_format()
-                .map_err(|e| image_err(e.to_string())),
-        }
-    };
-    let probe = reader()?;
+    let format = mime.and_then(format_from_mime);
+    let probe = reader(bytes, format).map_err(image_err)?;
     if probe.format().is_none() {
         return Err(image_err("unknown image format".to_owned()));
     }
@@ -131,7 +146,36 @@ pub(crate) fn decode(
         });
     }
     budget.charge(file, name, mip_chain_bytes(width, height))?;
-    let mut r = reader()?;
+    Ok(Probed(format))
+}
+
+/// A reader of `bytes` as `format`, or of the format its first bytes show.
+fn reader(bytes: &[u8], format: Option<ImageFormat>) -> Result<ImageReader<Cursor<&[u8]>>, String> {
+    let r = ImageReader::new(Cursor::new(bytes));
+    match format {
+        Some(f) => Ok(ImageReader::with_format(r.into_inner(), f)),
+        None => r.with_guessed_format().map_err(|e| e.to_string()),
+    }
+}
+
+/// The expensive half of [`decode`], after [`probe`]: decodes and builds the mip chain. Pure
+/// (no shared state), so several images may be decoded at once.
+///
+/// # Errors
+/// [`IoError::Image`] for undecodable data.
+pub(crate) fn decode_probed(
+    file: &Path,
+    name: &str,
+    bytes: &[u8],
+    probed: Probed,
+    max_side: u32,
+) -> Result<Texture, IoError> {
+    let image_err = |reason: String| IoError::Image {
+        file: file.to_owned(),
+        image: name.to_owned(),
+        reason,
+    };
+    let mut r = reader(bytes, probed.0).map_err(image_err)?;
     let mut limits = Limits::default();
     limits.max_image_width = Some(max_side);
     limits.max_image_height = Some(max_side);

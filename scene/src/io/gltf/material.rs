@@ -56,19 +56,19 @@ fn image_label(img: &::gltf::image::Image<'_>) -> String {
 }
 
 impl Ctx<'_> {
-    /// The decoded texture of a glTF image (cached).
-    fn texture(&mut self, img: &::gltf::image::Image<'_>) -> Result<Arc<Texture>, IoError> {
-        if let Some(t) = self.images.get(&img.index()) {
-            return Ok(t.clone());
-        }
-        let label = image_label(img);
-        let (bytes, mime): (Vec<u8>, Option<String>) = match img.source() {
+    /// The bytes and declared MIME type of a glTF image (its URI loaded, or its view).
+    fn image_bytes(
+        &self,
+        img: &::gltf::image::Image<'_>,
+        label: &str,
+    ) -> Result<(Vec<u8>, Option<String>), IoError> {
+        Ok(match img.source() {
             ::gltf::image::Source::Uri { uri: u, mime_type } => {
                 let r = uri::load(self.base, u, self.options.max_file_bytes).map_err(|reason| {
                     IoError::MissingResource {
                         file: self.file.to_owned(),
                         kind: "image",
-                        uri: label.clone(),
+                        uri: label.to_owned(),
                         reason,
                     }
                 })?;
@@ -86,7 +86,16 @@ impl Ctx<'_> {
                 })?;
                 (bytes.to_vec(), Some(mime_type.to_owned()))
             }
-        };
+        })
+    }
+
+    /// The decoded texture of a glTF image (cached).
+    fn texture(&mut self, img: &::gltf::image::Image<'_>) -> Result<Arc<Texture>, IoError> {
+        if let Some(t) = self.images.get(&img.index()) {
+            return Ok(t.clone());
+        }
+        let label = image_label(img);
+        let (bytes, mime) = self.image_bytes(img, &label)?;
         let tex = Arc::new(texture_image::decode(
             self.file,
             &label,
@@ -97,6 +106,68 @@ impl Ctx<'_> {
         )?);
         self.images.insert(img.index(), tex.clone());
         Ok(tex)
+    }
+
+    /// Decodes, all at once on the import's thread pool, every image that a core texture
+    /// (base colour, metallic-roughness, normal, occlusion, emissive) of a material some
+    /// primitive uses by default uses, into the
+    /// cache [`Ctx::texture`] reads. Each image is fetched, probed and charged to the texture
+    /// budget in image order on this thread first, so the budget, the errors and the bytes
+    /// are the same whatever the number of threads; then the decodes and mip chains (the
+    /// expensive part: JPEG entropy decoding, downsampling) run in parallel. The first error,
+    /// in image order, is returned.
+    pub(crate) fn prefetch_images(&mut self, doc: &::gltf::Document) -> Result<(), IoError> {
+        if !self.options.textures {
+            return Ok(());
+        }
+        let mut wanted = std::collections::BTreeSet::new();
+        let used: std::collections::BTreeSet<usize> = doc
+            .meshes()
+            .flat_map(|m| m.primitives())
+            .filter_map(|p| p.material().index())
+            .collect();
+        for m in doc
+            .materials()
+            .filter(|m| m.index().is_some_and(|i| used.contains(&i)))
+        {
+            let pbr = m.pbr_metallic_roughness();
+            let infos = [
+                pbr.base_color_texture().map(|i| i.texture()),
+                pbr.metallic_roughness_texture().map(|i| i.texture()),
+                m.normal_texture().map(|i| i.texture()),
+                m.occlusion_texture().map(|i| i.texture()),
+                m.emissive_texture().map(|i| i.texture()),
+            ];
+            wanted.extend(infos.into_iter().flatten().map(|t| t.source().index()));
+        }
+        let mut jobs = Vec::new();
+        for img in doc.images().filter(|i| wanted.contains(&i.index())) {
+            let label = image_label(&img);
+            let (bytes, mime) = self.image_bytes(&img, &label)?;
+            let probed = texture_image::probe(
+                self.file,
+                &label,
+                &bytes,
+                mime.as_deref(),
+                self.options.max_texture_size,
+                &mut self.texture_budget,
+            )?;
+            jobs.push((img.index(), label, bytes, probed));
+        }
+        use rayon::prelude::*;
+        let (file, max_side) = (self.file, self.options.max_texture_size);
+        let decoded: Vec<Result<(usize, Texture), IoError>> = jobs
+            .into_par_iter()
+            .map(|(index, label, bytes, probed)| {
+                texture_image::decode_probed(file, &label, &bytes, probed, max_side)
+                    .map(|t| (index, t))
+            })
+            .collect();
+        for d in decoded {
+            let (index, t) = d?;
+            self.images.insert(index, Arc::new(t));
+        }
+        Ok(())
     }
 
     fn binding(
