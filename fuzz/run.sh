@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scene_file gltf glb draco meshopt obj png_texture webp_texture trace diff raster_draw conform_merge)
+[ ${#targets[@]} -eq 0 ] && targets=(scene_file gltf glb draco meshopt obj png_texture webp_texture ktx2_texture trace diff raster_draw conform_merge)
 [ -d corpus ] || ./seed.sh >/dev/null
 cargo fuzz build -s none -O
 mkdir -p logs

@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 repo=..
 assets=${PLUMB_ASSETS:-$repo/../shared/assets}
-mkdir -p corpus/{scene_file,gltf,glb,draco,meshopt,obj,png_texture,webp_texture,trace,diff,raster_draw,conform_merge}
+mkdir -p corpus/{scene_file,gltf,glb,draco,meshopt,obj,png_texture,webp_texture,ktx2_texture,trace,diff,raster_draw,conform_merge}
 sep=$'\xff\xfe'
 cp $repo/docs/examples/*.json corpus/scene_file/ 2>/dev/null || true
 cp $repo/scene/tests/gltf_spec/*/*.gltf corpus/gltf/
@@ -40,6 +40,12 @@ printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nmtllib model.mtl\nusemtl m\
 # vectors, an INDICES stream, an 8-byte attribute stream under each filter), committed
 # under fuzz/seeds/ (made from meshoptimizer's test vectors and by hand).
 cp seeds/meshopt/* corpus/meshopt/
+# Basis Universal KTX2 files under 64 KiB from the shared models (ETC1S and UASTC).
+if [ -d "$assets/gltf" ]; then
+    find "$assets/gltf" -name '*.ktx2' -size -64k | while read -r f; do
+        cp "$f" "corpus/ktx2_texture/$(echo "$f" | md5sum | cut -c1-12)"
+    done || true
+fi
 # Lossless WebP files made by the `image` crate's encoder (plumb's own content, committed
 # under fuzz/seeds/; there is no lossy encoder to make lossy seeds with).
 cp seeds/webp_texture/*.webp corpus/webp_texture/

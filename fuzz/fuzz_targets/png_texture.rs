@@ -9,5 +9,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let file = Path::new("/nonexistent-plumb-fuzz/texture.glb");
-    plumb_fuzz::import_and_draw(&plumb_fuzz::textured_quad(data, "image/png", false), file);
+    plumb_fuzz::import_and_draw(&plumb_fuzz::textured_quad(data, "image/png", None), file);
 });

@@ -10,5 +10,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let file = Path::new("/nonexistent-plumb-fuzz/texture.glb");
-    plumb_fuzz::import_and_draw(&plumb_fuzz::textured_quad(data, "image/webp", true), file);
+    plumb_fuzz::import_and_draw(&plumb_fuzz::textured_quad(data, "image/webp", Some("EXT_texture_webp")), file);
 });

@@ -210,10 +210,10 @@ const QUAD: &str = r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0
 "buffers":[{"byteLength":TOTAL}]}"#;
 
 /// A GLB of a textured quad whose one image is `image` (buffer view 0, declared as `mime`).
-/// With `webp`, the texture names it through `EXT_texture_webp` (required, no fallback
-/// `source`); otherwise as its `source`. For the texture targets: every input reaches the
+/// With `extension` (`EXT_texture_webp`, `KHR_texture_basisu`), the texture names it through
+/// that extension (required, no fallback `source`); otherwise as its `source`. For the texture targets: every input reaches the
 /// importer's real image path (chunk checks, size limits, decode, mip chain) and the draw.
-pub fn textured_quad(image: &[u8], mime: &str, webp: bool) -> Vec<u8> {
+pub fn textured_quad(image: &[u8], mime: &str, extension: Option<&str>) -> Vec<u8> {
     let pad = image.len().div_ceil(4) * 4;
     let mut bin = image.to_vec();
     bin.resize(pad, 0);
@@ -230,10 +230,9 @@ pub fn textured_quad(image: &[u8], mime: &str, webp: bool) -> Vec<u8> {
     for i in [0u16, 1, 2, 0, 2, 3] {
         bin.extend_from_slice(&i.to_le_bytes());
     }
-    let texture = if webp {
-        r#"{"sampler":0,"extensions":{"EXT_texture_webp":{"source":0}}}"#
-    } else {
-        r#"{"source":0,"sampler":0}"#
+    let texture = match extension {
+        Some(ext) => format!(r#"{{"sampler":0,"extensions":{{"{ext}":{{"source":0}}}}}}"#),
+        None => r#"{"source":0,"sampler":0}"#.to_owned(),
     };
     let mut json = QUAD
         .replace("IMGLEN", &image.len().max(1).to_string())
@@ -241,12 +240,12 @@ pub fn textured_quad(image: &[u8], mime: &str, webp: bool) -> Vec<u8> {
         .replace("IMGPAD80", &(pad + 80).to_string())
         .replace("IMGPAD", &pad.to_string())
         .replace("TOTAL", &bin.len().to_string())
-        .replace("TEXTURE", texture)
+        .replace("TEXTURE", &texture)
         .replace("MIME", mime);
-    if webp {
+    if let Some(ext) = extension {
         json = json.replacen(
             '{',
-            r#"{"extensionsUsed":["EXT_texture_webp"],"extensionsRequired":["EXT_texture_webp"],"#,
+            &format!(r#"{{"extensionsUsed":["{ext}"],"extensionsRequired":["{ext}"],"#),
             1,
         );
     }

@@ -57,10 +57,11 @@
 //!   base material, also when required
 //!   ([`ExtensionUse::warning`](super::ExtensionUse::warning): the `warning:` line `plumb
 //!   render` prints). `KHR_draco_mesh_compression` streams and `EXT_meshopt_compression`
-//!   views are decoded (the `draco` and `meshopt` submodules) and `EXT_texture_webp` images
-//!   are decoded in place of the fallback. Extensions plumb cannot decode
-//!   (`KHR_texture_basisu`, `EXT_texture_avif`): a file that requires one is refused with an error naming it; one
-//!   that only uses it loads from its fallback data. Any other required extension is refused as unsupported.
+//!   views are decoded (the `draco` and `meshopt` submodules), and `EXT_texture_webp` and
+//!   `KHR_texture_basisu` images are decoded in place of the fallback. An extension plumb
+//!   cannot decode (`EXT_texture_avif`): a file that requires it is refused with an error
+//!   naming it; one that only uses it loads from its fallback data. Any other required
+//!   extension is refused as unsupported.
 //!
 //! The import is all-or-nothing: nodes are built in a detached subtree and attached only
 //! when everything succeeded.

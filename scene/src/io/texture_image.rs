@@ -104,9 +104,69 @@ pub(crate) fn decode(
     decode_probed(file, name, bytes, probed, max_side)
 }
 
-/// What [`probe`] found: the format to decode with (`None`: sniff).
+/// What [`probe`] found: a KTX2 container (Basis Universal), or the format the `image` crate
+/// decodes it with (`None`: sniff).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Probed(Option<ImageFormat>);
+pub(crate) enum Probed {
+    Ktx2,
+    Image(Option<ImageFormat>),
+}
+
+/// The twelve bytes a KTX2 file starts with.
+const KTX2_MAGIC: [u8; 12] = [
+    0xAB, b'K', b'T', b'X', b' ', b'2', b'0', 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+];
+
+/// A KTX2 file's base size, checked to be one 2D image (not a cubemap, an array or a video).
+fn ktx2_size(bytes: &[u8]) -> Result<(u32, u32), String> {
+    let t = super::contain::contain(|| {
+        basisu::Transcoder::new(bytes).map(|t| {
+            let one = t.layer_count() <= 1 && t.face_count() == 1 && !t.is_video();
+            (t.base_dimensions(), t.level_count(), one)
+        })
+    })
+    .map_err(|()| "the KTX2 reader failed on malformed data".to_owned())?
+    .map_err(|e| format!("not a Basis Universal KTX2 file ({e:?})"))?;
+    let ((w, h), levels, one) = t;
+    if !one {
+        return Err("a KTX2 cubemap, array or video is not a 2D texture".to_owned());
+    }
+    if levels == 0 || w == 0 || h == 0 {
+        return Err(format!("a KTX2 file of {w}x{h} with {levels} levels"));
+    }
+    Ok((w, h))
+}
+
+/// Every level of a Basis Universal KTX2 file, transcoded to RGBA8: the file's own mip
+/// levels when it has more than one (they must halve down as a mip chain does), else level 0
+/// with a generated chain.
+fn ktx2_texture(bytes: &[u8]) -> Result<Texture, String> {
+    let levels = super::contain::contain(|| -> Result<Vec<(u32, u32, Vec<u8>)>, String> {
+        let t = basisu::Transcoder::new(bytes).map_err(|e| format!("{e:?}"))?;
+        let mut levels = Vec::new();
+        for level in 0..t.level_count() {
+            let info = t
+                .image_level_info(level)
+                .map_err(|e| format!("level {level}: {e:?}"))?;
+            let rgba = t
+                .transcode(
+                    level,
+                    basisu::TargetFormat::Rgba32,
+                    basisu::DecodeFlags::NONE,
+                )
+                .map_err(|e| format!("level {level}: {e:?}"))?;
+            levels.push((info.width, info.height, rgba));
+        }
+        Ok(levels)
+    })
+    .map_err(|()| "the Basis Universal transcoder failed on malformed data".to_owned())??;
+    let tex = Texture::from_levels(levels).map_err(|e| e.to_string())?;
+    Ok(if tex.level_count() == 1 {
+        tex.with_generated_mips()
+    } else {
+        tex
+    })
+}
 
 /// The cheap half of [`decode`]: reads the header, checks the size against `max_side` and
 /// charges the mip chain to `budget`, before anything is decoded. Callers that decode several
@@ -128,14 +188,19 @@ pub(crate) fn probe(
         image: name.to_owned(),
         reason,
     };
+    let ktx2 = mime == Some("image/ktx2") || bytes.starts_with(&KTX2_MAGIC);
     let format = mime.and_then(format_from_mime);
-    let probe = reader(bytes, format).map_err(image_err)?;
-    if probe.format().is_none() {
-        return Err(image_err("unknown image format".to_owned()));
-    }
-    let (width, height) = probe
-        .into_dimensions()
-        .map_err(|e| image_err(e.to_string()))?;
+    let (width, height) = if ktx2 {
+        ktx2_size(bytes).map_err(image_err)?
+    } else {
+        let probe = reader(bytes, format).map_err(image_err)?;
+        if probe.format().is_none() {
+            return Err(image_err("unknown image format".to_owned()));
+        }
+        probe
+            .into_dimensions()
+            .map_err(|e| image_err(e.to_string()))?
+    };
     if width > max_side || height > max_side {
         return Err(IoError::ImageTooLarge {
             file: file.to_owned(),
@@ -146,7 +211,11 @@ pub(crate) fn probe(
         });
     }
     budget.charge(file, name, mip_chain_bytes(width, height))?;
-    Ok(Probed(format))
+    Ok(if ktx2 {
+        Probed::Ktx2
+    } else {
+        Probed::Image(format)
+    })
 }
 
 /// A reader of `bytes` as `format`, or of the format its first bytes show.
@@ -175,7 +244,11 @@ pub(crate) fn decode_probed(
         image: name.to_owned(),
         reason,
     };
-    let mut r = reader(bytes, probed.0).map_err(image_err)?;
+    let format = match probed {
+        Probed::Ktx2 => return ktx2_texture(bytes).map_err(image_err),
+        Probed::Image(format) => format,
+    };
+    let mut r = reader(bytes, format).map_err(image_err)?;
     let mut limits = Limits::default();
     limits.max_image_width = Some(max_side);
     limits.max_image_height = Some(max_side);

@@ -297,10 +297,8 @@ fn unsupported_extension_and_required_extensions() {
     // A required extension whose data plumb cannot decode is named, with what it carries,
     // even when its accessors have no buffer view, which validation would report first as
     // "missing data".
-    for (ext, what) in [
-        ("KHR_texture_basisu", "Basis Universal"),
-        ("EXT_texture_avif", "AVIF"),
-    ] {
+    {
+        let (ext, what) = ("EXT_texture_avif", "AVIF");
         let mut d = d.clone();
         d["extensionsRequired"] = json!(["KHR_mesh_quantization", ext]);
         d["extensionsUsed"] = json!(["KHR_mesh_quantization", ext]);
@@ -590,4 +588,45 @@ fn bad_meshopt_streams_are_named() {
         e.to_string().contains("is not the view's byteLength"),
         "{e}"
     );
+}
+
+/// `KHR_texture_basisu` images that are not Basis Universal KTX2 (garbage after the KTX2
+/// magic, a truncated header, PNG bytes declared `image/ktx2`): one error naming the file
+/// and the image, never a panic inside the transcoder (issue 28).
+#[test]
+fn bad_ktx2_images_are_named() {
+    let magic: &[u8] = b"\xABKTX 20\xBB\r\n\x1A\n";
+    let mut garbage = magic.to_vec();
+    garbage.extend((0..200u32).map(|i| (i * 37 % 251) as u8));
+    let mut huge_levels = magic.to_vec();
+    // vkFormat 0, typeSize 1, 1x1, depth 0, layers 0, faces 1, 2^31 levels, BasisLZ.
+    for v in [0u32, 1, 1, 1, 0, 0, 1, 0x8000_0000, 1] {
+        huge_levels.extend(v.to_le_bytes());
+    }
+    huge_levels.resize(200, 0);
+    for (k, image) in [
+        garbage,
+        magic.to_vec(),
+        huge_levels,
+        png(2, 2, [1, 2, 3, 4]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut b = Builder::default();
+        let mut d = triangle(&mut b);
+        let view = b.view(&image, None);
+        d["images"] = json!([{"bufferView": view, "mimeType": "image/ktx2"}]);
+        d["textures"] = json!([{"extensions": {"KHR_texture_basisu": {"source": 0}}}]);
+        d["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+        d["meshes"][0]["primitives"][0]["material"] = json!(0);
+        d["extensionsUsed"] = json!(["KHR_texture_basisu"]);
+        d["extensionsRequired"] = json!(["KHR_texture_basisu"]);
+        let (_, e) = load(&format!("ktx2-{k}"), "k.gltf", b.gltf(d));
+        let m = e.to_string();
+        assert!(
+            matches!(e, IoError::Image { .. }) && m.contains("image 0") && !m.contains('\n'),
+            "case {k}: {m}"
+        );
+    }
 }

@@ -334,24 +334,27 @@ fn draco_accessor_paths(root: &::gltf::json::Root) -> std::collections::BTreeSet
     out
 }
 
-/// `EXT_texture_webp`.
-const WEBP: &str = "EXT_texture_webp";
+/// The texture extensions whose image replaces the texture's `source`.
+const PREFERRED_SOURCES: [&str; 2] = ["EXT_texture_webp", "KHR_texture_basisu"];
 
-/// `EXT_texture_webp`: plumb decodes WebP, so each texture's `extensions.EXT_texture_webp.source`
-/// (a WebP image) replaces its `source` (the fallback, which a file requiring the extension
-/// may omit) before the document is read; everything after sees an ordinary texture. A
-/// malformed extension object is left for validation to report as the texture's `source`.
-fn prefer_webp_sources(doc: &mut serde_json::Value) {
+/// `EXT_texture_webp` and `KHR_texture_basisu`: plumb decodes WebP and Basis Universal KTX2,
+/// so a texture's `extensions.<ext>.source` replaces its `source` (the fallback, which a file
+/// requiring the extension may omit) before the document is read; everything after sees an
+/// ordinary texture. A malformed extension object is left for validation to report as the
+/// texture's `source`.
+fn prefer_extension_sources(doc: &mut serde_json::Value) {
     let Some(textures) = doc.get_mut("textures").and_then(|t| t.as_array_mut()) else {
         return;
     };
     for texture in textures {
-        let webp = texture
-            .get("extensions")
-            .and_then(|e| e.get(WEBP))
-            .and_then(|w| w.get("source"))
-            .cloned();
-        if let (Some(source), Some(t)) = (webp, texture.as_object_mut()) {
+        let preferred = PREFERRED_SOURCES.iter().find_map(|ext| {
+            texture
+                .get("extensions")
+                .and_then(|e| e.get(ext))
+                .and_then(|w| w.get("source"))
+                .cloned()
+        });
+        if let (Some(source), Some(t)) = (preferred, texture.as_object_mut()) {
             t.insert("source".to_owned(), source);
         }
     }
@@ -359,10 +362,11 @@ fn prefer_webp_sources(doc: &mut serde_json::Value) {
 
 /// JSON → validated document, with line/column for syntax errors.
 pub(super) fn parse(file: &Path, json: &[u8]) -> Result<Document, IoError> {
-    let root = if json.windows(WEBP.len()).any(|w| w == WEBP.as_bytes()) {
+    let sources = |ext: &str| json.windows(ext.len()).any(|w| w == ext.as_bytes());
+    let root = if PREFERRED_SOURCES.iter().any(|e| sources(e)) {
         let mut value: serde_json::Value = serde_json::from_slice(json)
             .map_err(|e| IoError::from_json(file, &e, "invalid glTF JSON: "))?;
-        prefer_webp_sources(&mut value);
+        prefer_extension_sources(&mut value);
         serde_json::from_value(value)
             .map_err(|e| IoError::from_json(file, &e, "invalid glTF JSON: "))?
     } else {

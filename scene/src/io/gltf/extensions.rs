@@ -10,7 +10,7 @@
 //! * **Ignored: other** — data plumb has no use for (or does not model yet); the file's core
 //!   data is drawn. Required: refused as unsupported, since the file says its core data
 //!   alone is wrong.
-//! * **Refused: cannot decode** — compressed textures (`KHR_texture_basisu`, …). Used but not required: the fallback data loads. Required: refused naming the
+//! * **Refused: cannot decode** — image formats plumb has no decoder for (`EXT_texture_avif`). Used but not required: the fallback data loads. Required: refused naming the
 //!   extension ([`check_required`]).
 //!
 //! An extension not in the table is ignored when only used and refused when required.
@@ -59,8 +59,8 @@ const KNOWN: &[(&str, Handling, &str)] = &[
     ),
     (
         "KHR_texture_basisu",
-        Handling::CannotDecode,
-        "KTX2 / Basis Universal textures",
+        Handling::Honoured,
+        "Basis Universal KTX2 textures, transcoded to RGBA8 with the file's own mip levels",
     ),
     (
         "EXT_texture_webp",
