@@ -31,8 +31,13 @@ use plumb::scene::{Camera, SoftRenderer};
 /// a gap of the format, not of the test (see the module docs of `save_scene`); controllers
 /// (keyframes, glTF animations, skins, morphs, IK, spin, motion, point and particle motion —
 /// random systems too, expanded), bump maps with extra stages and projected textures all
-/// save. Empty now; kept so that a new gap is listed here with its reason.
-const UNSUPPORTED: &[(&str, &str)] = &[];
+/// save. One gap: a texture whose mip levels came from its file (a KTX2 image's own levels,
+/// issue 28) — the format stores level 0 and rebuilds the box-filtered chain, so it cannot
+/// carry them, and the saver refuses rather than write a different texture.
+const UNSUPPORTED: &[(&str, &str)] = &[(
+    "models/StainedGlassLamp/glTF-KTX-BasisU",
+    "mip levels are not the box-filtered chain of level 0",
+)];
 
 const SIZE: u32 = 64;
 
