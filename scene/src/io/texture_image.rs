@@ -168,6 +168,15 @@ fn ktx2_texture(bytes: &[u8]) -> Result<Texture, String> {
     })
 }
 
+/// [`IoError::Image`] for image `name` of `file`, from a reason.
+fn image_error<'a>(file: &'a Path, name: &'a str) -> impl Fn(String) -> IoError + 'a {
+    move |reason| IoError::Image {
+        file: file.to_owned(),
+        image: name.to_owned(),
+        reason,
+    }
+}
+
 /// The cheap half of [`decode`]: reads the header, checks the size against `max_side` and
 /// charges the mip chain to `budget`, before anything is decoded. Callers that decode several
 /// images at once probe them all first, in a fixed order, so the budget is charged the same
@@ -183,17 +192,13 @@ pub(crate) fn probe(
     max_side: u32,
     budget: &mut TextureBudget,
 ) -> Result<Probed, IoError> {
-    let image_err = |reason: String| IoError::Image {
-        file: file.to_owned(),
-        image: name.to_owned(),
-        reason,
-    };
+    let image_err = image_error(file, name);
     let ktx2 = mime == Some("image/ktx2") || bytes.starts_with(&KTX2_MAGIC);
     let format = mime.and_then(format_from_mime);
     let (width, height) = if ktx2 {
-        ktx2_size(bytes).map_err(image_err)?
+        ktx2_size(bytes).map_err(&image_err)?
     } else {
-        let probe = reader(bytes, format).map_err(image_err)?;
+        let probe = reader(bytes, format).map_err(&image_err)?;
         if probe.format().is_none() {
             return Err(image_err("unknown image format".to_owned()));
         }
@@ -239,16 +244,12 @@ pub(crate) fn decode_probed(
     probed: Probed,
     max_side: u32,
 ) -> Result<Texture, IoError> {
-    let image_err = |reason: String| IoError::Image {
-        file: file.to_owned(),
-        image: name.to_owned(),
-        reason,
-    };
+    let image_err = image_error(file, name);
     let format = match probed {
-        Probed::Ktx2 => return ktx2_texture(bytes).map_err(image_err),
+        Probed::Ktx2 => return ktx2_texture(bytes).map_err(&image_err),
         Probed::Image(format) => format,
     };
-    let mut r = reader(bytes, format).map_err(image_err)?;
+    let mut r = reader(bytes, format).map_err(&image_err)?;
     let mut limits = Limits::default();
     limits.max_image_width = Some(max_side);
     limits.max_image_height = Some(max_side);

@@ -108,10 +108,9 @@ impl Ctx<'_> {
         Ok(tex)
     }
 
-    /// Decodes, all at once on the import's thread pool, every image that a core texture
-    /// (base colour, metallic-roughness, normal, occlusion, emissive) of a material some
-    /// primitive uses by default uses, into the
-    /// cache [`Ctx::texture`] reads. Each image is fetched, probed and charged to the texture
+    /// Decodes, all at once on the import's thread pool, the images of the core textures
+    /// (base colour, metallic-roughness, normal, occlusion, emissive) of every material a
+    /// primitive uses by default, into the cache [`Ctx::texture`] reads. Each image is fetched, probed and charged to the texture
     /// budget in image order on this thread first, so the budget, the errors and the bytes
     /// are the same whatever the number of threads; then the decodes and mip chains (the
     /// expensive part: JPEG entropy decoding, downsampling) run in parallel. The first error,
