@@ -344,7 +344,38 @@ impl FragmentPath {
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
-        crate::simd::dispatch!(self.level, simd => self.run_at::<_, ROW>(simd, tri, planes, (live, len), row, dst, s))
+        crate::simd::dispatch!(
+            self.level,
+            simd => self.run_at::<_, ROW>(simd, tri, planes, (live, len), row, dst, s);
+            portable => self.run_portable::<ROW>(simd, tri, planes, (live, len), row, dst, s)
+        )
+    }
+
+    /// [`FragmentPath::run_at`] at the portable level, with fewer kernels and the same bits:
+    /// always the staged path (the fused kernels give its bits, as `run_at` relies on), and
+    /// only its block form, a row span's offsets written out first (a plane gives a row
+    /// span and a block the same bits, `fragment_lanes::plane`). The portable level is the
+    /// fallback of machines without SIMD and a cross-check of the others, not a fast path;
+    /// its eight copies of the row and fused kernels cost LLVM about 25 s of the crate's
+    /// build (`-Z llvm-time-trace`), as many as all SIMD levels' copies together.
+    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
+    #[inline(always)]
+    fn run_portable<const ROW: bool>(
+        &self,
+        simd: fearless_simd::Fallback,
+        tri: &TriSetup,
+        planes: &[f32],
+        (live, len): (usize, usize),
+        (bx, dy): (f32, f32),
+        dst: Dst<'_>,
+        s: &mut Scratch,
+    ) -> u64 {
+        if ROW {
+            let np = len.next_multiple_of(LANES);
+            fl::row_offsets(simd, bx, live, &mut s.dxp[..np], &mut s.mask[..np]);
+            s.dyp[..np].fill(dy);
+        }
+        self.run_staged::<_, false>(simd, tri, planes, (live, len), (0.0, 0.0), dst, s)
     }
 
     /// The pipeline at one instruction set; `ROW` says the batch is one row span starting

@@ -179,11 +179,17 @@ impl SimdLevel {
 /// lanes are arrays of scalars, and inlined into the dispatcher they cost LLVM 10–40× the
 /// time of any SIMD level's copy — the vertex stage's dispatcher alone took 40 s of the
 /// crate's 159 s of optimisation.
+///
+/// `dispatch!(level, simd => op; portable => other)` runs `other` at the portable level
+/// instead of `op`: a smaller kernel that gives the same bits (see `FragmentPath::run`).
 macro_rules! dispatch {
     ($level:expr, $simd:ident => $op:expr) => {
-        $crate::simd::dispatch!(@arms $level, $simd => $op; Sse2)
+        $crate::simd::dispatch!(@arms $level, $simd => $op; $op; Sse2)
     };
-    (@arms $level:expr, $simd:ident => $op:expr; $($sse2:ident)?) => {{
+    ($level:expr, $simd:ident => $op:expr; portable => $portable:expr) => {
+        $crate::simd::dispatch!(@arms $level, $simd => $op; $portable; Sse2)
+    };
+    (@arms $level:expr, $simd:ident => $op:expr; $portable:expr; $($sse2:ident)?) => {{
         #[allow(unused_imports, reason = "Simd is used by the SIMD arms only on x86 and Arm")]
         use fearless_simd::{Level, Simd};
         match $level {
@@ -231,7 +237,7 @@ macro_rules! dispatch {
             ),
             _ => $crate::simd::run_fallback(
                 #[inline(always)]
-                |$simd| $op,
+                |$simd| $portable,
             ),
         }
     }};
@@ -247,7 +253,7 @@ pub(crate) use dispatch;
 /// against 80.0). The match names no SSE2 arm, so no SSE2 copy of the shader is compiled.
 macro_rules! dispatch_shader {
     ($level:expr, $simd:ident => $op:expr) => {
-        $crate::simd::dispatch!(@arms $level, $simd => $op;)
+        $crate::simd::dispatch!(@arms $level, $simd => $op; $op;)
     };
 }
 pub(crate) use dispatch_shader;

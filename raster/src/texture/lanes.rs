@@ -291,7 +291,7 @@ fn grad_batch<S: Simd>(
                 let off = simd.splat_f32x8(j as f32 + 0.5) / nfv - half;
                 (u + mu * off, v + mv * off)
             };
-            let t = sample8(simd, f, tex, pu, pv, lambda);
+            let t = sample8_outlined(simd, f, tex, pu, pv, lambda);
             if j < 0 {
                 plain = t;
                 continue;
@@ -318,6 +318,25 @@ fn grad_batch<S: Simd>(
         c[2].store_slice(&mut b[k..k + LANES]);
         c[3].store_slice(&mut a[k..k + LANES]);
     }
+}
+
+/// [`sample8`] as a function of its own (one copy per level, entered through `vectorize`
+/// so it keeps the level's instructions), for the anisotropic loop: inlined there, inside
+/// two loops, the portable fallback's copy cost LLVM over 60 s (`-Z llvm-time-trace`,
+/// `LoopRotatePass`); the call is one per probe of eight pixels.
+#[inline(never)]
+fn sample8_outlined<S: Simd>(
+    simd: S,
+    f: LaneFilter,
+    tex: &Texture,
+    u: f32x8<S>,
+    v: f32x8<S>,
+    lambda: f32x8<S>,
+) -> [f32x8<S>; 4] {
+    simd.vectorize(
+        #[inline(always)]
+        || sample8(simd, f, tex, u, v, lambda),
+    )
 }
 
 /// `x > y ? x : y` per lane, NaN in `x` giving `y` — `f32::max(x, y)` for a non-NaN `y`.
