@@ -15,7 +15,9 @@ secs=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(scene_file gltf glb draco meshopt obj png_texture webp_texture ktx2_texture trace diff raster_draw conform_merge)
-[ -d corpus ] || ./seed.sh >/dev/null
+# Every run re-seeds (cheap, idempotent): the committed corpora lack the inputs copied from
+# the shared models, which are never committed.
+./seed.sh >/dev/null
 cargo fuzz build -s none -O
 mkdir -p logs
 # libFuzzer runs on one core; run as many targets at once as the machine has cores (FUZZ_JOBS

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seed corpora for the fuzz targets from the repository's tests and examples, and from the
 # shared third-party models when present (PLUMB_ASSETS or ../../shared/assets). The corpora
-# are not committed; run this once before `cargo fuzz run`.
+# grown from the shared models are not committed; fuzz/run.sh runs this before each run.
 # No pipefail: `find | head` closes its pipe early on purpose.
 set -eu
 cd "$(dirname "$0")"
