@@ -356,8 +356,8 @@ impl FragmentPath {
     /// only its block form, a row span's offsets written out first (a plane gives a row
     /// span and a block the same bits, `fragment_lanes::plane`). The portable level is the
     /// fallback of machines without SIMD and a cross-check of the others, not a fast path;
-    /// its eight copies of the row and fused kernels cost LLVM about 25 s of the crate's
-    /// build (`-Z llvm-time-trace`), as many as all SIMD levels' copies together.
+    /// its copies of the row form and the fused kernels cost LLVM 27 s of the crate's
+    /// 115 s of function passes (`-Z llvm-time-trace`, `ci` profile).
     #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
     #[inline(always)]
     fn run_portable<const ROW: bool>(
