@@ -13,7 +13,9 @@
 //! target slices (`depth`, `color`) may be shorter than `np`, and their last partial group
 //! goes through a small copy so nothing past their end is read or written.
 
-use fearless_simd::{f32x16, f32x8, i32x16, i32x8, mask32x8, prelude::*, u32x8, u8x32};
+#[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
+use fearless_simd::{f32x16, i32x16};
+use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
 
 /// Lanes per kernel step.
 pub(crate) const LANES: usize = 8;
@@ -422,6 +424,7 @@ macro_rules! vertex_color_width {
     };
 }
 vertex_color_width!(w8, 8, f32x8, i32x8, mask32x8, u32x8, u8x32);
+#[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
 vertex_color_width!(w16, 16, f32x16, i32x16, mask32x16, u32x16, u8x64);
 const _: () = assert!(w8::N == LANES);
 
@@ -467,19 +470,23 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     // Groups entirely live and inside the target: no mask, no copies.
     let whole = live.min(len) / LANES * LANES;
     let mut k = 0;
-    let mut wide_written = 0u64;
     // AVX-512: whole groups of 16 lanes first (issue 26 Build 4; see `w16`).
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    if let fearless_simd::Level::Avx512(t) = simd.level() {
-        if whole >= w16::N {
+    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
+    let wide_written = match simd.level() {
+        fearless_simd::Level::Avx512(t) if whole >= w16::N => {
             let row = (bx, dy0);
             let z = (zmin, zmax);
-            (wide_written, k) =
+            let (wide, end) =
                 vertex_color_16::<ROW, F>(t, planes, at, row, whole, z, write, depth, color);
+            k = end;
             // `bx + (k + i)`: exact, as every step below is.
             dxr += k as f32;
+            wide
         }
-    }
+        _ => 0,
+    };
+    #[cfg(not(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512))))]
+    let wide_written = 0u64;
     while k < whole {
         let at = offsets(k, dxr);
         let (d, c) = (&mut depth[k..k + LANES], &mut color[k..k + LANES]);
@@ -510,7 +517,7 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
 /// Returns the fragments written and where the 8-lane groups go on. One copy per `ROW` and
 /// `F` (not per level: only AVX-512 has it), entered through `vectorize` so it keeps the
 /// level's target features.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
 #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
 #[inline(never)]
 fn vertex_color_16<const ROW: bool, const F: u8>(

@@ -15,6 +15,11 @@
 //! Dispatch happens once per batch of fragments (a row span or a small triangle's pixels),
 //! never per pixel.
 //!
+//! Every build carries every level of its architecture, except a test build (feature
+//! `host-simd`, turned on by the workspace's dev-dependencies) on a machine without AVX2 or
+//! AVX-512: a level no test there can run is left out (see `build.rs`), and the level is
+//! then reported as not compiled in.
+//!
 //! [`Context`]: crate::Context
 //! [`Context::set_simd_level`]: crate::Context::set_simd_level
 //! [`Context::new`]: crate::Context::new
@@ -118,6 +123,13 @@ impl SimdLevel {
     /// # Errors
     /// [`Error::Simd`] naming the level and the best one available.
     pub fn check(self) -> Result<(), Error> {
+        if !self.compiled() {
+            return Err(Error::Simd(format!(
+                "SIMD level {self} is not compiled into this build (a test build, feature \
+                 host-simd, made on a machine without it; best: {})",
+                SimdLevel::detect()
+            )));
+        }
         match self.to_level() {
             Some(_) => Ok(()),
             None => Err(Error::Simd(format!(
@@ -127,13 +139,23 @@ impl SimdLevel {
         }
     }
 
+    /// Whether this build carries the level's kernels: always, except a level a test build
+    /// (feature `host-simd`) left out because the building machine lacks it.
+    const fn compiled(self) -> bool {
+        match self {
+            SimdLevel::Avx512 => !cfg!(plumb_no_avx512),
+            SimdLevel::Avx2 => !cfg!(plumb_no_avx2),
+            _ => true,
+        }
+    }
+
     fn from_level(l: Level) -> SimdLevel {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         {
-            if l.as_avx512().is_some() {
+            if l.as_avx512().is_some() && SimdLevel::Avx512.compiled() {
                 return SimdLevel::Avx512;
             }
-            if l.as_avx2().is_some() {
+            if l.as_avx2().is_some() && SimdLevel::Avx2.compiled() {
                 return SimdLevel::Avx2;
             }
             if l.as_sse4_2().is_some() {
@@ -153,6 +175,9 @@ impl SimdLevel {
     /// The `fearless_simd` level, if this CPU has it. Lower levels are derived from the
     /// detected one, so forcing a level never claims a feature the CPU lacks.
     pub(crate) fn to_level(self) -> Option<Level> {
+        if !self.compiled() {
+            return None;
+        }
         let best = Level::new();
         match self {
             SimdLevel::Scalar => Some(Level::fallback()),
@@ -211,7 +236,7 @@ macro_rules! dispatch {
                     $op
                 },
             ),
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx2)))]
             Level::Avx2(t) => t.vectorize(
                 #[inline(always)]
                 || {
@@ -219,7 +244,7 @@ macro_rules! dispatch {
                     $op
                 },
             ),
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
             Level::Avx512(t) => t.vectorize(
                 #[inline(always)]
                 || {
@@ -258,6 +283,13 @@ macro_rules! dispatch_shader {
 }
 pub(crate) use dispatch_shader;
 
+/// Whether `simd` is the portable fallback: a constant once inlined, so a branch on it keeps
+/// one side per level (the portable copy of a kernel can call where the SIMD copies inline).
+#[inline(always)]
+pub(crate) fn is_portable<S: fearless_simd::Simd>(simd: S) -> bool {
+    matches!(simd.level(), Level::Fallback(_))
+}
+
 /// The fallback arm of [`dispatch!`]: `op` at the portable level, never inlined into the
 /// dispatcher (the closure is inlined here, one copy per call site).
 #[inline(never)]
@@ -292,6 +324,10 @@ pub(crate) mod tests {
             "scalar_is_always_available_and_detect_is_runnable",
             scalar_is_always_available_and_detect_is_runnable,
         ),
+        (
+            "a_test_build_carries_every_level_this_cpu_has",
+            a_test_build_carries_every_level_this_cpu_has,
+        ),
     ];
 
     use super::*;
@@ -309,5 +345,24 @@ pub(crate) mod tests {
         assert_eq!(a[0], SimdLevel::Scalar);
         assert!(a.contains(&SimdLevel::detect()));
         assert!(SimdLevel::detect().check().is_ok());
+    }
+
+    /// Feature `host-simd` (on in every test build) leaves out only levels the CPU lacks:
+    /// whatever `fearless_simd` detects here is compiled in and runnable, and a level left
+    /// out says so instead of blaming the CPU.
+    fn a_test_build_carries_every_level_this_cpu_has() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        {
+            let cpu = Level::new();
+            assert!(cpu.as_avx512().is_none() || SimdLevel::Avx512.compiled());
+            assert!(cpu.as_avx2().is_none() || SimdLevel::Avx2.compiled());
+        }
+        for l in SimdLevel::ALL {
+            if !l.compiled() {
+                let e = l.check().unwrap_err().to_string();
+                assert!(e.contains("not compiled into this build"), "{e}");
+                assert!(!SimdLevel::available().contains(&l));
+            }
+        }
     }
 }

@@ -180,7 +180,13 @@ fn batch<S: Simd>(
         let lambda = f32x8::from_slice(simd, &input.lambda[k..k + LANES]);
         let u = f32x8::from_slice(simd, &input.u[k..k + LANES]);
         let v = f32x8::from_slice(simd, &input.v[k..k + LANES]);
-        let c = sample8(simd, f, tex, u, v, lambda);
+        // Inlined at the SIMD levels (one call per eight pixels cost the trilinear fill 2 %
+        // of its instructions); the portable copy calls (inlined, it cost LLVM 15 s).
+        let c = if crate::simd::is_portable(simd) {
+            sample8_outlined(simd, f, tex, u, v, lambda)
+        } else {
+            sample8(simd, f, tex, u, v, lambda)
+        };
         c[0].store_slice(&mut r[k..k + LANES]);
         c[1].store_slice(&mut g[k..k + LANES]);
         c[2].store_slice(&mut b[k..k + LANES]);
@@ -321,9 +327,10 @@ fn grad_batch<S: Simd>(
 }
 
 /// [`sample8`] as a function of its own (one copy per level, entered through `vectorize`
-/// so it keeps the level's instructions), for the anisotropic loop: inlined there, inside
-/// two loops, the portable fallback's copy cost LLVM over 60 s (`-Z llvm-time-trace`,
-/// `LoopRotatePass`); the call is one per probe of eight pixels.
+/// so it keeps the level's instructions), for the anisotropic loop and the portable level's
+/// [`batch`]: inlined in the anisotropic loop, inside two loops, the portable fallback's
+/// copy cost LLVM over 60 s (`-Z llvm-time-trace`, `LoopRotatePass`), in `batch`'s loop
+/// 15 s; the call is one per eight pixels (or probe of eight pixels).
 #[inline(never)]
 fn sample8_outlined<S: Simd>(
     simd: S,
