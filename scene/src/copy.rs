@@ -1,5 +1,6 @@
 //! Deep copy of a subtree (the book's `Object::Copy`, §3 "Cloning"): the nodes with their
-//! kind, name, local transform, culling, global states, billboard, switch and LOD data; the
+//! kind and the kind's data (each kind's file under [`nodes`](crate::nodes) says how it is
+//! copied), name, local transform, culling, global states; the
 //! lights attached inside the subtree (copied into the light table, so the copies can be
 //! changed alone); the effects, with node and light references that point into the subtree
 //! re-targeted to the copies (planar shadow and reflection planes, bump-map and shadow
@@ -10,10 +11,10 @@
 //!
 //! The node kinds that came after the book's list are copied with their data:
 //!
-//! * a **BSP node** ([`bsp`](crate::bsp)) keeps its plane (as given and normalised) and the
+//! * a **BSP node** ([`bsp`](crate::nodes::bsp)) keeps its plane (as given and normalised) and the
 //!   role of each child: a child in the positive, coplanar or negative slot is the copy's
 //!   child in the same slot;
-//! * a **region manager** ([`portal`](crate::portal)) is a BSP node and is copied as one, with
+//! * a **region manager** ([`region_manager`](crate::nodes::region_manager)) is a BSP node and is copied as one, with
 //!   its manager flag; a **convex region** keeps its portals, in order, with their vertices
 //!   and open flags. A portal leading to a region inside the copied subtree leads to that
 //!   region's copy; one leading outside it keeps its target (as effects keep references to
@@ -32,9 +33,9 @@ use std::collections::BTreeMap;
 
 use crate::effect::Effect;
 use crate::error::SceneError;
-use crate::graph::{NodeId, NodeKind, Scene};
+use crate::graph::{NodeId, Scene};
 use crate::id::{LightId, ObjectRef};
-use crate::partition::BspSide;
+use crate::nodes::hooks;
 
 /// How [`Scene::deep_copy_with`] copies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,24 +149,8 @@ impl Scene {
                     .unwrap_or(new_parent)
             };
             let name = format!("{}{suffix}", n.name);
-            let copy = match self.kind(id)? {
-                NodeKind::Geometry => self.add_geometry(parent, name, self.mesh(id)?.clone())?,
-                NodeKind::Switch => match &n.lod {
-                    Some(lod) => self.add_dlod(parent, name, lod.center)?,
-                    None => self.add_switch(parent, name)?,
-                },
-                NodeKind::Group if n.billboard => self.add_billboard(parent, name)?,
-                // Slots are filled in step 3, once the children exist.
-                NodeKind::Group if n.bsp.is_some() => match n.bsp.as_deref() {
-                    Some(b) => self.add_bsp_node(parent, name, b.plane, b.given, b.manager)?,
-                    None => self.add_group(parent, name)?,
-                },
-                NodeKind::Group => self.add_group(parent, name)?,
-            };
-            if n.region.is_some() {
-                // Portals are added in step 3, once the regions they lead to exist.
-                self.node_mut(copy)?.region = Some(Box::default());
-            }
+            // The kind's own data; links to other nodes come in step 3.
+            let copy = hooks(&n.data).copy_node(self, parent, name)?;
             if let Some(clear) = self.clears.get(&id).copied() {
                 self.set_clear(copy, Some(clear))?;
             }
@@ -173,7 +158,6 @@ impl Scene {
                 self.set_local_transform(copy, n.local)?;
             }
             self.set_culling(copy, n.cull)?;
-            self.node_mut(copy)?.world_identity = n.world_identity;
             map.insert(id, copy);
         }
         // 2. Lights attached inside the subtree.
@@ -237,32 +221,8 @@ impl Scene {
                         .insert(ObjectRef::Effect(copy), format!("{name}{suffix}"));
                 }
             }
-            if self.node(id)?.bsp.is_some() {
-                for side in BspSide::ALL {
-                    if let Some(child) = self.bsp_child(id, side)? {
-                        self.set_bsp_child(copy, side, Some(node_ref(child)))?;
-                    }
-                }
-            }
-            if let Some(region) = self.node(id)?.region.as_deref() {
-                for p in region.portals.clone() {
-                    self.add_portal(
-                        copy,
-                        p.vertices().to_vec(),
-                        node_ref(p.adjacent()),
-                        p.is_open(),
-                    )?;
-                }
-            }
-            if self.kind(id)? == NodeKind::Switch {
-                if let Some(lod) = self.node(id)?.lod.clone() {
-                    for (child, min, max) in lod.ranges {
-                        self.set_lod_range(copy, node_ref(child), min, max)?;
-                    }
-                }
-                let active = self.active_child(id)?.map(node_ref);
-                self.set_active_child(copy, active)?;
-            }
+            let data = self.node(id)?.data.clone();
+            hooks(&data).copy_links(self, id, copy, &node_ref)?;
         }
         Ok(())
     }

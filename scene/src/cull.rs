@@ -17,9 +17,9 @@
 //! Nodes with empty bounds are culled (they draw nothing). Switch nodes descend into their
 //! active child only.
 //!
-//! **BSP nodes** ([`bsp`](crate::bsp)) descend into their slots back to front from the eye
+//! **BSP nodes** ([`bsp`](crate::nodes::bsp)) descend into their slots back to front from the eye
 //! ([`bsp_draw_order`]), so the visible set — and the opaque draw order, which keeps it — is
-//! sorted by the BSP tree. **Region managers and convex regions** ([`portal`](crate::portal))
+//! sorted by the BSP tree. **Region managers and convex regions** ([`region`](crate::nodes::region))
 //! start at the region holding the eye and follow open, unculled portals, pushing one plane per
 //! portal edge onto the planes of the adjacent region (at most [`MAX_CULL_PLANES`]); the
 //! regions walked are in [`VisibleSet::regions`].
@@ -34,7 +34,7 @@ use glam::Mat4;
 use crate::camera::{Camera, FRUSTUM_PLANES, MAX_USER_PLANES};
 use crate::graph::{NodeId, Scene};
 use crate::mesh::Mesh;
-use crate::node::NodeData;
+use crate::node::{NodeData, Visit as NodeVisit};
 use crate::partition::{bsp_draw_order, polygon_culled, portal_edge_plane, BspSide};
 use crate::plane::{Plane, Side};
 use crate::transform::Transform;
@@ -55,7 +55,7 @@ pub struct CullStats {
     /// Subtrees culled (by a plane, `Culling::Always` or an empty bound).
     pub culled: usize,
     /// Convex regions whose contents were walked (a region reached along two paths counts
-    /// twice; see [`portal`](crate::portal)).
+    /// twice; see [`region`](crate::nodes::region)).
     pub regions: usize,
     /// Portals followed into their adjacent region.
     pub portals_passed: usize,
@@ -71,7 +71,7 @@ pub struct CullStats {
 /// planes and the planes portals push (Eberly's `CAM_MAX_WORLD_PLANES`).
 pub const MAX_CULL_PLANES: usize = 32;
 
-/// At most this many portals are followed in one culling pass (see [`portal`](crate::portal)).
+/// At most this many portals are followed in one culling pass (see [`region`](crate::nodes::region)).
 pub const MAX_PORTAL_PASSAGES: usize = 1 << 16;
 
 /// Index of the near plane among the frustum planes (left, right, bottom, top, near, far).
@@ -152,7 +152,7 @@ impl VisibleSet {
     }
 
     /// The convex regions whose contents were walked, in the order they were added (far
-    /// regions first; each once), see [`portal`](crate::portal).
+    /// regions first; each once), see [`region`](crate::nodes::region).
     pub fn regions(&self) -> &[NodeId] {
         &self.regions
     }
@@ -262,7 +262,7 @@ impl Scene {
                     let Some(node) = self.at(id.index()) else {
                         continue;
                     };
-                    if !contents && node.region.is_some() {
+                    if !contents && matches!(node.data, NodeData::Region(_)) {
                         out.stack.push(Step::Region {
                             id,
                             frame,
@@ -323,15 +323,19 @@ impl Scene {
                                 out.items.push(id);
                             }
                         }
-                        NodeData::Group => {
+                        NodeData::Group
+                        | NodeData::Billboard
+                        | NodeData::Bsp(_)
+                        | NodeData::RegionManager(_)
+                        | NodeData::Region(_) => {
                             if contents {
                                 if out.emitted.insert(id.index()) {
                                     out.regions.push(id);
                                 }
                                 out.stats.regions += 1;
                             }
-                            match node.bsp.as_deref() {
-                                Some(b) if b.manager && !contents => {
+                            match &node.data {
+                                NodeData::RegionManager(m) if !contents => {
                                     let start = match self.containing_region(id, eye) {
                                         Ok(Some(r)) => Some(r),
                                         _ => None,
@@ -347,14 +351,14 @@ impl Scene {
                                             });
                                         }
                                         None => {
-                                            let outside = b.slots[BspSide::Coplanar.index()];
+                                            let outside = m.bsp.slots[BspSide::Coplanar.index()];
                                             if let Some(c) = self.live_slot(id, outside) {
                                                 out.stack.push(visit(c));
                                             }
                                         }
                                     }
                                 }
-                                Some(b) if !contents => {
+                                NodeData::Bsp(b) if !contents => {
                                     let order = match node.world.apply_plane(&b.plane) {
                                         Some(wp) => bsp_draw_order(&wp, camera),
                                         None => BspSide::ALL.to_vec(),
@@ -384,9 +388,9 @@ impl Scene {
                                 }
                             }
                         }
-                        NodeData::Switch { active } => {
-                            if let Some(c) = active {
-                                out.stack.push(visit(*c));
+                        NodeData::Switch(_) | NodeData::Lod(_) => {
+                            if let NodeVisit::Active(Some(c)) = node.data.visit() {
+                                out.stack.push(visit(c));
                             }
                         }
                     }
@@ -401,7 +405,7 @@ impl Scene {
                     let enter = self
                         .nodes
                         .get(id)
-                        .is_some_and(|n| n.region.is_some() && n.cull != Culling::Always);
+                        .is_some_and(|n| n.data.region().is_some() && n.cull != Culling::Always);
                     if !enter || !out.on_path.insert(id.index()) {
                         if owns_frame {
                             out.pop_frame();
@@ -418,7 +422,7 @@ impl Scene {
                     });
                     let count = self
                         .at(id.index())
-                        .and_then(|n| n.region.as_deref())
+                        .and_then(|n| n.data.region())
                         .map_or(0, |r| r.portals.len());
                     for index in (0..count).rev() {
                         out.stack.push(Step::Portal {
@@ -438,8 +442,7 @@ impl Scene {
                     let Some(node) = self.at(region.index()) else {
                         continue;
                     };
-                    let Some(portal) = node.region.as_deref().and_then(|r| r.portals.get(index))
-                    else {
+                    let Some(portal) = node.data.region().and_then(|r| r.portals.get(index)) else {
                         continue;
                     };
                     if !portal.is_open() {
@@ -447,7 +450,11 @@ impl Scene {
                         continue;
                     }
                     let adjacent = portal.adjacent();
-                    if self.nodes.get(adjacent).is_none_or(|n| n.region.is_none()) {
+                    if self
+                        .nodes
+                        .get(adjacent)
+                        .is_none_or(|n| n.data.region().is_none())
+                    {
                         continue;
                     }
                     out.verts.clear();

@@ -48,7 +48,6 @@ use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::light::{SceneLight, MAX_LIGHTS};
 use crate::multipass::{EffectPass, PassEdit};
-use crate::node::NodeData;
 use crate::render_state::ResolvedRender;
 use crate::renderer::{
     BackendStats, ColorSource, Draw, DrawRole, Frame, LightingTerms, Pass, Renderer, Space,
@@ -301,7 +300,7 @@ impl Scene {
         edit: Option<&PassEdit>,
     ) -> Result<usize, SceneError> {
         let node = self.node(id)?;
-        let NodeData::Geometry(mesh) = &node.data else {
+        let Some(mesh) = node.data.mesh() else {
             return Err(SceneError::NotAGeometry(node.name.clone()));
         };
         let r = self.resolved(id)?;
@@ -333,7 +332,7 @@ impl Scene {
         pass: &Pass,
     ) -> Result<(), SceneError> {
         let node = self.node(id)?;
-        let NodeData::Geometry(mesh) = &node.data else {
+        let Some(mesh) = node.data.mesh() else {
             return Err(SceneError::NotAGeometry(node.name.clone()));
         };
         renderer.draw(&Draw {
@@ -542,7 +541,7 @@ impl Scene {
         k: f64,
     ) -> Result<usize, SceneError> {
         let node = self.node(item.id)?;
-        let NodeData::Geometry(mesh) = &node.data else {
+        let Some(mesh) = node.data.mesh() else {
             return Err(SceneError::NotAGeometry(node.name.clone()));
         };
         let r = self.resolved(item.id)?;

@@ -70,7 +70,7 @@ use crate::camera::{Camera, Projection};
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::light::SceneLight;
-use crate::node::{Culling, NodeData};
+use crate::node::{Culling, Geometry, Visit};
 use crate::plane::Plane;
 use crate::transform::Transform;
 
@@ -158,7 +158,7 @@ impl Scene {
         let mut at = Some(id);
         while let Some(n) = at {
             let node = self.node(n)?;
-            if node.world_identity {
+            if node.data.world_identity() {
                 return Ok(m);
             }
             m = dmat(&node.local) * m;
@@ -394,13 +394,12 @@ impl Scene {
                     start = s;
                 }
             }
-            match &node.data {
-                NodeData::Geometry(mesh) => {
-                    let m = if node.world_identity {
-                        frame_from_world
-                    } else {
-                        m
-                    };
+            match node.data.visit() {
+                Visit::Leaf(Geometry {
+                    mesh,
+                    world_identity,
+                }) => {
+                    let m = if *world_identity { frame_from_world } else { m };
                     let k = layers[layer].k;
                     let scaled = DMat4::from_translation(eye)
                         * DMat4::from_scale(DVec3::splat(k))
@@ -419,13 +418,13 @@ impl Scene {
                     }
                     layers[layer].items.push((id, scaled));
                 }
-                NodeData::Switch { active } => {
-                    if let Some(c) = *active {
+                Visit::Active(active) => {
+                    if let Some(c) = active {
                         let cm = self.child_matrix(&on_path, &m, c)?;
                         stack.push((c, cm, layer, start, test, depth + 1));
                     }
                 }
-                NodeData::Group => {
+                Visit::Children => {
                     for &c in node.children.iter().rev() {
                         let cm = self.child_matrix(&on_path, &m, c)?;
                         stack.push((c, cm, layer, start, test, depth + 1));
@@ -453,12 +452,12 @@ impl Scene {
                     mirror: DMat3::from_mat4(m).determinant() < 0.0,
                 };
                 if self.resolved(id)?.states.alpha.is_transparent() {
-                    let c = match &self.node(id)?.data {
-                        NodeData::Geometry(mesh) => mesh
+                    let c = match self.node(id)?.data.mesh() {
+                        Some(mesh) => mesh
                             .local_bound(crate::bound::BoundKind::Sphere)
                             .center()
                             .as_dvec3(),
-                        _ => DVec3::ZERO,
+                        None => DVec3::ZERO,
                     };
                     transparent.push((item, dir.dot(m.transform_point3(c) - eye)));
                 } else {

@@ -27,7 +27,6 @@
 //! it ([`cull`](crate::cull), [`draw`](crate::draw)).
 
 use std::fmt;
-use std::sync::Arc;
 
 use glam::{Mat3, Mat4, Vec3, Vec4};
 
@@ -36,13 +35,13 @@ use crate::controller::{Controller, MeshController};
 use crate::error::SceneError;
 use crate::ik::IkController;
 use crate::light::SceneLight;
-use crate::mesh::Mesh;
 use crate::node::{Arena, Culling, Dirty, Node, NodeData};
 use crate::particles::ParticleLeaf;
 use crate::screen::ScreenPolygon;
 use crate::transform::Transform;
 
 pub use crate::id::NodeId;
+pub use crate::node::NodeKind;
 
 /// Default maximum number of live nodes (root included): 2²⁴.
 pub const DEFAULT_MAX_NODES: usize = 1 << 24;
@@ -65,17 +64,6 @@ impl Default for Limits {
             max_depth: DEFAULT_MAX_DEPTH,
         }
     }
-}
-
-/// What a node is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeKind {
-    /// An interior node: groups and transforms its children.
-    Group,
-    /// A group of which only the active child is drawn and picked (all are updated).
-    Switch,
-    /// A leaf drawing a shared [`Mesh`].
-    Geometry,
 }
 
 /// How [`Scene::reparent`] treats the moved node's transform.
@@ -284,11 +272,7 @@ impl Scene {
     /// # Errors
     /// [`SceneError::StaleId`].
     pub fn kind(&self, id: NodeId) -> Result<NodeKind, SceneError> {
-        Ok(match self.node(id)?.data {
-            NodeData::Group => NodeKind::Group,
-            NodeData::Switch { .. } => NodeKind::Switch,
-            NodeData::Geometry(_) => NodeKind::Geometry,
-        })
+        Ok(self.node(id)?.data.kind())
     }
 
     /// The parent, or `None` for the root and detached subtree roots.
@@ -313,32 +297,6 @@ impl Scene {
     /// [`SceneError::StaleId`].
     pub fn depth(&self, id: NodeId) -> Result<usize, SceneError> {
         Ok(self.node(id)?.depth as usize)
-    }
-
-    /// The mesh of a geometry leaf.
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NotAGeometry`].
-    pub fn mesh(&self, id: NodeId) -> Result<&Arc<Mesh>, SceneError> {
-        let n = self.node(id)?;
-        match &n.data {
-            NodeData::Geometry(m) => Ok(m),
-            _ => Err(SceneError::NotAGeometry(n.name.clone())),
-        }
-    }
-
-    /// Replaces the mesh of a geometry leaf (its bound is recomputed at the next update).
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NotAGeometry`].
-    pub fn set_mesh(&mut self, id: NodeId, mesh: Arc<Mesh>) -> Result<(), SceneError> {
-        let n = self.node_mut(id)?;
-        match &mut n.data {
-            NodeData::Geometry(m) => *m = mesh,
-            _ => return Err(SceneError::NotAGeometry(n.name.clone())),
-        }
-        self.nodes.mark(id, Dirty::BOUND);
-        Ok(())
     }
 
     /// The local transform (relative to the parent), as set by the user or a controller.
@@ -529,8 +487,7 @@ impl Scene {
             self.node(b)?;
         }
         if controller.world_is_identity() {
-            self.node_mut(node)?.world_identity = true;
-            self.nodes.mark(node, Dirty::TRANSFORM);
+            self.pin_world_identity(node)?;
         }
         self.mesh_controllers.push((node, controller));
         Ok(())

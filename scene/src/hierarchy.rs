@@ -7,17 +7,13 @@
 //! cycle, no second parent, the root fixed) and within the depth limit; nothing changes on
 //! error.
 
-use std::sync::Arc;
-
-use crate::billboard::face_eye;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Reparent, Scene};
-use crate::mesh::Mesh;
 use crate::node::{Dirty, Node, NodeData};
-use crate::transform::Transform;
 
 impl Scene {
-    fn create(&mut self, name: String, data: NodeData) -> Result<NodeId, SceneError> {
+    /// Stores a new detached node (node limit checked).
+    pub(crate) fn create(&mut self, name: String, data: NodeData) -> Result<NodeId, SceneError> {
         if self.nodes.live() >= self.limits.max_nodes {
             return Err(SceneError::NodeLimit {
                 max: self.limits.max_nodes,
@@ -30,42 +26,15 @@ impl Scene {
             })
     }
 
-    /// Creates a detached group node.
-    ///
-    /// # Errors
-    /// [`SceneError::NodeLimit`].
-    pub fn create_group(&mut self, name: impl Into<String>) -> Result<NodeId, SceneError> {
-        self.create(name.into(), NodeData::Group)
-    }
-
-    /// Creates a detached switch node (no active child).
-    ///
-    /// # Errors
-    /// [`SceneError::NodeLimit`].
-    pub fn create_switch(&mut self, name: impl Into<String>) -> Result<NodeId, SceneError> {
-        self.create(name.into(), NodeData::Switch { active: None })
-    }
-
-    /// Creates a detached geometry leaf drawing `mesh`.
-    ///
-    /// # Errors
-    /// [`SceneError::NodeLimit`].
-    pub fn create_geometry(
-        &mut self,
-        name: impl Into<String>,
-        mesh: Arc<Mesh>,
-    ) -> Result<NodeId, SceneError> {
-        self.create(name.into(), NodeData::Geometry(mesh))
-    }
-
-    fn create_under(
+    /// Stores a new node as the last child of `parent` (kind, depth and node limits checked).
+    pub(crate) fn create_under(
         &mut self,
         parent: NodeId,
         name: String,
         data: NodeData,
     ) -> Result<NodeId, SceneError> {
         let p = self.node(parent)?;
-        if matches!(p.data, NodeData::Geometry(_)) {
+        if p.data.kind().is_leaf() {
             return Err(SceneError::NotAGroup(p.name.clone()));
         }
         let depth = p.depth as usize + 1;
@@ -78,44 +47,6 @@ impl Scene {
         let id = self.create(name, data)?;
         self.link(parent, id, None);
         Ok(id)
-    }
-
-    /// Creates a group node as the last child of `parent`.
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::NotAGroup`], [`SceneError::NodeLimit`],
-    /// [`SceneError::DepthLimit`].
-    pub fn add_group(
-        &mut self,
-        parent: NodeId,
-        name: impl Into<String>,
-    ) -> Result<NodeId, SceneError> {
-        self.create_under(parent, name.into(), NodeData::Group)
-    }
-
-    /// Creates a switch node as the last child of `parent`.
-    ///
-    /// # Errors
-    /// As [`Scene::add_group`].
-    pub fn add_switch(
-        &mut self,
-        parent: NodeId,
-        name: impl Into<String>,
-    ) -> Result<NodeId, SceneError> {
-        self.create_under(parent, name.into(), NodeData::Switch { active: None })
-    }
-
-    /// Creates a geometry leaf as the last child of `parent`.
-    ///
-    /// # Errors
-    /// As [`Scene::add_group`].
-    pub fn add_geometry(
-        &mut self,
-        parent: NodeId,
-        name: impl Into<String>,
-        mesh: Arc<Mesh>,
-    ) -> Result<NodeId, SceneError> {
-        self.create_under(parent, name.into(), NodeData::Geometry(mesh))
     }
 
     /// Largest depth below `id` relative to it (0 for a leaf).
@@ -150,7 +81,7 @@ impl Scene {
         if child == self.root() {
             return Err(SceneError::RootIsFixed);
         }
-        if matches!(p.data, NodeData::Geometry(_)) {
+        if p.data.kind().is_leaf() {
             return Err(SceneError::NotAGroup(p.name.clone()));
         }
         // A childless node cannot contain `parent` unless it is `parent`.
@@ -215,11 +146,7 @@ impl Scene {
         };
         if let Ok(p) = self.node_mut(parent) {
             p.children.retain(|&c| c != child);
-            if let NodeData::Switch { active } = &mut p.data {
-                if *active == Some(child) {
-                    *active = None;
-                }
-            }
+            p.data.child_left(child);
         }
         if let Ok(c) = self.node_mut(child) {
             c.parent = None;
@@ -334,7 +261,7 @@ impl Scene {
         }
         if let Ok(f) = self.node_mut(from) {
             f.children.clear();
-            if let NodeData::Switch { active } = &mut f.data {
+            if let Some(active) = f.data.active_mut() {
                 *active = None;
             }
         }
@@ -377,43 +304,6 @@ impl Scene {
                 .retain(|(n, _)| nodes.get(*n).is_some());
         }
         Ok(removed)
-    }
-
-    /// The world transform of `id` computed now from the local transforms of its ancestors
-    /// (`W = L_root ∘ … ∘ L_id`, composed top-down exactly as `update` does, so the result is
-    /// bit-identical to what the next update will store). O(depth).
-    ///
-    /// Like `update`, a billboard on the path is turned to face the eye of the last
-    /// [`Scene::draw`](crate::Scene::draw) or [`Scene::face_billboards`] (unrotated before
-    /// any), and a leaf skinned in world space has the identity world transform.
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`].
-    pub fn compute_world(&self, id: NodeId) -> Result<Transform, SceneError> {
-        let mut chain = Vec::new();
-        let mut cur = Some(id);
-        while let Some(c) = cur {
-            let n = self.node(c)?;
-            chain.push(n);
-            cur = n.parent;
-        }
-        let eye = self.billboard_eye;
-        let mut world: Option<Transform> = None;
-        for n in chain.iter().rev() {
-            // The same operations, in the same order, as `update`'s walk.
-            let mut w = match world {
-                _ if n.world_identity => Transform::IDENTITY,
-                Some(pw) => pw.compose(&n.local),
-                None => n.local,
-            };
-            if n.billboard {
-                if let Some(eye) = eye {
-                    w = face_eye(&w, eye);
-                }
-            }
-            world = Some(w);
-        }
-        Ok(world.unwrap_or(Transform::IDENTITY))
     }
 
     /// Whether the node is the root or lies under it (only those are updated and drawn).

@@ -252,7 +252,8 @@ impl Instancing {
                 message: "no such symbol index".into(),
             });
         }
-        if scene.kind(node)? != crate::graph::NodeKind::Group || !scene.children(node)?.is_empty() {
+        let kind = scene.kind(node)?;
+        if kind.is_leaf() || kind.is_switch() || !scene.children(node)?.is_empty() {
             return Err(SceneError::NotAGroup(scene.name(node)?.to_owned()));
         }
         let root_scene_depth = scene.depth(node)?;

@@ -16,7 +16,7 @@ use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::id::LightId;
 use crate::light::SceneLight;
-use crate::node::{Dirty, NodeData};
+use crate::node::Dirty;
 use crate::state::{GlobalState, StateKind};
 
 impl Scene {
@@ -97,7 +97,7 @@ impl Scene {
     pub fn set_effect(&mut self, id: NodeId, effect: Option<Effect>) -> Result<(), SceneError> {
         let n = self.node(id)?;
         if let Some(e) = &effect {
-            let leaf = matches!(n.data, NodeData::Geometry(_));
+            let leaf = n.data.kind().is_leaf();
             if (leaf && !e.is_local()) || (!leaf && !e.is_global()) {
                 return Err(SceneError::EffectPlacement {
                     effect: e.name(),

@@ -31,7 +31,7 @@
 use crate::clear::ClearRegion;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::node::{Culling, NodeData};
+use crate::node::{Culling, Visit};
 
 impl Scene {
     /// Makes `id` a layer node that clears `region` before its subtree is drawn, or (with
@@ -154,8 +154,8 @@ impl Scene {
             if let Some(r) = self.clears.get(&id) {
                 out.push((id, *r));
             }
-            match &node.data {
-                NodeData::Switch { active } => stack.extend(*active),
+            match node.data.visit() {
+                Visit::Active(active) => stack.extend(active),
                 _ => stack.extend(node.children.iter().rev()),
             }
         }

@@ -4,7 +4,7 @@
 //!
 //! # Module map
 //!
-//! The crate is a stack of five layers; **a module imports only from its own layer and the
+//! The crate is a stack of six layers; **a module imports only from its own layer and the
 //! layers below it**, so nothing reaches up and no two modules import each other
 //! (`tests/it/module_cycles.rs` in the workspace fails on any import cycle and on an import
 //! that reaches up a layer). A type lives in the lowest layer that needs it.
@@ -12,10 +12,11 @@
 //! | layer | modules | what lives there |
 //! |---|---|---|
 //! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`clear`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`], [`partition`], [`intersect`], [`oriented_box`], [`clod`], [`clod_build`], [`curve`], [`surface`], [`definition`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, continuous-LOD meshes and their collapse records, curves and surfaces tessellated by subdivision, render states, lights, the camera, layer clear regions, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver, BSP sides and order, portals, intersection tests of lines, rays, segments, triangles, spheres and oriented boxes, cyclic definition graphs |
-//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`layer`], [`switch`], [`dlod`], [`billboard`], [`lookup`], [`copy`], [`motion`], [`bsp`], [`portal`], [`instancing`] | node storage (the arena, [`NodeId`]s), one node's data and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), layer nodes and their draw order, switch, discrete-LOD and billboard nodes, finding nodes and named objects, deep copies of subtrees, particle systems and IK controllers on the scene, BSP nodes, convex regions and their manager, definitions instanced into subtrees |
-//! | 3. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print), [`collide`], [`frames`] | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision, relation matrices and reference-frame / layered-depth layouts |
-//! | 4. the frame | [`renderer`], [`multipass`], [`draw`], [`deferred`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, deferred drawing through a pluggable draw function, [`FixedRenderer`] over any plumb-raster `DrawTarget` ([`SoftRenderer`] on the CPU) |
-//! | 5. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
+//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`layer`], [`lookup`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data — the sum type of node kinds, [`NodeKind`] its discriminant — and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), layer nodes and their draw order, finding nodes and named objects, particle systems and IK controllers on the scene |
+//! | 3. the node kinds | [`nodes`]: `group`, `geometry`, `switch`, `lod`, `billboard`, `bsp`, `region_manager`, `region` | one file per kind: its `impl Scene` API and the hooks the passes call for it (see [adding a node kind](nodes#adding-a-node-kind)) |
+//! | 4. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print), [`collide`], [`frames`], [`copy`], [`instancing`] | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision, relation matrices and reference-frame / layered-depth layouts, deep copies of subtrees, definitions instanced into subtrees |
+//! | 5. the frame | [`renderer`], [`multipass`], [`draw`], [`deferred`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, deferred drawing through a pluggable draw function, [`FixedRenderer`] over any plumb-raster `DrawTarget` ([`SoftRenderer`] on the CPU) |
+//! | 6. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
 //!
 //! What the user set (intent) and what `update` computed live on the nodes; what one view
 //! computes — the visible set, the frame settings handed to a renderer — lives with the pass
@@ -180,38 +181,39 @@ pub mod surface;
 pub mod transform;
 
 // Layer 2 — the graph.
-pub mod billboard;
-pub mod bsp;
-pub mod copy;
-pub mod dlod;
 pub mod graph;
 pub mod hierarchy;
-pub mod instancing;
 pub mod intent;
 pub mod layer;
 pub mod lookup;
 pub mod motion;
 pub mod node;
-pub mod portal;
-pub mod switch;
 
-// Layer 3 — passes over the graph.
+// Layer 3 — the node kinds.
+pub mod nodes;
+
+// The kind modules' former paths (they were top-level before `nodes/`).
+pub use nodes::{billboard, bsp, lod as dlod, region as portal, switch};
+
+// Layer 4 — passes over the graph.
 pub mod collide;
+pub mod copy;
 pub mod cull;
 pub mod frames;
+pub mod instancing;
 pub mod pick;
 pub mod print;
 pub mod render_state;
 pub mod update;
 
-// Layer 4 — the frame.
+// Layer 5 — the frame.
 pub mod deferred;
 pub mod draw;
 pub mod multipass;
 pub mod renderer;
 pub mod soft;
 
-// Layer 5 — file I/O.
+// Layer 6 — file I/O.
 pub mod io;
 
 /// One module's unit tests, `(name, test)` (see [`internal_tests`]).

@@ -28,7 +28,6 @@ use crate::camera::Camera;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::ik::{Chain, Effector, IkController};
-use crate::node::NodeData;
 use crate::particles::{ParticleController, ParticleLeaf, Particles};
 use crate::transform::Transform;
 
@@ -309,6 +308,6 @@ impl Scene {
     /// Whether `id` is a particle leaf.
     pub fn is_particles(&self, id: NodeId) -> bool {
         self.particle_systems.iter().any(|p| p.node == id)
-            && matches!(self.node(id).map(|n| &n.data), Ok(NodeData::Geometry(_)))
+            && self.node(id).is_ok_and(|n| n.data.kind().is_leaf())
     }
 }

@@ -27,7 +27,7 @@ use crate::effect::{
 };
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::node::{Culling, NodeData};
+use crate::node::{Culling, Visit};
 use crate::renderer::{ColorSource, LightingTerms, Pass};
 use crate::state::{
     AlphaState, BlendFactor, CompareFunc, CullState, Fog, RenderStates, StencilOp, StencilState,
@@ -119,7 +119,7 @@ impl Scene {
     /// [`SceneError::UnknownLight`] for a bump map's light).
     pub fn leaf_passes(&self, id: NodeId, max_units: usize) -> Result<Vec<Pass>, SceneError> {
         let node = self.node(id)?;
-        let NodeData::Geometry(mesh) = &node.data else {
+        let Some(mesh) = node.data.mesh() else {
             return Err(SceneError::NotAGeometry(node.name.clone()));
         };
         let r = self.resolved(id)?;
@@ -346,10 +346,10 @@ impl Scene {
             if node.cull == Culling::Always {
                 continue;
             }
-            match &node.data {
-                NodeData::Geometry(_) => out.push(id),
-                NodeData::Group => stack.extend(node.children.iter().rev()),
-                NodeData::Switch { active } => stack.extend(active.iter()),
+            match node.data.visit() {
+                Visit::Leaf(_) => out.push(id),
+                Visit::Children => stack.extend(node.children.iter().rev()),
+                Visit::Active(active) => stack.extend(active),
             }
         }
         out
@@ -370,10 +370,10 @@ impl Scene {
             ) {
                 out.push(id);
             }
-            match &node.data {
-                NodeData::Geometry(_) => {}
-                NodeData::Group => stack.extend(node.children.iter().rev()),
-                NodeData::Switch { active } => stack.extend(active.iter()),
+            match node.data.visit() {
+                Visit::Leaf(_) => {}
+                Visit::Children => stack.extend(node.children.iter().rev()),
+                Visit::Active(active) => stack.extend(active),
             }
         }
         out
@@ -382,7 +382,7 @@ impl Scene {
     /// World plane and resolved states of a plane leaf (`None` if it has no usable triangle).
     fn plane_of(&self, plane: NodeId) -> Result<Option<(Vec4, RenderStates)>, SceneError> {
         let node = self.node(plane)?;
-        let NodeData::Geometry(mesh) = &node.data else {
+        let Some(mesh) = node.data.mesh() else {
             return Err(SceneError::NotAGeometry(node.name.clone()));
         };
         Ok(world_plane(mesh, &node.world).map(|eq| {

@@ -19,6 +19,8 @@ use crate::bound::Bound;
 use crate::effect::Effect;
 use crate::id::{LightId, NodeId};
 use crate::mesh::Mesh;
+use crate::partition::Portal;
+use crate::plane::Plane;
 use crate::state::RenderStates;
 use crate::transform::Transform;
 
@@ -67,21 +69,252 @@ pub(crate) struct RenderIntent {
     pub(crate) effect: Option<Arc<Effect>>,
 }
 
-/// The discrete-LOD data of a switch (see [`dlod`](crate::dlod)): the LOD centre in the
-/// switch's local space and the `[min, max)` local distance interval of each child that has
-/// one, in the order they were set.
+/// What a node is, with its kind's data: **the one sum type of node kinds**. Each variant's
+/// behaviour — its `impl Scene` API and the hooks the passes call — lives in its own file
+/// under [`nodes`](crate::nodes); the payloads are defined here because the arena stores
+/// them (a kind file sits above the arena, so the arena cannot import from it). The public
+/// [`NodeKind`] is the discriminant.
+#[derive(Debug, Clone)]
+pub(crate) enum NodeData {
+    Group,
+    Geometry(Geometry),
+    Switch(Switch),
+    Lod(Box<Lod>),
+    Billboard,
+    Bsp(Box<Bsp>),
+    RegionManager(Box<Manager>),
+    Region(Box<Region>),
+}
+
+/// A geometry leaf's data.
+#[derive(Debug, Clone)]
+pub(crate) struct Geometry {
+    pub(crate) mesh: Arc<Mesh>,
+    /// The world transform is the identity whatever the ancestors (a skinned leaf, whose
+    /// mesh a controller computes in world space).
+    pub(crate) world_identity: bool,
+}
+
+/// A switch's data: the active child.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Switch {
+    pub(crate) active: Option<NodeId>,
+}
+
+/// The discrete-LOD data of a switch (see [`lod`](crate::nodes::lod)): the child chosen by
+/// the last selection, the LOD centre in the node's local space and the `[min, max)` local
+/// distance interval of each child that has one, in the order they were set.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Lod {
+    pub(crate) active: Option<NodeId>,
     pub(crate) center: glam::Vec3,
     pub(crate) ranges: Vec<(NodeId, f32, f32)>,
 }
 
-/// What a node is, with its kind's data.
-#[derive(Debug, Clone)]
-pub(crate) enum NodeData {
+/// The data of a BSP node or convex-region manager: its plane in the node's local space and
+/// the child in each slot.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Bsp {
+    pub(crate) plane: Plane,
+    /// The normal and constant as given (before normalising), so a saved file reloads exactly.
+    pub(crate) given: (glam::Vec3, f32),
+    pub(crate) slots: [Option<NodeId>; 3],
+}
+
+/// The data of a convex-region manager: a BSP node whose coplanar slot is the outside scene.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Manager {
+    pub(crate) bsp: Bsp,
+}
+
+/// The data of a convex region: its outgoing portals.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Region {
+    pub(crate) portals: Vec<Portal>,
+}
+
+/// What a node is (the discriminant of its data; see [`Scene::kind`](crate::Scene::kind)).
+/// Scene files name the same eight kinds (`"kind"` of a node, `docs/scene-format.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum NodeKind {
+    /// An interior node: groups and transforms its children.
     Group,
-    Switch { active: Option<NodeId> },
-    Geometry(Arc<Mesh>),
+    /// A leaf drawing a shared [`Mesh`].
+    Geometry,
+    /// A group of which only the active child is drawn and picked (all are updated).
+    Switch,
+    /// A switch that picks its active child by the eye's distance (discrete level of detail).
+    Lod,
+    /// A group turned about its local up axis to face the camera.
+    Billboard,
+    /// A group with a plane and three child slots, drawn back to front.
+    Bsp,
+    /// A BSP node whose leaves are convex regions (portal culling).
+    RegionManager,
+    /// A convex region with outgoing portals.
+    Region,
+}
+
+impl NodeKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [NodeKind; 8] = [
+        NodeKind::Group,
+        NodeKind::Geometry,
+        NodeKind::Switch,
+        NodeKind::Lod,
+        NodeKind::Billboard,
+        NodeKind::Bsp,
+        NodeKind::RegionManager,
+        NodeKind::Region,
+    ];
+
+    /// The name scene files, `plumb info` and the text dump use (`"region_manager"` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeKind::Group => "group",
+            NodeKind::Geometry => "geometry",
+            NodeKind::Switch => "switch",
+            NodeKind::Lod => "lod",
+            NodeKind::Billboard => "billboard",
+            NodeKind::Bsp => "bsp",
+            NodeKind::RegionManager => "region_manager",
+            NodeKind::Region => "region",
+        }
+    }
+
+    /// A leaf: geometry (every other kind has children).
+    pub fn is_leaf(self) -> bool {
+        self == NodeKind::Geometry
+    }
+
+    /// A switch or LOD switch: only the active child is drawn and picked.
+    pub fn is_switch(self) -> bool {
+        matches!(self, NodeKind::Switch | NodeKind::Lod)
+    }
+
+    /// A BSP node or region manager (a plane and three slots).
+    pub fn is_bsp(self) -> bool {
+        matches!(self, NodeKind::Bsp | NodeKind::RegionManager)
+    }
+}
+
+/// Which children a walk that draws or picks visits (the passes' one question about a
+/// node's kind; BSP order and portals are culling's own, see [`cull`](crate::cull)).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Visit<'a> {
+    /// A geometry leaf with its mesh.
+    Leaf(&'a Geometry),
+    /// Every child, in order.
+    Children,
+    /// Only the active child of a switch, if any.
+    Active(Option<NodeId>),
+}
+
+impl NodeData {
+    /// The discriminant.
+    pub(crate) fn kind(&self) -> NodeKind {
+        match self {
+            NodeData::Group => NodeKind::Group,
+            NodeData::Geometry(_) => NodeKind::Geometry,
+            NodeData::Switch(_) => NodeKind::Switch,
+            NodeData::Lod(_) => NodeKind::Lod,
+            NodeData::Billboard => NodeKind::Billboard,
+            NodeData::Bsp(_) => NodeKind::Bsp,
+            NodeData::RegionManager(_) => NodeKind::RegionManager,
+            NodeData::Region(_) => NodeKind::Region,
+        }
+    }
+
+    /// Which children drawing and picking visit.
+    #[inline]
+    pub(crate) fn visit(&self) -> Visit<'_> {
+        match self {
+            NodeData::Geometry(g) => Visit::Leaf(g),
+            NodeData::Switch(s) => Visit::Active(s.active),
+            NodeData::Lod(l) => Visit::Active(l.active),
+            NodeData::Group
+            | NodeData::Billboard
+            | NodeData::Bsp(_)
+            | NodeData::RegionManager(_)
+            | NodeData::Region(_) => Visit::Children,
+        }
+    }
+
+    /// The geometry leaf's data.
+    #[inline]
+    pub(crate) fn geometry(&self) -> Option<&Geometry> {
+        match self {
+            NodeData::Geometry(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The mesh of a geometry leaf.
+    #[inline]
+    pub(crate) fn mesh(&self) -> Option<&Arc<Mesh>> {
+        self.geometry().map(|g| &g.mesh)
+    }
+
+    /// A geometry leaf whose world transform is pinned to the identity.
+    #[inline]
+    pub(crate) fn world_identity(&self) -> bool {
+        self.geometry().is_some_and(|g| g.world_identity)
+    }
+
+    /// The active child of a switch or LOD switch (`None` for other kinds).
+    pub(crate) fn active_mut(&mut self) -> Option<&mut Option<NodeId>> {
+        match self {
+            NodeData::Switch(s) => Some(&mut s.active),
+            NodeData::Lod(l) => Some(&mut l.active),
+            _ => None,
+        }
+    }
+
+    /// The BSP data of a BSP node or region manager.
+    pub(crate) fn bsp(&self) -> Option<&Bsp> {
+        match self {
+            NodeData::Bsp(b) => Some(b),
+            NodeData::RegionManager(m) => Some(&m.bsp),
+            _ => None,
+        }
+    }
+
+    /// The BSP data of a BSP node or region manager.
+    pub(crate) fn bsp_mut(&mut self) -> Option<&mut Bsp> {
+        match self {
+            NodeData::Bsp(b) => Some(b),
+            NodeData::RegionManager(m) => Some(&mut m.bsp),
+            _ => None,
+        }
+    }
+
+    /// The portals of a convex region.
+    pub(crate) fn region(&self) -> Option<&Region> {
+        match self {
+            NodeData::Region(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The portals of a convex region.
+    pub(crate) fn region_mut(&mut self) -> Option<&mut Region> {
+        match self {
+            NodeData::Region(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// `child` left the node (detached, moved or removed): a switch whose active child it was
+    /// has none. BSP slots and LOD ranges keep their entry (a slot whose child left reads as
+    /// empty; see [`bsp`](crate::nodes::bsp)).
+    pub(crate) fn child_left(&mut self, child: NodeId) {
+        if let Some(active) = self.active_mut() {
+            if *active == Some(child) {
+                *active = None;
+            }
+        }
+    }
 }
 
 /// What is stale about a node (a bit set; see the [module docs](self)).
@@ -142,17 +375,6 @@ pub(crate) struct Node {
     pub(crate) intent: Option<Box<RenderIntent>>,
     /// What a geometry leaf is drawn with, computed by `update`.
     pub(crate) resolved: Option<Arc<ResolvedRender>>,
-    /// A billboard group: turns about its local up axis to face the camera.
-    pub(crate) billboard: bool,
-    /// The world transform is the identity whatever the ancestors (a skinned leaf, whose
-    /// mesh a controller computes in world space).
-    pub(crate) world_identity: bool,
-    /// A discrete-LOD switch: its centre and the distance interval of each child.
-    pub(crate) lod: Option<Box<Lod>>,
-    /// A BSP node (or convex-region manager): its local plane and child slots.
-    pub(crate) bsp: Option<Box<crate::partition::Bsp>>,
-    /// A convex region: its outgoing portals.
-    pub(crate) region: Option<Box<crate::partition::Region>>,
     /// What is stale (see the module docs); set only by [`Arena::mark`] and creation.
     dirty: Dirty,
 }
@@ -172,11 +394,6 @@ impl Node {
             depth: 0,
             intent: None,
             resolved: None,
-            billboard: false,
-            world_identity: false,
-            lod: None,
-            bsp: None,
-            region: None,
             dirty: Dirty::TRANSFORM.and(Dirty::RENDER),
         }
     }

@@ -1,7 +1,7 @@
 //! Space partitions as plain data (book-advanced §1.6–§1.7): the sides of a BSP plane, the
 //! back-to-front order of a BSP node's children, which side of a plane a camera's frustum lies
 //! on, convex portals and the culling planes they push. The scene-side behaviour (BSP nodes,
-//! convex regions and their manager) is in [`bsp`](crate::bsp) and [`portal`](crate::portal);
+//! convex regions and their manager) is in [`nodes`](crate::nodes);
 //! the culling walk that uses it is in [`cull`](crate::cull).
 
 use glam::Vec3;
@@ -43,17 +43,6 @@ impl BspSide {
             BspSide::Negative => "negative",
         }
     }
-}
-
-/// The BSP data of a node: its plane in the node's local space and the child in each slot.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Bsp {
-    pub(crate) plane: Plane,
-    /// The normal and constant as given (before normalising), so a saved file reloads exactly.
-    pub(crate) given: (Vec3, f32),
-    pub(crate) slots: [Option<NodeId>; 3],
-    /// A convex-region manager: its coplanar slot is the outside scene.
-    pub(crate) manager: bool,
 }
 
 /// A portal: a planar convex polygon in the local space of the region that owns it, counter-
@@ -115,12 +104,6 @@ impl Portal {
     pub(crate) fn set_open(&mut self, open: bool) {
         self.open = open;
     }
-}
-
-/// The outgoing portals of a convex region.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Region {
-    pub(crate) portals: Vec<Portal>,
 }
 
 /// Newell's normal of a polygon (zero when it has no area).

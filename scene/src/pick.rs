@@ -11,7 +11,7 @@
 //! index), which is deterministic. Picking reads world data as of the last update.
 
 use crate::graph::{NodeId, Scene};
-use crate::node::{Culling, NodeData};
+use crate::node::{Culling, Geometry, Visit};
 use crate::ray::{intersect_triangle, Ray};
 
 /// One ray–triangle hit.
@@ -40,10 +40,10 @@ impl Scene {
             if node.cull == Culling::Always || !node.world_bound.intersects_ray(ray) {
                 continue;
             }
-            match &node.data {
-                NodeData::Group => stack.extend(node.children.iter().rev()),
-                NodeData::Switch { active } => stack.extend(active.iter()),
-                NodeData::Geometry(mesh) => {
+            match node.data.visit() {
+                Visit::Children => stack.extend(node.children.iter().rev()),
+                Visit::Active(active) => stack.extend(active),
+                Visit::Leaf(Geometry { mesh, .. }) => {
                     if mesh.triangle_count() == 0 {
                         continue;
                     }

@@ -31,9 +31,8 @@ use crate::bound::Bound;
 use crate::effect::Effect;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::mesh::MeshTopology;
-use crate::node::{Culling, NodeData};
-use crate::partition::BspSide;
+use crate::node::Culling;
+use crate::nodes::{display_name, hooks};
 use crate::transform::Transform;
 
 /// Indentation levels printed before depth is shown as a number.
@@ -109,15 +108,6 @@ impl Scene {
         out
     }
 
-    /// A node's name for the dump: `<stale>` for a removed node, `(unnamed)` for an empty one.
-    fn dump_name(&self, id: NodeId) -> &str {
-        match self.name(id) {
-            Ok("") => "(unnamed)",
-            Ok(n) => n,
-            Err(_) => "<stale>",
-        }
-    }
-
     /// The scene-wide lines of [`Scene::dump`]: whatever differs from [`Scene::new`]'s.
     fn scene_wide(&self) -> String {
         let mut out = String::new();
@@ -131,7 +121,7 @@ impl Scene {
             let joints: Vec<&str> = ik
                 .joints()
                 .iter()
-                .map(|j| self.dump_name(j.node()))
+                .map(|j| display_name(self, j.node()))
                 .collect();
             let goals: Vec<String> = ik
                 .goals()
@@ -139,8 +129,8 @@ impl Scene {
                 .map(|g| {
                     format!(
                         "{} -> {} weight {}",
-                        self.dump_name(g.effector()),
-                        self.dump_name(g.target()),
+                        display_name(self, g.effector()),
+                        display_name(self, g.target()),
                         g.weight()
                     )
                 })
@@ -182,7 +172,7 @@ impl Scene {
                 light,
                 color,
             } => {
-                let planes: Vec<&str> = planes.iter().map(|p| self.dump_name(*p)).collect();
+                let planes: Vec<&str> = planes.iter().map(|p| display_name(self, *p)).collect();
                 format!(
                     "PlanarShadow {{ planes: [{}], light: #{}, color: {} }}",
                     planes.join(", "),
@@ -193,7 +183,7 @@ impl Scene {
             Effect::PlanarReflection { planes } => {
                 let planes: Vec<String> = planes
                     .iter()
-                    .map(|(p, r)| format!("{} reflectance {r}", self.dump_name(*p)))
+                    .map(|(p, r)| format!("{} reflectance {r}", display_name(self, *p)))
                     .collect();
                 format!("PlanarReflection {{ planes: [{}] }}", planes.join(", "))
             }
@@ -273,7 +263,7 @@ impl Scene {
             .iter()
             .filter_map(|&i| self.mesh_controllers.get(i));
         for (_, mc) in mesh_controllers {
-            let bones: Vec<&str> = mc.bones().iter().map(|b| self.dump_name(*b)).collect();
+            let bones: Vec<&str> = mc.bones().iter().map(|b| display_name(self, *b)).collect();
             if bones.is_empty() {
                 let _ = writeln!(out, "{pad}  mesh controller");
             } else {
@@ -309,52 +299,6 @@ impl Scene {
         }
     }
 
-    /// The kind text of a BSP node, region manager or convex region: its plane (unit normal,
-    /// world-independent) and the child in each slot, or its portals (`to` region, vertex
-    /// count, `closed` when closed).
-    fn partition_kind(&self, id: NodeId) -> String {
-        let mut out = String::new();
-        if let (Ok(true), Ok(plane)) = (self.is_bsp(id), self.bsp_plane(id)) {
-            let manager = self.is_region_manager(id).unwrap_or(false);
-            let slots: Vec<String> = BspSide::ALL
-                .iter()
-                .map(|&s| {
-                    let child = match self.bsp_child(id, s).ok().flatten() {
-                        Some(c) => self.dump_name(c),
-                        None => "none",
-                    };
-                    format!("{}={child}", s.name())
-                })
-                .collect();
-            let _ = write!(
-                out,
-                "{} plane={}·X={} {}",
-                if manager { "region manager" } else { "bsp" },
-                v3(plane.normal()),
-                plane.constant(),
-                slots.join(" ")
-            );
-        }
-        if let Ok(portals) = self.portals(id) {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            let list: Vec<String> = portals
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{} ({} vertices{})",
-                        self.dump_name(p.adjacent()),
-                        p.vertices().len(),
-                        if p.is_open() { "" } else { ", closed" }
-                    )
-                })
-                .collect();
-            let _ = write!(out, "region portals=[{}]", list.join(", "));
-        }
-        out
-    }
-
     /// The dump of the subtree at `from`.
     ///
     /// # Errors
@@ -378,54 +322,7 @@ impl Scene {
             } else {
                 String::new()
             };
-            let mut kind = match &node.data {
-                NodeData::Group if node.billboard => "billboard".to_owned(),
-                NodeData::Group if node.bsp.is_some() || node.region.is_some() => {
-                    self.partition_kind(id)
-                }
-                NodeData::Group => "group".to_owned(),
-                NodeData::Switch { active } => {
-                    let active = match active {
-                        Some(a) => self.dump_name(*a),
-                        None => "none",
-                    };
-                    match &node.lod {
-                        Some(lod) => {
-                            let ranges: Vec<String> = lod
-                                .ranges
-                                .iter()
-                                .map(|(c, lo, hi)| format!("{} [{lo}, {hi})", self.dump_name(*c)))
-                                .collect();
-                            format!(
-                                "lod centre={} ranges=[{}] active={active}",
-                                v3(lod.center),
-                                ranges.join(", ")
-                            )
-                        }
-                        None => format!("switch active={active}"),
-                    }
-                }
-                NodeData::Geometry(m) => {
-                    let topo = match m.topology() {
-                        MeshTopology::Points => "points",
-                        MeshTopology::Lines => "lines",
-                        MeshTopology::LineStrip => "line strip",
-                        MeshTopology::LineLoop => "line loop",
-                        MeshTopology::Triangles => "triangles",
-                    };
-                    let active = m
-                        .active_count()
-                        .map_or(String::new(), |a| format!(" active={a}"));
-                    format!(
-                        "geometry {topo} vertices={} indices={}{active}",
-                        m.positions().len(),
-                        m.indices().len()
-                    )
-                }
-            };
-            if node.world_identity {
-                kind.push_str(" world=identity");
-            }
+            let kind = hooks(&node.data).describe(self, id);
             let cull = match node.cull {
                 Culling::Dynamic => "",
                 Culling::Always => " cull=always",

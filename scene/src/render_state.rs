@@ -27,7 +27,7 @@ use std::sync::Arc;
 use crate::effect::Effect;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::node::{Node, NodeData};
+use crate::node::Node;
 
 pub use crate::node::ResolvedRender;
 
@@ -40,7 +40,7 @@ impl Scene {
     pub fn resolved(&self, id: NodeId) -> Result<&ResolvedRender, SceneError> {
         static DEFAULT: std::sync::OnceLock<ResolvedRender> = std::sync::OnceLock::new();
         let n = self.node(id)?;
-        if !matches!(n.data, NodeData::Geometry(_)) {
+        if !n.data.kind().is_leaf() {
             return Err(SceneError::NotAGeometry(n.name.clone()));
         }
         Ok(n.resolved
@@ -71,7 +71,7 @@ impl Scene {
             };
             let recompute = force || node.render_changed();
             node.clear_render();
-            let is_leaf = matches!(node.data, NodeData::Geometry(_));
+            let is_leaf = node.data.kind().is_leaf();
             let here = match &node.intent {
                 Some(intent)
                     if !intent.states.is_empty()

@@ -33,13 +33,31 @@
 //! result is bit-identical to a full rebuild ([`Scene::update_full`]) because every value is
 //! produced by the same operations in the same order. [`UpdateStats`] counts the work.
 
-use crate::billboard::face_eye;
+use glam::Vec3;
+
 use crate::bound::Bound;
-use crate::graph::Scene;
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
 use crate::node::{Dirty, Node, NodeData};
+use crate::nodes::billboard::face_eye;
 use crate::transform::Transform;
 
 pub use crate::graph::UpdateStats;
+
+/// A node's world transform from its parent's (`None` for a tree's root): `parent ∘ local`,
+/// the identity for a leaf pinned to it, then turned to face `eye` for a billboard. The one
+/// definition `update` and [`Scene::compute_world`] share, so both give the same bits.
+fn compose_world(node: &Node, parent: Option<Transform>, eye: Option<Vec3>) -> Transform {
+    let world = match parent {
+        _ if node.data.world_identity() => Transform::IDENTITY,
+        Some(pw) => pw.compose(&node.local),
+        None => node.local,
+    };
+    match (&node.data, eye) {
+        (NodeData::Billboard, Some(eye)) => face_eye(&world, eye),
+        _ => world,
+    }
+}
 
 /// Sentinel parent index for the root.
 const NO_PARENT: u32 = u32::MAX;
@@ -138,25 +156,16 @@ impl Scene {
                     };
                     let recompute = force || node.transform_changed();
                     if recompute {
-                        node.world = match parent_world {
-                            _ if node.world_identity => Transform::IDENTITY,
-                            Some(pw) => pw.compose(&node.local),
-                            None => node.local,
-                        };
-                        if node.billboard {
-                            if let Some(eye) = eye {
-                                node.world = face_eye(&node.world, eye);
-                            }
-                        }
+                        node.world = compose_world(node, parent_world, eye);
                         stats.transforms += 1;
                     }
                     match &node.data {
-                        NodeData::Geometry(mesh) => {
-                            node.world_bound = mesh.local_bound(kind).transformed(&node.world);
+                        NodeData::Geometry(g) => {
+                            node.world_bound = g.mesh.local_bound(kind).transformed(&node.world);
                             node.clear_geometry();
                             stats.bounds += 1;
                         }
-                        NodeData::Group | NodeData::Switch { .. } => {
+                        _ => {
                             if node.children.is_empty() {
                                 node.world_bound = Bound::Empty;
                                 node.clear_geometry();
@@ -198,6 +207,33 @@ impl Scene {
                 }
             }
         }
+    }
+
+    /// The world transform of `id` computed now from the local transforms of its ancestors
+    /// (`W = L_root ∘ … ∘ L_id`, composed top-down exactly as `update` does, so the result is
+    /// bit-identical to what the next update will store). O(depth).
+    ///
+    /// Like `update`, a billboard on the path is turned to face the eye of the last
+    /// [`Scene::draw`](crate::Scene::draw) or [`Scene::face_billboards`] (unrotated before
+    /// any), and a leaf skinned in world space has the identity world transform.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn compute_world(&self, id: NodeId) -> Result<Transform, SceneError> {
+        let mut chain = Vec::new();
+        let mut cur = Some(id);
+        while let Some(c) = cur {
+            let n = self.node(c)?;
+            chain.push(n);
+            cur = n.parent;
+        }
+        let eye = self.billboard_eye;
+        let mut world: Option<Transform> = None;
+        for n in chain.iter().rev() {
+            // The same function as `update`'s walk, top-down.
+            world = Some(compose_world(n, world, eye));
+        }
+        Ok(world.unwrap_or(Transform::IDENTITY))
     }
 
     /// Runs every controller once; returns how many ran.

@@ -11,7 +11,8 @@
 //! the file's scenes, one line each, `scene INDEX 'NAME'` with ` (default)` after the one
 //! drawn without `render --scene` (the index or name is what `--scene` takes).
 //! `nodes` holds one object per node in tree order (pre-order, children in order, the
-//! scene root first): `name`, `kind` (`group` / `switch` / `geometry`), `parent` (index into
+//! scene root first): `name`, `kind` (`group`, `geometry`, `switch`, `lod`, `billboard`,
+//! `bsp`, `region_manager` or `region`: the names scene files use), `parent` (index into
 //! `nodes`, `null` for the root), `local` and `world` (4×4 matrices, column-major, 16
 //! numbers: translation at 12..14), `bound` (`{"center": [x,y,z], "radius": r}` or `null` when
 //! empty) and, for geometry, `vertices`, `triangles` and `material` (its name).
@@ -25,7 +26,7 @@ use plumb::raster::trace::{self, CommandDoc, IndexView, Trace};
 use plumb::scene::io::{
     self, AlphaMode, CameraProjection, ImportOptions, ImportedLightKind, ImportedScene,
 };
-use plumb::scene::{NodeId, NodeKind, Scene};
+use plumb::scene::{NodeId, Scene};
 use serde::Serialize;
 
 use super::budget::BudgetArgs;
@@ -152,11 +153,7 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
         let mesh = scene.mesh(id).ok();
         nodes.push(JsonNode {
             name: scene.name(id).map_err(e)?.to_owned(),
-            kind: match kind {
-                NodeKind::Group => "group",
-                NodeKind::Switch => "switch",
-                NodeKind::Geometry => "geometry",
-            },
+            kind: kind.name(),
             parent,
             local: scene
                 .local_transform(id)

@@ -75,7 +75,7 @@ pub fn geometry_box(scene: &Scene) -> Result<Bound, SceneError> {
                     }
                 }
             }
-            NodeKind::Switch => stack.extend(scene.active_child(id)?),
+            k if k.is_switch() => stack.extend(scene.active_child(id)?),
             _ => stack.extend_from_slice(scene.children(id)?),
         }
     }

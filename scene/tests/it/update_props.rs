@@ -137,6 +137,7 @@ fn rebuild(scene: &Scene) -> (Scene, BTreeMap<NodeId, NodeId>) {
             NodeKind::Group => fresh.add_group(parent, name),
             NodeKind::Switch => fresh.add_switch(parent, name),
             NodeKind::Geometry => fresh.add_geometry(parent, name, scene.mesh(id).unwrap().clone()),
+            other => panic!("the generated scenes hold no {other:?} node"),
         }
         .unwrap();
         fresh

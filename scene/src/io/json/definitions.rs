@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::ctx::Ctx;
 use super::doc::{DefinitionsDoc, InstanceDoc, MeshDoc, NodeDoc, SceneDoc, TransformDoc};
 use crate::definition::{Definitions, EdgeSpec, ProductionSpec};
-use crate::graph::{NodeId, NodeKind, Scene};
+use crate::graph::{NodeId, Scene};
 use crate::instancing::{InstanceOptions, Instancing};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
@@ -140,10 +140,8 @@ fn instance(
     inst: &InstanceDoc,
     path: &str,
 ) -> Result<(), IoError> {
-    if scene.kind(id).map_err(ctx.scene_err(path))? != NodeKind::Group
-        || !d.children.is_empty()
-        || d.import.is_some()
-    {
+    let kind = scene.kind(id).map_err(ctx.scene_err(path))?;
+    if kind.is_leaf() || kind.is_switch() || !d.children.is_empty() || d.import.is_some() {
         return Err(ctx.invalid(
             path,
             "an \"instance\" node is a group without \"children\" or \"import\"",

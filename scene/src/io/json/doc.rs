@@ -147,6 +147,38 @@ pub enum NodeKindDoc {
     Region,
 }
 
+impl From<NodeKindDoc> for crate::graph::NodeKind {
+    fn from(kind: NodeKindDoc) -> Self {
+        use crate::graph::NodeKind;
+        match kind {
+            NodeKindDoc::Group => NodeKind::Group,
+            NodeKindDoc::Geometry => NodeKind::Geometry,
+            NodeKindDoc::Switch => NodeKind::Switch,
+            NodeKindDoc::Billboard => NodeKind::Billboard,
+            NodeKindDoc::Lod => NodeKind::Lod,
+            NodeKindDoc::Bsp => NodeKind::Bsp,
+            NodeKindDoc::RegionManager => NodeKind::RegionManager,
+            NodeKindDoc::Region => NodeKind::Region,
+        }
+    }
+}
+
+impl From<crate::graph::NodeKind> for NodeKindDoc {
+    fn from(kind: crate::graph::NodeKind) -> Self {
+        use crate::graph::NodeKind;
+        match kind {
+            NodeKind::Group => NodeKindDoc::Group,
+            NodeKind::Geometry => NodeKindDoc::Geometry,
+            NodeKind::Switch => NodeKindDoc::Switch,
+            NodeKind::Billboard => NodeKindDoc::Billboard,
+            NodeKind::Lod => NodeKindDoc::Lod,
+            NodeKind::Bsp => NodeKindDoc::Bsp,
+            NodeKind::RegionManager => NodeKindDoc::RegionManager,
+            NodeKind::Region => NodeKindDoc::Region,
+        }
+    }
+}
+
 /// Which slot of a BSP node a child fills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -1238,14 +1270,32 @@ pub enum RepeatDoc {
 pub(crate) mod tests {
     /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
     /// test fails the build as dead code).
-    pub(crate) const TESTS: &[(&str, fn())] = &[(
-        "camera_view_defaults_are_left_out",
-        camera_view_defaults_are_left_out,
-    )];
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "camera_view_defaults_are_left_out",
+            camera_view_defaults_are_left_out,
+        ),
+        (
+            "file_kinds_are_the_scene_kinds",
+            file_kinds_are_the_scene_kinds,
+        ),
+    ];
 
     use super::*;
     use crate::camera::CameraViewport;
     use crate::io::json::real::r4;
+
+    /// The file's `"kind"` names each of the scene's kinds once, by the scene's own name.
+    fn file_kinds_are_the_scene_kinds() {
+        use crate::graph::NodeKind;
+        for kind in NodeKind::ALL {
+            let doc = NodeKindDoc::from(kind);
+            let json = serde_json::to_string(&doc).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.name()));
+            let back: NodeKindDoc = serde_json::from_str(&json).unwrap();
+            assert_eq!(NodeKind::from(back), kind);
+        }
+    }
 
     fn camera_view_defaults_are_left_out() {
         assert_eq!(

@@ -61,6 +61,7 @@ use crate::light::{LightId, LightType, SceneLight};
 use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
 use crate::node::Culling;
+use crate::node::NodeData;
 use crate::particles::{PointController, SystemMotion};
 use crate::partition::BspSide;
 use crate::screen::{ScreenLayer, ScreenPolygon};
@@ -393,10 +394,8 @@ impl Saver<'_> {
         node.parent == Some(self.scene.root())
             && node.children.is_empty()
             && node.name == name
-            && matches!(node.data, crate::node::NodeData::Group)
+            && matches!(node.data, NodeData::Group)
             && node.intent.is_none()
-            && !node.billboard
-            && node.lod.is_none()
             && node.cull == Culling::Dynamic
             && !self.scene.controllers.iter().any(|(n, _)| *n == id)
     }
@@ -453,7 +452,7 @@ impl Saver<'_> {
             world_identity |= c.world_is_identity();
             controllers.push(self.mesh_controller(c.as_ref(), path)?);
         }
-        if node.world_identity && !world_identity {
+        if node.data.world_identity() && !world_identity {
             return Err(self.unsupported(path, "world-space (skinned) leaves"));
         }
         let local = match (rest, bases.first()) {
@@ -478,7 +477,10 @@ impl Saver<'_> {
             controllers,
             ..NodeDoc::default()
         };
-        match scene.kind(id).map_err(&err)? {
+        let kind = scene.kind(id).map_err(&err)?;
+        // The file's kinds are the scene's, 1:1; a group is the default and left out.
+        doc.kind = (kind != NodeKind::Group).then(|| kind.into());
+        match kind {
             NodeKind::Geometry if scene.is_particles(id) => {
                 // A moving system is written at its rest state with its motion in the exact
                 // form (speeds and unit directions as the controller keeps them; a random
@@ -501,7 +503,6 @@ impl Saver<'_> {
                         shown = c.rest();
                     }
                 }
-                doc.kind = Some(NodeKindDoc::Geometry);
                 doc.mesh = Some(MeshDoc::Particles(ParticlesDoc {
                     locations: Some(shown.locations().iter().copied().map(r3).collect()),
                     sizes: Some(shown.sizes().iter().copied().map(re).collect()),
@@ -513,7 +514,6 @@ impl Saver<'_> {
                 }));
             }
             NodeKind::Geometry => {
-                doc.kind = Some(NodeKindDoc::Geometry);
                 let mesh: &Mesh = scene.mesh(id).map_err(&err)?;
                 let mesh = match skinned_rest(scene, id, mesh) {
                     Some(m) => m,
@@ -523,9 +523,8 @@ impl Saver<'_> {
                 };
                 doc.mesh = Some(MeshDoc::Inline(mesh_doc(&mesh)));
             }
-            NodeKind::Switch => {
-                if let Some(lod) = &node.lod {
-                    doc.kind = Some(NodeKindDoc::Lod);
+            NodeKind::Switch | NodeKind::Lod => {
+                if let NodeData::Lod(lod) = &node.data {
                     let mut ranges = Vec::new();
                     for (i, (child, min, max)) in lod.ranges.iter().enumerate() {
                         if node.children.get(i) != Some(child) {
@@ -540,18 +539,15 @@ impl Saver<'_> {
                         center: r3(lod.center),
                         ranges,
                     });
-                } else {
-                    doc.kind = Some(NodeKindDoc::Switch);
                 }
                 if let Some(active) = scene.active_child(id).map_err(&err)? {
                     doc.active = node.children.iter().position(|c| *c == active);
                 }
             }
-            NodeKind::Group if node.billboard => doc.kind = Some(NodeKindDoc::Billboard),
-            NodeKind::Group if node.bsp.is_some() || node.region.is_some() => {
+            NodeKind::Billboard | NodeKind::Group => {}
+            NodeKind::Bsp | NodeKind::RegionManager | NodeKind::Region => {
                 self.partition(id, path, &mut doc)?;
             }
-            NodeKind::Group => {}
         }
         doc.cull_mode = match node.cull {
             Culling::Dynamic => None,
@@ -663,16 +659,7 @@ impl Saver<'_> {
         let scene = self.scene;
         let err = self.scene_err(path);
         let node = scene.node(id).map_err(&err)?;
-        if node.bsp.is_some() && node.region.is_some() {
-            return Err(self.unsupported(path, "a node that is both a BSP node and a region"));
-        }
         if scene.is_bsp(id).map_err(&err)? {
-            let manager = scene.is_region_manager(id).map_err(&err)?;
-            doc.kind = Some(if manager {
-                NodeKindDoc::RegionManager
-            } else {
-                NodeKindDoc::Bsp
-            });
             let mut sides = Vec::new();
             let mut unslotted = false;
             for &c in &node.children {
@@ -709,7 +696,6 @@ impl Saver<'_> {
             });
         }
         if scene.is_region(id).map_err(&err)? {
-            doc.kind = Some(NodeKindDoc::Region);
             let unique = |r: NodeId, context: &str| -> Result<String, IoError> {
                 let name = scene.name(r).map_err(self.scene_err(context))?;
                 if name.is_empty() || self.names.get(name) != Some(&1) {

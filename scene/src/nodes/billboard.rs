@@ -15,8 +15,29 @@ use glam::{Vec3, Vec4};
 
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::node::Dirty;
+use crate::node::{Dirty, NodeData};
 use crate::transform::Transform;
+
+use super::kind::KindHooks;
+
+/// The billboard kind's hooks (a billboard has no data of its own; the eye it faces is the
+/// scene's).
+pub(crate) struct Billboard;
+
+impl KindHooks for Billboard {
+    fn describe(&self, _: &Scene, _: NodeId) -> String {
+        "billboard".to_owned()
+    }
+
+    fn copy_node(
+        &self,
+        scene: &mut Scene,
+        parent: NodeId,
+        name: String,
+    ) -> Result<NodeId, SceneError> {
+        scene.add_billboard(parent, name)
+    }
+}
 
 /// `world ∘ RotY(atan2(p.x, p.z))` with `p` the eye in `world`'s local space.
 pub(crate) fn face_eye(world: &Transform, eye: Vec3) -> Transform {
@@ -52,8 +73,7 @@ impl Scene {
         parent: NodeId,
         name: impl Into<String>,
     ) -> Result<NodeId, SceneError> {
-        let id = self.add_group(parent, name)?;
-        self.node_mut(id)?.billboard = true;
+        let id = self.create_under(parent, name.into(), NodeData::Billboard)?;
         self.billboards.push(id);
         Ok(id)
     }
@@ -63,7 +83,7 @@ impl Scene {
     /// # Errors
     /// [`SceneError::StaleId`].
     pub fn is_billboard(&self, id: NodeId) -> Result<bool, SceneError> {
-        Ok(self.node(id)?.billboard)
+        Ok(matches!(self.node(id)?.data, NodeData::Billboard))
     }
 
     /// Sets the eye position billboards face; marks them dirty if it changed (the next update

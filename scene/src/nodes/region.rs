@@ -1,12 +1,13 @@
-//! Portals (Eberly's `ConvexRegionManager`, `ConvexRegion`, `Portal`; book-advanced §1.7):
+//! Convex regions and their portals (Eberly's `ConvexRegion`, `Portal`; book-advanced §1.7):
 //! indoor occlusion culling through a one-way graph of convex regions.
 //!
 //! * A **convex region** ([`Scene::add_region`]) is a group holding a room's walls and
 //!   contents, plus its outgoing [`Portal`]s: convex polygons in the region's local space,
 //!   counter-clockwise seen from inside the region, each leading to an adjacent region and
 //!   open or closed.
-//! * A **region manager** ([`Scene::add_region_manager`]) is a BSP node ([`bsp`](crate::bsp))
-//!   whose leaves are regions; its coplanar slot holds the outside scene.
+//! * A **region manager** ([`Scene::add_region_manager`], [`region_manager`](super::region_manager))
+//!   is a BSP node ([`bsp`](super::bsp)) whose leaves are regions; its coplanar slot holds the
+//!   outside scene.
 //!
 //! Culling ([`cull`](crate::cull)) starts at the region that holds the eye
 //! ([`Scene::containing_region`]), or draws the outside when there is none. A region first
@@ -29,44 +30,59 @@
 
 use glam::Vec3;
 
-use crate::bsp::not_bsp;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::partition::{Portal, Region};
-use crate::plane::Plane;
+use crate::node::{NodeData, Region};
+use crate::partition::Portal;
+
+use super::kind::{display_name, wrong_kind, KindHooks};
 
 fn not_region(name: &str) -> SceneError {
-    SceneError::InvalidArgument {
-        what: "region",
-        message: format!("`{name}` is not a convex region"),
+    wrong_kind("region", name, "a convex region")
+}
+
+impl KindHooks for Region {
+    fn describe(&self, scene: &Scene, _: NodeId) -> String {
+        let list: Vec<String> = self
+            .portals
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} ({} vertices{})",
+                    display_name(scene, p.adjacent()),
+                    p.vertices().len(),
+                    if p.is_open() { "" } else { ", closed" }
+                )
+            })
+            .collect();
+        format!("region portals=[{}]", list.join(", "))
+    }
+
+    fn copy_node(
+        &self,
+        scene: &mut Scene,
+        parent: NodeId,
+        name: String,
+    ) -> Result<NodeId, SceneError> {
+        // Portals are added in step 3, once the regions they lead to exist.
+        scene.add_region(parent, name)
+    }
+
+    fn copy_links(
+        &self,
+        scene: &mut Scene,
+        _: NodeId,
+        copy: NodeId,
+        map: &dyn Fn(NodeId) -> NodeId,
+    ) -> Result<(), SceneError> {
+        for p in &self.portals {
+            scene.add_portal(copy, p.vertices().to_vec(), map(p.adjacent()), p.is_open())?;
+        }
+        Ok(())
     }
 }
 
 impl Scene {
-    /// Creates a convex-region manager (a BSP node with the local `plane`) as the last child of
-    /// `parent`. Its positive and negative slots hold BSP nodes or regions; its coplanar slot
-    /// the outside scene.
-    ///
-    /// # Errors
-    /// As [`Scene::add_group`].
-    pub fn add_region_manager(
-        &mut self,
-        parent: NodeId,
-        name: impl Into<String>,
-        plane: Plane,
-    ) -> Result<NodeId, SceneError> {
-        let given = (plane.normal(), plane.constant());
-        self.add_bsp_node(parent, name.into(), plane, given, true)
-    }
-
-    /// Whether `id` is a convex-region manager.
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`].
-    pub fn is_region_manager(&self, id: NodeId) -> Result<bool, SceneError> {
-        Ok(self.node(id)?.bsp.as_ref().is_some_and(|b| b.manager))
-    }
-
     /// Creates a convex region (a group with no portals yet) as the last child of `parent`.
     ///
     /// # Errors
@@ -76,9 +92,7 @@ impl Scene {
         parent: NodeId,
         name: impl Into<String>,
     ) -> Result<NodeId, SceneError> {
-        let id = self.add_group(parent, name)?;
-        self.node_mut(id)?.region = Some(Box::default());
-        Ok(id)
+        self.create_under(parent, name.into(), NodeData::Region(Box::default()))
     }
 
     /// Whether `id` is a convex region.
@@ -86,12 +100,12 @@ impl Scene {
     /// # Errors
     /// [`SceneError::StaleId`].
     pub fn is_region(&self, id: NodeId) -> Result<bool, SceneError> {
-        Ok(self.node(id)?.region.is_some())
+        Ok(self.node(id)?.data.region().is_some())
     }
 
     fn region_data(&self, region: NodeId) -> Result<&Region, SceneError> {
         let node = self.node(region)?;
-        node.region.as_deref().ok_or_else(|| not_region(&node.name))
+        node.data.region().ok_or_else(|| not_region(&node.name))
     }
 
     /// Adds an outgoing portal to `region`: a convex polygon in the region's local space,
@@ -114,8 +128,8 @@ impl Scene {
         let portal = Portal::new(vertices, adjacent, open)?;
         let r = self
             .node_mut(region)?
-            .region
-            .as_deref_mut()
+            .data
+            .region_mut()
             .ok_or(SceneError::StaleId(region))?;
         r.portals.push(portal);
         Ok(r.portals.len() - 1)
@@ -142,8 +156,8 @@ impl Scene {
         let count = self.region_data(region)?.portals.len();
         let r = self
             .node_mut(region)?
-            .region
-            .as_deref_mut()
+            .data
+            .region_mut()
             .ok_or(SceneError::StaleId(region))?;
         match r.portals.get_mut(index) {
             Some(p) => {
@@ -155,24 +169,5 @@ impl Scene {
                 message: format!("{index} is past the {count} portals of the region"),
             }),
         }
-    }
-
-    /// The region whose cell holds the world point `p` under `manager` (a BSP descent, see
-    /// [`Scene::containing_node`]), or `None` when the point is outside every region.
-    ///
-    /// # Errors
-    /// [`SceneError::StaleId`], [`SceneError::InvalidArgument`] when `manager` is not a region
-    /// manager, [`SceneError::SingularTransform`] for a BSP node with a zero world scale.
-    pub fn containing_region(
-        &self,
-        manager: NodeId,
-        p: Vec3,
-    ) -> Result<Option<NodeId>, SceneError> {
-        if !self.is_region_manager(manager)? {
-            return Err(not_bsp(&self.node(manager)?.name));
-        }
-        Ok(self
-            .containing_node(manager, p)?
-            .filter(|&c| self.nodes.get(c).is_some_and(|n| n.region.is_some())))
     }
 }

@@ -20,6 +20,49 @@ use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::node::{Lod, NodeData};
 
+use super::kind::{display_name, fmt_v3, KindHooks};
+
+impl KindHooks for Lod {
+    fn describe(&self, scene: &Scene, _: NodeId) -> String {
+        let active = match self.active {
+            Some(a) => display_name(scene, a),
+            None => "none",
+        };
+        let ranges: Vec<String> = self
+            .ranges
+            .iter()
+            .map(|(c, lo, hi)| format!("{} [{lo}, {hi})", display_name(scene, *c)))
+            .collect();
+        format!(
+            "lod centre={} ranges=[{}] active={active}",
+            fmt_v3(self.center),
+            ranges.join(", ")
+        )
+    }
+
+    fn copy_node(
+        &self,
+        scene: &mut Scene,
+        parent: NodeId,
+        name: String,
+    ) -> Result<NodeId, SceneError> {
+        scene.add_dlod(parent, name, self.center)
+    }
+
+    fn copy_links(
+        &self,
+        scene: &mut Scene,
+        _: NodeId,
+        copy: NodeId,
+        map: &dyn Fn(NodeId) -> NodeId,
+    ) -> Result<(), SceneError> {
+        for &(child, min, max) in &self.ranges {
+            scene.set_lod_range(copy, map(child), min, max)?;
+        }
+        scene.set_active_child(copy, self.active.map(map))
+    }
+}
+
 impl Scene {
     /// Creates a discrete-LOD switch as the last child of `parent`, with its LOD centre
     /// `center` in its own local space. Children get their distance intervals from
@@ -36,11 +79,15 @@ impl Scene {
         if !center.is_finite() {
             return Err(SceneError::NonFinite { what: "LOD centre" });
         }
-        let id = self.add_switch(parent, name)?;
-        self.node_mut(id)?.lod = Some(Box::new(Lod {
-            center,
-            ranges: Vec::new(),
-        }));
+        let id = self.create_under(
+            parent,
+            name.into(),
+            NodeData::Lod(Box::new(Lod {
+                active: None,
+                center,
+                ranges: Vec::new(),
+            })),
+        )?;
         self.dlods.push(id);
         Ok(id)
     }
@@ -69,7 +116,7 @@ impl Scene {
             });
         }
         let node = self.node(dlod)?;
-        if node.lod.is_none() {
+        if !matches!(node.data, NodeData::Lod(_)) {
             return Err(SceneError::NotASwitch(node.name.clone()));
         }
         if !node.children.contains(&child) {
@@ -78,7 +125,7 @@ impl Scene {
                 child: self.name(child).unwrap_or("<stale>").to_owned(),
             });
         }
-        if let Some(lod) = self.node_mut(dlod)?.lod.as_mut() {
+        if let NodeData::Lod(lod) = &mut self.node_mut(dlod)?.data {
             match lod.ranges.iter_mut().find(|r| r.0 == child) {
                 Some(r) => *r = (child, min, max),
                 None => lod.ranges.push((child, min, max)),
@@ -93,9 +140,9 @@ impl Scene {
     /// [`SceneError::StaleId`], [`SceneError::NotASwitch`] (also for a plain switch).
     pub fn lod_center(&self, dlod: NodeId) -> Result<Vec3, SceneError> {
         let node = self.node(dlod)?;
-        match &node.lod {
-            Some(lod) => Ok(lod.center),
-            None => Err(SceneError::NotASwitch(node.name.clone())),
+        match &node.data {
+            NodeData::Lod(lod) => Ok(lod.center),
+            _ => Err(SceneError::NotASwitch(node.name.clone())),
         }
     }
 
@@ -119,7 +166,7 @@ impl Scene {
             let Some(node) = self.nodes.get(id) else {
                 continue;
             };
-            let Some(lod) = &node.lod else {
+            let NodeData::Lod(lod) = &node.data else {
                 continue;
             };
             let center = node.world.apply_point(lod.center);
@@ -132,8 +179,8 @@ impl Scene {
                     .is_some_and(|&(_, min, max)| scale * min <= d && d < scale * max)
             });
             if let Some(node) = self.nodes.get_mut(id) {
-                if let NodeData::Switch { active } = &mut node.data {
-                    *active = chosen;
+                if let NodeData::Lod(lod) = &mut node.data {
+                    lod.active = chosen;
                 }
             }
         }

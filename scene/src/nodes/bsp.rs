@@ -23,13 +23,60 @@ use glam::Vec3;
 
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::partition::{Bsp, BspSide};
+use crate::node::{Bsp, Manager, NodeData};
+use crate::partition::BspSide;
 use crate::plane::Plane;
 
+use super::kind::{display_name, fmt_v3, wrong_kind, KindHooks};
+
 pub(crate) fn not_bsp(name: &str) -> SceneError {
-    SceneError::InvalidArgument {
-        what: "BSP node",
-        message: format!("`{name}` is not a BSP node"),
+    wrong_kind("BSP node", name, "a BSP node")
+}
+
+impl Bsp {
+    /// A plane given as a [`Plane`] (already normalised) and empty slots.
+    pub(crate) fn new(plane: Plane) -> Bsp {
+        Bsp {
+            plane,
+            given: (plane.normal(), plane.constant()),
+            slots: [None; 3],
+        }
+    }
+
+    /// The dump's `plane=… positive=… coplanar=… negative=…` (after the kind's name).
+    pub(crate) fn describe_as(&self, kind: &str, scene: &Scene, id: NodeId) -> String {
+        let slots: Vec<String> = BspSide::ALL
+            .iter()
+            .map(|&s| {
+                let child = match scene.live_slot(id, self.slots[s.index()]) {
+                    Some(c) => display_name(scene, c),
+                    None => "none",
+                };
+                format!("{}={child}", s.name())
+            })
+            .collect();
+        format!(
+            "{kind} plane={}·X={} {}",
+            fmt_v3(self.plane.normal()),
+            self.plane.constant(),
+            slots.join(" ")
+        )
+    }
+
+    /// Step 3 of a deep copy: the slots, mapped.
+    pub(crate) fn copy_slots(
+        &self,
+        scene: &mut Scene,
+        from: NodeId,
+        copy: NodeId,
+        map: &dyn Fn(NodeId) -> NodeId,
+    ) -> Result<(), SceneError> {
+        for side in BspSide::ALL {
+            if let Some(child) = scene.live_slot(from, self.slots[side.index()]) {
+                scene.set_bsp_child(copy, side, Some(map(child)))?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -45,8 +92,7 @@ impl Scene {
         name: impl Into<String>,
         plane: Plane,
     ) -> Result<NodeId, SceneError> {
-        let given = (plane.normal(), plane.constant());
-        self.add_bsp_node(parent, name.into(), plane, given, false)
+        self.add_bsp_node(parent, name.into(), Bsp::new(plane), false)
     }
 
     /// A BSP node (or region manager) from the plane `normal · X = constant` as written in a
@@ -63,7 +109,12 @@ impl Scene {
         manager: bool,
     ) -> Result<NodeId, SceneError> {
         let plane = Plane::new(normal, constant)?;
-        self.add_bsp_node(parent, name, plane, (normal, constant), manager)
+        let bsp = Bsp {
+            plane,
+            given: (normal, constant),
+            slots: [None; 3],
+        };
+        self.add_bsp_node(parent, name, bsp, manager)
     }
 
     /// The plane of a BSP node as given (normal and constant before normalising).
@@ -71,22 +122,20 @@ impl Scene {
         Ok(self.bsp_data(bsp)?.given)
     }
 
+    /// A BSP node (or, with `manager`, a region manager) with `bsp`'s plane and slots.
     pub(crate) fn add_bsp_node(
         &mut self,
         parent: NodeId,
         name: String,
-        plane: Plane,
-        given: (Vec3, f32),
+        bsp: Bsp,
         manager: bool,
     ) -> Result<NodeId, SceneError> {
-        let id = self.add_group(parent, name)?;
-        self.node_mut(id)?.bsp = Some(Box::new(Bsp {
-            plane,
-            given,
-            slots: [None; 3],
-            manager,
-        }));
-        Ok(id)
+        let data = if manager {
+            NodeData::RegionManager(Box::new(Manager { bsp }))
+        } else {
+            NodeData::Bsp(Box::new(bsp))
+        };
+        self.create_under(parent, name, data)
     }
 
     /// Whether `id` is a BSP node (a convex-region manager is one too).
@@ -94,12 +143,12 @@ impl Scene {
     /// # Errors
     /// [`SceneError::StaleId`].
     pub fn is_bsp(&self, id: NodeId) -> Result<bool, SceneError> {
-        Ok(self.node(id)?.bsp.is_some())
+        Ok(self.node(id)?.data.bsp().is_some())
     }
 
     fn bsp_data(&self, bsp: NodeId) -> Result<&Bsp, SceneError> {
         let node = self.node(bsp)?;
-        node.bsp.as_deref().ok_or_else(|| not_bsp(&node.name))
+        node.data.bsp().ok_or_else(|| not_bsp(&node.name))
     }
 
     /// Puts `child` (a child of `bsp`) in the slot `side`, or empties the slot with `None`. A
@@ -124,7 +173,7 @@ impl Scene {
                 });
             }
         }
-        if let Some(b) = self.node_mut(bsp)?.bsp.as_deref_mut() {
+        if let Some(b) = self.node_mut(bsp)?.data.bsp_mut() {
             for s in b.slots.iter_mut() {
                 if child.is_some() && *s == child {
                     *s = None;
@@ -166,7 +215,7 @@ impl Scene {
     /// As [`Scene::bsp_child`].
     pub fn set_bsp_plane(&mut self, bsp: NodeId, plane: Plane) -> Result<(), SceneError> {
         self.bsp_data(bsp)?;
-        if let Some(b) = self.node_mut(bsp)?.bsp.as_deref_mut() {
+        if let Some(b) = self.node_mut(bsp)?.data.bsp_mut() {
             b.plane = plane;
             b.given = (plane.normal(), plane.constant());
         }
@@ -207,10 +256,38 @@ impl Scene {
             let plane = self.bsp_world_plane(cur)?;
             let next = if plane.distance(p) < 0.0 { neg } else { pos };
             match next {
-                Some(c) if self.node(c)?.bsp.is_some() => cur = c,
+                Some(c) if self.node(c)?.data.bsp().is_some() => cur = c,
                 other => return Ok(other),
             }
         }
         Ok(None)
+    }
+}
+
+impl KindHooks for Bsp {
+    fn describe(&self, scene: &Scene, id: NodeId) -> String {
+        self.describe_as("bsp", scene, id)
+    }
+
+    fn copy_node(
+        &self,
+        scene: &mut Scene,
+        parent: NodeId,
+        name: String,
+    ) -> Result<NodeId, SceneError> {
+        // Slots are filled in step 3, once the children exist.
+        let mut bsp = self.clone();
+        bsp.slots = [None; 3];
+        scene.add_bsp_node(parent, name, bsp, false)
+    }
+
+    fn copy_links(
+        &self,
+        scene: &mut Scene,
+        from: NodeId,
+        copy: NodeId,
+        map: &dyn Fn(NodeId) -> NodeId,
+    ) -> Result<(), SceneError> {
+        self.copy_slots(scene, from, copy, map)
     }
 }

@@ -4,11 +4,63 @@
 
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::node::NodeData;
+use crate::node::{NodeData, Switch};
+
+use super::kind::{display_name, KindHooks};
+
+impl KindHooks for Switch {
+    fn describe(&self, scene: &Scene, _: NodeId) -> String {
+        let active = match self.active {
+            Some(a) => display_name(scene, a),
+            None => "none",
+        };
+        format!("switch active={active}")
+    }
+
+    fn copy_node(
+        &self,
+        scene: &mut Scene,
+        parent: NodeId,
+        name: String,
+    ) -> Result<NodeId, SceneError> {
+        scene.add_switch(parent, name)
+    }
+
+    fn copy_links(
+        &self,
+        scene: &mut Scene,
+        _: NodeId,
+        copy: NodeId,
+        map: &dyn Fn(NodeId) -> NodeId,
+    ) -> Result<(), SceneError> {
+        scene.set_active_child(copy, self.active.map(map))
+    }
+}
 
 impl Scene {
-    /// Selects the active child of a switch (`None` draws and picks nothing). Detaching the
-    /// active child clears the selection.
+    /// Creates a detached switch node (no active child).
+    ///
+    /// # Errors
+    /// [`SceneError::NodeLimit`].
+    pub fn create_switch(&mut self, name: impl Into<String>) -> Result<NodeId, SceneError> {
+        self.create(name.into(), NodeData::Switch(Switch::default()))
+    }
+
+    /// Creates a switch node as the last child of `parent`.
+    ///
+    /// # Errors
+    /// As [`Scene::add_group`].
+    pub fn add_switch(
+        &mut self,
+        parent: NodeId,
+        name: impl Into<String>,
+    ) -> Result<NodeId, SceneError> {
+        self.create_under(parent, name.into(), NodeData::Switch(Switch::default()))
+    }
+
+    /// Selects the active child of a switch or LOD switch (`None` draws and picks nothing).
+    /// Detaching the active child clears the selection. A LOD switch keeps it until the next
+    /// selection ([`Scene::select_levels_of_detail`]).
     ///
     /// # Errors
     /// [`SceneError::StaleId`], [`SceneError::NotASwitch`], [`SceneError::NotAChild`].
@@ -18,7 +70,7 @@ impl Scene {
         child: Option<NodeId>,
     ) -> Result<(), SceneError> {
         let node = self.node(switch)?;
-        if !matches!(node.data, NodeData::Switch { .. }) {
+        if !node.data.kind().is_switch() {
             return Err(SceneError::NotASwitch(node.name.clone()));
         }
         if let Some(c) = child {
@@ -29,7 +81,7 @@ impl Scene {
                 });
             }
         }
-        if let NodeData::Switch { active } = &mut self.node_mut(switch)?.data {
+        if let Some(active) = self.node_mut(switch)?.data.active_mut() {
             *active = child;
         }
         Ok(())
@@ -62,14 +114,15 @@ impl Scene {
         self.set_active_child(switch, child)
     }
 
-    /// The active child of a switch.
+    /// The active child of a switch or LOD switch.
     ///
     /// # Errors
     /// [`SceneError::StaleId`], [`SceneError::NotASwitch`].
     pub fn active_child(&self, switch: NodeId) -> Result<Option<NodeId>, SceneError> {
         let node = self.node(switch)?;
-        match node.data {
-            NodeData::Switch { active } => Ok(active),
+        match &node.data {
+            NodeData::Switch(s) => Ok(s.active),
+            NodeData::Lod(l) => Ok(l.active),
             _ => Err(SceneError::NotASwitch(node.name.clone())),
         }
     }

@@ -1,0 +1,124 @@
+//! Geometry leaves (Eberly's `Geometry`): a leaf drawing a shared [`Mesh`]. Its local
+//! transform applies to the mesh, so a per-mesh "model scale" is a scaled leaf under its
+//! joint. A leaf whose mesh a controller computes in world space (a skin) has its world
+//! transform pinned to the identity ([`Scene::add_mesh_controller`]).
+
+use std::sync::Arc;
+
+use crate::error::SceneError;
+use crate::graph::{NodeId, Scene};
+use crate::mesh::{Mesh, MeshTopology};
+use crate::node::{Dirty, Geometry, NodeData};
+
+use super::kind::KindHooks;
+
+impl KindHooks for Geometry {
+    fn describe(&self, _: &Scene, _: NodeId) -> String {
+        let m = &self.mesh;
+        let topo = match m.topology() {
+            MeshTopology::Points => "points",
+            MeshTopology::Lines => "lines",
+            MeshTopology::LineStrip => "line strip",
+            MeshTopology::LineLoop => "line loop",
+            MeshTopology::Triangles => "triangles",
+        };
+        let active = m
+            .active_count()
+            .map_or(String::new(), |a| format!(" active={a}"));
+        let world = if self.world_identity {
+            " world=identity"
+        } else {
+            ""
+        };
+        format!(
+            "geometry {topo} vertices={} indices={}{active}{world}",
+            m.positions().len(),
+            m.indices().len()
+        )
+    }
+
+    fn copy_node(
+        &self,
+        scene: &mut Scene,
+        parent: NodeId,
+        name: String,
+    ) -> Result<NodeId, SceneError> {
+        let copy = scene.add_geometry(parent, name, self.mesh.clone())?;
+        if let NodeData::Geometry(g) = &mut scene.node_mut(copy)?.data {
+            g.world_identity = self.world_identity;
+        }
+        Ok(copy)
+    }
+}
+
+fn leaf(mesh: Arc<Mesh>) -> NodeData {
+    NodeData::Geometry(Geometry {
+        mesh,
+        world_identity: false,
+    })
+}
+
+impl Scene {
+    /// Creates a detached geometry leaf drawing `mesh`.
+    ///
+    /// # Errors
+    /// [`SceneError::NodeLimit`].
+    pub fn create_geometry(
+        &mut self,
+        name: impl Into<String>,
+        mesh: Arc<Mesh>,
+    ) -> Result<NodeId, SceneError> {
+        self.create(name.into(), leaf(mesh))
+    }
+
+    /// Creates a geometry leaf as the last child of `parent`.
+    ///
+    /// # Errors
+    /// As [`Scene::add_group`].
+    pub fn add_geometry(
+        &mut self,
+        parent: NodeId,
+        name: impl Into<String>,
+        mesh: Arc<Mesh>,
+    ) -> Result<NodeId, SceneError> {
+        self.create_under(parent, name.into(), leaf(mesh))
+    }
+
+    /// The mesh of a geometry leaf.
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::NotAGeometry`].
+    pub fn mesh(&self, id: NodeId) -> Result<&Arc<Mesh>, SceneError> {
+        let n = self.node(id)?;
+        n.data
+            .mesh()
+            .ok_or_else(|| SceneError::NotAGeometry(n.name.clone()))
+    }
+
+    /// Replaces the mesh of a geometry leaf (its bound is recomputed at the next update).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`], [`SceneError::NotAGeometry`].
+    pub fn set_mesh(&mut self, id: NodeId, mesh: Arc<Mesh>) -> Result<(), SceneError> {
+        let n = self.node_mut(id)?;
+        match &mut n.data {
+            NodeData::Geometry(g) => g.mesh = mesh,
+            _ => return Err(SceneError::NotAGeometry(n.name.clone())),
+        }
+        self.nodes.mark(id, Dirty::BOUND);
+        Ok(())
+    }
+
+    /// Pins the world transform of the geometry leaf `id` to the identity from the next
+    /// update on (a mesh controller that works in world space; see
+    /// [`Scene::add_mesh_controller`]).
+    pub(crate) fn pin_world_identity(&mut self, id: NodeId) -> Result<(), SceneError> {
+        let n = self.node_mut(id)?;
+        match &mut n.data {
+            NodeData::Geometry(g) => g.world_identity = true,
+            _ => return Err(SceneError::NotAGeometry(n.name.clone())),
+        }
+        self.nodes.mark(id, Dirty::TRANSFORM);
+        Ok(())
+    }
+}
