@@ -18,7 +18,7 @@
 //! active child only.
 //!
 //! **BSP nodes** ([`bsp`](crate::nodes::bsp)) descend into their slots back to front from the eye
-//! ([`bsp_draw_order`]), so the visible set — and the opaque draw order, which keeps it — is
+//! ([`bsp_draw_order`](crate::partition::bsp_draw_order)), so the visible set — and the opaque draw order, which keeps it — is
 //! sorted by the BSP tree. **Region managers and convex regions** ([`region`](crate::nodes::region))
 //! start at the region holding the eye and follow open, unculled portals, pushing one plane per
 //! portal edge onto the planes of the adjacent region (at most [`MAX_CULL_PLANES`]); the
@@ -29,13 +29,15 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 
+use crate::bound::Bound;
 use crate::camera::{Camera, FRUSTUM_PLANES, MAX_USER_PLANES};
 use crate::graph::{NodeId, Scene};
 use crate::mesh::Mesh;
-use crate::node::{NodeData, Visit as NodeVisit};
-use crate::partition::{bsp_draw_order, polygon_culled, portal_edge_plane, BspSide};
+use crate::node::{Node, NodeData, Visit as NodeVisit};
+use crate::nodes::region::{Passage, PortalPath};
+use crate::partition::BspSide;
 use crate::plane::{Plane, Side};
 use crate::transform::Transform;
 
@@ -74,21 +76,13 @@ pub const MAX_CULL_PLANES: usize = 32;
 /// At most this many portals are followed in one culling pass (see [`region`](crate::nodes::region)).
 pub const MAX_PORTAL_PASSAGES: usize = 1 << 16;
 
-/// Index of the near plane among the frustum planes (left, right, bottom, top, near, far).
-const NEAR_PLANE: usize = 4;
-
 /// One step of the culling walk.
 #[derive(Debug, Clone, Copy)]
 enum Step {
-    /// Test a node against the planes of `frame` and descend; `contents` walks a region's
-    /// children (its portals were followed already).
-    Visit {
-        id: NodeId,
-        state: u32,
-        no_cull: bool,
-        frame: u32,
-        contents: bool,
-    },
+    /// Test a node against the planes of its frame and descend.
+    Visit { id: NodeId, down: Down },
+    /// Walk a convex region's children (its portals were followed already).
+    Contents { id: NodeId, down: Down },
     /// Enter a convex region: its portals, then its contents.
     Region {
         id: NodeId,
@@ -107,22 +101,23 @@ enum Step {
     Leave { id: NodeId, owns_frame: bool },
 }
 
-/// The geometry leaves that survived culling, in tree (pre-)order. Reusable across frames
-/// through [`Scene::cull_into`] to avoid reallocating.
-#[derive(Debug, Clone, Default)]
+/// What a node passes down to its children: the plane state (bit `i`: plane `i` of the frame
+/// still to be tested), whether culling is off below, and the plane frame.
+#[derive(Debug, Clone, Copy)]
+struct Down {
+    state: u32,
+    no_cull: bool,
+    frame: u32,
+}
+
+/// The result of one culling pass: the geometry leaves that survived, in tree (pre-)order,
+/// the convex regions walked and the counters. A plain value; [`Scene::cull_into`] refills
+/// one without reallocating its lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VisibleSet {
     items: Vec<NodeId>,
     regions: Vec<NodeId>,
     stats: CullStats,
-    stack: Vec<Step>,
-    /// Plane frames: the camera's planes, then one frame per portal on the current path.
-    planes: Vec<Plane>,
-    frames: Vec<(u32, u32)>,
-    /// Slot indices of the regions on the current portal path.
-    on_path: BTreeSet<u32>,
-    /// Slot indices of leaves and regions already added (once regions are involved).
-    emitted: BTreeSet<u32>,
-    verts: Vec<glam::Vec3>,
 }
 
 impl VisibleSet {
@@ -155,15 +150,6 @@ impl VisibleSet {
     /// regions first; each once), see [`region`](crate::nodes::region).
     pub fn regions(&self) -> &[NodeId] {
         &self.regions
-    }
-
-    /// Drops the top plane frame (pushed by a portal).
-    fn pop_frame(&mut self) {
-        if self.frames.len() > 1 {
-            if let Some((start, _)) = self.frames.pop() {
-                self.planes.truncate(start as usize);
-            }
-        }
     }
 }
 
@@ -224,286 +210,259 @@ impl Scene {
         let user = &user[..user.len().min(MAX_USER_PLANES)];
         planes[FRUSTUM_PLANES..FRUSTUM_PLANES + user.len()].copy_from_slice(user);
         let count = FRUSTUM_PLANES + user.len();
-        self.cull_planes(camera, &planes[..count], out);
-    }
-
-    /// Culls against the camera's planes (at most 32, inward normals), following BSP order
-    /// and portals.
-    fn cull_planes(&self, camera: &Camera, planes: &[Plane], out: &mut VisibleSet) {
         out.items.clear();
         out.regions.clear();
         out.stats = CullStats::default();
-        out.stack.clear();
-        out.planes.clear();
-        out.frames.clear();
-        out.on_path.clear();
-        out.emitted.clear();
-        let n = planes.len().min(MAX_CULL_PLANES);
-        out.planes.extend_from_slice(&planes[..n]);
-        out.frames.push((0, n as u32));
-        out.stack.push(Step::Visit {
-            id: self.root(),
+        let n = count.min(MAX_CULL_PLANES);
+        let mut walk = Walk {
+            scene: self,
+            camera,
+            eye: camera.location(),
+            out,
+            stack: Vec::new(),
+            path: PortalPath::new(&planes[..count], MAX_CULL_PLANES),
+            emitted: BTreeSet::new(),
+            regions_seen: false,
+        };
+        walk.run(Down {
             state: all_bits(n),
             no_cull: false,
             frame: 0,
-            contents: false,
         });
-        let eye = camera.location();
-        let mut regions_seen = false;
-        while let Some(step) = out.stack.pop() {
+    }
+}
+
+/// One culling pass: the generic frustum walk ([`Walk::visit`]), one dispatch on the node's
+/// kind ([`Walk::descend`]) and the portal steps, whose plane frames are the region kind's
+/// ([`PortalPath`]).
+struct Walk<'a> {
+    scene: &'a Scene,
+    camera: &'a Camera,
+    eye: Vec3,
+    out: &'a mut VisibleSet,
+    stack: Vec<Step>,
+    path: PortalPath,
+    /// Slot indices of leaves and regions already added (once regions are involved).
+    emitted: BTreeSet<u32>,
+    regions_seen: bool,
+}
+
+impl Walk<'_> {
+    fn run(&mut self, down: Down) {
+        let root = self.scene.root();
+        self.stack.push(Step::Visit { id: root, down });
+        while let Some(step) = self.stack.pop() {
             match step {
-                Step::Visit {
-                    id,
-                    mut state,
-                    mut no_cull,
-                    frame,
-                    contents,
-                } => {
-                    let Some(node) = self.at(id.index()) else {
-                        continue;
-                    };
-                    if !contents && matches!(node.data, NodeData::Region(_)) {
-                        out.stack.push(Step::Region {
-                            id,
-                            frame,
-                            no_cull,
-                            owns_frame: false,
-                        });
-                        continue;
-                    }
-                    out.stats.visited += 1;
-                    match node.cull {
-                        Culling::Always => {
-                            out.stats.culled += 1;
-                            continue;
-                        }
-                        Culling::Never => no_cull = true,
-                        Culling::Dynamic => {}
-                    }
-                    // A region's own bound is not tested (Eberly's `ConvexRegion::Draw`
-                    // draws its children, each culled on its own).
-                    if !no_cull && !contents {
-                        if node.world_bound.is_empty() {
-                            out.stats.culled += 1;
-                            continue;
-                        }
-                        let (start, len) = out.frames[frame as usize];
-                        let fp = &out.planes[start as usize..(start + len) as usize];
-                        let mut culled = false;
-                        for i in (0..fp.len()).rev() {
-                            let mask = 1u32 << i;
-                            if state & mask == 0 {
-                                continue;
-                            }
-                            out.stats.plane_tests += 1;
-                            match node.world_bound.which_side(&fp[i]) {
-                                Side::Negative => {
-                                    culled = true;
-                                    break;
-                                }
-                                Side::Positive => state &= !mask,
-                                Side::Both => {}
-                            }
-                        }
-                        if culled {
-                            out.stats.culled += 1;
-                            continue;
-                        }
-                    }
-                    let visit = |c: NodeId| Step::Visit {
-                        id: c,
-                        state,
-                        no_cull,
-                        frame,
-                        contents: false,
-                    };
-                    match &node.data {
-                        NodeData::Geometry(_) => {
-                            if !regions_seen || out.emitted.insert(id.index()) {
-                                out.items.push(id);
-                            }
-                        }
-                        NodeData::Group
-                        | NodeData::Billboard
-                        | NodeData::Bsp(_)
-                        | NodeData::RegionManager(_)
-                        | NodeData::Region(_) => {
-                            if contents {
-                                if out.emitted.insert(id.index()) {
-                                    out.regions.push(id);
-                                }
-                                out.stats.regions += 1;
-                            }
-                            match &node.data {
-                                NodeData::RegionManager(m) if !contents => {
-                                    let start = match self.containing_region(id, eye) {
-                                        Ok(Some(r)) => Some(r),
-                                        _ => None,
-                                    };
-                                    match start {
-                                        Some(r) => {
-                                            regions_seen = true;
-                                            out.stack.push(Step::Region {
-                                                id: r,
-                                                frame,
-                                                no_cull,
-                                                owns_frame: false,
-                                            });
-                                        }
-                                        None => {
-                                            let outside = m.bsp.slots[BspSide::Coplanar.index()];
-                                            if let Some(c) = self.live_slot(id, outside) {
-                                                out.stack.push(visit(c));
-                                            }
-                                        }
-                                    }
-                                }
-                                NodeData::Bsp(b) if !contents => {
-                                    let order = match node.world.apply_plane(&b.plane) {
-                                        Some(wp) => bsp_draw_order(&wp, camera),
-                                        None => BspSide::ALL.to_vec(),
-                                    };
-                                    for side in order.into_iter().rev() {
-                                        if let Some(c) = self.live_slot(id, b.slots[side.index()]) {
-                                            out.stack.push(visit(c));
-                                        }
-                                    }
-                                }
-                                _ => {
-                                    let state = if contents {
-                                        let (_, len) = out.frames[frame as usize];
-                                        all_bits(len as usize)
-                                    } else {
-                                        state
-                                    };
-                                    for &c in node.children.iter().rev() {
-                                        out.stack.push(Step::Visit {
-                                            id: c,
-                                            state,
-                                            no_cull,
-                                            frame,
-                                            contents: false,
-                                        });
-                                    }
-                                }
-                            }
-                        }
-                        NodeData::Switch(_) | NodeData::Lod(_) => {
-                            if let NodeVisit::Active(Some(c)) = node.data.visit() {
-                                out.stack.push(visit(c));
-                            }
-                        }
-                    }
-                }
+                Step::Visit { id, down } => self.visit(id, down),
+                Step::Contents { id, down } => self.contents(id, down),
                 Step::Region {
                     id,
                     frame,
                     no_cull,
                     owns_frame,
-                } => {
-                    regions_seen = true;
-                    let enter = self
-                        .nodes
-                        .get(id)
-                        .is_some_and(|n| n.data.region().is_some() && n.cull != Culling::Always);
-                    if !enter || !out.on_path.insert(id.index()) {
-                        if owns_frame {
-                            out.pop_frame();
-                        }
-                        continue;
-                    }
-                    out.stack.push(Step::Leave { id, owns_frame });
-                    out.stack.push(Step::Visit {
-                        id,
-                        state: 0,
-                        no_cull,
-                        frame,
-                        contents: true,
-                    });
-                    let count = self
-                        .at(id.index())
-                        .and_then(|n| n.data.region())
-                        .map_or(0, |r| r.portals.len());
-                    for index in (0..count).rev() {
-                        out.stack.push(Step::Portal {
-                            region: id,
-                            index,
-                            frame,
-                            no_cull,
-                        });
-                    }
-                }
+                } => self.region(id, frame, no_cull, owns_frame),
                 Step::Portal {
                     region,
                     index,
                     frame,
                     no_cull,
-                } => {
-                    let Some(node) = self.at(region.index()) else {
-                        continue;
-                    };
-                    let Some(portal) = node.data.region().and_then(|r| r.portals.get(index)) else {
-                        continue;
-                    };
-                    if !portal.is_open() {
-                        out.stats.portals_closed += 1;
-                        continue;
+                } => self.portal(region, index, frame, no_cull),
+                Step::Leave { id, owns_frame } => {
+                    self.path.leave(id);
+                    if owns_frame {
+                        self.path.pop_frame();
                     }
-                    let adjacent = portal.adjacent();
-                    if self
-                        .nodes
-                        .get(adjacent)
-                        .is_none_or(|n| n.data.region().is_none())
-                    {
-                        continue;
-                    }
-                    out.verts.clear();
-                    out.verts
-                        .extend(portal.vertices().iter().map(|&v| node.world.apply_point(v)));
-                    let (start, len) = out.frames[frame as usize];
-                    let (start, len) = (start as usize, len as usize);
-                    let culled = polygon_culled(
-                        &out.planes[start..start + len],
-                        &out.verts,
-                        Some(NEAR_PLANE),
-                    );
-                    if culled {
-                        out.stats.portals_culled += 1;
-                        continue;
-                    }
-                    if out.stats.portals_passed >= MAX_PORTAL_PASSAGES {
-                        out.stats.portal_limit_reached = true;
-                        continue;
-                    }
-                    out.stats.portals_passed += 1;
-                    // The new frame: the current planes, then one per edge while they fit.
-                    let new_start = out.planes.len();
-                    out.planes.extend_from_within(start..start + len);
-                    let m = out.verts.len();
-                    for i0 in 0..m {
-                        if out.planes.len() - new_start >= MAX_CULL_PLANES {
-                            break;
-                        }
-                        let i1 = (i0 + m - 1) % m;
-                        if let Some(p) = portal_edge_plane(eye, out.verts[i0], out.verts[i1]) {
-                            out.planes.push(p);
-                        }
-                    }
-                    let new_len = out.planes.len() - new_start;
-                    out.frames.push((new_start as u32, new_len as u32));
-                    out.stack.push(Step::Region {
-                        id: adjacent,
-                        frame: (out.frames.len() - 1) as u32,
-                        no_cull,
-                        owns_frame: true,
+                }
+            }
+        }
+    }
+
+    /// The generic part: a region is entered through its portals; `Culling` and the planes
+    /// decide whether the node's subtree is walked; then its kind decides how.
+    fn visit(&mut self, id: NodeId, mut down: Down) {
+        let Some(node) = self.scene.at(id.index()) else {
+            return;
+        };
+        if matches!(node.data, NodeData::Region(_)) {
+            self.stack.push(Step::Region {
+                id,
+                frame: down.frame,
+                no_cull: down.no_cull,
+                owns_frame: false,
+            });
+            return;
+        }
+        self.out.stats.visited += 1;
+        match node.cull {
+            Culling::Always => {
+                self.out.stats.culled += 1;
+                return;
+            }
+            Culling::Never => down.no_cull = true,
+            Culling::Dynamic => {}
+        }
+        if !down.no_cull {
+            match self.test_bound(&node.world_bound, down) {
+                Some(state) => down.state = state,
+                None => {
+                    self.out.stats.culled += 1;
+                    return;
+                }
+            }
+        }
+        self.descend(id, node, down);
+    }
+
+    /// The plane state after testing `bound` against the active planes of the frame, last
+    /// first; `None` when it is outside one (or empty).
+    fn test_bound(&mut self, bound: &Bound, down: Down) -> Option<u32> {
+        if bound.is_empty() {
+            return None;
+        }
+        let planes = self.path.planes(down.frame);
+        let mut state = down.state;
+        for i in (0..planes.len()).rev() {
+            let mask = 1u32 << i;
+            if state & mask == 0 {
+                continue;
+            }
+            self.out.stats.plane_tests += 1;
+            match bound.which_side(&planes[i]) {
+                Side::Negative => return None,
+                Side::Positive => state &= !mask,
+                Side::Both => {}
+            }
+        }
+        Some(state)
+    }
+
+    /// The one dispatch on the kind: which children follow, in which order.
+    fn descend(&mut self, id: NodeId, node: &Node, down: Down) {
+        let push = |stack: &mut Vec<Step>, c: NodeId| stack.push(Step::Visit { id: c, down });
+        match &node.data {
+            NodeData::Geometry(_) => self.emit_leaf(id),
+            NodeData::Switch(_) | NodeData::Lod(_) => {
+                if let NodeVisit::Active(Some(c)) = node.data.visit() {
+                    push(&mut self.stack, c);
+                }
+            }
+            NodeData::RegionManager(m) => match self.scene.containing_region(id, self.eye) {
+                Ok(Some(r)) => {
+                    self.regions_seen = true;
+                    self.stack.push(Step::Region {
+                        id: r,
+                        frame: down.frame,
+                        no_cull: down.no_cull,
+                        owns_frame: false,
                     });
                 }
-                Step::Leave { id, owns_frame } => {
-                    out.on_path.remove(&id.index());
-                    if owns_frame {
-                        out.pop_frame();
+                _ => {
+                    let outside = m.bsp.slots[BspSide::Coplanar.index()];
+                    if let Some(c) = self.scene.live_slot(id, outside) {
+                        push(&mut self.stack, c);
                     }
                 }
+            },
+            NodeData::Bsp(b) => {
+                for side in b.draw_order(&node.world, self.camera).into_iter().rev() {
+                    if let Some(c) = self.scene.live_slot(id, b.slots[side.index()]) {
+                        push(&mut self.stack, c);
+                    }
+                }
+            }
+            NodeData::Group | NodeData::Billboard | NodeData::Region(_) => {
+                for &c in node.children.iter().rev() {
+                    push(&mut self.stack, c);
+                }
+            }
+        }
+    }
+
+    /// A region's contents: its own bound is not tested (Eberly's `ConvexRegion::Draw` draws
+    /// its children, each culled on its own), and its children test every plane of its frame.
+    fn contents(&mut self, id: NodeId, mut down: Down) {
+        let Some(node) = self.scene.at(id.index()) else {
+            return;
+        };
+        self.out.stats.visited += 1;
+        match node.cull {
+            Culling::Always => {
+                self.out.stats.culled += 1;
+                return;
+            }
+            Culling::Never => down.no_cull = true,
+            Culling::Dynamic => {}
+        }
+        if self.emitted.insert(id.index()) {
+            self.out.regions.push(id);
+        }
+        self.out.stats.regions += 1;
+        down.state = all_bits(self.path.planes(down.frame).len());
+        for &c in node.children.iter().rev() {
+            self.stack.push(Step::Visit { id: c, down });
+        }
+    }
+
+    fn emit_leaf(&mut self, id: NodeId) {
+        if !self.regions_seen || self.emitted.insert(id.index()) {
+            self.out.items.push(id);
+        }
+    }
+
+    /// Enters a region (unless hidden or already on the path): its portals in order, then its
+    /// contents, so far regions come first.
+    fn region(&mut self, id: NodeId, frame: u32, no_cull: bool, owns_frame: bool) {
+        self.regions_seen = true;
+        let count = self
+            .scene
+            .nodes
+            .get(id)
+            .filter(|n| n.cull != Culling::Always)
+            .and_then(|n| n.data.region())
+            .map(|r| r.portals.len());
+        let Some(count) = count.filter(|_| self.path.enter(id)) else {
+            if owns_frame {
+                self.path.pop_frame();
+            }
+            return;
+        };
+        self.stack.push(Step::Leave { id, owns_frame });
+        let down = Down {
+            state: 0,
+            no_cull,
+            frame,
+        };
+        self.stack.push(Step::Contents { id, down });
+        for index in (0..count).rev() {
+            self.stack.push(Step::Portal {
+                region: id,
+                index,
+                frame,
+                no_cull,
+            });
+        }
+    }
+
+    /// Follows one portal: an open, unculled one pushes the adjacent region with a frame of
+    /// its own, within [`MAX_PORTAL_PASSAGES`].
+    fn portal(&mut self, region: NodeId, index: usize, frame: u32, no_cull: bool) {
+        let stats = &mut self.out.stats;
+        match self.path.follow(self.scene, region, index, frame) {
+            Passage::Gone => {}
+            Passage::Closed => stats.portals_closed += 1,
+            Passage::Culled => stats.portals_culled += 1,
+            Passage::Open { .. } if stats.portals_passed >= MAX_PORTAL_PASSAGES => {
+                stats.portal_limit_reached = true;
+            }
+            Passage::Open { adjacent } => {
+                stats.portals_passed += 1;
+                let frame = self.path.push_frame(frame, self.eye, MAX_CULL_PLANES);
+                self.stack.push(Step::Region {
+                    id: adjacent,
+                    frame,
+                    no_cull,
+                    owns_frame: true,
+                });
             }
         }
     }

@@ -17,15 +17,16 @@
 //! but never drawn by the BSP walk, and a slot whose child was detached is empty. The tree
 //! cannot have a cycle: slots hold children, and the scene is a tree.
 //!
-//! [`bsp_draw_order`]: crate::partition::bsp_draw_order
 
 use glam::Vec3;
 
+use crate::camera::Camera;
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::node::{Bsp, Manager, NodeData};
-use crate::partition::BspSide;
+use crate::partition::{bsp_draw_order, BspSide};
 use crate::plane::Plane;
+use crate::transform::Transform;
 
 use super::kind::{display_name, fmt_v3, wrong_kind, KindHooks};
 
@@ -40,6 +41,16 @@ impl Bsp {
             plane,
             given: (plane.normal(), plane.constant()),
             slots: [None; 3],
+        }
+    }
+
+    /// The order culling visits the slots in: back to front from the eye's side and the
+    /// frustum's side of the world plane ([`bsp_draw_order`]), all three in slot order when
+    /// the world transform has no plane (zero scale).
+    pub(crate) fn draw_order(&self, world: &Transform, camera: &Camera) -> Vec<BspSide> {
+        match world.apply_plane(&self.plane) {
+            Some(wp) => bsp_draw_order(&wp, camera),
+            None => BspSide::ALL.to_vec(),
         }
     }
 

@@ -28,12 +28,15 @@
 //! [`MAX_CULL_PLANES`]: crate::cull::MAX_CULL_PLANES
 //! [`MAX_PORTAL_PASSAGES`]: crate::cull::MAX_PORTAL_PASSAGES
 
+use std::collections::BTreeSet;
+
 use glam::Vec3;
 
 use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::node::{NodeData, Region};
-use crate::partition::Portal;
+use crate::partition::{polygon_culled, portal_edge_plane, Portal};
+use crate::plane::Plane;
 
 use super::kind::{display_name, wrong_kind, KindHooks};
 
@@ -169,5 +172,129 @@ impl Scene {
                 message: format!("{index} is past the {count} portals of the region"),
             }),
         }
+    }
+}
+
+/// Index of the near plane among the frustum planes (left, right, bottom, top, near, far).
+const NEAR_PLANE: usize = 4;
+
+/// What following one portal found (see [`PortalPath::follow`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Passage {
+    /// The region, the portal or the region it leads to is gone (or is no region).
+    Gone,
+    /// The portal is closed: it blocks.
+    Closed,
+    /// The portal is outside one of the current planes.
+    Culled,
+    /// The view passes into `adjacent`: [`PortalPath::push_frame`] builds its planes.
+    Open { adjacent: NodeId },
+}
+
+/// The portal half of culling's walk (the book's `ConvexRegion::Draw`): the stack of plane
+/// **frames** — the camera's planes, then one frame per portal on the current path, each the
+/// planes it was seen through plus one plane per portal edge through the eye, at most
+/// `max_planes` — and the regions on the current path, so a cycle of portals ends.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PortalPath {
+    planes: Vec<Plane>,
+    frames: Vec<(u32, u32)>,
+    on_path: BTreeSet<u32>,
+    /// The last followed portal's vertices in world space.
+    verts: Vec<Vec3>,
+}
+
+impl PortalPath {
+    /// Frame 0: the camera's planes (at most `max_planes`).
+    pub(crate) fn new(planes: &[Plane], max_planes: usize) -> PortalPath {
+        let n = planes.len().min(max_planes);
+        PortalPath {
+            planes: planes[..n].to_vec(),
+            frames: vec![(0, n as u32)],
+            ..PortalPath::default()
+        }
+    }
+
+    /// The planes of `frame`.
+    pub(crate) fn planes(&self, frame: u32) -> &[Plane] {
+        let (start, len) = self.frames[frame as usize];
+        &self.planes[start as usize..(start + len) as usize]
+    }
+
+    /// Puts `region` on the current path; `false` when it is on it already (a cycle).
+    pub(crate) fn enter(&mut self, region: NodeId) -> bool {
+        self.on_path.insert(region.index())
+    }
+
+    /// Takes `region` off the current path: it may be entered again along another one.
+    pub(crate) fn leave(&mut self, region: NodeId) {
+        self.on_path.remove(&region.index());
+    }
+
+    /// Drops the top frame (the one a portal pushed); frame 0 stays.
+    pub(crate) fn pop_frame(&mut self) {
+        if self.frames.len() > 1 {
+            if let Some((start, _)) = self.frames.pop() {
+                self.planes.truncate(start as usize);
+            }
+        }
+    }
+
+    /// Looks through portal `index` of `region` with the planes of `frame`. A portal between
+    /// the eye and the near plane still counts (the near plane is not tested).
+    pub(crate) fn follow(
+        &mut self,
+        scene: &Scene,
+        region: NodeId,
+        index: usize,
+        frame: u32,
+    ) -> Passage {
+        let Some(node) = scene.at(region.index()) else {
+            return Passage::Gone;
+        };
+        let Some(portal) = node.data.region().and_then(|r| r.portals.get(index)) else {
+            return Passage::Gone;
+        };
+        if !portal.is_open() {
+            return Passage::Closed;
+        }
+        let adjacent = portal.adjacent();
+        if scene
+            .nodes
+            .get(adjacent)
+            .is_none_or(|n| n.data.region().is_none())
+        {
+            return Passage::Gone;
+        }
+        self.verts.clear();
+        self.verts
+            .extend(portal.vertices().iter().map(|&v| node.world.apply_point(v)));
+        if polygon_culled(self.planes(frame), &self.verts, Some(NEAR_PLANE)) {
+            return Passage::Culled;
+        }
+        Passage::Open { adjacent }
+    }
+
+    /// The frame for the region the last open portal leads to: the planes of `frame`, then one
+    /// plane per portal edge through `eye` while fewer than `max_planes` (edge planes that do
+    /// not fit are left out, which only culls less). Returns its index.
+    pub(crate) fn push_frame(&mut self, frame: u32, eye: Vec3, max_planes: usize) -> u32 {
+        let (start, len) = self.frames[frame as usize];
+        let (start, len) = (start as usize, len as usize);
+        let new_start = self.planes.len();
+        self.planes.extend_from_within(start..start + len);
+        let m = self.verts.len();
+        for i0 in 0..m {
+            if self.planes.len() - new_start >= max_planes {
+                break;
+            }
+            let i1 = (i0 + m - 1) % m;
+            if let Some(p) = portal_edge_plane(eye, self.verts[i0], self.verts[i1]) {
+                self.planes.push(p);
+            }
+        }
+        let new_len = self.planes.len() - new_start;
+        self.frames.push((new_start as u32, new_len as u32));
+        (self.frames.len() - 1) as u32
     }
 }
