@@ -66,27 +66,23 @@ fn fill(c: &mut Criterion) {
     g.finish();
 }
 
-/// A deterministic xorshift generator (no dependency, same sequence everywhere).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+/// plumb's seeded xorshift (same sequence everywhere).
+use plumb_raster::rng::XorShift64 as Rng;
 
 fn small_triangles(c: &mut Criterion) {
     const N: usize = 1_000_000;
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut pos = Vec::with_capacity(3 * N);
     let mut col = Vec::with_capacity(3 * N);
     // Right triangles with legs of 4.5 px: area ≈ 10 px.
     let (lx, ly) = (4.5 * 2.0 / W as f32, 4.5 * 2.0 / H as f32);
     for _ in 0..N {
-        let (x, y, z) = (rng.next() * 2.0 - 1.0, rng.next() * 2.0 - 1.0, rng.next());
-        let c = Vec4::new(rng.next(), rng.next(), rng.next(), 1.0);
+        let (x, y, z) = (
+            rng.next_f32() * 2.0 - 1.0,
+            rng.next_f32() * 2.0 - 1.0,
+            rng.next_f32(),
+        );
+        let c = Vec4::new(rng.next_f32(), rng.next_f32(), rng.next_f32(), 1.0);
         pos.extend_from_slice(&[
             Vec4::new(x, y, z, 1.0),
             Vec4::new(x + lx, y, z, 1.0),

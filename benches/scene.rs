@@ -10,20 +10,8 @@ use criterion::{criterion_main, Criterion};
 use glam::Vec3;
 use plumb_scene::{rotation_axis_angle, Camera, Mesh, NodeId, Ray, Scene, Transform, VisibleSet};
 
-/// Deterministic xorshift so the scene is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next()
-    }
-}
+/// plumb's seeded xorshift, so the scene is the same on every run.
+use plumb_raster::rng::XorShift64 as Rng;
 
 /// Fan-out 10 over five levels: 10 + 100 + 1 000 + 10 000 groups… the last level are 100 000
 /// cube leaves (111 111 nodes with the root). Groups spread out in a ~2 km field; leaves carry
@@ -31,7 +19,7 @@ impl Rng {
 fn build() -> (Scene, Vec<NodeId>) {
     let cube = Arc::new(Mesh::cube());
     let mut s = Scene::new();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     let mut level = vec![s.root()];
     let spreads = [800.0, 80.0, 8.0, 2.0, 0.5];
     let mut leaves = Vec::new();
@@ -57,7 +45,7 @@ fn build() -> (Scene, Vec<NodeId>) {
                     .unwrap()
                     .with_translation(t)
                     .unwrap();
-                if depth == spreads.len() - 1 && rng.next() < 0.3 {
+                if depth == spreads.len() - 1 && rng.next_f32() < 0.3 {
                     local
                         .set_scale(Vec3::new(rng.range(0.2, 0.6), 0.3, rng.range(-0.6, -0.2)))
                         .unwrap();

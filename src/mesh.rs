@@ -18,24 +18,31 @@ pub struct TriMesh {
 
 impl TriMesh {
     /// A torus around the y axis: `major` ring radius, `minor` tube radius,
-    /// `rings × sides` quads (two triangles each).
+    /// `rings × sides` quads (two triangles each): the scene's
+    /// [`shapes::torus`](plumb_scene::shapes::torus), so the two are one mesh. Arguments it
+    /// refuses (a radius that is not positive and finite, fewer than 3 rings or sides) give
+    /// an empty mesh.
     pub fn torus(major: f32, minor: f32, rings: u32, sides: u32) -> TriMesh {
-        let mut m = TriMesh::default();
-        for i in 0..=rings {
-            let u = i as f32 / rings as f32;
-            let (su, cu) = math::sin_cos(u * core::f32::consts::TAU);
-            for j in 0..=sides {
-                let v = j as f32 / sides as f32;
-                let (sv, cv) = math::sin_cos(v * core::f32::consts::TAU);
-                let n = Vec3::new(cu * cv, sv, su * cv);
-                let centre = Vec3::new(cu * major, 0.0, su * major);
-                m.positions.push(centre + n * minor);
-                m.normals.push(n);
-                m.uvs.push(Vec2::new(u, v));
-            }
+        plumb_scene::shapes::torus(major, minor, rings, sides)
+            .map(|m| TriMesh::from_scene(&m))
+            .unwrap_or_default()
+    }
+
+    /// A scene-graph mesh's positions, normals (zero when it has none), uv set 0 (zero when it
+    /// has none) and indices.
+    pub fn from_scene(mesh: &plumb_scene::Mesh) -> TriMesh {
+        let n = mesh.positions().len();
+        TriMesh {
+            positions: mesh.positions().to_vec(),
+            normals: mesh
+                .normals()
+                .map_or_else(|| vec![Vec3::ZERO; n], <[Vec3]>::to_vec),
+            uvs: mesh
+                .uv_sets()
+                .first()
+                .map_or_else(|| vec![Vec2::ZERO; n], Clone::clone),
+            indices: mesh.indices().to_vec(),
         }
-        m.grid_indices(rings, sides, true);
-        m
     }
 
     /// A UV sphere of radius `r` with `stacks × slices` quads.

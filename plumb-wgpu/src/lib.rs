@@ -1415,10 +1415,6 @@ fn build_uniforms(
     u.0
 }
 
-fn sat3(v: Vec3) -> Vec3 {
-    v.clamp(Vec3::ZERO, Vec3::ONE)
-}
-
 fn push_light(u: &mut Uniforms, l: Option<&plumb_raster::light::Light>) {
     let Some(l) = l else {
         for _ in 0..8 {
@@ -1464,11 +1460,11 @@ fn push_light(u: &mut Uniforms, l: Option<&plumb_raster::light::Light>) {
             exponent = e;
         }
     }
-    let ambient = sat3(l.ambient * l.intensity);
+    let ambient = plumb_raster::math::saturate3(l.ambient * l.intensity);
     let (diffuse, specular) = if kind != 0.0 {
         (
-            sat3(l.diffuse * l.intensity),
-            sat3(l.specular * l.intensity),
+            plumb_raster::math::saturate3(l.diffuse * l.intensity),
+            plumb_raster::math::saturate3(l.specular * l.intensity),
         )
     } else {
         (Vec3::ZERO, Vec3::ZERO)

@@ -31,6 +31,7 @@
 use fearless_simd::{f32x8, prelude::*};
 use glam::{Vec3, Vec4};
 
+use crate::math::saturate;
 use crate::texture::TexelFormat;
 #[cfg(feature = "internal-tests")]
 use crate::vec_lanes::LANES;
@@ -243,25 +244,10 @@ impl ApplyMode {
     }
 }
 
-/// `x` clamped to [0, 1]; NaN becomes 0.
-#[inline(always)]
-pub(crate) fn sat(x: f32) -> f32 {
-    // Written with comparisons so NaN falls through to 0 (`clamp` would keep NaN).
-    if x > 0.0 {
-        if x < 1.0 {
-            x
-        } else {
-            1.0
-        }
-    } else {
-        0.0
-    }
-}
-
-/// Component-wise [`sat`].
+/// Component-wise [`saturate`].
 #[inline]
 fn sat4(v: Vec4) -> Vec4 {
-    Vec4::new(sat(v.x), sat(v.y), sat(v.z), sat(v.w))
+    Vec4::new(saturate(v.x), saturate(v.y), saturate(v.z), saturate(v.w))
 }
 
 /// Runs one texture unit: see the [module docs](self) for the modes and the meaning of the

@@ -19,6 +19,10 @@ pub const SUBPIXEL_ONE: i32 = 1 << SUBPIXEL_BITS;
 pub const SUBPIXEL_HALF: i32 = SUBPIXEL_ONE / 2;
 /// Largest magnitude of a window coordinate (pixels) after guard-band clipping.
 pub const GUARD_BAND_PX: f32 = 32768.0;
+/// Extra room (pixels) past the guard band that [`Fixed::snap`] accepts: line and point quads
+/// are built around clipped vertices. Keeps `|coordinate| < 2¹⁶` pixels, inside the range
+/// derived above.
+pub const SNAP_SLACK_PX: f32 = 2048.0;
 
 /// `x.round() as i32` (nearest, ties away from zero) for finite `|x| < 2²⁴`, without the
 /// `roundf` library call baseline x86-64 makes for `f32::round`. Exact: the truncation
@@ -32,22 +36,29 @@ pub(crate) fn round_ties_away(x: f32) -> i32 {
     t + i32::from(f >= 0.5) - i32::from(f <= -0.5)
 }
 
+/// [`Fixed::snap`] without a branch, for lanes: whether `v` snaps, and its snapped value (0
+/// when it does not).
+#[inline(always)]
+pub(crate) fn snap_parts(v: f32) -> (bool, i32) {
+    let ok = v.is_finite() & (v.abs() <= GUARD_BAND_PX + SNAP_SLACK_PX);
+    let s = if ok { v * SUBPIXEL_ONE as f32 } else { 0.0 };
+    (ok, round_ties_away(s))
+}
+
 /// A snapped window coordinate in 16.8 fixed point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Fixed(pub i32);
 
 impl Fixed {
-    /// Snaps a window coordinate (pixels) to the nearest 1/256 (ties away from zero).
+    /// Snaps a window coordinate (pixels) to the nearest 1/256 (ties away from zero): the
+    /// pipeline's one snap, for triangles, lines, points and screen polygons alike.
     ///
-    /// Returns `None` when the value is not finite or lies outside the guard band (plus one
-    /// pixel of slack for the rounding of clipped vertices).
+    /// Returns `None` when the value is not finite or lies outside the guard band plus
+    /// [`SNAP_SLACK_PX`].
     #[inline]
     pub fn snap(v: f32) -> Option<Fixed> {
-        if v.is_finite() && v.abs() <= GUARD_BAND_PX + 1.0 {
-            Some(Fixed(round_ties_away(v * SUBPIXEL_ONE as f32)))
-        } else {
-            None
-        }
+        let (ok, s) = snap_parts(v);
+        ok.then_some(Fixed(s))
     }
 
     /// The coordinate as pixels (exact: 24-bit values are representable in `f32`).
@@ -267,6 +278,13 @@ pub(crate) mod tests {
         assert_eq!(Fixed::snap(-0.5 / 256.0), Some(Fixed(-1)));
         assert_eq!(Fixed::snap(f32::NAN), None);
         assert_eq!(Fixed::snap(1e9), None);
+        // The one snap's range: the guard band plus the slack for line and point quads.
+        let edge = GUARD_BAND_PX + SNAP_SLACK_PX;
+        assert_eq!(
+            Fixed::snap(-edge),
+            Some(Fixed(-(edge as i32) * SUBPIXEL_ONE))
+        );
+        assert_eq!(Fixed::snap(edge.next_up()), None);
     }
 
     fn pixel_centre_bounds() {

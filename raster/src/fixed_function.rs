@@ -650,15 +650,12 @@ pub(crate) mod tests {
     use crate::simd::SimdLevel;
     use crate::vertex::ClipVertex;
 
-    /// A small deterministic generator (xorshift) with a share of special values.
-    struct Rng(u64);
+    /// The shared generator with a share of special values.
+    struct Rng(crate::rng::XorShift64);
 
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+            self.0.next_u64()
         }
         fn f(&mut self) -> f32 {
             const SPECIAL: [f32; 8] = [0.0, -0.0, 1.0, f32::NAN, f32::INFINITY, 1e30, 1e-30, -1.0];
@@ -736,7 +733,7 @@ pub(crate) mod tests {
     /// without normals and colours, partial groups, and NaN, infinite and huge inputs.
     fn lanes_match_the_scalar_vertex_stage() {
         let texture = Arc::new(Texture::from_rgba8(1, 1, vec![255; 4]).unwrap());
-        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut r = Rng(crate::rng::XorShift64::new(0x9e37_79b9_7f4a_7c15));
         let mut checked = 0;
         for case in 0..96 {
             let n = 37 + case % 8;

@@ -15,10 +15,11 @@ use std::sync::Arc;
 use fearless_simd::{f32x8, prelude::*, Level};
 use glam::{Vec2, Vec4};
 
-use crate::combine::{combine_lanes, sat, ApplyMode, CombineState};
+use crate::combine::{combine_lanes, ApplyMode, CombineState};
 use crate::fog::{fog_factor, FogMode, FogState};
 use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::light::PreparedLighting;
+use crate::math::saturate;
 use crate::texture::lanes::{
     lod_batch, sample_batch, sample_grad_batch, GradInput, LaneFilter, LaneInput, LANES,
 };
@@ -69,11 +70,11 @@ enum Stage {
         plane: usize,
         filter: LaneFilter,
     },
-    /// `color = sat(color · tex)` (GL `MODULATE`).
+    /// `color = saturate(color · tex)` (GL `MODULATE`).
     Modulate,
     /// `DECAL`: `rgb = c·(1 − at) + t·at`, alpha kept.
     Decal,
-    /// `REPLACE` (with alpha): `color = sat(tex)`.
+    /// `REPLACE` (with alpha): `color = saturate(tex)`.
     Replace,
     /// `BLEND`: `rgb = c·(1 − t) + k·t`, `a = a·at`.
     Blend { unit: usize },
@@ -220,7 +221,7 @@ impl FixedShader {
                 Stage::Modulate => {
                     for c in 0..4 {
                         for (x, &t) in s.color[c][..n].iter_mut().zip(&s.tex[c][..n]) {
-                            *x = sat(*x * t);
+                            *x = saturate(*x * t);
                         }
                     }
                 }
@@ -229,17 +230,17 @@ impl FixedShader {
                     for c in 0..3 {
                         let (x, t, at) = (&mut color[c][..n], &tex[c][..n], &tex[3][..n]);
                         for i in 0..n {
-                            x[i] = sat(x[i] * (1.0 - at[i]) + t[i] * at[i]);
+                            x[i] = saturate(x[i] * (1.0 - at[i]) + t[i] * at[i]);
                         }
                     }
                     for x in &mut color[3][..n] {
-                        *x = sat(*x);
+                        *x = saturate(*x);
                     }
                 }
                 Stage::Replace => {
                     for c in 0..4 {
                         for (x, &t) in s.color[c][..n].iter_mut().zip(&s.tex[c][..n]) {
-                            *x = sat(t);
+                            *x = saturate(t);
                         }
                     }
                 }
@@ -249,22 +250,22 @@ impl FixedShader {
                     for c in 0..3 {
                         let kc = k[c];
                         for (x, &t) in color[c][..n].iter_mut().zip(&tex[c][..n]) {
-                            *x = sat(*x * (1.0 - t) + kc * t);
+                            *x = saturate(*x * (1.0 - t) + kc * t);
                         }
                     }
                     for (x, &t) in color[3][..n].iter_mut().zip(&tex[3][..n]) {
-                        *x = sat(*x * t);
+                        *x = saturate(*x * t);
                     }
                 }
                 Stage::Add => {
                     let Scratch { color, tex, .. } = s;
                     for c in 0..3 {
                         for (x, &t) in color[c][..n].iter_mut().zip(&tex[c][..n]) {
-                            *x = sat(*x + t);
+                            *x = saturate(*x + t);
                         }
                     }
                     for (x, &t) in color[3][..n].iter_mut().zip(&tex[3][..n]) {
-                        *x = sat(*x * t);
+                        *x = saturate(*x * t);
                     }
                 }
                 Stage::Combine { unit, state } => {

@@ -90,6 +90,7 @@ pub mod fixed_function;
 pub mod fog;
 pub mod light;
 pub mod math;
+pub mod rng;
 pub mod setup;
 pub mod simd;
 pub mod state;
@@ -119,7 +120,7 @@ pub(crate) type UnitTests = &'static [(&'static str, fn())];
 #[cfg(feature = "internal-tests")]
 #[doc(hidden)]
 pub fn internal_tests() -> Vec<(String, fn())> {
-    let modules: [(&str, UnitTests); 13] = [
+    let modules: [(&str, UnitTests); 14] = [
         ("clip", clip::tests::TESTS),
         ("combine", combine::tests::TESTS),
         ("context", context::tests::TESTS),
@@ -128,6 +129,7 @@ pub fn internal_tests() -> Vec<(String, fn())> {
         ("fragment", fragment::tests::TESTS),
         ("fragment_lanes", fragment_lanes::tests::TESTS),
         ("math", math::tests::TESTS),
+        ("rng", rng::tests::TESTS),
         ("screen", screen::tests::TESTS),
         ("simd", simd::tests::TESTS),
         ("target", target::tests::TESTS),

@@ -55,6 +55,7 @@
 use fearless_simd::{f32x8, prelude::*};
 use glam::{Vec3, Vec4};
 
+use crate::math::{saturate, saturate3};
 use crate::vec_lanes::{self as vl, V3, V4};
 use crate::{math, Error};
 
@@ -330,26 +331,6 @@ const UNUSED: PreparedLight = PreparedLight {
     attenuation: [1.0, 0.0, 0.0],
 };
 
-/// `v` clamped to [0, 1] per channel (NaN → 0).
-#[inline]
-fn sat3(v: Vec3) -> Vec3 {
-    Vec3::new(sat(v.x), sat(v.y), sat(v.z))
-}
-
-#[inline]
-fn sat(x: f32) -> f32 {
-    // Written with comparisons so NaN falls through to 0 (`clamp` would keep NaN).
-    if x > 0.0 {
-        if x < 1.0 {
-            x
-        } else {
-            1.0
-        }
-    } else {
-        0.0
-    }
-}
-
 /// A [`LightingState`] compiled for many [`shade`](PreparedLighting::shade) calls.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PreparedLighting {
@@ -371,7 +352,7 @@ impl PreparedLighting {
         let mut count = 0;
         for l in state.lights.iter().flatten().filter(|l| l.on) {
             let mut p = UNUSED;
-            p.ambient = sat3(l.ambient * l.intensity);
+            p.ambient = saturate3(l.ambient * l.intensity);
             match l.kind {
                 LightKind::Ambient => p.kind = KIND_AMBIENT,
                 LightKind::Directional { direction } => {
@@ -405,8 +386,8 @@ impl PreparedLighting {
                 }
             }
             if p.kind != KIND_AMBIENT {
-                p.diffuse = sat3(l.diffuse * l.intensity);
-                p.specular = sat3(l.specular * l.intensity);
+                p.diffuse = saturate3(l.diffuse * l.intensity);
+                p.specular = saturate3(l.specular * l.intensity);
             }
             if p.kind == KIND_POINT || p.kind == KIND_SPOT {
                 p.attenuation = l.attenuation;
@@ -509,12 +490,12 @@ impl PreparedLighting {
         }
         if self.separate_specular {
             LitColor {
-                primary: sat3(color).extend(sat(alpha)),
-                secondary: sat3(spec),
+                primary: saturate3(color).extend(saturate(alpha)),
+                secondary: saturate3(spec),
             }
         } else {
             LitColor {
-                primary: sat3(color + spec).extend(sat(alpha)),
+                primary: saturate3(color + spec).extend(saturate(alpha)),
                 secondary: Vec3::ZERO,
             }
         }

@@ -6,6 +6,29 @@
 //! [`libm`] crate, and `clippy.toml` bans the std versions elsewhere. Basic IEEE operations
 //! (`+ − × ÷`, `sqrt`, `floor`, `abs`, `min`, `max`) are exactly rounded and may be used freely.
 
+/// `x` clamped to [0, 1], **NaN → 0**: the one saturate of plumb (colour combine, lighting,
+/// texture apply, and plumb-wgpu's packing of lights). Written with comparisons so NaN falls
+/// through to 0 (`f32::clamp` would keep NaN). The lane form is `vec_lanes::sat`, with the
+/// same rule.
+#[inline(always)]
+pub fn saturate(x: f32) -> f32 {
+    if x > 0.0 {
+        if x < 1.0 {
+            x
+        } else {
+            1.0
+        }
+    } else {
+        0.0
+    }
+}
+
+/// [`saturate`] of each component.
+#[inline]
+pub fn saturate3(v: glam::Vec3) -> glam::Vec3 {
+    glam::Vec3::new(saturate(v.x), saturate(v.y), saturate(v.z))
+}
+
 /// Sine of `x` (radians).
 #[inline]
 pub fn sin(x: f32) -> f32 {

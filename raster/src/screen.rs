@@ -7,6 +7,7 @@ use fearless_simd::{Level, Simd};
 use glam::Vec4;
 
 use crate::clip::ClipPlanes;
+use crate::fixed::Fixed;
 use crate::setup::{GeometryStats, Oriented, SetupCtx, TriSink};
 
 /// Vertices per lane block of [`screen_vertices`].
@@ -52,7 +53,7 @@ impl ScreenVertex {
         let outcode = planes.outcode(p);
         let snapped = if outcode == 0 {
             let (x, y) = ctx.window_xy(p);
-            match (crate::setup::snap(x), crate::setup::snap(y)) {
+            match (Fixed::snap(x), Fixed::snap(y)) {
                 (Some(x), Some(y)) => Some((x.0, y.0)),
                 _ => None,
             }
@@ -159,12 +160,12 @@ fn screen_vertices_at<S: Simd, P: Fn(usize) -> Vec4>(
                 | u32::from(x_hi * w - x < 0.0) << 3
                 | u32::from(y - y_lo * w < 0.0) << 4
                 | u32::from(y_hi * w - y < 0.0) << 5;
-            // `SetupCtx::window_xy`, then `setup::snap` of each.
+            // `SetupCtx::window_xy`, then `Fixed::snap` of each.
             let q = 1.0 / w;
             let wx = vp.x + (x * q + 1.0) * hw;
             let wy = vp.y + (1.0 - y * q) * hh;
-            let (okx, fx) = crate::setup::snap_parts(wx);
-            let (oky, fy) = crate::setup::snap_parts(wy);
+            let (okx, fx) = crate::fixed::snap_parts(wx);
+            let (oky, fy) = crate::fixed::snap_parts(wy);
             snapped[i] = okx & oky;
             (sx[i], sy[i]) = (fx, fy);
         }

@@ -13,10 +13,6 @@ use crate::fixed::{Fixed, SUBPIXEL_ONE};
 use crate::state::{CullMode, FrontFace, PipelineState, PolygonMode, ShadeModel, Viewport};
 use crate::vertex::{ClipVertex, MAX_VARYINGS};
 
-/// Extra room (pixels) past the guard band for line and point quads built around clipped
-/// vertices. Keeps `|coordinate| < 2¹⁶` pixels, inside the range derived in `fixed`.
-const QUAD_SLACK_PX: f32 = 2048.0;
-
 /// Constant varyings for a primitive: the values and how many leading ones are constant.
 pub(crate) type Flat<'a> = Option<(&'a [f32; MAX_VARYINGS], usize)>;
 
@@ -230,25 +226,10 @@ pub(crate) struct TriSink {
     pub stats: GeometryStats,
 }
 
-#[inline]
-pub(crate) fn snap(v: f32) -> Option<Fixed> {
-    let (ok, s) = snap_parts(v);
-    ok.then_some(Fixed(s))
-}
-
-/// [`snap`] without a branch, for lanes: whether `v` snaps, and its snapped value (0 when
-/// it does not).
-#[inline(always)]
-pub(crate) fn snap_parts(v: f32) -> (bool, i32) {
-    let ok = v.is_finite() & (v.abs() <= crate::fixed::GUARD_BAND_PX + QUAD_SLACK_PX);
-    let s = if ok { v * SUBPIXEL_ONE as f32 } else { 0.0 };
-    (ok, crate::fixed::round_ties_away(s))
-}
-
 /// Snaps every vertex; false if any is non-finite or outside the guard band.
 fn snap_all(w: &[WinVertex], out: &mut [(i32, i32)]) -> bool {
     for (v, o) in w.iter().zip(out.iter_mut()) {
-        match (snap(v.x), snap(v.y)) {
+        match (Fixed::snap(v.x), Fixed::snap(v.y)) {
             (Some(x), Some(y)) => *o = (x.0, y.0),
             _ => return false,
         }
@@ -657,7 +638,7 @@ impl TriSink {
     ) {
         let mut p = [(0i32, 0i32); 4];
         for (i, v) in c.iter().enumerate() {
-            match (snap(v.x), snap(v.y)) {
+            match (Fixed::snap(v.x), Fixed::snap(v.y)) {
                 (Some(x), Some(y)) => p[i] = (x.0, y.0),
                 _ => {
                     self.stats.degenerate += 1;

@@ -108,7 +108,7 @@ pub(crate) fn normalize_or_zero3<S: Simd>(simd: S, v: V3<S>) -> V3<S> {
     ]
 }
 
-/// `combine::sat` per lane: `x > 0 ? (x < 1 ? x : 1) : 0` (NaN → 0).
+/// [`math::saturate`](crate::math::saturate) per lane: `x > 0 ? (x < 1 ? x : 1) : 0` (NaN → 0).
 #[inline(always)]
 pub(crate) fn sat<S: Simd>(simd: S, x: f32x8<S>) -> f32x8<S> {
     let zero = simd.splat_f32x8(0.0);

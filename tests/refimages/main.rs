@@ -42,6 +42,7 @@ use std::path::{Path, PathBuf};
 
 use image::RgbaImage;
 use libtest_mimic::{Arguments, Failed, Trial};
+use plumb::diff::{compare, DiffOptions, DiffReport};
 use plumb::raster::trace::{DrawTarget, Recorder, Trace};
 use plumb::raster::{Context, ContextOptions};
 use plumb::scene::io::{self, ImportOptions};
@@ -254,9 +255,9 @@ impl Golden {
         let actual = out.join(format!("{}.actual.png", self.name));
         let diff_path = out.join(format!("{}.diff.png", self.name));
         img.save(&actual).map_err(|e| e.to_string())?;
-        diff_image(&img, &expected)
-            .save(&diff_path)
-            .map_err(|e| e.to_string())?;
+        if let Some(heat) = &d.heat_map {
+            heat.save(&diff_path).map_err(|e| e.to_string())?;
+        }
         Err(format!(
             "{}: {}; actual {}, diff {}",
             self.label(),
@@ -371,11 +372,13 @@ fn transparent_sort_is_stable_across_frames() -> Result<(), Failed> {
 /// The first differing pixel: its position and the two values.
 type FirstDiff = ((u32, u32), [u8; 4], [u8; 4]);
 
-/// How two images differ.
+/// How two images differ: `plumb diff`'s numbers and heat map, plus the first differing pixel.
 struct Diff {
-    /// Pixels with any channel different (`usize::MAX` for different sizes).
-    pixels: usize,
-    max_delta: u8,
+    /// `plumb::diff`'s report (threshold 0: every differing pixel counts); `None` for
+    /// different sizes.
+    report: Option<DiffReport>,
+    /// The FLIP-style heat map, as `plumb diff --heatmap` writes it.
+    heat_map: Option<RgbaImage>,
     /// The first differing pixel in row-major order from the top-left.
     first: Option<FirstDiff>,
     /// The two sizes, when they differ.
@@ -383,14 +386,15 @@ struct Diff {
 }
 
 impl Diff {
-    /// `N pixels differ, max channel delta D, first at (x, y): [..] (golden [..])`.
+    /// `N pixels differ, max channel delta D, FLIP mean M, first at (x, y): [..] (golden [..])`.
     fn describe(&self, other: &str) -> String {
-        if let Some((a, b)) = self.sizes {
+        let (Some(r), None) = (&self.report, self.sizes) else {
+            let (a, b) = self.sizes.unwrap_or_default();
             return format!("size {}x{} ({other}: {}x{})", a.0, a.1, b.0, b.1);
-        }
+        };
         let mut s = format!(
-            "{} pixels differ, max channel delta {}",
-            self.pixels, self.max_delta
+            "{} pixels differ, max channel delta {}, FLIP mean {:.6}",
+            r.pixels_over, r.max_delta, r.perceptual_mean
         );
         if let Some(((x, y), p, q)) = self.first {
             s.push_str(&format!(
@@ -401,47 +405,31 @@ impl Diff {
     }
 }
 
-/// How `a` differs from `b`, or `None` when they are equal.
+/// How `a` differs from `b`, or `None` when they are equal byte for byte. The equal case (every
+/// passing golden) is one comparison of the bytes; a difference is measured by `plumb::diff`,
+/// the same code as `plumb diff`.
 fn diff(a: &RgbaImage, b: &RgbaImage) -> Option<Diff> {
     if a.dimensions() != b.dimensions() {
         return Some(Diff {
-            pixels: usize::MAX,
-            max_delta: 255,
+            report: None,
+            heat_map: None,
             first: None,
             sizes: Some((a.dimensions(), b.dimensions())),
         });
     }
-    let mut d = Diff {
-        pixels: 0,
-        max_delta: 0,
-        first: None,
-        sizes: None,
-    };
-    for ((x, y, p), q) in a.enumerate_pixels().zip(b.pixels()) {
-        let m =
-            p.0.iter()
-                .zip(&q.0)
-                .map(|(x, y)| x.abs_diff(*y))
-                .max()
-                .unwrap_or(0);
-        if m > 0 {
-            d.pixels += 1;
-            d.max_delta = d.max_delta.max(m);
-            d.first.get_or_insert(((x, y), p.0, q.0));
-        }
+    if a.as_raw() == b.as_raw() {
+        return None;
     }
-    (d.pixels > 0).then_some(d)
-}
-
-fn diff_image(a: &RgbaImage, b: &RgbaImage) -> RgbaImage {
-    RgbaImage::from_fn(
-        a.width().min(b.width()),
-        a.height().min(b.height()),
-        |x, y| {
-            let (p, q) = (a.get_pixel(x, y).0, b.get_pixel(x, y).0);
-            let d = |i: usize| (u32::from(p[i].abs_diff(q[i])) * 16).min(255) as u8;
-            let alpha = d(3);
-            image::Rgba([d(0).max(alpha), d(1).max(alpha), d(2).max(alpha), 255])
-        },
-    )
+    let first = a
+        .enumerate_pixels()
+        .zip(b.pixels())
+        .find(|((_, _, p), q)| p != q)
+        .map(|((x, y, p), q)| ((x, y), p.0, q.0));
+    let measured = compare(b, a, &DiffOptions::default()).ok();
+    Some(Diff {
+        report: measured.as_ref().map(|d| d.report),
+        heat_map: measured.as_ref().map(|d| d.heat_map()),
+        first,
+        sizes: None,
+    })
 }

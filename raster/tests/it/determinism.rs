@@ -12,21 +12,7 @@ use plumb_raster::light::{Light, LightKind, LightingState};
 use plumb_raster::texture::{Sampler, Texture};
 use plumb_raster::*;
 
-struct Rng(u64);
-impl Rng {
-    fn u(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn f(&mut self) -> f32 {
-        (self.u() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[(self.u() % xs.len() as u64) as usize]
-    }
-}
+use plumb_raster::rng::XorShift64 as Rng;
 
 fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
     let (w, h) = (300, 200);
@@ -39,29 +25,29 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
     )
     .unwrap();
     ctx.clear(Vec4::new(0.1, 0.2, 0.3, 1.0), 1.0, 0);
-    let mut r = Rng(0x1234_5678_9abc_def1);
+    let mut r = Rng::new(0x1234_5678_9abc_def1);
     for draw in 0..60 {
         let mut st = ctx.default_state();
         st.blend = BlendState {
-            enabled: r.u().is_multiple_of(2),
+            enabled: r.next_u64().is_multiple_of(2),
             src_rgb: r.pick(&BlendFactor::ALL),
             dst_rgb: r.pick(&BlendFactor::ALL),
             src_alpha: r.pick(&BlendFactor::ALL),
             dst_alpha: r.pick(&BlendFactor::ALL),
             eq_rgb: r.pick(&BlendEquation::ALL),
             eq_alpha: r.pick(&BlendEquation::ALL),
-            constant: Vec4::new(r.f(), r.f(), r.f(), r.f()),
+            constant: Vec4::new(r.next_f32(), r.next_f32(), r.next_f32(), r.next_f32()),
         };
         st.depth = DepthState {
             func: r.pick(&CompareFunc::ALL),
-            write: r.u().is_multiple_of(2),
+            write: r.next_u64().is_multiple_of(2),
         };
         st.stencil = StencilState {
-            enabled: r.u().is_multiple_of(3),
+            enabled: r.next_u64().is_multiple_of(3),
             func: r.pick(&CompareFunc::ALL),
-            reference: r.u() as u8,
-            read_mask: r.u() as u8,
-            write_mask: r.u() as u8,
+            reference: r.next_u64() as u8,
+            read_mask: r.next_u64() as u8,
+            write_mask: r.next_u64() as u8,
             fail: r.pick(&StencilOp::ALL),
             depth_fail: r.pick(&StencilOp::ALL),
             pass: r.pick(&StencilOp::ALL),
@@ -76,12 +62,12 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
         st.shade = r.pick(&[ShadeModel::Flat, ShadeModel::Smooth]);
         st.alpha_test = AlphaTest {
             func: r.pick(&CompareFunc::ALL),
-            reference: r.f(),
+            reference: r.next_f32(),
         };
-        st.point_size = 1.0 + 4.0 * r.f();
-        st.line_width = 1.0 + 3.0 * r.f();
-        if r.u().is_multiple_of(4) {
-            st.clip_planes[0] = Some(Vec4::new(r.f() - 0.5, r.f() - 0.5, 0.0, 0.2));
+        st.point_size = 1.0 + 4.0 * r.next_f32();
+        st.line_width = 1.0 + 3.0 * r.next_f32();
+        if r.next_u64().is_multiple_of(4) {
+            st.clip_planes[0] = Some(Vec4::new(r.next_f32() - 0.5, r.next_f32() - 0.5, 0.0, 0.2));
         }
         let topo = r.pick(&[
             Topology::TriangleList,
@@ -92,21 +78,26 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
         let n = if draw == 30 {
             360_000
         } else {
-            30 + (r.u() % 300) as usize
+            30 + (r.next_u64() % 300) as usize
         };
         let mut pos = Vec::with_capacity(n);
         let mut col = Vec::with_capacity(n);
         for _ in 0..n {
             // w in 0.2..2 and z reaching below 0 so some triangles cross the near plane.
-            let wv = 0.2 + 1.8 * r.f();
+            let wv = 0.2 + 1.8 * r.next_f32();
             let p = Vec4::new(
-                (r.f() * 2.4 - 1.2) * wv,
-                (r.f() * 2.4 - 1.2) * wv,
-                (r.f() * 1.3 - 0.2) * wv,
+                (r.next_f32() * 2.4 - 1.2) * wv,
+                (r.next_f32() * 2.4 - 1.2) * wv,
+                (r.next_f32() * 1.3 - 0.2) * wv,
                 wv,
             );
             pos.push(p);
-            col.push(Vec4::new(r.f(), r.f(), r.f(), r.f()));
+            col.push(Vec4::new(
+                r.next_f32(),
+                r.next_f32(),
+                r.next_f32(),
+                r.next_f32(),
+            ));
         }
         ctx.draw(&st, &VertexInput::colored(&pos, &col), Indices::None, topo)
             .unwrap();

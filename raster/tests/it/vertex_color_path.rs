@@ -15,13 +15,8 @@ type Frame = (Vec<u8>, Vec<u32>, u64);
 /// `n` random triangles (xorshift, fixed seed) with varying `w` (perspective) and colours
 /// past both ends of 0..1, some spilling off the target.
 fn triangles(n: usize, seed: u64) -> (Vec<Vec4>, Vec<Vec4>) {
-    let mut s = seed;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut rng = plumb_raster::rng::XorShift64::new(seed);
+    let mut next = move || rng.next_f32();
     let (mut pos, mut col) = (Vec::new(), Vec::new());
     for _ in 0..3 * n {
         let w = 0.5 + 2.0 * next();

@@ -23,24 +23,19 @@ const H: i64 = 80;
 /// A point on the 1/256 lattice (fixed-point window coordinates).
 type P = (i64, i64);
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo) as u64) as i64
-    }
-    /// A coordinate in pixels·256: half the time exactly on a pixel centre.
-    fn coord(&mut self, lo_px: i64, hi_px: i64) -> i64 {
-        if self.next().is_multiple_of(2) {
-            self.range(lo_px, hi_px) * 256 + 128
-        } else {
-            self.range(lo_px * 256, hi_px * 256)
-        }
+use plumb_raster::rng::XorShift64 as Rng;
+
+/// In `lo..hi`.
+fn range(r: &mut Rng, lo: i64, hi: i64) -> i64 {
+    lo + r.below((hi - lo) as u64) as i64
+}
+
+/// A coordinate in pixels·256: half the time exactly on a pixel centre.
+fn coord(r: &mut Rng, lo_px: i64, hi_px: i64) -> i64 {
+    if r.next_u64().is_multiple_of(2) {
+        range(r, lo_px, hi_px) * 256 + 128
+    } else {
+        range(r, lo_px * 256, hi_px * 256)
     }
 }
 
@@ -50,25 +45,25 @@ fn orient(a: P, b: P, p: P) -> i64 {
 
 /// A fan around a centre (open or closed) with spoke angles increasing by less than 180°.
 fn fan(r: &mut Rng) -> Vec<[P; 3]> {
-    let c = (r.coord(20, W - 20), r.coord(20, H - 20));
-    let k = r.range(3, 13) as usize;
-    let closed = r.next().is_multiple_of(2);
+    let c = (coord(r, 20, W - 20), coord(r, 20, H - 20));
+    let k = range(r, 3, 13) as usize;
+    let closed = r.next_u64().is_multiple_of(2);
     let span = if closed {
         360.0
     } else {
-        r.range(60, 300) as f64
+        range(r, 60, 300) as f64
     };
     let mut cuts: Vec<f64> = (0..k)
-        .map(|_| r.range(0, 10_000) as f64 / 10_000.0 * span)
+        .map(|_| range(r, 0, 10_000) as f64 / 10_000.0 * span)
         .collect();
     cuts.sort_by(f64::total_cmp);
-    let start = r.range(0, 360) as f64;
+    let start = range(r, 0, 360) as f64;
     let mut spokes = Vec::new();
     for a in cuts {
         let rad = (start + a).to_radians();
-        let len = r.range(3 * 256, 19 * 256) as f64;
+        let len = range(r, 3 * 256, 19 * 256) as f64;
         let mut jitter = |v: f64| {
-            if r.next().is_multiple_of(2) {
+            if r.next_u64().is_multiple_of(2) {
                 ((v / 256.0).floor() * 256.0 + 128.0) as i64
             } else {
                 v as i64
@@ -118,13 +113,13 @@ fn fan(r: &mut Rng) -> Vec<[P; 3]> {
 /// An `nx × ny` grid over a rectangle, interior vertices jittered by < 0.3 cell, each cell
 /// split along a random diagonal.
 fn grid(r: &mut Rng) -> Vec<[P; 3]> {
-    let nx = r.range(1, 8) as usize;
-    let ny = r.range(1, 8) as usize;
-    let x0 = r.coord(1, 30);
-    let y0 = r.coord(1, 30);
-    let cw = r.range(3 * 256, 9 * 256);
-    let ch = r.range(3 * 256, 9 * 256);
-    let on_centre = r.next().is_multiple_of(3);
+    let nx = range(r, 1, 8) as usize;
+    let ny = range(r, 1, 8) as usize;
+    let x0 = coord(r, 1, 30);
+    let y0 = coord(r, 1, 30);
+    let cw = range(r, 3 * 256, 9 * 256);
+    let ch = range(r, 3 * 256, 9 * 256);
+    let on_centre = r.next_u64().is_multiple_of(3);
     let mut v = vec![vec![(0, 0); nx + 1]; ny + 1];
     for (j, row) in v.iter_mut().enumerate() {
         for (i, p) in row.iter_mut().enumerate() {
@@ -135,8 +130,8 @@ fn grid(r: &mut Rng) -> Vec<[P; 3]> {
                 y = (y / 256) * 256 + 128;
             }
             if i > 0 && i < nx && j > 0 && j < ny {
-                x += r.range(-cw * 3 / 10, cw * 3 / 10);
-                y += r.range(-ch * 3 / 10, ch * 3 / 10);
+                x += range(r, -cw * 3 / 10, cw * 3 / 10);
+                y += range(r, -ch * 3 / 10, ch * 3 / 10);
             }
             *p = (x, y);
         }
@@ -145,7 +140,7 @@ fn grid(r: &mut Rng) -> Vec<[P; 3]> {
     for j in 0..ny {
         for i in 0..nx {
             let (a, b, c, d) = (v[j][i], v[j][i + 1], v[j + 1][i + 1], v[j + 1][i]);
-            if r.next().is_multiple_of(2) {
+            if r.next_u64().is_multiple_of(2) {
                 tris.push([a, b, c]);
                 tris.push([a, c, d]);
             } else {
@@ -343,7 +338,7 @@ fn watertight_cases(seed: u8, generate: fn(&mut Rng) -> Vec<[P; 3]>) {
     let total = std::cell::Cell::new(0usize);
     runner
         .run(&proptest::num::u64::ANY, |seed| {
-            let tris = generate(&mut Rng(seed | 1));
+            let tris = generate(&mut Rng::new(seed | 1));
             total.set(total.get() + tris.len());
             check(&mut ctx.borrow_mut(), &tris)
         })

@@ -161,11 +161,11 @@ fn box_rotated_45_degrees() {
 /// they are independent computations). Near-tangent cases are skipped.
 #[test]
 fn test_and_find_agree_on_random_queries() {
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     let mut agreed = [0usize; 2];
     for _ in 0..3000 {
-        let o = rng.vec(3.0);
-        let d = rng.vec(1.0);
+        let o = rand_vec(&mut rng, 3.0);
+        let d = rand_vec(&mut rng, 1.0);
         let Ok(base) = Linear::ray(o, d) else {
             continue;
         };
@@ -174,12 +174,21 @@ fn test_and_find_agree_on_random_queries() {
             base,
             Linear::segment(o, o + d * 2.0).unwrap(),
         ];
-        let q = Quat::from_axis_angle(rng.vec(1.0).normalize(), rng.f() * 6.0);
+        let q = Quat::from_axis_angle(rand_vec(&mut rng, 1.0).normalize(), rng.next_f32() * 6.0);
         let r = Mat3::from_quat(q);
-        let ext = Vec3::new(rng.f() + 0.1, rng.f() + 0.1, rng.f() + 0.1);
-        let b = OrientedBox::new(rng.vec(1.0), [r.x_axis, r.y_axis, r.z_axis], ext).unwrap();
-        let s = Sphere::new(rng.vec(1.0), rng.f() + 0.1).unwrap();
-        let t = [rng.vec(2.0), rng.vec(2.0), rng.vec(2.0)];
+        let ext = Vec3::new(
+            rng.next_f32() + 0.1,
+            rng.next_f32() + 0.1,
+            rng.next_f32() + 0.1,
+        );
+        let b =
+            OrientedBox::new(rand_vec(&mut rng, 1.0), [r.x_axis, r.y_axis, r.z_axis], ext).unwrap();
+        let s = Sphere::new(rand_vec(&mut rng, 1.0), rng.next_f32() + 0.1).unwrap();
+        let t = [
+            rand_vec(&mut rng, 2.0),
+            rand_vec(&mut rng, 2.0),
+            rand_vec(&mut rng, 2.0),
+        ];
         for l in comps {
             if let Some((t0, t1)) = find_box(&l, &b) {
                 if t1 - t0 < 1e-3 {
@@ -332,12 +341,20 @@ fn polygon_area(p: &[Vec3]) -> f32 {
 /// swapping the arguments changes nothing.
 #[test]
 fn triangle_test_matches_edge_crossings() {
-    let mut rng = Rng(0x5eed_0002);
+    let mut rng = Rng::new(0x5eed_0002);
     let mut hits = 0;
     for _ in 0..20000 {
-        let a = [rng.vec(1.0), rng.vec(1.0), rng.vec(1.0)];
-        let off = rng.vec(1.0);
-        let b = [rng.vec(1.0) + off, rng.vec(1.0) + off, rng.vec(1.0) + off];
+        let a = [
+            rand_vec(&mut rng, 1.0),
+            rand_vec(&mut rng, 1.0),
+            rand_vec(&mut rng, 1.0),
+        ];
+        let off = rand_vec(&mut rng, 1.0);
+        let b = [
+            rand_vec(&mut rng, 1.0) + off,
+            rand_vec(&mut rng, 1.0) + off,
+            rand_vec(&mut rng, 1.0) + off,
+        ];
         let edges_cross = |s: &[Vec3; 3], t: &[Vec3; 3]| {
             (0..3).any(|i| {
                 let (p, q) = (s[i], s[(i + 1) % 3]);
@@ -388,32 +405,25 @@ fn in_triangle(p: Vec3, t: &[Vec3; 3]) -> bool {
 
 // ---------------------------------------------------------------- bounding-volume trees
 
-/// A tiny xorshift generator: seeded, deterministic, no dependency.
-struct Rng(u64);
+/// plumb's seeded xorshift.
+use plumb_raster::rng::XorShift64 as Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [0, 1).
-    fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn vec(&mut self, scale: f32) -> Vec3 {
-        Vec3::new(self.f() - 0.5, self.f() - 0.5, self.f() - 0.5) * (2.0 * scale)
-    }
+/// A vector uniform in the cube of half-size `scale`.
+fn rand_vec(rng: &mut Rng, scale: f32) -> Vec3 {
+    Vec3::new(
+        rng.next_f32() - 0.5,
+        rng.next_f32() - 0.5,
+        rng.next_f32() - 0.5,
+    ) * (2.0 * scale)
 }
 
 /// A random soup of `n` small triangles in a cube of half-size 2.
 fn soup(rng: &mut Rng, n: usize) -> Mesh {
     let mut p = Vec::new();
     for _ in 0..n {
-        let c = rng.vec(2.0);
+        let c = rand_vec(rng, 2.0);
         for _ in 0..3 {
-            p.push(c + rng.vec(0.4));
+            p.push(c + rand_vec(rng, 0.4));
         }
     }
     Mesh::triangles(p, (0..3 * n as u32).collect()).unwrap()
@@ -434,13 +444,17 @@ fn brute_force(a: &Collider, b: &Collider) -> Vec<TrianglePair> {
 }
 
 fn random_transform(rng: &mut Rng, general: bool) -> Transform {
-    let q = Quat::from_axis_angle(rng.vec(1.0).normalize(), rng.f() * 6.0);
-    let t = rng.vec(0.7);
+    let q = Quat::from_axis_angle(rand_vec(rng, 1.0).normalize(), rng.next_f32() * 6.0);
+    let t = rand_vec(rng, 0.7);
     if general {
-        let s = Vec3::new(0.5 + rng.f(), 0.5 + rng.f(), 0.5 + rng.f());
+        let s = Vec3::new(
+            0.5 + rng.next_f32(),
+            0.5 + rng.next_f32(),
+            0.5 + rng.next_f32(),
+        );
         Transform::from_srt(s, q, t).unwrap()
     } else {
-        Transform::from_srt(Vec3::splat(0.5 + rng.f()), q, t).unwrap()
+        Transform::from_srt(Vec3::splat(0.5 + rng.next_f32()), q, t).unwrap()
     }
 }
 
@@ -449,7 +463,7 @@ fn random_transform(rng: &mut Rng, general: bool) -> Transform {
 /// torus; first-hit reports one of them; swapping the arguments mirrors the result.
 #[test]
 fn trees_equal_brute_force() {
-    let mut rng = Rng(0x5eed_0003);
+    let mut rng = Rng::new(0x5eed_0003);
     let mut total = 0;
     for round in 0..12 {
         let (ma, mb) = if round % 3 == 2 {
@@ -510,7 +524,7 @@ fn trees_equal_brute_force() {
 /// node's volume holds its triangles' vertices, and the leaves partition the triangles.
 #[test]
 fn tree_shape_and_containment() {
-    let mut rng = Rng(0x5eed_0004);
+    let mut rng = Rng::new(0x5eed_0004);
     let mesh = soup(&mut rng, 1000);
     for kind in [BvKind::Sphere, BvKind::Box] {
         let opts = BvTreeOptions {

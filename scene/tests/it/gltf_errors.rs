@@ -487,18 +487,6 @@ fn failed_import_leaves_scene_unchanged() {
     assert_eq!(scene.dump(), before);
 }
 
-/// A small deterministic generator for the mutation test.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-}
-
 #[test]
 fn mutated_files_never_panic() {
     let mut b = Builder::default();
@@ -514,7 +502,7 @@ fn mutated_files_never_panic() {
     let glb = b.glb(d.clone());
     let text = b.gltf(d).into_bytes();
     let dir = temp_dir("mutate");
-    let mut rng = Lcg(0x5eed);
+    let mut rng = plumb_raster::rng::XorShift64::new(0x5eed);
     let (mut ok, mut failed) = (0, 0);
     // More with PLUMB_MUTATIONS=N (per file kind).
     let n: usize = std::env::var("PLUMB_MUTATIONS")
@@ -524,12 +512,12 @@ fn mutated_files_never_panic() {
     for (name, base) in [("m.glb", &glb), ("m.gltf", &text)] {
         for _ in 0..n {
             let mut m = base.clone();
-            for _ in 0..1 + rng.next() % 4 {
-                let at = (rng.next() as usize) % m.len();
-                match rng.next() % 3 {
-                    0 => m[at] = rng.next() as u8,
+            for _ in 0..1 + rng.next_u64() % 4 {
+                let at = (rng.next_u64() as usize) % m.len();
+                match rng.next_u64() % 3 {
+                    0 => m[at] = rng.next_u64() as u8,
                     1 => m.truncate(at.max(1)),
-                    _ => m[at] = b"0123456789-e.,[]{}\""[(rng.next() % 19) as usize],
+                    _ => m[at] = b"0123456789-e.,[]{}\""[(rng.next_u64() % 19) as usize],
                 }
             }
             let p = write(&dir, name, &m);
