@@ -22,13 +22,15 @@
 //!    beside them (the arena stores the payload, so it is defined below this layer), and the
 //!    arms the compiler then asks for there: `NodeData::kind`, `NodeData::visit` (which
 //!    children drawing and picking visit: every child, the active one, or none for a leaf) and
-//!    `NodeKind::name`.
+//!    `NodeKind::name` (and the kind in `NodeKind::ALL`).
 //! 2. **`nodes/<kind>.rs`**, a new file: its `impl Scene` (`add_<kind>`, getters and setters,
 //!    each refusing other kinds with a typed error) and its `impl KindHooks` (its part of the
 //!    text dump, its deep copy); then its one arm in `hooks` here.
-//! 3. **Scene files**: its `NodeKindDoc` variant (which converts 1:1 to [`NodeKind`], and a unit
-//!    test checks the two share every name), an arm in `io/json/build.rs` and one in
-//!    `io/json/save_scene.rs`. (The file side is not yet one file per kind.)
+//! 3. **`io/json/nodes/<kind>.rs`**, the second new file: the kind in scene files — `create`
+//!    (the node under its parent), `link` (its links to its children, once they exist) and
+//!    `save` — and its arms in the three dispatchers of `io/json/nodes/mod.rs` (and in
+//!    `check_fields` if it has a field of its own). Its `NodeKindDoc` variant converts 1:1 to
+//!    [`NodeKind`]; a unit test checks the two share every name.
 //!
 //! Culling's own orders (BSP slots back to front, portals) are in [`cull`](crate::cull); a
 //! kind that needs an order of its own adds an arm there.

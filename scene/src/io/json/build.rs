@@ -8,12 +8,13 @@ use std::sync::Arc;
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 use plumb_raster::math;
 
-use super::clod;
 use super::ctx::{v3, v4, Ctx};
 use super::doc::*;
 use super::effects;
 use super::locate::Locations;
+use super::meshes::mesh;
 use super::motion;
+use super::nodes;
 use super::textures::build_texture;
 use crate::camera::{Camera, CameraViewport};
 use crate::controller::{ControllerTiming, RepeatType};
@@ -27,11 +28,8 @@ use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedSc
 use crate::io::texture_image::{texture_bytes, TextureBudget};
 use crate::io::{uri, ImportOptions};
 use crate::light::{LightType, SceneLight};
-use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
-use crate::particles::{ParticleController, Particles, RandomParticles, MAX_PARTICLES};
 use crate::screen::{ScreenLayer, ScreenPolygon};
-use crate::shapes;
 use crate::state::{
     AlphaState, ClipPlaneState, CullState, DitherState, Fog, GlobalState, MaterialState,
     PointLineState, PolygonOffsetState, StencilState, WireframeState, ZBufferState,
@@ -149,7 +147,7 @@ pub(super) fn build_located(
         .children(root)
         .map_err(ctx.scene_err("root"))?
         .to_vec();
-    super::portals::link_portals(&mut scene, &ctx, &doc.root)?;
+    nodes::region::link_portals(&mut scene, &ctx, &doc.root)?;
     super::collisions::apply(&mut scene, &mut ctx, &doc.collisions)?;
     super::definitions::apply(&mut scene, &mut ctx, doc, mesh, transform)?;
     for (node, context, doc) in std::mem::take(&mut ctx.effects) {
@@ -444,103 +442,6 @@ fn transform(ctx: &Ctx, context: &str, t: &TransformDoc) -> Result<Transform, Io
     Ok(out)
 }
 
-/// The triangles a generator of valid parameters makes (`None` for other meshes, and for
-/// parameters the generator refuses, so that its own error comes first).
-fn generated_triangles(m: &MeshDoc) -> Option<(&'static str, u64)> {
-    let ok = |n: u32, min: u32| (min..=shapes::MAX_SEGMENTS).contains(&n);
-    let n = u64::from;
-    match m {
-        MeshDoc::Plane(p) if ok(p.divisions, 1) => Some(("plane", 2 * n(p.divisions).pow(2))),
-        MeshDoc::Box(_) => Some(("box", 12)),
-        MeshDoc::Sphere(s) if ok(s.stacks, 2) && ok(s.slices, 3) => {
-            Some(("sphere", 2 * n(s.stacks) * n(s.slices)))
-        }
-        MeshDoc::Torus(t) if ok(t.rings, 3) && ok(t.sides, 3) => {
-            Some(("torus", 2 * n(t.rings) * n(t.sides)))
-        }
-        MeshDoc::Cylinder(c) if ok(c.slices, 3) => {
-            Some(("cylinder", if c.caps { 4 } else { 2 } * n(c.slices)))
-        }
-        _ => None,
-    }
-}
-
-fn mesh(ctx: &Ctx, context: &str, m: &MeshDoc) -> Result<Mesh, IoError> {
-    let err = ctx.scene_err(context);
-    if let Some((shape, triangles)) = generated_triangles(m) {
-        ctx.charge(context, Budget::GeneratedPrimitives, triangles, || {
-            format!("a {shape} of {triangles} triangles")
-        })?;
-    }
-    let mesh = match m {
-        MeshDoc::Plane(p) => shapes::plane(p.size.get(), p.divisions),
-        MeshDoc::Box(b) => shapes::cuboid(v3(&b.size)),
-        MeshDoc::Sphere(s) => shapes::sphere(s.radius.get(), s.stacks, s.slices),
-        MeshDoc::Torus(t) => shapes::torus(t.major.get(), t.minor.get(), t.rings, t.sides),
-        MeshDoc::Cylinder(c) => shapes::cylinder(c.radius.get(), c.height.get(), c.slices, c.caps),
-        MeshDoc::Inline(i) => return inline(ctx, context, i),
-        MeshDoc::Clod(c) => return clod::clod_chain(ctx, context, c, mesh),
-        MeshDoc::Curve(c) => return clod::curve(ctx, context, c),
-        MeshDoc::Surface(s) => return clod::surface(ctx, context, s),
-        MeshDoc::Particles(_) => {
-            return Err(ctx.invalid(context, "\"particles\" is the mesh of a geometry node only"))
-        }
-    };
-    mesh.map_err(err)
-}
-
-fn inline(ctx: &Ctx, context: &str, m: &InlineMeshDoc) -> Result<Mesh, IoError> {
-    let err = ctx.scene_err(context);
-    let topology = match m.topology {
-        TopologyDoc::Points => MeshTopology::Points,
-        TopologyDoc::Lines => MeshTopology::Lines,
-        TopologyDoc::LineStrip => MeshTopology::LineStrip,
-        TopologyDoc::LineLoop => MeshTopology::LineLoop,
-        TopologyDoc::Triangles => MeshTopology::Triangles,
-    };
-    let positions: Vec<Vec3> = m.positions.iter().map(v3).collect();
-    let n =
-        u32::try_from(positions.len()).map_err(|_| ctx.invalid(context, "too many positions"))?;
-    let indices = m.indices.clone().unwrap_or_else(|| (0..n).collect());
-    let mut mesh = Mesh::new(topology, positions, indices).map_err(&err)?;
-    match (&m.normals, m.generate_normals) {
-        (Some(_), true) => {
-            return Err(ctx.invalid(
-                context,
-                "give \"normals\" or \"generate_normals\", not both",
-            ))
-        }
-        (Some(normals), false) => {
-            mesh = mesh
-                .with_normals(normals.iter().map(v3).collect())
-                .map_err(&err)?;
-        }
-        (None, true) => mesh = mesh.with_generated_normals(),
-        (None, false) => {}
-    }
-    if let Some(colors) = &m.colors {
-        mesh = mesh
-            .with_colors(colors.iter().map(v4).collect())
-            .map_err(&err)?;
-    }
-    for set in &m.uvs {
-        let uvs = set
-            .iter()
-            .map(|p| Vec2::new(p[0].get(), p[1].get()))
-            .collect();
-        mesh = mesh.with_uv_set(uvs).map_err(&err)?;
-    }
-    if let Some(t) = &m.tangents {
-        mesh = mesh
-            .with_tangents(t.iter().map(v4).collect())
-            .map_err(&err)?;
-    }
-    if let Some(a) = m.active {
-        mesh = mesh.with_active_count(Some(a as usize)).map_err(&err)?;
-    }
-    Ok(mesh)
-}
-
 /// Largest point size and line width (plumb-raster's limit).
 const MAX_POINT_LINE: f32 = 1024.0;
 
@@ -677,27 +578,7 @@ fn fill<'a>(
     pointer: &str,
 ) -> Result<(), IoError> {
     ctx.names.entry(doc.name.clone()).or_default().push(id);
-    let kind = doc.kind.unwrap_or(if doc.mesh.is_some() {
-        NodeKindDoc::Geometry
-    } else {
-        NodeKindDoc::Group
-    });
-    if doc.active.is_some() && kind != NodeKindDoc::Switch {
-        return Err(ctx.invalid(path, "\"active\" is only for switch nodes"));
-    }
-    if doc.lod.is_some() != (kind == NodeKindDoc::Lod) {
-        return Err(ctx.invalid(path, "a \"lod\" node needs \"lod\", and only it has one"));
-    }
-    let is_bsp = matches!(kind, NodeKindDoc::Bsp | NodeKindDoc::RegionManager);
-    if doc.bsp.is_some() != is_bsp {
-        return Err(ctx.invalid(
-            path,
-            "\"bsp\" and \"region_manager\" nodes need \"bsp\", and only they have one",
-        ));
-    }
-    if !doc.portals.is_empty() && kind != NodeKindDoc::Region {
-        return Err(ctx.invalid(path, "only \"region\" nodes have \"portals\""));
-    }
+    nodes::check_fields(ctx, doc, path)?;
     let local = match &doc.transform {
         Some(t) => transform(ctx, path, t)?,
         None => Transform::IDENTITY,
@@ -790,92 +671,13 @@ fn fill<'a>(
         };
         let child_pointer = format!("{pointer}/children/{i}");
         ctx.point(&child_path, child_pointer.clone());
-        let child_kind = child.kind.unwrap_or(if child.mesh.is_some() {
-            NodeKindDoc::Geometry
-        } else {
-            NodeKindDoc::Group
-        });
-        let err = ctx.scene_err(&child_path);
-        let cid = match (child_kind, &child.mesh) {
-            (NodeKindDoc::Geometry, Some(MeshDoc::Particles(p))) => {
-                if !child.children.is_empty() || child.import.is_some() {
-                    return Err(ctx.invalid(
-                        &child_path,
-                        "a geometry node has no \"children\" or \"import\"",
-                    ));
-                }
-                drop(err);
-                particles(scene, ctx, id, &child.name, p, &child_path)?
-            }
-            (NodeKindDoc::Geometry, Some(m)) => {
-                if !child.children.is_empty() || child.import.is_some() {
-                    return Err(ctx.invalid(
-                        &child_path,
-                        "a geometry node has no \"children\" or \"import\"",
-                    ));
-                }
-                let mesh = Arc::new(mesh(ctx, &child_path, m)?);
-                scene
-                    .add_geometry(id, child.name.clone(), mesh)
-                    .map_err(err)?
-            }
-            (NodeKindDoc::Geometry, None) => {
-                return Err(ctx.invalid(&child_path, "a geometry node needs a \"mesh\""))
-            }
-            (_, Some(_)) => {
-                return Err(ctx.invalid(&child_path, "only geometry nodes have a \"mesh\""))
-            }
-            (NodeKindDoc::Group, None) => scene.add_group(id, child.name.clone()).map_err(err)?,
-            (NodeKindDoc::Switch, None) => scene.add_switch(id, child.name.clone()).map_err(err)?,
-            (NodeKindDoc::Billboard, None) => {
-                scene.add_billboard(id, child.name.clone()).map_err(err)?
-            }
-            (NodeKindDoc::Bsp, None) | (NodeKindDoc::RegionManager, None) => {
-                drop(err);
-                let manager = child_kind == NodeKindDoc::RegionManager;
-                super::portals::add_bsp(scene, ctx, id, child, manager, &child_path)?
-            }
-            (NodeKindDoc::Region, None) => scene.add_region(id, child.name.clone()).map_err(err)?,
-            (NodeKindDoc::Lod, None) => {
-                let center = child.lod.as_ref().map_or(Vec3::ZERO, |l| v3(&l.center));
-                scene
-                    .add_dlod(id, child.name.clone(), center)
-                    .map_err(err)?
-            }
-        };
+        let cid = nodes::create(scene, ctx, id, child, &child_path)?;
         fill(scene, ctx, cid, child, &child_path, &child_pointer)?;
     }
     if let Some(rel) = &doc.import {
         import(scene, ctx, id, rel, path)?;
     }
-    if let Some(i) = doc.active {
-        scene
-            .set_active_index(id, Some(i))
-            .map_err(ctx.scene_err(path))?;
-    }
-    if let Some(b) = &doc.bsp {
-        super::portals::fill_slots(scene, ctx, id, b, path)?;
-    }
-    if let Some(lod) = &doc.lod {
-        let children = scene.children(id).map_err(ctx.scene_err(path))?.to_vec();
-        // One range per child, no more and no fewer: a child without one would never be
-        // chosen, and nothing would say so.
-        if lod.ranges.len() != children.len() {
-            return Err(ctx.invalid(
-                path,
-                format!(
-                    "{} LOD ranges for {} children (one `[min, max)` per child, in child order)",
-                    lod.ranges.len(),
-                    children.len()
-                ),
-            ));
-        }
-        for (c, [min, max]) in children.into_iter().zip(&lod.ranges) {
-            scene
-                .set_lod_range(id, c, min.get(), max.get())
-                .map_err(ctx.scene_err(path))?;
-        }
-    }
+    nodes::link(scene, ctx, id, doc, path)?;
     Ok(())
 }
 
@@ -1244,112 +1046,6 @@ fn controller_timing(
         .with_phase(f64::from(phase.map_or(0.0, Real::get)))?
         .with_frequency(f64::from(frequency.map_or(1.0, Real::get)))?
         .with_active(active.unwrap_or(true)))
-}
-
-/// A particle node: explicit `locations` and `sizes`, or a seeded `random` system with its
-/// motion (see `docs/scene-format.md`).
-fn particles(
-    scene: &mut Scene,
-    ctx: &Ctx,
-    parent: NodeId,
-    name: &str,
-    p: &ParticlesDoc,
-    context: &str,
-) -> Result<NodeId, IoError> {
-    let err = ctx.scene_err(context);
-    let (system, motion) = match (&p.locations, &p.sizes, &p.random) {
-        (Some(locations), Some(sizes), None) => {
-            if locations.len() > MAX_PARTICLES {
-                return Err(ctx.invalid(
-                    context,
-                    format!("{} particles (at most {MAX_PARTICLES})", locations.len()),
-                ));
-            }
-            charge_particles(ctx, context, locations.len())?;
-            let system = Particles::new(
-                locations.iter().map(v3).collect(),
-                sizes.iter().map(|s| s.get()).collect(),
-            )
-            .map_err(&err)?;
-            let motion = match &p.motion {
-                Some(m) => Some(motion::particle_motion(ctx, context, &system, m)?),
-                None => None,
-            };
-            (system, motion)
-        }
-        (None, None, Some(r)) => {
-            if p.motion.is_some() {
-                return Err(ctx.invalid(
-                    context,
-                    "\"random\" particles have their own motion; \"motion\" is for \"locations\"",
-                ));
-            }
-            if p.colors.is_some() {
-                return Err(ctx.invalid(
-                    context,
-                    "\"random\" particles draw their colours from \"color_min\" and \"color_max\"",
-                ));
-            }
-            let count = r.count as usize;
-            if count > MAX_PARTICLES {
-                return Err(ctx.invalid(
-                    context,
-                    format!("\"count\" {count} is more than {MAX_PARTICLES} particles"),
-                ));
-            }
-            charge_particles(ctx, context, count)?;
-            let params = RandomParticles {
-                seed: r.seed,
-                count,
-                half_extent: r.half_extent.get(),
-                size: (r.size[0].get(), r.size[1].get()),
-                speed: (r.speed[0].get(), r.speed[1].get()),
-                color: (v4(&r.color_min), v4(&r.color_max)),
-            };
-            let timing = ControllerTiming::over(0.0, f64::MAX)
-                .and_then(|t| t.with_phase(f64::from(r.phase.get())))
-                .map_err(&err)?
-                .with_active(r.moving);
-            let c = ParticleController::random(timing, &params).map_err(&err)?;
-            (c.rest().clone(), Some(c))
-        }
-        _ => {
-            return Err(ctx.invalid(
-                context,
-                "\"particles\" needs \"locations\" and \"sizes\", or \"random\"",
-            ))
-        }
-    };
-    let mut system = system;
-    if let Some(colors) = &p.colors {
-        system = system
-            .with_colors(colors.iter().map(v4).collect())
-            .map_err(&err)?;
-    }
-    if let Some(a) = p.size_adjust {
-        system = system.with_size_adjust(a.get()).map_err(&err)?;
-    }
-    if let Some(n) = p.active {
-        system = system.with_active(n as usize).map_err(&err)?;
-    }
-    let id = scene
-        .add_particles(parent, name.to_owned(), system)
-        .map_err(&err)?;
-    if let Some(mut c) = motion {
-        let rest = scene.particles(id).map_err(&err)?.clone();
-        c.set_rest(rest).map_err(&err)?;
-        scene.add_particle_controller(id, c).map_err(&err)?;
-    }
-    Ok(id)
-}
-
-/// Charges a particle system of `count` particles (rebuilt for every frame) before it is
-/// allocated.
-fn charge_particles(ctx: &Ctx, context: &str, count: usize) -> Result<(), IoError> {
-    let n = count as u64;
-    ctx.charge(context, Budget::Particles, n, || {
-        format!("a particle system of {n} particles")
-    })
 }
 
 /// The solver work of one update of `c`: iterations × free axes (at least one per joint)

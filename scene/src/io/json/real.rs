@@ -58,3 +58,18 @@ pub(crate) const fn r3(x: f32, y: f32, z: f32) -> Real3 {
 pub(crate) const fn r4(x: f32, y: f32, z: f32, w: f32) -> Real4 {
     [Real(x), Real(y), Real(z), Real(w)]
 }
+
+/// A number as written: exactly this `f32` (see [`Real`]).
+pub(crate) fn re(x: f32) -> Real {
+    Real::lit(x)
+}
+
+/// A vector as written.
+pub(crate) fn re3(v: glam::Vec3) -> Real3 {
+    [re(v.x), re(v.y), re(v.z)]
+}
+
+/// A 4-vector or colour as written.
+pub(crate) fn re4(v: glam::Vec4) -> Real4 {
+    [re(v.x), re(v.y), re(v.z), re(v.w)]
+}

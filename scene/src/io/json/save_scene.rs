@@ -39,17 +39,19 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use glam::{Mat3, Vec2, Vec3, Vec4};
+use glam::{Mat3, Vec3, Vec4};
 use plumb_raster::combine::ApplyMode;
 use plumb_raster::math;
 use plumb_raster::texture::{TexelFormat, Texture};
 
 use super::doc::*;
+use super::meshes::mesh_doc;
 use super::motion;
-use super::real::Real;
+use super::nodes;
+use super::real::{re, re3 as r3, re4 as r4, Real};
 use crate::controller::{ControllerTiming, MeshController, RepeatType};
 use crate::effect::{Effect, TexCoords, TextureStage};
-use crate::graph::{NodeId, NodeKind, Scene};
+use crate::graph::{NodeId, Scene};
 use crate::ik::{IkController, DEFAULT_IK_ITERATIONS};
 use crate::io::animation::{
     merge_animations, trs, AnimationController, Interpolation, NodeAnimation, Track,
@@ -58,12 +60,10 @@ use crate::io::error::IoError;
 use crate::io::gltf::ClipMorph;
 use crate::io::imported::{CameraProjection, Imported};
 use crate::light::{LightId, LightType, SceneLight};
-use crate::mesh::{Mesh, MeshTopology};
 use crate::morph::MorphController;
 use crate::node::Culling;
 use crate::node::NodeData;
 use crate::particles::{PointController, SystemMotion};
-use crate::partition::BspSide;
 use crate::screen::{ScreenLayer, ScreenPolygon};
 use crate::skin::SkinController;
 use crate::state::{GlobalState, RenderStates};
@@ -207,18 +207,6 @@ pub fn save_scene(
     })
 }
 
-fn re(x: f32) -> Real {
-    Real::lit(x)
-}
-
-fn r3(v: Vec3) -> Real3 {
-    [re(v.x), re(v.y), re(v.z)]
-}
-
-fn r4(v: Vec4) -> Real4 {
-    [re(v.x), re(v.y), re(v.z), re(v.w)]
-}
-
 fn m9(m: Mat3) -> [Real; 9] {
     m.to_cols_array().map(re)
 }
@@ -256,12 +244,17 @@ struct Saver<'a> {
 }
 
 impl Saver<'_> {
-    fn unsupported(&self, context: &str, feature: &'static str) -> IoError {
-        IoError::Unsupported {
-            file: self.file.to_owned(),
-            context: context.to_owned(),
-            feature,
+    /// What a node kind's save needs of the saver.
+    fn cx(&self) -> nodes::SaveCx<'_> {
+        nodes::SaveCx {
+            scene: self.scene,
+            file: self.file,
+            names: &self.names,
         }
+    }
+
+    fn unsupported(&self, context: &str, feature: &'static str) -> IoError {
+        self.cx().unsupported(context, feature)
     }
 
     fn invalid(&self, context: &str, message: String) -> IoError {
@@ -274,12 +267,7 @@ impl Saver<'_> {
     }
 
     fn scene_err<'c>(&self, context: &'c str) -> impl Fn(crate::SceneError) -> IoError + 'c {
-        let file = self.file.to_owned();
-        move |source| IoError::Scene {
-            file: file.clone(),
-            context: context.to_owned(),
-            source,
-        }
+        self.cx().scene_err(context)
     }
 
     fn image_name(&self, i: usize) -> String {
@@ -477,78 +465,7 @@ impl Saver<'_> {
             controllers,
             ..NodeDoc::default()
         };
-        let kind = scene.kind(id).map_err(&err)?;
-        // The file's kinds are the scene's, 1:1; a group is the default and left out.
-        doc.kind = (kind != NodeKind::Group).then(|| kind.into());
-        match kind {
-            NodeKind::Geometry if scene.is_particles(id) => {
-                // A moving system is written at its rest state with its motion in the exact
-                // form (speeds and unit directions as the controller keeps them; a random
-                // system expanded particle by particle); the loader makes that state the
-                // controller's rest again. Colours and the active count are the system's
-                // own (the motion leaves them alone).
-                let p = scene.particles(id).map_err(&err)?;
-                let controller = scene
-                    .particle_systems
-                    .iter()
-                    .find(|l| l.node == id)
-                    .and_then(|l| l.controller.as_ref());
-                let mut motion_doc = None;
-                let mut shown = p;
-                if let Some(c) = controller {
-                    motion_doc = Some(
-                        motion::particle_motion_doc(c).map_err(|f| self.unsupported(path, f))?,
-                    );
-                    if c.timing().active() {
-                        shown = c.rest();
-                    }
-                }
-                doc.mesh = Some(MeshDoc::Particles(ParticlesDoc {
-                    locations: Some(shown.locations().iter().copied().map(r3).collect()),
-                    sizes: Some(shown.sizes().iter().copied().map(re).collect()),
-                    colors: p.colors().map(|c| c.iter().copied().map(r4).collect()),
-                    size_adjust: Some(re(shown.size_adjust())),
-                    active: Some(u32::try_from(p.active()).unwrap_or(u32::MAX)),
-                    motion: motion_doc,
-                    ..ParticlesDoc::default()
-                }));
-            }
-            NodeKind::Geometry => {
-                let mesh: &Mesh = scene.mesh(id).map_err(&err)?;
-                let mesh = match skinned_rest(scene, id, mesh) {
-                    Some(m) => m,
-                    None => point_rest(scene, id, mesh)
-                        .map_err(|f| self.unsupported(path, f))?
-                        .unwrap_or_else(|| mesh.clone()),
-                };
-                doc.mesh = Some(MeshDoc::Inline(mesh_doc(&mesh)));
-            }
-            NodeKind::Switch | NodeKind::Lod => {
-                if let NodeData::Lod(lod) = &node.data {
-                    let mut ranges = Vec::new();
-                    for (i, (child, min, max)) in lod.ranges.iter().enumerate() {
-                        if node.children.get(i) != Some(child) {
-                            return Err(self.unsupported(
-                                path,
-                                "LOD ranges that are not set on the first children in order",
-                            ));
-                        }
-                        ranges.push([re(*min), re(*max)]);
-                    }
-                    doc.lod = Some(LodDoc {
-                        center: r3(lod.center),
-                        ranges,
-                    });
-                }
-                if let Some(active) = scene.active_child(id).map_err(&err)? {
-                    doc.active = node.children.iter().position(|c| *c == active);
-                }
-            }
-            NodeKind::Billboard | NodeKind::Group => {}
-            NodeKind::Bsp | NodeKind::RegionManager | NodeKind::Region => {
-                self.partition(id, path, &mut doc)?;
-            }
-        }
+        nodes::save(&self.cx(), id, path, &mut doc)?;
         doc.cull_mode = match node.cull {
             Culling::Dynamic => None,
             Culling::Always => Some(CullingDoc::Always),
@@ -652,74 +569,6 @@ impl Saver<'_> {
             coords,
             matrix: (s.matrix != Mat3::IDENTITY).then(|| m9(s.matrix)),
         })
-    }
-
-    /// The BSP plane and slots, or the portals, of a `bsp`, `region_manager` or `region` node.
-    fn partition(&self, id: NodeId, path: &str, doc: &mut NodeDoc) -> Result<(), IoError> {
-        let scene = self.scene;
-        let err = self.scene_err(path);
-        let node = scene.node(id).map_err(&err)?;
-        if scene.is_bsp(id).map_err(&err)? {
-            let mut sides = Vec::new();
-            let mut unslotted = false;
-            for &c in &node.children {
-                let side = BspSide::ALL
-                    .into_iter()
-                    .find(|&s| scene.bsp_child(id, s).ok().flatten() == Some(c));
-                match side {
-                    Some(_) if unslotted => {
-                        return Err(self.unsupported(
-                            path,
-                            "BSP children in no slot placed before ones in a slot",
-                        ))
-                    }
-                    Some(s) => sides.push(match s {
-                        BspSide::Positive => BspSideDoc::Positive,
-                        BspSide::Coplanar => BspSideDoc::Coplanar,
-                        BspSide::Negative => BspSideDoc::Negative,
-                    }),
-                    None => unslotted = true,
-                }
-            }
-            let default = [
-                BspSideDoc::Positive,
-                BspSideDoc::Coplanar,
-                BspSideDoc::Negative,
-            ];
-            let is_default =
-                !unslotted && sides.len() <= 3 && sides.as_slice() == &default[..sides.len()];
-            let (normal, constant) = scene.bsp_given_plane(id).map_err(&err)?;
-            doc.bsp = Some(BspDoc {
-                normal: r3(normal),
-                constant: re(constant),
-                sides: (!is_default).then_some(sides),
-            });
-        }
-        if scene.is_region(id).map_err(&err)? {
-            let unique = |r: NodeId, context: &str| -> Result<String, IoError> {
-                let name = scene.name(r).map_err(self.scene_err(context))?;
-                if name.is_empty() || self.names.get(name) != Some(&1) {
-                    return Err(self.unsupported(
-                        context,
-                        "portals between regions without a unique name (rename them first)",
-                    ));
-                }
-                Ok(name.to_owned())
-            };
-            let portals = scene.portals(id).map_err(&err)?;
-            if !portals.is_empty() {
-                unique(id, path)?;
-            }
-            for (k, p) in portals.iter().enumerate() {
-                let context = format!("{path} portal {k}");
-                doc.portals.push(PortalDoc {
-                    vertices: p.vertices().iter().copied().map(r3).collect(),
-                    to: unique(p.adjacent(), &context)?,
-                    open: p.is_open(),
-                });
-            }
-        }
-        Ok(())
     }
 
     fn unique_name(&self, id: NodeId, context: &str) -> Result<String, IoError> {
@@ -929,55 +778,6 @@ impl Saver<'_> {
     }
 }
 
-/// The mesh written for a skinned leaf: what its skin gives with every bone at the identity.
-/// The skin recomputes the mesh at every update, so what is written only has to be the same
-/// whatever pose the bones were in when the scene was saved (a reloaded scene, whose
-/// animations posed the bones at load, then saves to the same file).
-fn skinned_rest(scene: &Scene, id: NodeId, mesh: &Mesh) -> Option<Mesh> {
-    let (_, c) = scene.mesh_controllers.iter().find(|(n, _)| *n == id)?;
-    let mut skin = c.as_any()?.downcast_ref::<SkinController>()?.clone();
-    if !skin.active() {
-        return None;
-    }
-    let bones = vec![Transform::IDENTITY; skin.bones().len()];
-    skin.update(0.0, mesh, &bones)
-}
-
-/// The mesh written for a leaf with an active point motion: its rest positions and normals
-/// with the colours and uv sets the controller keeps (it rebuilds the mesh from them at every
-/// update, as [`PointController`]'s update does). `Ok(None)` without an active point motion.
-fn point_rest(scene: &Scene, id: NodeId, mesh: &Mesh) -> Result<Option<Mesh>, &'static str> {
-    let Some(c) = scene
-        .mesh_controllers
-        .iter()
-        .filter(|(n, _)| *n == id)
-        .find_map(|(_, c)| c.as_any()?.downcast_ref::<PointController>())
-    else {
-        return Ok(None);
-    };
-    if !c.timing().active() {
-        return Ok(None);
-    }
-    let (positions, normals) = c.rest();
-    const OTHER: &str = "point motion whose rest shape no longer fits its mesh";
-    let mut out = Mesh::new(mesh.topology(), positions.to_vec(), mesh.indices().to_vec())
-        .map_err(|_| OTHER)?;
-    match (normals, mesh.normals()) {
-        (Some(n), _) => out = out.with_normals(n.to_vec()).map_err(|_| OTHER)?,
-        (None, Some(_)) => {
-            return Err("point motion over a mesh that gained normals after the controller")
-        }
-        (None, None) => {}
-    }
-    if let Some(c) = mesh.colors() {
-        out = out.with_colors(c.to_vec()).map_err(|_| OTHER)?;
-    }
-    for set in mesh.uv_sets() {
-        out = out.with_uv_set(set.clone()).map_err(|_| OTHER)?;
-    }
-    Ok(Some(out))
-}
-
 fn interpolation_doc(i: Interpolation) -> InterpolationDoc {
     match i {
         Interpolation::Step => InterpolationDoc::Step,
@@ -1179,38 +979,6 @@ fn transform_doc(t: &Transform) -> Option<TransformDoc> {
         _ => doc.matrix = Some(m9(t.matrix())),
     }
     Some(doc)
-}
-
-fn mesh_doc(m: &Mesh) -> InlineMeshDoc {
-    let n = m.positions().len();
-    let identity = m.indices().len() == n
-        && m.indices()
-            .iter()
-            .enumerate()
-            .all(|(i, &k)| usize::try_from(k).is_ok_and(|k| k == i));
-    InlineMeshDoc {
-        topology: match m.topology() {
-            MeshTopology::Points => TopologyDoc::Points,
-            MeshTopology::Lines => TopologyDoc::Lines,
-            MeshTopology::LineStrip => TopologyDoc::LineStrip,
-            MeshTopology::LineLoop => TopologyDoc::LineLoop,
-            MeshTopology::Triangles => TopologyDoc::Triangles,
-        },
-        positions: m.positions().iter().copied().map(r3).collect(),
-        normals: m.normals().map(|v| v.iter().copied().map(r3).collect()),
-        generate_normals: false,
-        colors: m.colors().map(|v| v.iter().copied().map(r4).collect()),
-        uvs: m
-            .uv_sets()
-            .iter()
-            .map(|set| set.iter().map(|p: &Vec2| [re(p.x), re(p.y)]).collect())
-            .collect(),
-        indices: (!identity).then(|| m.indices().to_vec()),
-        tangents: m.tangents().map(|v| v.iter().copied().map(r4).collect()),
-        active: m
-            .active_count()
-            .map(|a| u32::try_from(a).unwrap_or(u32::MAX)),
-    }
 }
 
 /// The document of a node's global states (the last of each kind wins, as when setting them);
