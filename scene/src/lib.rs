@@ -4,19 +4,21 @@
 //!
 //! # Module map
 //!
-//! The crate is a stack of six layers; **a module imports only from its own layer and the
-//! layers below it**, so nothing reaches up and no two modules import each other
-//! (`tests/it/module_cycles.rs` in the workspace fails on any import cycle and on an import
-//! that reaches up a layer). A type lives in the lowest layer that needs it.
+//! The crate is a stack of six layers, one folder each (`src/values/`, `src/graph/`,
+//! `src/nodes/`, `src/passes/`, `src/frame/`, `src/io/`), so listing `src/` reads as this
+//! table; every module keeps its former top-level path (`plumb_scene::bound`, …) through a
+//! re-export. **A module imports only from its own layer and the layers below it**, so
+//! nothing reaches up and no two modules import each other (`tests/it/module_cycles.rs` in
+//! the workspace fails on any import cycle and on an import that reaches up a layer). A type lives in the lowest layer that needs it.
 //!
 //! | layer | modules | what lives there |
 //! |---|---|---|
-//! | 1. value types | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`clear`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`], [`partition`], [`intersect`], [`oriented_box`], [`clod`], [`clod_build`], [`curve`], [`surface`], [`definition`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, continuous-LOD meshes and their collapse records, curves and surfaces tessellated by subdivision, render states, lights, the camera, layer clear regions, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver, BSP sides and order, portals, intersection tests of lines, rays, segments, triangles, spheres and oriented boxes, cyclic definition graphs |
-//! | 2. the graph | [`node`], [`graph`], [`hierarchy`], [`intent`], [`layer`], [`lookup`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data — the sum type of node kinds, [`NodeKind`] its discriminant — and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), layer nodes and their draw order, finding nodes and named objects, particle systems and IK controllers on the scene |
-//! | 3. the node kinds | [`nodes`]: `group`, `geometry`, `switch`, `lod`, `billboard`, `bsp`, `region_manager`, `region` | one file per kind: its `impl Scene` API and the hooks the passes call for it (see [adding a node kind](nodes#adding-a-node-kind)) |
-//! | 4. passes over the graph | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print), [`collide`], [`frames`], [`copy`], [`instancing`] | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision, relation matrices and reference-frame / layered-depth layouts, deep copies of subtrees, definitions instanced into subtrees |
-//! | 5. the frame | [`renderer`], [`multipass`], [`draw`], [`deferred`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, deferred drawing through a pluggable draw function, [`FixedRenderer`] over any plumb-raster `DrawTarget` ([`SoftRenderer`] on the CPU) |
-//! | 6. file I/O | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
+//! | 1. value types, [`values`] | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`clear`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`], [`partition`], [`intersect`], [`oriented_box`], [`clod`], [`clod_build`], [`curve`], [`surface`], [`definition`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, continuous-LOD meshes and their collapse records, curves and surfaces tessellated by subdivision, render states, lights, the camera, layer clear regions, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver, BSP sides and order, portals, intersection tests of lines, rays, segments, triangles, spheres and oriented boxes, cyclic definition graphs |
+//! | 2. the graph, [`graph`] | [`node`], [`graph`] itself, [`hierarchy`], [`intent`], [`layer`], [`lookup`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data — the sum type of node kinds, [`NodeKind`] its discriminant — and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), layer nodes and their draw order, finding nodes and named objects, particle systems and IK controllers on the scene |
+//! | 3. the node kinds, [`nodes`] | `group`, `geometry`, `switch`, `lod`, `billboard`, `bsp`, `region_manager`, `region` | one file per kind: its `impl Scene` API and the hooks the passes call for it (see [adding a node kind](nodes#adding-a-node-kind)) |
+//! | 4. passes over the graph, [`passes`] | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print), [`collide`], [`frames`], [`copy`], [`instancing`] | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision, relation matrices and reference-frame / layered-depth layouts, deep copies of subtrees, definitions instanced into subtrees |
+//! | 5. the frame, [`frame`] | [`renderer`], [`multipass`], [`draw`], [`deferred`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, deferred drawing through a pluggable draw function, [`FixedRenderer`] over any plumb-raster `DrawTarget` ([`SoftRenderer`] on the CPU) |
+//! | 6. file I/O, [`io`] | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
 //!
 //! What the user set (intent) and what `update` computed live on the nodes; what one view
 //! computes — the visible set, the frame settings handed to a renderer — lives with the pass
@@ -150,44 +152,20 @@
 //! # }
 //! ```
 
-// Layer 1 — value types (see the module map above).
-pub mod bound;
-pub mod camera;
-pub mod clear;
-pub mod clod;
-pub mod clod_build;
-pub mod controller;
-pub mod curve;
-pub mod definition;
-pub mod effect;
-pub mod error;
-pub mod id;
-pub mod ik;
-pub mod intersect;
-pub mod keyframe;
-pub mod light;
-pub mod mesh;
-pub mod morph;
-pub mod oriented_box;
-pub mod particles;
-pub mod partition;
-pub mod plane;
-pub mod ray;
-pub mod screen;
-pub mod shapes;
-pub mod skin;
-pub mod state;
-pub mod surface;
-pub mod transform;
+// The layers of the module map, one folder each; every module keeps its former top-level
+// path (`plumb_scene::bound`, `plumb_scene::cull`, …) through the re-exports beside it.
+
+// Layer 1 — value types.
+pub mod values;
+pub use values::{
+    bound, camera, clear, clod, clod_build, controller, curve, definition, effect, error, id, ik,
+    intersect, keyframe, light, mesh, morph, oriented_box, particles, partition, plane, ray,
+    screen, shapes, skin, state, surface, transform,
+};
 
 // Layer 2 — the graph.
 pub mod graph;
-pub mod hierarchy;
-pub mod intent;
-pub mod layer;
-pub mod lookup;
-pub mod motion;
-pub mod node;
+pub use graph::{hierarchy, intent, layer, lookup, motion, node};
 
 // Layer 3 — the node kinds.
 pub mod nodes;
@@ -196,22 +174,12 @@ pub mod nodes;
 pub use nodes::{billboard, bsp, lod as dlod, region as portal, switch};
 
 // Layer 4 — passes over the graph.
-pub mod collide;
-pub mod copy;
-pub mod cull;
-pub mod frames;
-pub mod instancing;
-pub mod pick;
-pub mod print;
-pub mod render_state;
-pub mod update;
+pub mod passes;
+pub use passes::{collide, copy, cull, frames, instancing, pick, print, render_state, update};
 
 // Layer 5 — the frame.
-pub mod deferred;
-pub mod draw;
-pub mod multipass;
-pub mod renderer;
-pub mod soft;
+pub mod frame;
+pub use frame::{deferred, draw, multipass, renderer, soft};
 
 // Layer 6 — file I/O.
 pub mod io;
@@ -228,10 +196,10 @@ pub(crate) type UnitTests = &'static [(&'static str, fn())];
 #[doc(hidden)]
 pub fn internal_tests() -> Vec<(String, fn())> {
     let modules: [(&str, UnitTests); 20] = [
-        ("bound", bound::tests::TESTS),
-        ("controller", controller::tests::TESTS),
-        ("ik", ik::tests::TESTS),
-        ("intersect", intersect::tests::TESTS),
+        ("bound", values::bound::tests::TESTS),
+        ("controller", values::controller::tests::TESTS),
+        ("ik", values::ik::tests::TESTS),
+        ("intersect", values::intersect::tests::TESTS),
         ("io::animation", io::animation::tests::TESTS),
         ("io::apply", io::apply::tests::TESTS),
         ("io::budget", io::budget::tests::TESTS),
@@ -242,12 +210,12 @@ pub fn internal_tests() -> Vec<(String, fn())> {
         ("io::json::doc", io::json::doc::tests::TESTS),
         ("io::material", io::material::tests::TESTS),
         ("io::obj", io::obj::tests::TESTS),
-        ("mesh", mesh::tests::TESTS),
-        ("oriented_box", oriented_box::tests::TESTS),
-        ("particles", particles::tests::TESTS),
-        ("ray", ray::tests::TESTS),
-        ("shapes", shapes::tests::TESTS),
-        ("transform", transform::tests::TESTS),
+        ("mesh", values::mesh::tests::TESTS),
+        ("oriented_box", values::oriented_box::tests::TESTS),
+        ("particles", values::particles::tests::TESTS),
+        ("ray", values::ray::tests::TESTS),
+        ("shapes", values::shapes::tests::TESTS),
+        ("transform", values::transform::tests::TESTS),
     ];
     let mut all = Vec::new();
     for (module, tests) in modules
@@ -263,49 +231,51 @@ pub fn internal_tests() -> Vec<(String, fn())> {
     all
 }
 
-pub use bound::{merge_spheres, Bound, BoundKind};
-pub use camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
-pub use clear::ClearRegion;
-pub use collide::{
-    BvKind, BvTree, BvTreeOptions, CollideMode, Collider, CollisionGroup, Contact, TrianglePair,
-};
-pub use controller::{Controller, ControllerTiming, MeshController, RepeatType};
-pub use copy::CopyOptions;
-pub use cull::{CullStats, Culling, DrawItem, VisibleSet, MAX_CULL_PLANES, MAX_PORTAL_PASSAGES};
-pub use deferred::{DeferredDraw, DeferredList};
-pub use definition::{Definitions, EdgeSpec, ProductionSpec};
-pub use draw::{FrameSettings, SceneDrawStats};
-pub use effect::{Effect, TexCoords, TextureStage};
-pub use error::{DefinitionFault, SceneError};
-pub use graph::{Limits, NodeId, NodeKind, Reparent, Scene, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES};
-pub use id::ObjectRef;
-pub use ik::{IkController, IkGoal, IkJoint};
-pub use instancing::{Caps, InstanceOptions, InstanceReport, Instancing};
-pub use keyframe::KeyframeController;
-pub use light::{Light, LightId, LightType, SceneLight, MAX_LIGHTS};
-pub use mesh::{Mesh, MeshTopology, MAX_UV_SETS};
-pub use morph::MorphController;
-pub use oriented_box::OrientedBox;
-pub use particles::{ParticleController, Particles, PointController, SystemMotion};
-pub use partition::{BspSide, Portal};
-pub use pick::PickRecord;
-pub use plane::{Plane, Side};
-pub use ray::Ray;
-pub use render_state::ResolvedRender;
-pub use renderer::{
+pub use frame::deferred::{DeferredDraw, DeferredList};
+pub use frame::draw::{FrameSettings, SceneDrawStats};
+pub use frame::renderer::{
     BackendStats, ColorSource, Draw, DrawRole, Frame, LightingTerms, Pass, Renderer, Space,
 };
-pub use screen::{ScreenLayer, ScreenPolygon};
-pub use skin::{SkinController, SkinInfluence};
-pub use soft::{FixedRenderer, SoftRenderer};
-pub use state::{
+pub use frame::soft::{FixedRenderer, SoftRenderer};
+pub use graph::{Limits, NodeId, NodeKind, Reparent, Scene, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES};
+pub use passes::collide::{
+    BvKind, BvTree, BvTreeOptions, CollideMode, Collider, CollisionGroup, Contact, TrianglePair,
+};
+pub use passes::copy::CopyOptions;
+pub use passes::cull::{
+    CullStats, Culling, DrawItem, VisibleSet, MAX_CULL_PLANES, MAX_PORTAL_PASSAGES,
+};
+pub use passes::instancing::{Caps, InstanceOptions, InstanceReport, Instancing};
+pub use passes::pick::PickRecord;
+pub use passes::render_state::ResolvedRender;
+pub use passes::update::UpdateStats;
+pub use values::bound::{merge_spheres, Bound, BoundKind};
+pub use values::camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
+pub use values::clear::ClearRegion;
+pub use values::controller::{Controller, ControllerTiming, MeshController, RepeatType};
+pub use values::definition::{Definitions, EdgeSpec, ProductionSpec};
+pub use values::effect::{Effect, TexCoords, TextureStage};
+pub use values::error::{DefinitionFault, SceneError};
+pub use values::id::ObjectRef;
+pub use values::ik::{IkController, IkGoal, IkJoint};
+pub use values::keyframe::KeyframeController;
+pub use values::light::{Light, LightId, LightType, SceneLight, MAX_LIGHTS};
+pub use values::mesh::{Mesh, MeshTopology, MAX_UV_SETS};
+pub use values::morph::MorphController;
+pub use values::oriented_box::OrientedBox;
+pub use values::particles::{ParticleController, Particles, PointController, SystemMotion};
+pub use values::partition::{BspSide, Portal};
+pub use values::plane::{Plane, Side};
+pub use values::ray::Ray;
+pub use values::screen::{ScreenLayer, ScreenPolygon};
+pub use values::skin::{SkinController, SkinInfluence};
+pub use values::state::{
     AlphaState, BlendEquation, BlendFactor, ClipPlaneState, CompareFunc, CullFace, CullState,
     DitherState, Fog, FogApply, FogDensity, FogDistance, FogState, FrontFace, GlobalState,
     MaterialState, PointLineState, PolygonOffsetState, RenderStates, ShadeState, StateKind,
     StencilOp, StencilState, WireframeState, ZBufferState,
 };
-pub use transform::{rotation_axis_angle, Transform};
-pub use update::UpdateStats;
+pub use values::transform::{rotation_axis_angle, Transform};
 
 // Former names, kept so existing code still compiles. Each names a concept plumb-raster
 // names the same way for something else (see the module map above).

@@ -56,74 +56,15 @@ const CHECKED: &[Checked] = &[
     },
 ];
 
-/// plumb-scene's layers, bottom first (its crate docs have the module map): a top-level
-/// module may import from its own layer and the layers below, never from above. A new module
-/// must be added to one.
+/// plumb-scene's layers, bottom first (its crate docs have the module map), one folder each:
+/// a module may import from its own layer and the layers below, never from above. A new
+/// top-level module must be added to one.
 const SCENE_LAYERS: &[(&str, &[&str])] = &[
-    (
-        "value types",
-        &[
-            "id",
-            "error",
-            "plane",
-            "ray",
-            "transform",
-            "bound",
-            "mesh",
-            "shapes",
-            "state",
-            "light",
-            "camera",
-            "clear",
-            "effect",
-            "screen",
-            "controller",
-            "keyframe",
-            "morph",
-            "skin",
-            "particles",
-            "ik",
-            "partition",
-            "intersect",
-            "oriented_box",
-            "clod",
-            "clod_build",
-            "curve",
-            "surface",
-            "definition",
-        ],
-    ),
-    (
-        "graph",
-        &[
-            "node",
-            "graph",
-            "hierarchy",
-            "intent",
-            "layer",
-            "lookup",
-            "motion",
-        ],
-    ),
+    ("value types", &["values"]),
+    ("graph", &["graph"]),
     ("node kinds", &["nodes"]),
-    (
-        "passes",
-        &[
-            "copy",
-            "instancing",
-            "update",
-            "render_state",
-            "cull",
-            "pick",
-            "print",
-            "collide",
-            "frames",
-        ],
-    ),
-    (
-        "frame",
-        &["renderer", "multipass", "draw", "deferred", "soft"],
-    ),
+    ("passes", &["passes"]),
+    ("frame", &["frame"]),
     ("file I/O", &["io"]),
 ];
 

@@ -21,12 +21,12 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::controller::{Controller, ControllerTiming};
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::transform::Transform;
+use crate::values::controller::{Controller, ControllerTiming};
+use crate::values::error::SceneError;
+use crate::values::transform::Transform;
 
-pub use crate::keyframe::Interpolation;
+pub use crate::values::keyframe::Interpolation;
 
 /// A value a track can interpolate.
 pub trait Keyframe: Copy + PartialEq + std::fmt::Debug {
@@ -50,7 +50,7 @@ impl Keyframe for Vec3 {
     }
 }
 
-pub use crate::keyframe::slerp;
+pub use crate::values::keyframe::slerp;
 
 impl Keyframe for Quat {
     fn interpolate(a: Self, b: Self, s: f32) -> Self {
@@ -170,7 +170,7 @@ impl<T: Keyframe> Track<T> {
             Interpolation::Step => self.key(k),
             Interpolation::Linear => T::interpolate(self.key(k), self.key(k + 1), s),
             Interpolation::CubicSpline => {
-                let w = crate::keyframe::hermite_basis(s, dt);
+                let w = crate::values::keyframe::hermite_basis(s, dt);
                 let p0 = self.values[3 * k + 1];
                 let m0 = self.values[3 * k + 2];
                 let p1 = self.values[3 * (k + 1) + 1];

@@ -108,14 +108,14 @@ use super::error::IoError;
 use super::framing::{frame_bound, geometry_box, DEFAULT_FOV_Y};
 use super::imported::{Imported, ImportedLightKind, ImportedScene};
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
-use crate::camera::Camera;
-use crate::effect::{Effect, TextureStage};
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::id::LightId;
-use crate::light::{LightType, SceneLight, MAX_LIGHTS};
-use crate::mesh::Mesh;
-use crate::state::{
+use crate::values::camera::Camera;
+use crate::values::effect::{Effect, TextureStage};
+use crate::values::error::SceneError;
+use crate::values::id::LightId;
+use crate::values::light::{LightType, SceneLight, MAX_LIGHTS};
+use crate::values::mesh::Mesh;
+use crate::values::state::{
     AlphaState, BlendFactor, CompareFunc, CullState, GlobalState, MaterialState, ZBufferState,
 };
 
@@ -934,10 +934,10 @@ pub(crate) mod tests {
     use plumb_raster::texture::{Sampler, Texture};
 
     use super::*;
-    use crate::effect::TexCoords;
     use crate::io::material::uv_transform_matrix;
-    use crate::light::LightId;
-    use crate::state::BlendFactor;
+    use crate::values::effect::TexCoords;
+    use crate::values::light::LightId;
+    use crate::values::state::BlendFactor;
 
     /// The lookup tables give what [`Derive::texel`] gives, for every rule but the normal
     /// scale and every value of every channel (each channel walks 0..=255 at its own stride,

@@ -11,8 +11,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::error::SceneError;
 use crate::io::budget::Budget;
+use crate::values::error::SceneError;
 
 /// Where in a file an error was found: a line and, when known, a column (both 1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -31,11 +31,11 @@
 use glam::Vec3;
 use plumb_raster::math;
 
-use crate::bound::Bound;
-use crate::camera::Camera;
-use crate::cull::Culling;
-use crate::error::SceneError;
 use crate::graph::{NodeKind, Scene};
+use crate::passes::cull::Culling;
+use crate::values::bound::Bound;
+use crate::values::camera::Camera;
+use crate::values::error::SceneError;
 
 /// The direction the framing eye sits in, from the bound's centre (normalised before use).
 pub const FRAMING_DIRECTION: Vec3 = Vec3::new(1.0, 0.6, 1.4);
@@ -225,7 +225,11 @@ pub(crate) mod tests {
             assert!((c.x / c.w).abs() < 1e-5 && (c.y / c.w).abs() < 1e-5);
             // The sphere is inside every frustum plane with room to spare.
             for p in cam.frustum_planes() {
-                assert_eq!(bound.which_side(&p), crate::plane::Side::Positive, "{p:?}");
+                assert_eq!(
+                    bound.which_side(&p),
+                    crate::values::plane::Side::Positive,
+                    "{p:?}"
+                );
             }
         }
     }
@@ -267,7 +271,7 @@ pub(crate) mod tests {
     fn geometry_box_is_the_world_vertex_box() {
         let mut scene = Scene::new();
         let root = scene.root();
-        let m = crate::mesh::Mesh::triangles(
+        let m = crate::values::mesh::Mesh::triangles(
             vec![Vec3::ZERO, Vec3::X, Vec3::new(0.0, 2.0, 0.0)],
             vec![0, 1, 2],
         )
@@ -284,7 +288,7 @@ pub(crate) mod tests {
     }
 
     fn geometry_box_follows_what_is_drawn() {
-        use crate::mesh::Mesh;
+        use crate::values::mesh::Mesh;
         use std::sync::Arc;
         let tri = |z: f32| {
             Arc::new(

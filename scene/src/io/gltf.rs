@@ -114,9 +114,9 @@ use super::imported::{
 };
 use super::material::ImportedMaterial;
 use super::{uri, ImportOptions};
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::transform::Transform;
+use crate::values::error::SceneError;
+use crate::values::transform::Transform;
 use ctx::{node_label, Ctx};
 use deform::Leaf;
 use primitive::Converted;
@@ -370,7 +370,7 @@ fn camera_of(
         node: id,
         name: cam.name().unwrap_or_default().to_owned(),
         projection,
-        viewport: crate::camera::CameraViewport::FULL,
+        viewport: crate::values::camera::CameraViewport::FULL,
         depth_range: (0.0, 1.0),
     }))
 }

@@ -8,9 +8,9 @@ use glam::Vec3;
 
 use super::animation::Animation;
 use super::material::ImportedMaterial;
-use crate::camera::{Camera, CameraViewport};
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
+use crate::values::camera::{Camera, CameraViewport};
+use crate::values::error::SceneError;
 
 /// A camera's projection as the file gives it (glTF `camera`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,7 +122,7 @@ impl ImportedCamera {
 pub type LightKind = ImportedLightKind;
 
 /// The kind of a punctual light (`KHR_lights_punctual`) as imported. (The scene's light type
-/// is [`LightType`](crate::light::LightType); plumb-raster's `light::LightKind` is the
+/// is [`LightType`](crate::values::light::LightType); plumb-raster's `light::LightKind` is the
 /// pipeline's.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ImportedLightKind {
@@ -254,7 +254,7 @@ pub enum LightSource {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Applied {
     /// Scene lights in attachment order (file order, or key then fill).
-    pub lights: Vec<(crate::light::LightId, LightSource)>,
+    pub lights: Vec<(crate::values::light::LightId, LightSource)>,
     /// Geometry leaves drawn with lighting (the lights are attached to each).
     pub lit: Vec<NodeId>,
     /// Geometry leaves drawn without lighting.
@@ -288,7 +288,7 @@ pub(crate) mod tests {
         &[("scale_signs_turn_the_camera", scale_signs_turn_the_camera)];
 
     use super::*;
-    use crate::transform::Transform;
+    use crate::values::transform::Transform;
 
     fn camera_under(scale: Vec3) -> Camera {
         let mut scene = Scene::new();

@@ -46,7 +46,7 @@ use super::imported::Imported;
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
 use super::{texture_image, uri, ImportOptions};
 use crate::graph::{NodeId, Scene};
-use crate::mesh::{Mesh, MeshTopology};
+use crate::values::mesh::{Mesh, MeshTopology};
 
 /// An in-memory reader that remembers how far the parser has read, so an error can be
 /// given the line it happened on.
@@ -327,7 +327,7 @@ fn split_wires(text: &str) -> Wires {
 }
 
 /// The mesh of one run: the positions it references, in first-use order, and their colours.
-fn wire_mesh(w: &Wires, run: &WireRun) -> Result<Mesh, crate::error::SceneError> {
+fn wire_mesh(w: &Wires, run: &WireRun) -> Result<Mesh, crate::values::error::SceneError> {
     let mut remap: BTreeMap<u32, u32> = BTreeMap::new();
     let mut positions = Vec::new();
     let mut colors = Vec::new();

@@ -3,8 +3,8 @@
 
 use super::error::IoError;
 use super::imported::Imported;
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
+use crate::values::error::SceneError;
 
 /// Runs an importer's `build` under a detached staging group, then moves the nodes it made
 /// under `parent`: all or nothing — on any error the scene is left as it was. Sets

@@ -13,10 +13,10 @@
 
 use glam::{Vec3, Vec4};
 
-use crate::error::SceneError;
+use crate::graph::node::{Dirty, NodeData};
 use crate::graph::{NodeId, Scene};
-use crate::node::{Dirty, NodeData};
-use crate::transform::Transform;
+use crate::values::error::SceneError;
+use crate::values::transform::Transform;
 
 use super::kind::KindHooks;
 

@@ -6,7 +6,7 @@
 //! * **World plane**: under the node's world transform `Y = R·S·X + T` the local plane
 //!   `N₀·X = c₀` becomes `N₁ = R·S⁻¹·N₀`, `c₁ = c₀ + N₁·T`, both divided by `|N₁|`
 //!   ([`Scene::bsp_world_plane`], [`Transform::apply_plane`](crate::Transform::apply_plane)).
-//! * **Drawing** ([`cull`](crate::cull)): the slots are visited back to front from the eye's
+//! * **Drawing** ([`cull`](crate::passes::cull)): the slots are visited back to front from the eye's
 //!   side and the frustum's side of the world plane ([`bsp_draw_order`]), so with the depth
 //!   buffer off convex objects in different cells still cover each other correctly.
 //! * [`Scene::containing_node`] descends from a BSP node to the leaf (or slot) whose convex
@@ -20,13 +20,13 @@
 
 use glam::Vec3;
 
-use crate::camera::Camera;
-use crate::error::SceneError;
+use crate::graph::node::{Bsp, Manager, NodeData};
 use crate::graph::{NodeId, Scene};
-use crate::node::{Bsp, Manager, NodeData};
-use crate::partition::{bsp_draw_order, BspSide};
-use crate::plane::Plane;
-use crate::transform::Transform;
+use crate::values::camera::Camera;
+use crate::values::error::SceneError;
+use crate::values::partition::{bsp_draw_order, BspSide};
+use crate::values::plane::Plane;
+use crate::values::transform::Transform;
 
 use super::kind::{display_name, fmt_v3, wrong_kind, KindHooks};
 

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use crate::error::SceneError;
+use crate::graph::node::{Dirty, Geometry, NodeData};
 use crate::graph::{NodeId, Scene};
-use crate::mesh::{Mesh, MeshTopology};
-use crate::node::{Dirty, Geometry, NodeData};
+use crate::values::error::SceneError;
+use crate::values::mesh::{Mesh, MeshTopology};
 
 use super::kind::KindHooks;
 

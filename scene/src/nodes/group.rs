@@ -2,9 +2,9 @@
 //! The root is one. Every kind but geometry has children; a group is the kind with nothing
 //! else.
 
-use crate::error::SceneError;
+use crate::graph::node::NodeData;
 use crate::graph::{NodeId, Scene};
-use crate::node::NodeData;
+use crate::values::error::SceneError;
 
 use super::kind::KindHooks;
 

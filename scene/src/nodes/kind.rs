@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use glam::Vec3;
 
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
+use crate::values::error::SceneError;
 
 /// What the passes ask of a node's kind.
 pub(crate) trait KindHooks {
@@ -15,7 +15,7 @@ pub(crate) trait KindHooks {
     /// `"switch active=a"` …).
     fn describe(&self, scene: &Scene, id: NodeId) -> String;
 
-    /// Step 1 of a deep copy ([`copy`](crate::copy)): a new node of this kind, with this
+    /// Step 1 of a deep copy ([`copy`](crate::passes::copy)): a new node of this kind, with this
     /// node's own data, as the last child of `parent`; links to other nodes are left empty.
     ///
     /// # Errors

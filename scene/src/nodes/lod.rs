@@ -16,9 +16,9 @@
 
 use glam::Vec3;
 
-use crate::error::SceneError;
+use crate::graph::node::{Lod, NodeData};
 use crate::graph::{NodeId, Scene};
-use crate::node::{Lod, NodeData};
+use crate::values::error::SceneError;
 
 use super::kind::{display_name, fmt_v3, KindHooks};
 

@@ -13,7 +13,7 @@
 //! | region | [`region`] | `ConvexRegion`, `Portal` |
 //!
 //! What is common to every kind — name, transform, bound, culling, render intent, dirty flags —
-//! is on the node ([`node`](crate::node)); what a kind adds is its variant of the node's data,
+//! is on the node ([`node`](crate::graph::node)); what a kind adds is its variant of the node's data,
 //! the one sum type `NodeData` beside it, whose discriminant is the public [`NodeKind`].
 //!
 //! # Adding a node kind
@@ -32,12 +32,12 @@
 //!    `check_fields` if it has a field of its own). Its `NodeKindDoc` variant converts 1:1 to
 //!    [`NodeKind`]; a unit test checks the two share every name.
 //!
-//! Culling's own orders (BSP slots back to front, portals) are in [`cull`](crate::cull); a
+//! Culling's own orders (BSP slots back to front, portals) are in [`cull`](crate::passes::cull); a
 //! kind that needs an order of its own adds an arm there.
 
-use crate::node::NodeData;
+use crate::graph::node::NodeData;
 
-pub use crate::node::NodeKind;
+pub use crate::graph::node::NodeKind;
 
 pub mod billboard;
 pub mod bsp;

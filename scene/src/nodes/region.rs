@@ -9,7 +9,7 @@
 //!   is a BSP node ([`bsp`](super::bsp)) whose leaves are regions; its coplanar slot holds the
 //!   outside scene.
 //!
-//! Culling ([`cull`](crate::cull)) starts at the region that holds the eye
+//! Culling ([`cull`](crate::passes::cull)) starts at the region that holds the eye
 //! ([`Scene::containing_region`]), or draws the outside when there is none. A region first
 //! follows its open portals, in order, then adds its own contents, so **far regions come
 //! first**. A portal is followed only if its polygon is not outside one of the current
@@ -25,18 +25,18 @@
 //! Known limit (the book's, L9521): with the eye outside but the near plane reaching through a
 //! wall, the inside is not drawn until the eye enters a region.
 //!
-//! [`MAX_CULL_PLANES`]: crate::cull::MAX_CULL_PLANES
-//! [`MAX_PORTAL_PASSAGES`]: crate::cull::MAX_PORTAL_PASSAGES
+//! [`MAX_CULL_PLANES`]: crate::passes::cull::MAX_CULL_PLANES
+//! [`MAX_PORTAL_PASSAGES`]: crate::passes::cull::MAX_PORTAL_PASSAGES
 
 use std::collections::BTreeSet;
 
 use glam::Vec3;
 
-use crate::error::SceneError;
+use crate::graph::node::{NodeData, Region};
 use crate::graph::{NodeId, Scene};
-use crate::node::{NodeData, Region};
-use crate::partition::{polygon_culled, portal_edge_plane, Portal};
-use crate::plane::Plane;
+use crate::values::error::SceneError;
+use crate::values::partition::{polygon_culled, portal_edge_plane, Portal};
+use crate::values::plane::Plane;
 
 use super::kind::{display_name, wrong_kind, KindHooks};
 

@@ -2,14 +2,14 @@
 //! ([`bsp`](super::bsp)) whose positive and negative slots hold BSP nodes or convex regions
 //! ([`region`](super::region)) and whose coplanar slot holds the outside scene. Culling starts
 //! at the region that holds the eye, or draws the outside when there is none (see
-//! [`region`](super::region) and [`cull`](crate::cull)).
+//! [`region`](super::region) and [`cull`](crate::passes::cull)).
 
 use glam::Vec3;
 
-use crate::error::SceneError;
+use crate::graph::node::{Manager, NodeData};
 use crate::graph::{NodeId, Scene};
-use crate::node::{Manager, NodeData};
-use crate::plane::Plane;
+use crate::values::error::SceneError;
+use crate::values::plane::Plane;
 
 use super::bsp::not_bsp;
 use super::kind::KindHooks;
@@ -55,7 +55,12 @@ impl Scene {
         name: impl Into<String>,
         plane: Plane,
     ) -> Result<NodeId, SceneError> {
-        self.add_bsp_node(parent, name.into(), crate::node::Bsp::new(plane), true)
+        self.add_bsp_node(
+            parent,
+            name.into(),
+            crate::graph::node::Bsp::new(plane),
+            true,
+        )
     }
 
     /// Whether `id` is a convex-region manager.

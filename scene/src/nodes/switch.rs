@@ -2,9 +2,9 @@
 //! active. Culling (hence drawing) and picking visit only the active child; `update` keeps all
 //! children current and the switch's bound covers all of them, so switching costs no update.
 
-use crate::error::SceneError;
+use crate::graph::node::{NodeData, Switch};
 use crate::graph::{NodeId, Scene};
-use crate::node::{NodeData, Switch};
+use crate::values::error::SceneError;
 
 use super::kind::{display_name, KindHooks};
 

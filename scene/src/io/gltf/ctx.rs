@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use plumb_raster::texture::Texture;
 
-use crate::error::SceneError;
 use crate::io::error::IoError;
 use crate::io::texture_image::TextureBudget;
 use crate::io::ImportOptions;
+use crate::values::error::SceneError;
 
 /// Shared state of one import: the file, its folder, the options and the loaded buffers,
 /// plus caches of decoded textures.

@@ -10,7 +10,7 @@
 //!   matrices. The result is in world space and the leaf's world transform is the identity:
 //!   **the skinned mesh ignores its node's and its parents' transforms**, as glTF requires.
 //!   Normals from the file are skinned with the inverse transposes (see
-//!   [`crate::skin`]); generated flat normals are regenerated from the posed triangles. A joint
+//!   [`crate::values::skin`]); generated flat normals are regenerated from the posed triangles. A joint
 //!   index at or past the joint count is [`IoError::Invalid`].
 //! * **Morph targets.** A node whose mesh has targets gets, for each primitive's leaf, a morph
 //!   controller: target 0 is the primitive's attributes, the others its `POSITION`/`NORMAL`
@@ -43,14 +43,14 @@ use glam::{Mat3, Mat4};
 use super::channels::WeightsChannel;
 use super::ctx::{node_label, Ctx};
 use super::primitive::Converted;
-use crate::controller::{ControllerTiming, MeshController};
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::io::animation::ClipSwitch;
 use crate::io::error::IoError;
-use crate::keyframe::Interpolation;
-use crate::morph::MorphController;
-use crate::skin::{normal_matrix, SkinController, SkinInfluence};
+use crate::values::controller::{ControllerTiming, MeshController};
+use crate::values::error::SceneError;
+use crate::values::keyframe::Interpolation;
+use crate::values::morph::MorphController;
+use crate::values::skin::{normal_matrix, SkinController, SkinInfluence};
 
 /// A geometry leaf that a skin or morph targets deform.
 pub(crate) struct Leaf {
@@ -176,7 +176,7 @@ fn skin_controller(ctx: &Ctx<'_>, leaf: &Leaf, skin: &Skin) -> Result<SkinContro
 pub(crate) struct MorphedSkin {
     morph: Box<dyn MeshController>,
     /// The primitive as converted: the bind pose the morph deforms.
-    base: Arc<crate::mesh::Mesh>,
+    base: Arc<crate::values::mesh::Mesh>,
     /// Bones, activity and whether normals are skinned (its offsets, made from the unmorphed
     /// bind pose, are not used).
     skin: SkinController,
@@ -196,7 +196,7 @@ impl MeshController for MorphedSkin {
         true
     }
 
-    fn check(&self, mesh: &crate::mesh::Mesh) -> Result<(), SceneError> {
+    fn check(&self, mesh: &crate::values::mesh::Mesh) -> Result<(), SceneError> {
         self.skin.check(mesh)?;
         self.morph.check(mesh)
     }
@@ -206,9 +206,9 @@ impl MeshController for MorphedSkin {
     fn update(
         &mut self,
         time: f64,
-        mesh: &crate::mesh::Mesh,
-        bones: &[crate::transform::Transform],
-    ) -> Option<crate::mesh::Mesh> {
+        mesh: &crate::values::mesh::Mesh,
+        bones: &[crate::values::transform::Transform],
+    ) -> Option<crate::values::mesh::Mesh> {
         let n = self.base.positions().len();
         if !self.skin.active() || mesh.positions().len() != n || bones.len() != self.ibm.len() {
             return None;
@@ -329,7 +329,7 @@ impl ClipMorph {
 }
 
 impl MeshController for ClipMorph {
-    fn check(&self, mesh: &crate::mesh::Mesh) -> Result<(), SceneError> {
+    fn check(&self, mesh: &crate::values::mesh::Mesh) -> Result<(), SceneError> {
         match &self.morph {
             Some(m) => m.check(mesh),
             None => Ok(()),
@@ -339,9 +339,9 @@ impl MeshController for ClipMorph {
     fn update(
         &mut self,
         time: f64,
-        mesh: &crate::mesh::Mesh,
-        bones: &[crate::transform::Transform],
-    ) -> Option<crate::mesh::Mesh> {
+        mesh: &crate::values::mesh::Mesh,
+        bones: &[crate::values::transform::Transform],
+    ) -> Option<crate::values::mesh::Mesh> {
         let choice = self.clips.iter().rposition(|k| k.switch.is_playing());
         if choice != self.current {
             self.select(choice);

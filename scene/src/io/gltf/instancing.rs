@@ -20,10 +20,10 @@ use ::gltf::Document;
 use glam::{Quat, Vec3};
 
 use super::ctx::{node_label, Ctx};
-use crate::error::SceneError;
 use crate::io::budget::{Budget, Spent};
 use crate::io::error::{BudgetError, IoError};
-use crate::transform::Transform;
+use crate::values::error::SceneError;
+use crate::values::transform::Transform;
 
 const EXT: &str = "EXT_mesh_gpu_instancing";
 

@@ -39,7 +39,7 @@ use glam::{Vec2, Vec3, Vec4};
 use super::ctx::Ctx;
 use super::draco::Source;
 use crate::io::error::IoError;
-use crate::mesh::{Mesh, MeshTopology, MAX_UV_SETS};
+use crate::values::mesh::{Mesh, MeshTopology, MAX_UV_SETS};
 
 /// The triangle list of a strip.
 pub(crate) fn strip_to_list(idx: &[u32]) -> Vec<u32> {

@@ -16,26 +16,26 @@ use super::meshes::mesh;
 use super::motion;
 use super::nodes;
 use super::textures::build_texture;
-use crate::camera::{Camera, CameraViewport};
-use crate::controller::{ControllerTiming, RepeatType};
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
-use crate::ik::{IkController, IkGoal, IkJoint};
 use crate::io::animation::{Animation, AnimationController, Interpolation, NodeAnimation, Track};
 use crate::io::budget::{self, Budget, Spent};
 use crate::io::error::IoError;
 use crate::io::imported::{CameraProjection, Imported, ImportedCamera, ImportedScene};
 use crate::io::texture_image::{texture_bytes, TextureBudget};
 use crate::io::{uri, ImportOptions};
-use crate::light::{LightType, SceneLight};
-use crate::morph::MorphController;
-use crate::screen::{ScreenLayer, ScreenPolygon};
-use crate::state::{
+use crate::values::camera::{Camera, CameraViewport};
+use crate::values::controller::{ControllerTiming, RepeatType};
+use crate::values::error::SceneError;
+use crate::values::ik::{IkController, IkGoal, IkJoint};
+use crate::values::light::{LightType, SceneLight};
+use crate::values::morph::MorphController;
+use crate::values::screen::{ScreenLayer, ScreenPolygon};
+use crate::values::state::{
     AlphaState, ClipPlaneState, CullState, DitherState, Fog, GlobalState, MaterialState,
     PointLineState, PolygonOffsetState, StencilState, WireframeState, ZBufferState,
     MAX_CLIP_PLANES,
 };
-use crate::transform::{rotation_axis_angle, Transform};
+use crate::values::transform::{rotation_axis_angle, Transform};
 
 /// Builds the scene a document describes. `path` is the scene file: relative paths resolve
 /// against its directory, and errors name it. The scene is updated at time 0.
@@ -425,7 +425,7 @@ fn transform(ctx: &Ctx, context: &str, t: &TransformDoc) -> Result<Transform, Io
             }
             (None, None, None, Some(q)) => {
                 let q = Quat::from_xyzw(q[0].get(), q[1].get(), q[2].get(), q[3].get());
-                let unit = crate::transform::unit_quat(q)
+                let unit = crate::values::transform::unit_quat(q)
                     .map_err(|e| ctx.invalid(context, e.to_string()))?;
                 Mat3::from_quat(unit)
             }
@@ -610,7 +610,7 @@ fn fill<'a>(
             (None, None) => Some(1.0),
             (d, _) => d.map(|d| d.get()),
         };
-        let region = crate::clear::ClearRegion {
+        let region = crate::values::clear::ClearRegion {
             rect,
             depth,
             stencil: c.stencil,

@@ -5,13 +5,13 @@ use glam::Vec3;
 
 use super::ctx::{v3, v4, Ctx};
 use super::doc::{ClodDoc, CurveDoc, MeshDoc, PatchDoc, SurfaceDoc};
-use crate::clod::ClodMesh;
-use crate::clod_build::MAX_CLOD_TRIANGLES;
-use crate::curve::{BezierCurve, CurveMesh, MAX_BEZIER_DEGREE};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
-use crate::mesh::{Mesh, MeshTopology};
-use crate::surface::{BezierRectangle, BezierTriangle, SurfaceMesh, SurfacePatch};
+use crate::values::clod::ClodMesh;
+use crate::values::clod_build::MAX_CLOD_TRIANGLES;
+use crate::values::curve::{BezierCurve, CurveMesh, MAX_BEZIER_DEGREE};
+use crate::values::mesh::{Mesh, MeshTopology};
+use crate::values::surface::{BezierRectangle, BezierTriangle, SurfaceMesh, SurfacePatch};
 
 /// A `clod` mesh and the `clod` meshes nested in it, innermost first: the innermost
 /// (non-`clod`) mesh is built with `build`, then the whole chain's CLOD builds are charged —

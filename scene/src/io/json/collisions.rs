@@ -2,7 +2,7 @@
 //!
 //! Each entry collides two geometry leaves — their meshes at their world transforms as the
 //! file places them (before any controller runs) — with bounding-volume trees
-//! ([`crate::collide`]), and gives every vertex of each intersecting triangle `hit_uv` in uv
+//! ([`crate::passes::collide`]), and gives every vertex of each intersecting triangle `hit_uv` in uv
 //! set 0, so a texture shows the contact. A vertex shared with a triangle that does not hit
 //! takes the mark too: a mesh whose triangles should be marked one by one keeps its vertices
 //! unshared, as the book's sample does.
@@ -14,11 +14,11 @@ use glam::Vec2;
 
 use super::ctx::Ctx;
 use super::doc::{CollisionBoundDoc, CollisionDoc, CollisionModeDoc};
-use crate::collide::{collide, BvKind, BvTreeOptions, CollideMode, Collider};
 use crate::graph::{NodeId, Scene};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
-use crate::mesh::MeshTopology;
+use crate::passes::collide::{collide, BvKind, BvTreeOptions, CollideMode, Collider};
+use crate::values::mesh::MeshTopology;
 
 /// Largest product of the two meshes' triangle counts a collision entry may ask for: it bounds
 /// the pairs an all-hits query can report (memory) and test (time) when a file crosses two

@@ -13,15 +13,15 @@ use plumb_raster::texture::Texture;
 
 use super::doc::{CameraDoc, EffectDoc, IkDoc, Real3, Real4, SkinDoc};
 use super::locate::Locations;
-use crate::camera::Camera;
-use crate::error::SceneError;
 use crate::graph::NodeId;
-use crate::id::LightId;
 use crate::io::budget::{Budget, Over, Spent};
 use crate::io::error::{BudgetError, IoError, Location};
 use crate::io::imported::Imported;
 use crate::io::texture_image::TextureBudget;
 use crate::io::ImportOptions;
+use crate::values::camera::Camera;
+use crate::values::error::SceneError;
+use crate::values::id::LightId;
 
 /// A document vector as a `glam` one.
 pub(super) fn v3(r: &Real3) -> Vec3 {

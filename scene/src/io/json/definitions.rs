@@ -1,18 +1,18 @@
 //! Cyclic definitions, instance nodes, the reference node and layered depth in scene files
-//! (`crate::definition`, `crate::instancing`, `crate::frames`): the document types and the
+//! (`crate::values::definition`, `crate::passes::instancing`, `crate::passes::frames`): the document types and the
 //! step that runs once every node exists.
 
 use std::sync::Arc;
 
 use super::ctx::Ctx;
 use super::doc::{DefinitionsDoc, InstanceDoc, MeshDoc, NodeDoc, SceneDoc, TransformDoc};
-use crate::definition::{Definitions, EdgeSpec, ProductionSpec};
 use crate::graph::{NodeId, Scene};
-use crate::instancing::{InstanceOptions, Instancing};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
-use crate::mesh::Mesh;
-use crate::transform::Transform;
+use crate::passes::instancing::{InstanceOptions, Instancing};
+use crate::values::definition::{Definitions, EdgeSpec, ProductionSpec};
+use crate::values::mesh::Mesh;
+use crate::values::transform::Transform;
 
 /// Builds the `definitions`, sets the reference node and layered depth, flags the nodes that
 /// share depth and instances every `instance` node with its camera — once every node exists.
@@ -113,7 +113,7 @@ fn definitions(
     }
     Definitions::new(models, symbols).map_err(|e| {
         let context = match &e {
-            crate::error::SceneError::Definition { symbol, .. } => {
+            crate::values::error::SceneError::Definition { symbol, .. } => {
                 if d.models.iter().any(|m| &m.name == symbol) {
                     format!("model '{symbol}'")
                 } else {

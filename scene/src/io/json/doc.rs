@@ -83,7 +83,7 @@ impl Default for SceneDoc {
 }
 
 /// A collision between two geometry leaves, computed once at load with bounding-volume trees
-/// (`crate::collide`): the triangles that intersect get `hit_uv` on their vertices in uv set
+/// (`crate::passes::collide`): the triangles that intersect get `hit_uv` on their vertices in uv set
 /// 0 (how the book's Collision sample recolours them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -278,7 +278,7 @@ pub struct NodeDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cull_mode: Option<CullingDoc>,
     /// A layer node: depth and/or stencil cleared in a screen rectangle before this subtree is
-    /// drawn, which is drawn after everything outside it (`crate::layer`).
+    /// drawn, which is drawn after everything outside it (`crate::graph::layer`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clear: Option<ClearDoc>,
     /// Global render states set on this node.
@@ -316,12 +316,12 @@ pub enum CullingDoc {
     Never,
 }
 
-impl From<CullingDoc> for crate::node::Culling {
+impl From<CullingDoc> for crate::graph::node::Culling {
     fn from(d: CullingDoc) -> Self {
         match d {
-            CullingDoc::Dynamic => crate::node::Culling::Dynamic,
-            CullingDoc::Always => crate::node::Culling::Always,
-            CullingDoc::Never => crate::node::Culling::Never,
+            CullingDoc::Dynamic => crate::graph::node::Culling::Dynamic,
+            CullingDoc::Always => crate::graph::node::Culling::Always,
+            CullingDoc::Never => crate::graph::node::Culling::Never,
         }
     }
 }
@@ -858,12 +858,13 @@ pub struct CameraDoc {
     )
 )]
 pub(crate) fn camera_view_doc(
-    viewport: crate::camera::CameraViewport,
+    viewport: crate::values::camera::CameraViewport,
     depth_range: (f32, f32),
 ) -> (Option<Real4>, Option<[Real; 2]>) {
     let (x, y, w, h) = viewport.rect();
     (
-        (viewport != crate::camera::CameraViewport::FULL).then(|| super::real::r4(x, y, w, h)),
+        (viewport != crate::values::camera::CameraViewport::FULL)
+            .then(|| super::real::r4(x, y, w, h)),
         (depth_range != (0.0, 1.0)).then(|| [Real::lit(depth_range.0), Real::lit(depth_range.1)]),
     )
 }
@@ -1282,8 +1283,8 @@ pub(crate) mod tests {
     ];
 
     use super::*;
-    use crate::camera::CameraViewport;
     use crate::io::json::real::r4;
+    use crate::values::camera::CameraViewport;
 
     /// The file's `"kind"` names each of the scene's kinds once, by the scene's own name.
     fn file_kinds_are_the_scene_kinds() {
@@ -1309,7 +1310,7 @@ pub(crate) mod tests {
     }
 }
 
-// ---- Cyclic definitions (`crate::definition`, `crate::instancing`; built by `definitions.rs`).
+// ---- Cyclic definitions (`crate::values::definition`, `crate::passes::instancing`; built by `definitions.rs`).
 
 fn is_false(b: &bool) -> bool {
     !*b

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::real::{r3, r4, Real, Real3, Real4};
-use crate::effect::TexCoords;
-use crate::state::{
+use crate::values::effect::TexCoords;
+use crate::values::state::{
     AlphaState, BlendEquation, BlendFactor, ClipPlaneState, CompareFunc, CullFace, Fog, FogApply,
     FogDensity, FogDistance, FrontFace, MaterialState, PointLineState, ShadeState, StencilOp,
     StencilState, ZBufferState,

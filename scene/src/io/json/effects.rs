@@ -9,11 +9,11 @@ use plumb_raster::texture::{Sampler, Texture};
 
 use super::ctx::{v4, Ctx};
 use super::doc::*;
-use crate::camera::Camera;
-use crate::effect::{Effect, TexCoords, TextureStage};
 use crate::graph::NodeId;
 use crate::io::error::IoError;
-use crate::light::LightId;
+use crate::values::camera::Camera;
+use crate::values::effect::{Effect, TexCoords, TextureStage};
+use crate::values::light::LightId;
 
 fn unique_node(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> {
     match ctx.names.get(name).map(Vec::as_slice) {

@@ -10,8 +10,8 @@ use super::doc::*;
 use super::real::{re, re3 as r3, re4 as r4};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
-use crate::mesh::{Mesh, MeshTopology};
-use crate::shapes;
+use crate::values::mesh::{Mesh, MeshTopology};
+use crate::values::shapes;
 
 /// The triangles a generator of valid parameters makes (`None` for other meshes, and for
 /// parameters the generator refuses, so that its own error comes first).

@@ -14,12 +14,14 @@ use plumb_raster::math;
 use super::ctx::{v3, Ctx};
 use super::doc::*;
 use super::real::Real;
-use crate::controller::{Controller, ControllerTiming, RepeatType};
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::io::error::IoError;
-use crate::particles::{unit_axis, ParticleController, Particles, PointController, SystemMotion};
-use crate::transform::{rotation_axis_angle, Transform};
+use crate::values::controller::{Controller, ControllerTiming, RepeatType};
+use crate::values::error::SceneError;
+use crate::values::particles::{
+    unit_axis, ParticleController, Particles, PointController, SystemMotion,
+};
+use crate::values::transform::{rotation_axis_angle, Transform};
 
 /// A `spin` controller: the node's transform `base` turned by `degrees_per_second·t` about
 /// `axis` after its own rotation (the axis as the file gives it; it is normalized at every

@@ -15,7 +15,7 @@ use super::save_scene::save_scene;
 use crate::graph::Scene;
 use crate::io::error::IoError;
 use crate::io::imported::Imported;
-use crate::mesh::Mesh;
+use crate::values::mesh::Mesh;
 
 /// The fewest bytes a `k`-number array on its own line takes in a saved file (12 spaces of
 /// indentation at the shallowest depth a mesh array sits, brackets, `0.0`-long numbers,
@@ -159,7 +159,7 @@ pub(crate) mod tests {
     fn the_estimate_is_below_what_the_saver_writes() {
         let mut scene = Scene::new();
         let root = scene.root();
-        let mesh = std::sync::Arc::new(crate::shapes::sphere(1.0, 6, 8).unwrap());
+        let mesh = std::sync::Arc::new(crate::values::shapes::sphere(1.0, 6, 8).unwrap());
         for i in 0..3 {
             scene
                 .add_geometry(root, format!("ball{i}"), std::sync::Arc::clone(&mesh))

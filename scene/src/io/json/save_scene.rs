@@ -49,25 +49,25 @@ use super::meshes::mesh_doc;
 use super::motion;
 use super::nodes;
 use super::real::{re, re3 as r3, re4 as r4, Real};
-use crate::controller::{ControllerTiming, MeshController, RepeatType};
-use crate::effect::{Effect, TexCoords, TextureStage};
+use crate::graph::node::Culling;
+use crate::graph::node::NodeData;
 use crate::graph::{NodeId, Scene};
-use crate::ik::{IkController, DEFAULT_IK_ITERATIONS};
 use crate::io::animation::{
     merge_animations, trs, AnimationController, Interpolation, NodeAnimation, Track,
 };
 use crate::io::error::IoError;
 use crate::io::gltf::ClipMorph;
 use crate::io::imported::{CameraProjection, Imported};
-use crate::light::{LightId, LightType, SceneLight};
-use crate::morph::MorphController;
-use crate::node::Culling;
-use crate::node::NodeData;
-use crate::particles::{PointController, SystemMotion};
-use crate::screen::{ScreenLayer, ScreenPolygon};
-use crate::skin::SkinController;
-use crate::state::{GlobalState, RenderStates};
-use crate::transform::Transform;
+use crate::values::controller::{ControllerTiming, MeshController, RepeatType};
+use crate::values::effect::{Effect, TexCoords, TextureStage};
+use crate::values::ik::{IkController, DEFAULT_IK_ITERATIONS};
+use crate::values::light::{LightId, LightType, SceneLight};
+use crate::values::morph::MorphController;
+use crate::values::particles::{PointController, SystemMotion};
+use crate::values::screen::{ScreenLayer, ScreenPolygon};
+use crate::values::skin::SkinController;
+use crate::values::state::{GlobalState, RenderStates};
+use crate::values::transform::Transform;
 
 /// A saved scene: the document and the PNG files it names (paths relative to the document).
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +160,9 @@ pub fn save_scene(
     let named: Vec<Option<&String>> = (0..scene.lights.len())
         .map(|i| {
             let id = LightId(u32::try_from(i).unwrap_or(u32::MAX));
-            scene.object_names.get(&crate::id::ObjectRef::Light(id))
+            scene
+                .object_names
+                .get(&crate::values::id::ObjectRef::Light(id))
         })
         .collect();
     let unique: std::collections::BTreeSet<&String> = named.iter().flatten().copied().collect();
@@ -474,7 +476,7 @@ impl Saver<'_> {
         doc.clear = scene.clears.get(&id).map(|c| {
             let (x, y, w, h) = c.rect.rect();
             ClearDoc {
-                rect: (c.rect != crate::camera::CameraViewport::FULL)
+                rect: (c.rect != crate::values::camera::CameraViewport::FULL)
                     .then(|| [re(x), re(y), re(w), re(h)]),
                 depth: c.depth.map(re),
                 stencil: c.stencil,

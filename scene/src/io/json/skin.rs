@@ -18,11 +18,11 @@ use glam::Vec3;
 
 use super::ctx::{v3, Ctx};
 use super::doc::{Real, SkinDoc};
-use crate::error::SceneError;
 use crate::graph::{NodeId, Scene};
 use crate::io::error::IoError;
-use crate::skin::{normal_matrix, SkinController, SkinInfluence};
-use crate::transform::Transform;
+use crate::values::error::SceneError;
+use crate::values::skin::{normal_matrix, SkinController, SkinInfluence};
+use crate::values::transform::Transform;
 
 /// How far a row of weights may sum from 1 (decimal files cannot always hit 1 exactly).
 pub(super) const WEIGHT_SUM_TOLERANCE: f32 = 1e-3;

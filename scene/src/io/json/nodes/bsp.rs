@@ -9,7 +9,7 @@ use crate::io::error::IoError;
 use crate::io::json::ctx::{v3, Ctx};
 use crate::io::json::doc::{BspDoc, BspSideDoc, NodeDoc};
 use crate::io::json::real::{re, re3};
-use crate::partition::BspSide;
+use crate::values::partition::BspSide;
 
 use super::cx::SaveCx;
 

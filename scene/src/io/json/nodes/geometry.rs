@@ -4,15 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::controller::MeshController as _;
-use crate::mesh::Mesh;
-use crate::particles::PointController;
-use crate::skin::SkinController;
-use crate::transform::Transform;
+use crate::values::controller::MeshController as _;
+use crate::values::mesh::Mesh;
+use crate::values::particles::PointController;
+use crate::values::skin::SkinController;
+use crate::values::transform::Transform;
 
 use super::cx::SaveCx;
 
-use crate::controller::ControllerTiming;
 use crate::graph::{NodeId, Scene};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
@@ -21,7 +20,8 @@ use crate::io::json::doc::{MeshDoc, NodeDoc, ParticlesDoc};
 use crate::io::json::meshes::{mesh, mesh_doc};
 use crate::io::json::motion;
 use crate::io::json::real::{re, re3, re4};
-use crate::particles::{ParticleController, Particles, RandomParticles, MAX_PARTICLES};
+use crate::values::controller::ControllerTiming;
+use crate::values::particles::{ParticleController, Particles, RandomParticles, MAX_PARTICLES};
 
 /// A geometry leaf under `parent`.
 ///

@@ -2,12 +2,12 @@
 
 use glam::Vec3;
 
+use crate::graph::node::NodeData;
 use crate::graph::{NodeId, Scene};
 use crate::io::error::IoError;
 use crate::io::json::ctx::{v3, Ctx};
 use crate::io::json::doc::{LodDoc, NodeDoc};
 use crate::io::json::real::{re, re3};
-use crate::node::NodeData;
 
 use super::cx::SaveCx;
 
