@@ -773,6 +773,18 @@ fn parse_file(text: &str) -> Parsed {
                     p.items.push((here(&inline), name.to_owned()));
                 }
             }
+            // `pub(in path)` says where an item is visible, not what it uses.
+            Tok::Ident(w)
+                if w == "in"
+                    && i >= 2
+                    && toks[i - 1].0 == Tok::Punct('(')
+                    && matches!(&toks[i - 2].0, Tok::Ident(v) if v == "pub") =>
+            {
+                while i < toks.len() && toks[i].0 != Tok::Punct(')') {
+                    i += 1;
+                }
+                continue;
+            }
             Tok::Ident(w) if w == "use" => {
                 let mut j = i + 1;
                 let mut leaves = Vec::new();
@@ -895,7 +907,7 @@ fn finds_cycles_through_reexports_only_in_code() {
     );
     write(
         "a.rs",
-        "//! See crate::b::B.\npub struct A;\nconst S: &str = \"crate::b\";\n",
+        "//! See crate::b::B.\npub struct A;\nconst S: &str = \"crate::b\";\npub(in crate::b) fn g() {}\n",
     );
     write("b.rs", "use crate::A;\npub struct B(A);\n");
     write("io/mod.rs", "mod json;\npub use json::load;\n");

@@ -8,15 +8,15 @@ use crate::io::error::IoError;
 
 /// What saving a node's kind needs: the scene, the file named in errors, and how many nodes
 /// carry each name (a link by name needs a unique one).
-pub(crate) struct SaveCx<'a> {
-    pub(crate) scene: &'a Scene,
-    pub(crate) file: &'a Path,
-    pub(crate) names: &'a BTreeMap<String, usize>,
+pub(in crate::io::json) struct SaveCx<'a> {
+    pub(in crate::io::json) scene: &'a Scene,
+    pub(in crate::io::json) file: &'a Path,
+    pub(in crate::io::json) names: &'a BTreeMap<String, usize>,
 }
 
 impl SaveCx<'_> {
     /// The format cannot hold `feature` (the node at `context` uses it).
-    pub(crate) fn unsupported(&self, context: &str, feature: &'static str) -> IoError {
+    pub(in crate::io::json) fn unsupported(&self, context: &str, feature: &'static str) -> IoError {
         IoError::Unsupported {
             file: self.file.to_owned(),
             context: context.to_owned(),
@@ -25,7 +25,7 @@ impl SaveCx<'_> {
     }
 
     /// A scene error at `context`.
-    pub(crate) fn scene_err<'c>(
+    pub(in crate::io::json) fn scene_err<'c>(
         &self,
         context: &'c str,
     ) -> impl Fn(crate::SceneError) -> IoError + 'c {

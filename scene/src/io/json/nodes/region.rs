@@ -24,7 +24,11 @@ pub(super) fn create(
 
 /// Adds the portals of every `region` in the tree under `root` (walked iteratively, paths as
 /// in the build).
-pub(crate) fn link_portals(scene: &mut Scene, ctx: &Ctx, root: &NodeDoc) -> Result<(), IoError> {
+pub(in crate::io::json) fn link_portals(
+    scene: &mut Scene,
+    ctx: &Ctx,
+    root: &NodeDoc,
+) -> Result<(), IoError> {
     let mut stack: Vec<(&NodeDoc, String)> = vec![(root, "root".to_owned())];
     while let Some((doc, path)) = stack.pop() {
         for (i, child) in doc.children.iter().enumerate().rev() {
