@@ -1,6 +1,7 @@
-// plumb's fixed-function pipeline in WGSL (see lib.rs for the uniform packing, which must
-// follow these structs field for field). Every formula mirrors plumb-raster: light.rs,
-// combine.rs, fog.rs, texture/filter.rs, fixed_function.rs.
+// plumb's fixed-function pipeline in WGSL. uniforms.rs mirrors the uniform structs as
+// `#[repr(C)]` Rust structs, field for field, and its tests compare the two layouts through
+// naga. Every formula mirrors plumb-raster: light.rs, combine.rs, fog.rs, texture/filter.rs,
+// fixed_function.rs.
 
 enable clip_distances;
 
@@ -58,11 +59,11 @@ struct Draw {
     units: array<Unit, 8>,
 }
 
-// The draw's number of texture units, a pipeline constant (lib.rs `PipeKey::units`): loops
+// The draw's number of texture units, a pipeline constant (pipeline.rs `PipeKey::units`): loops
 // over units have a trip count known when the pipeline is compiled, so the compiler unrolls
 // them and resolves each unit's texture switch, and untextured draws skip texturing entirely.
 override UNITS: u32 = 8u;
-// Triangles drawn indexed (lib.rs `PipeKey::indexed`): `vertex_index` is then the vertex
+// Triangles drawn indexed (pipeline.rs `PipeKey::indexed`): `vertex_index` is then the vertex
 // itself, not the corner's position in the primitive list.
 override INDEXED: bool = false;
 
@@ -779,7 +780,7 @@ fn apply(unit: u32, prev: vec4<f32>, tex: vec4<f32>, prim: vec4<f32>) -> vec4<f3
     return sat4(out);
 }
 
-// ---------------------------------------------------------------- texel probe (lib.rs TexelProbe)
+// ---------------------------------------------------------------- texel probe (probe.rs TexelProbe)
 
 // Unit 0's λ (16 bits: (λ + 32)·1024 in red and green), and the distances of its sample point
 // to the nearest texel edge (blue) and texel-centre line (alpha) of level 0, in 1/510 texel.

@@ -290,32 +290,51 @@ pub struct LitColor {
     pub secondary: Vec3,
 }
 
-/// A light with everything per-draw precomputed.
+/// A light with everything per-draw precomputed: what [`PreparedLighting::shade`] reads, and
+/// what a backend that evaluates the lighting equation elsewhere (plumb-wgpu's shader)
+/// uploads, so both start from the same numbers.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct PreparedLight {
-    /// 0 ambient, 1 directional, 2 point, 3 spot.
-    kind: u8,
+pub struct PreparedLight {
+    /// [`PreparedLight::AMBIENT`], [`DIRECTIONAL`](PreparedLight::DIRECTIONAL),
+    /// [`POINT`](PreparedLight::POINT) or [`SPOT`](PreparedLight::SPOT).
+    pub kind: u8,
     /// Directional: unit vector towards the light. Point/spot: position.
-    vector: Vec3,
+    pub vector: Vec3,
     /// Spot: unit axis.
-    spot_dir: Vec3,
-    /// Spot: cosine of the cutoff; `None` = no cone.
-    spot_cos: Option<f32>,
-    spot_exponent: f32,
+    pub spot_dir: Vec3,
+    /// Spot: cosine of the cutoff (through [`math::cos`]); `None` = no cone.
+    pub spot_cos: Option<f32>,
+    /// Spot: the exponent of `cos`; 0 otherwise.
+    pub spot_exponent: f32,
     /// Spot: the smooth edge as `t = cos·scale + offset` (glTF), if any.
-    spot_smooth: Option<(f32, f32)>,
+    pub spot_smooth: Option<(f32, f32)>,
     /// Point / spot: `1 / range`, if any.
-    inv_range: Option<f32>,
-    ambient: Vec3,
-    diffuse: Vec3,
-    specular: Vec3,
-    attenuation: [f32; 3],
+    pub inv_range: Option<f32>,
+    /// `intensity × ambient`, clamped to 0..1.
+    pub ambient: Vec3,
+    /// `intensity × diffuse`, clamped (zero for an ambient light).
+    pub diffuse: Vec3,
+    /// `intensity × specular`, clamped (zero for an ambient light).
+    pub specular: Vec3,
+    /// Constant, linear and quadratic attenuation (`[1, 0, 0]` unless point or spot).
+    pub attenuation: [f32; 3],
 }
 
-const KIND_AMBIENT: u8 = 0;
-const KIND_DIRECTIONAL: u8 = 1;
-const KIND_POINT: u8 = 2;
-const KIND_SPOT: u8 = 3;
+const KIND_AMBIENT: u8 = PreparedLight::AMBIENT;
+const KIND_DIRECTIONAL: u8 = PreparedLight::DIRECTIONAL;
+const KIND_POINT: u8 = PreparedLight::POINT;
+const KIND_SPOT: u8 = PreparedLight::SPOT;
+
+impl PreparedLight {
+    /// [`PreparedLight::kind`] of an ambient light.
+    pub const AMBIENT: u8 = 0;
+    /// [`PreparedLight::kind`] of a directional light.
+    pub const DIRECTIONAL: u8 = 1;
+    /// [`PreparedLight::kind`] of a point light.
+    pub const POINT: u8 = 2;
+    /// [`PreparedLight::kind`] of a spot light.
+    pub const SPOT: u8 = 3;
+}
 
 const UNUSED: PreparedLight = PreparedLight {
     kind: KIND_AMBIENT,
@@ -409,6 +428,32 @@ impl PreparedLighting {
             color_material: state.color_material,
             separate_specular: state.separate_specular,
         }
+    }
+
+    /// The lights that are on, in slot order.
+    pub fn lights(&self) -> &[PreparedLight] {
+        &self.lights[..self.count]
+    }
+
+    /// The material.
+    pub fn material(&self) -> &Material {
+        &self.material
+    }
+
+    /// The global ambient light.
+    pub fn global_ambient(&self) -> Vec3 {
+        self.global_ambient
+    }
+
+    /// The state's `local_viewer`, `two_sided`, `color_material` and `separate_specular`,
+    /// in that order.
+    pub fn flags(&self) -> [bool; 4] {
+        [
+            self.local_viewer,
+            self.two_sided,
+            self.color_material,
+            self.separate_specular,
+        ]
     }
 
     /// Evaluates the lighting equation (module docs) at eye-space `pos_eye` with normal

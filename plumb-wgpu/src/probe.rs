@@ -1,0 +1,29 @@
+//! The texel probe's pixel format: where texture unit 0 sampled a fragment.
+
+/// sampled the fragment stored there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TexelProbe {
+    /// The level of detail `λ = ½·log₂ ρ²` before bias and clamping, to 1/1024.
+    pub lambda: f32,
+    /// Distance from the sample point to the nearest texel edge of level 0, in texels, to
+    /// 1/510 and at most 0.5: where nearest filtering switches texels.
+    pub edge: f32,
+    /// Distance to the nearest line through level-0 texel centres, in texels, to 1/510 and
+    /// at most 0.5: where bilinear filtering switches texel pairs.
+    pub pair: f32,
+}
+
+impl TexelProbe {
+    /// Reads a probe pixel: `None` where the surface seen is untextured (white).
+    pub fn decode(px: [u8; 4]) -> Option<TexelProbe> {
+        if px == [255; 4] {
+            return None;
+        }
+        let q = u32::from(px[0]) * 256 + u32::from(px[1]);
+        Some(TexelProbe {
+            lambda: q as f32 / 1024.0 - 32.0,
+            edge: f32::from(px[2]) / 510.0,
+            pair: f32::from(px[3]) / 510.0,
+        })
+    }
+}
