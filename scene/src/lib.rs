@@ -16,7 +16,7 @@
 //! | 1. value types, [`values`] | [`id`], [`error`], [`plane`], [`ray`], [`transform`], [`bound`], [`mesh`], [`shapes`], [`state`], [`light`], [`camera`], [`clear`], [`effect`], [`screen`], [`controller`], [`keyframe`], [`morph`], [`skin`], [`particles`], [`ik`], [`partition`], [`intersect`], [`oriented_box`], [`clod`], [`clod_build`], [`curve`], [`surface`], [`definition`] | plain data with no scene behind it: typed ids, the error type, geometry, meshes and generators, continuous-LOD meshes and their collapse records, curves and surfaces tessellated by subdivision, render states, lights, the camera, layer clear regions, effects and texture stages, screen polygons, the controller traits and timing, keyframe, morph and skin controllers, particles and point/particle motion, the IK solver, BSP sides and order, portals, intersection tests of lines, rays, segments, triangles, spheres and oriented boxes, cyclic definition graphs |
 //! | 2. the graph, [`graph`] | [`node`], [`graph`] itself, [`hierarchy`], [`intent`], [`layer`], [`lookup`], [`motion`] | node storage (the arena, [`NodeId`]s), one node's data — the sum type of node kinds, [`NodeKind`] its discriminant — and its dirty flags (set in one place, [`node`]), the [`Scene`] and its hierarchy edits, what the user sets on nodes (states, lights, effects), layer nodes and their draw order, finding nodes and named objects, particle systems and IK controllers on the scene |
 //! | 3. the node kinds, [`nodes`] | `group`, `geometry`, `switch`, `lod`, `billboard`, `bsp`, `region_manager`, `region` | one file per kind: its `impl Scene` API and the hooks the passes call for it (see [adding a node kind](nodes#adding-a-node-kind)) |
-//! | 4. passes over the graph, [`passes`] | [`update`], [`render_state`], [`cull`], [`pick`], [`print`](mod@print), [`collide`], [`frames`], [`copy`], [`instancing`] | world transforms and bounds, resolved render state, the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision, relation matrices and reference-frame / layered-depth layouts, deep copies of subtrees, definitions instanced into subtrees |
+//! | 4. passes over the graph, [`passes`] | [`update`], [`render_state`], [`view`], [`cull`], [`pick`], [`print`](mod@print), [`collide`], [`frames`], [`copy`], [`instancing`] | world transforms and bounds, resolved render state, the view of a camera (billboard eye, particle facing, LOD choice), the visible set of a view, picking, the text dump, bounding-volume trees and mesh collision, relation matrices and reference-frame / layered-depth layouts, deep copies of subtrees, definitions instanced into subtrees |
 //! | 5. the frame, [`frame`] | [`renderer`], [`multipass`], [`draw`], [`deferred`], [`soft`] | the backend-neutral [`Renderer`] trait and its plain data, pass lists of effects (multipass recipes), update → cull → sort → draw, deferred drawing through a pluggable draw function, [`FixedRenderer`] over any plumb-raster `DrawTarget` ([`SoftRenderer`] on the CPU) |
 //! | 6. file I/O, [`io`] | [`io`] | scene files (JSON), glTF, OBJ, materials, animations, framing |
 //!
@@ -175,7 +175,9 @@ pub use nodes::{billboard, bsp, lod as dlod, region as portal, switch};
 
 // Layer 4 — passes over the graph.
 pub mod passes;
-pub use passes::{collide, copy, cull, frames, instancing, pick, print, render_state, update};
+pub use passes::{
+    collide, copy, cull, frames, instancing, pick, print, render_state, update, view,
+};
 
 // Layer 5 — the frame.
 pub mod frame;
@@ -249,6 +251,7 @@ pub use passes::instancing::{Caps, InstanceOptions, InstanceReport, Instancing};
 pub use passes::pick::PickRecord;
 pub use passes::render_state::ResolvedRender;
 pub use passes::update::UpdateStats;
+pub use passes::view::View;
 pub use values::bound::{merge_spheres, Bound, BoundKind};
 pub use values::camera::{Camera, CameraViewport, Frustum, PixelRect, Projection, MAX_USER_PLANES};
 pub use values::clear::ClearRegion;

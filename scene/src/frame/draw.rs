@@ -1,12 +1,12 @@
 //! Drawing a frame: [`Scene::draw`] = update → cull → sort → draw through a [`Renderer`].
 //!
-//! 1. **Update**: billboards are pointed at the camera ([`Scene::face_billboards`]), then
-//!    world transforms, bounds and resolved render state are brought up to date as
-//!    [`Scene::update`] does, **without running controllers** (they run once per
-//!    [`Scene::update`], which the application calls with its time). Discrete-LOD switches then
-//!    select their child by the distance to the camera
-//!    ([`Scene::select_levels_of_detail`]).
-//! 2. **Cull** against the camera ([`Scene::cull_into`]): visible geometry leaves in tree order.
+//! 1. **Update and view** ([`Scene::prepare_view`], [`view`](crate::passes::view)): billboards
+//!    are pointed at the camera and particle quads face it, then world transforms, bounds and
+//!    resolved render state are brought up to date as [`Scene::update`] does, **without
+//!    running controllers** (they run once per [`Scene::update`], which the application calls
+//!    with its time). The resulting [`View`](crate::View) holds the child each discrete-LOD
+//!    switch shows, by the distance to the camera.
+//! 2. **Cull** for the view ([`Scene::cull_view`]): visible geometry leaves in tree order.
 //! 3. **Sort**: leaves whose resolved alpha state blends (with colour factors other than
 //!    `ONE, ZERO`, [`AlphaState::is_transparent`](crate::values::state::AlphaState::is_transparent))
 //!    are *transparent*; the others are *opaque* and keep tree order. Transparent leaves are
@@ -154,16 +154,8 @@ impl Scene {
     /// Step 1 and 2 of a frame (see the [module docs](self)): update for this camera, then
     /// cull. Shared with [`Scene::draw_deferred`](crate::Scene::draw_deferred).
     pub(crate) fn prepare_frame(&mut self, camera: &Camera) -> (VisibleSet, UpdateStats) {
-        self.face_billboards(camera.location());
-        let mut update = self.refresh();
-        if !self.particle_systems.is_empty() {
-            self.face_particles(camera);
-            let quads = self.refresh();
-            update.visited += quads.visited;
-            update.bounds += quads.bounds;
-        }
-        self.select_levels_of_detail(camera.location());
-        (self.cull(camera), update)
+        let (view, update) = self.prepare_view(camera);
+        (self.cull_view(&view), update)
     }
 
     /// Step 3: splits visible leaves into opaque (in the given order) and transparent (back to
@@ -482,15 +474,8 @@ impl Scene {
         renderer: &mut dyn Renderer,
     ) -> Result<SceneDrawStats, SceneError> {
         let world_camera = self.camera_in_frame(camera, self.reference, None)?;
-        self.face_billboards(world_camera.location());
-        let mut update = self.refresh();
-        if !self.particle_systems.is_empty() {
-            self.face_particles(&world_camera);
-            let quads = self.refresh();
-            update.visited += quads.visited;
-            update.bounds += quads.bounds;
-        }
-        self.select_levels_of_detail(world_camera.location());
+        // The plan's walk shows the LOD children the view recorded.
+        let (_, update) = self.prepare_view(&world_camera);
         let plan = self.relative_plan(camera)?;
         let (width, height) = renderer.size();
         self.check_depth_layer_clears(plan.layers.len(), width, height)?;
@@ -550,7 +535,18 @@ impl Scene {
             .iter()
             .map(|l| crate::passes::frames::light_in_frame(l, &plan.frame_from_world, plan.eye, k))
             .collect();
-        let passes = self.leaf_passes(item.id, limits.units)?;
+        let mut passes = self.leaf_passes(item.id, limits.units)?;
+        for pass in &mut passes {
+            let planes = &mut pass.states.clip_planes;
+            if planes.planes.iter().any(Option::is_some) {
+                *planes = crate::passes::frames::clip_planes_in_frame(
+                    planes,
+                    &plan.frame_from_world,
+                    plan.eye,
+                    k,
+                );
+            }
+        }
         renderer.draw(&Draw {
             node: Some(item.id),
             role,

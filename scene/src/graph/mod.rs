@@ -118,8 +118,6 @@ pub struct Scene {
     pub(crate) billboards: Vec<NodeId>,
     /// Discrete-LOD switches, in creation order.
     pub(crate) dlods: Vec<NodeId>,
-    /// The eye position billboards were last aligned to.
-    pub(crate) billboard_eye: Option<Vec3>,
     /// Some node has (or had) a planar shadow / reflection effect.
     pub(crate) has_scene_effects: bool,
     /// The colour frames are cleared to.
@@ -187,7 +185,6 @@ impl Scene {
             last_stats: UpdateStats::default(),
             lights: Vec::new(),
             billboards: Vec::new(),
-            billboard_eye: None,
             has_scene_effects: false,
             background: Vec4::new(0.0, 0.0, 0.0, 1.0),
             global_ambient: Vec3::ZERO,

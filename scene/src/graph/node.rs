@@ -80,7 +80,9 @@ pub(crate) enum NodeData {
     Geometry(Geometry),
     Switch(Switch),
     Lod(Box<Lod>),
-    Billboard,
+    /// The eye (world space) the billboard's world transform faces: set from each view
+    /// ([`Scene::prepare_view`](crate::Scene::prepare_view)); `None` before any (unrotated).
+    Billboard(Option<glam::Vec3>),
     Bsp(Box<Bsp>),
     RegionManager(Box<Manager>),
     Region(Box<Region>),
@@ -219,7 +221,7 @@ impl NodeData {
             NodeData::Geometry(_) => NodeKind::Geometry,
             NodeData::Switch(_) => NodeKind::Switch,
             NodeData::Lod(_) => NodeKind::Lod,
-            NodeData::Billboard => NodeKind::Billboard,
+            NodeData::Billboard(_) => NodeKind::Billboard,
             NodeData::Bsp(_) => NodeKind::Bsp,
             NodeData::RegionManager(_) => NodeKind::RegionManager,
             NodeData::Region(_) => NodeKind::Region,
@@ -234,7 +236,7 @@ impl NodeData {
             NodeData::Switch(s) => Visit::Active(s.active),
             NodeData::Lod(l) => Visit::Active(l.active),
             NodeData::Group
-            | NodeData::Billboard
+            | NodeData::Billboard(_)
             | NodeData::Bsp(_)
             | NodeData::RegionManager(_)
             | NodeData::Region(_) => Visit::Children,

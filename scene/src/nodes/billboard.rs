@@ -7,9 +7,10 @@
 //! +z axis turns towards the eye. An eye on the axis (`atan2(0, 0) = 0`) leaves it unrotated.
 //! Children are updated after the alignment.
 //!
-//! The eye is the camera of the last [`Scene::draw`](crate::Scene::draw) (or
-//! [`Scene::face_billboards`]); before any, billboards are not rotated. When the eye moves,
-//! billboards are marked dirty so the next update realigns them.
+//! Each billboard keeps the eye its world transform faces: the camera of the last
+//! [`Scene::draw`](crate::Scene::draw) (its [`View`](crate::frame::view::View)) or
+//! [`Scene::face_billboards`]; before any, it is not rotated. When the eye moves, billboards
+//! are marked dirty so the next update realigns them.
 
 use glam::{Vec3, Vec4};
 
@@ -20,8 +21,7 @@ use crate::values::transform::Transform;
 
 use super::kind::KindHooks;
 
-/// The billboard kind's hooks (a billboard has no data of its own; the eye it faces is the
-/// scene's).
+/// The billboard kind's hooks (its data is the eye it faces, set from each view).
 pub(crate) struct Billboard;
 
 impl KindHooks for Billboard {
@@ -73,7 +73,7 @@ impl Scene {
         parent: NodeId,
         name: impl Into<String>,
     ) -> Result<NodeId, SceneError> {
-        let id = self.create_under(parent, name.into(), NodeData::Billboard)?;
+        let id = self.create_under(parent, name.into(), NodeData::Billboard(None))?;
         self.billboards.push(id);
         Ok(id)
     }
@@ -83,24 +83,27 @@ impl Scene {
     /// # Errors
     /// [`SceneError::StaleId`].
     pub fn is_billboard(&self, id: NodeId) -> Result<bool, SceneError> {
-        Ok(matches!(self.node(id)?.data, NodeData::Billboard))
+        Ok(matches!(self.node(id)?.data, NodeData::Billboard(_)))
     }
 
-    /// Sets the eye position billboards face; marks them dirty if it changed (the next update
-    /// realigns them). [`Scene::draw`](crate::Scene::draw) calls this with its camera.
+    /// Turns every billboard to face `eye` (world space): each billboard whose world
+    /// transform faces another eye is marked dirty, and the next update realigns it.
+    /// [`Scene::draw`](crate::Scene::draw) calls this with its camera
+    /// ([`Scene::prepare_view`](crate::Scene::prepare_view)).
     pub fn face_billboards(&mut self, eye: Vec3) {
-        if self.billboard_eye == Some(eye) {
-            return;
-        }
-        self.billboard_eye = Some(eye);
-        let live: Vec<NodeId> = self
-            .billboards
-            .iter()
-            .copied()
-            .filter(|&b| self.contains(b))
-            .collect();
-        for &b in &live {
-            self.nodes.mark(b, Dirty::TRANSFORM);
+        let mut live = Vec::with_capacity(self.billboards.len());
+        for &b in &self.billboards {
+            let Some(node) = self.nodes.get_mut(b) else {
+                continue;
+            };
+            live.push(b);
+            let NodeData::Billboard(faced) = &mut node.data else {
+                continue;
+            };
+            if *faced != Some(eye) {
+                *faced = Some(eye);
+                self.nodes.mark(b, Dirty::TRANSFORM);
+            }
         }
         self.billboards = live;
     }

@@ -14,6 +14,8 @@
 //! switching costs no update; drawing and picking see only the active child. Picking uses the
 //! child chosen by the last selection.
 
+use std::collections::BTreeMap;
+
 use glam::Vec3;
 
 use crate::graph::node::{Lod, NodeData};
@@ -157,12 +159,18 @@ impl Scene {
 
     /// Activates, in every LOD switch, the child whose world distance interval holds
     /// the distance from the world LOD centre to `eye` (see the [module docs](self)). Uses the
-    /// world transforms of the last update; [`Scene::draw`](crate::Scene::draw) calls it with
-    /// its camera's location.
+    /// world transforms of the last update; [`Scene::draw`](crate::Scene::draw) makes the same
+    /// choice through its [`View`](crate::frame::view::View) ([`Scene::prepare_view`]).
     pub fn select_levels_of_detail(&mut self, eye: Vec3) {
-        self.dlods.retain(|&d| self.nodes.get(d).is_some());
-        for i in 0..self.dlods.len() {
-            let id = self.dlods[i];
+        let lods = self.choose_levels_of_detail(eye);
+        self.record_levels_of_detail(&lods);
+    }
+
+    /// Each LOD switch and the child whose world distance interval holds the distance from
+    /// its world LOD centre to `eye`.
+    pub(crate) fn choose_levels_of_detail(&self, eye: Vec3) -> BTreeMap<NodeId, Option<NodeId>> {
+        let mut lods = BTreeMap::new();
+        for &id in &self.dlods {
             let Some(node) = self.nodes.get(id) else {
                 continue;
             };
@@ -178,6 +186,15 @@ impl Scene {
                     .find(|r| r.0 == *c)
                     .is_some_and(|&(_, min, max)| scale * min <= d && d < scale * max)
             });
+            lods.insert(id, chosen);
+        }
+        lods
+    }
+
+    /// Shows, in every LOD switch of `lods`, the chosen child.
+    pub(crate) fn record_levels_of_detail(&mut self, lods: &BTreeMap<NodeId, Option<NodeId>>) {
+        self.dlods.retain(|&d| self.nodes.get(d).is_some());
+        for (&id, &chosen) in lods {
             if let Some(node) = self.nodes.get_mut(id) {
                 if let NodeData::Lod(lod) = &mut node.data {
                     lod.active = chosen;

@@ -58,7 +58,7 @@ pub(crate) fn hooks(data: &NodeData) -> &dyn KindHooks {
         NodeData::Geometry(g) => g,
         NodeData::Switch(s) => s,
         NodeData::Lod(l) => &**l,
-        NodeData::Billboard => &billboard::Billboard,
+        NodeData::Billboard(_) => &billboard::Billboard,
         NodeData::Bsp(b) => &**b,
         NodeData::RegionManager(m) => &**m,
         NodeData::Region(r) => &**r,

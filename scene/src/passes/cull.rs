@@ -34,6 +34,7 @@ use glam::{Mat4, Vec3};
 use crate::graph::node::{Node, NodeData, Visit as NodeVisit};
 use crate::graph::{NodeId, Scene};
 use crate::nodes::region::{Passage, PortalPath};
+use crate::passes::view::View;
 use crate::values::bound::Bound;
 use crate::values::camera::{Camera, FRUSTUM_PLANES, MAX_USER_PLANES};
 use crate::values::mesh::Mesh;
@@ -195,15 +196,27 @@ impl Scene {
         })
     }
 
-    /// Culls the scene against `camera` (frustum planes plus its user planes).
+    /// Culls the scene against `camera` (frustum planes plus its user planes), each LOD
+    /// switch showing the child `camera`'s [`View`] chooses from the world data as it stands.
     pub fn cull(&self, camera: &Camera) -> VisibleSet {
-        let mut set = VisibleSet::new();
-        self.cull_into(camera, &mut set);
-        set
+        self.cull_view(&self.view(camera))
     }
 
     /// Like [`Scene::cull`], reusing `out`'s storage.
     pub fn cull_into(&self, camera: &Camera, out: &mut VisibleSet) {
+        self.cull_view_into(&self.view(camera), out);
+    }
+
+    /// Culls the scene for `view` (its camera's frustum and user planes; its LOD choices).
+    pub fn cull_view(&self, view: &View) -> VisibleSet {
+        let mut set = VisibleSet::new();
+        self.cull_view_into(view, &mut set);
+        set
+    }
+
+    /// Like [`Scene::cull_view`], reusing `out`'s storage.
+    pub fn cull_view_into(&self, view: &View, out: &mut VisibleSet) {
+        let camera = view.camera();
         let mut planes = [Plane::from_raw(glam::Vec3::Z, 0.0); FRUSTUM_PLANES + MAX_USER_PLANES];
         planes[..FRUSTUM_PLANES].copy_from_slice(&camera.frustum_planes());
         let user = camera.user_planes();
@@ -217,6 +230,7 @@ impl Scene {
         let mut walk = Walk {
             scene: self,
             camera,
+            view,
             eye: camera.location(),
             out,
             stack: Vec::new(),
@@ -238,6 +252,8 @@ impl Scene {
 struct Walk<'a> {
     scene: &'a Scene,
     camera: &'a Camera,
+    /// The view's LOD choices.
+    view: &'a View,
     eye: Vec3,
     out: &'a mut VisibleSet,
     stack: Vec<Step>,
@@ -341,8 +357,13 @@ impl Walk<'_> {
         let push = |stack: &mut Vec<Step>, c: NodeId| stack.push(Step::Visit { id: c, down });
         match &node.data {
             NodeData::Geometry(_) => self.emit_leaf(id),
-            NodeData::Switch(_) | NodeData::Lod(_) => {
+            NodeData::Switch(_) => {
                 if let NodeVisit::Active(Some(c)) = node.data.visit() {
+                    push(&mut self.stack, c);
+                }
+            }
+            NodeData::Lod(_) => {
+                if let Some(c) = self.view.lod_child(id) {
                     push(&mut self.stack, c);
                 }
             }
@@ -370,7 +391,7 @@ impl Walk<'_> {
                     }
                 }
             }
-            NodeData::Group | NodeData::Billboard | NodeData::Region(_) => {
+            NodeData::Group | NodeData::Billboard(_) | NodeData::Region(_) => {
                 for &c in node.children.iter().rev() {
                     push(&mut self.stack, c);
                 }

@@ -59,19 +59,21 @@
 //! layer. Billboards, particles and LOD switches are updated with the camera carried into
 //! world space. Not supported there, and refused with [`SceneError::InvalidArgument`]: layer
 //! nodes with clear regions ([`layer`](crate::graph::layer)) and planar shadow / reflection effects.
-//! BSP nodes and portals are drawn as plain groups (no BSP order, no portal culling); a
-//! billboard's relative matrix uses its stored local transform (not turned to the eye). With
+//! BSP nodes and portals are drawn as plain groups (no BSP order, no portal culling).
+//! Billboards turn to the eye in the drawn frame (in `f64`, by the same rule as in world
+//! space), and world-space user clip planes are carried into the frame with the leaves. With
 //! neither a reference node nor depth layers set, [`Scene::draw`](crate::Scene::draw) is
 //! unchanged.
 
 use glam::{DMat3, DMat4, DVec3, Mat4};
 
-use crate::graph::node::{Culling, Geometry, Visit};
+use crate::graph::node::{Culling, Geometry, NodeData, Visit};
 use crate::graph::{NodeId, Scene};
 use crate::values::camera::{Camera, Projection};
 use crate::values::error::SceneError;
 use crate::values::light::SceneLight;
 use crate::values::plane::Plane;
+use crate::values::state::ClipPlaneState;
 use crate::values::transform::Transform;
 
 /// A local transform as an `f64` matrix.
@@ -420,13 +422,13 @@ impl Scene {
                 }
                 Visit::Active(active) => {
                     if let Some(c) = active {
-                        let cm = self.child_matrix(&on_path, &m, c)?;
+                        let cm = self.child_matrix(&on_path, &m, c, eye)?;
                         stack.push((c, cm, layer, start, test, depth + 1));
                     }
                 }
                 Visit::Children => {
                     for &c in node.children.iter().rev() {
-                        let cm = self.child_matrix(&on_path, &m, c)?;
+                        let cm = self.child_matrix(&on_path, &m, c, eye)?;
                         stack.push((c, cm, layer, start, test, depth + 1));
                     }
                 }
@@ -478,18 +480,69 @@ impl Scene {
     }
 
     /// `frame_from_child`: taken from the reference path when the child is on it, else the
-    /// parent's matrix times the child's local transform.
+    /// parent's matrix times the child's local transform, turned to face `eye` (in the frame)
+    /// when the child is a billboard.
     fn child_matrix(
         &self,
         on_path: &[(NodeId, DMat4)],
         parent: &DMat4,
         child: NodeId,
+        eye: DVec3,
     ) -> Result<DMat4, SceneError> {
         if let Some((_, m)) = on_path.iter().find(|(n, _)| *n == child) {
             return Ok(*m);
         }
-        Ok(*parent * dmat(&self.node(child)?.local))
+        let node = self.node(child)?;
+        let m = *parent * dmat(&node.local);
+        Ok(match node.data {
+            NodeData::Billboard(_) => face_eye_f64(&m, eye),
+            _ => m,
+        })
     }
+}
+
+/// `m ∘ RotY(atan2(p.x, p.z))` with `p` the eye in `m`'s local space: the billboard rule of
+/// [`billboard`](crate::nodes::billboard) in the relative frame's `f64` (the angle through
+/// [`plumb_raster::math`], as in world space). A singular `m` is left as it is.
+fn face_eye_f64(m: &DMat4, eye: DVec3) -> DMat4 {
+    if m.determinant() == 0.0 || !m.is_finite() {
+        return *m;
+    }
+    let p = m.inverse().transform_point3(eye);
+    let angle = plumb_raster::math::atan2(p.x as f32, p.z as f32);
+    let (s, c) = plumb_raster::math::sin_cos(angle);
+    let (s, c) = (f64::from(s), f64::from(c));
+    // RotY(angle): x → (c, 0, −s), z → (s, 0, c).
+    let rot = DMat4::from_cols(
+        glam::DVec4::new(c, 0.0, -s, 0.0),
+        glam::DVec4::Y,
+        glam::DVec4::new(s, 0.0, c, 0.0),
+        glam::DVec4::W,
+    );
+    *m * rot
+}
+
+/// World-space user clip planes carried into a relative frame: `frame_from_world`, then
+/// scaled by `k` about `eye` (a plane maps by the inverse transpose of the point map). A plane
+/// the map makes non-finite is dropped, as the renderer drops one it cannot map.
+pub(crate) fn clip_planes_in_frame(
+    planes: &ClipPlaneState,
+    frame_from_world: &DMat4,
+    eye: DVec3,
+    k: f64,
+) -> ClipPlaneState {
+    let g = DMat4::from_translation(eye)
+        * DMat4::from_scale(DVec3::splat(k))
+        * DMat4::from_translation(-eye)
+        * *frame_from_world;
+    let map = g.inverse().transpose();
+    let mut out = *planes;
+    for p in out.planes.iter_mut() {
+        *p = p
+            .map(|p| (map * p.as_dvec4()).as_vec4())
+            .filter(|p| p.is_finite());
+    }
+    out
 }
 
 /// A light carried into a relative frame: `frame_from_world`, then scaled by `k` about `eye`.

@@ -1,5 +1,5 @@
 //! Layer 4 of the [module map](crate#module-map): passes over the graph — update, render-state
-//! resolution, culling, picking, the text dump, collision, reference frames, deep copies and
+//! resolution, the view of a camera, culling, picking, the text dump, collision, reference frames, deep copies and
 //! instancing.
 
 pub mod collide;
@@ -11,3 +11,4 @@ pub mod pick;
 pub mod print;
 pub mod render_state;
 pub mod update;
+pub mod view;

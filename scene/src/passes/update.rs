@@ -33,8 +33,6 @@
 //! result is bit-identical to a full rebuild ([`Scene::update_full`]) because every value is
 //! produced by the same operations in the same order. [`UpdateStats`] counts the work.
 
-use glam::Vec3;
-
 use crate::graph::node::{Dirty, Node, NodeData};
 use crate::graph::{NodeId, Scene};
 use crate::nodes::billboard::face_eye;
@@ -47,14 +45,14 @@ pub use crate::graph::UpdateStats;
 /// A node's world transform from its parent's (`None` for a tree's root): `parent ∘ local`,
 /// the identity for a leaf pinned to it, then turned to face `eye` for a billboard. The one
 /// definition `update` and [`Scene::compute_world`] share, so both give the same bits.
-fn compose_world(node: &Node, parent: Option<Transform>, eye: Option<Vec3>) -> Transform {
+fn compose_world(node: &Node, parent: Option<Transform>) -> Transform {
     let world = match parent {
         _ if node.data.world_identity() => Transform::IDENTITY,
         Some(pw) => pw.compose(&node.local),
         None => node.local,
     };
-    match (&node.data, eye) {
-        (NodeData::Billboard, Some(eye)) => face_eye(&world, eye),
+    match node.data {
+        NodeData::Billboard(Some(eye)) => face_eye(&world, eye),
         _ => world,
     }
 }
@@ -132,7 +130,6 @@ impl Scene {
             return;
         }
         let kind = self.bound_kind;
-        let eye = self.billboard_eye;
         let mut stack = vec![Visit::Pre {
             index: root,
             parent: NO_PARENT,
@@ -156,7 +153,7 @@ impl Scene {
                     };
                     let recompute = force || node.transform_changed();
                     if recompute {
-                        node.world = compose_world(node, parent_world, eye);
+                        node.world = compose_world(node, parent_world);
                         stats.transforms += 1;
                     }
                     match &node.data {
@@ -227,11 +224,10 @@ impl Scene {
             chain.push(n);
             cur = n.parent;
         }
-        let eye = self.billboard_eye;
         let mut world: Option<Transform> = None;
         for n in chain.iter().rev() {
             // The same function as `update`'s walk, top-down.
-            world = Some(compose_world(n, world, eye));
+            world = Some(compose_world(n, world));
         }
         Ok(world.unwrap_or(Transform::IDENTITY))
     }

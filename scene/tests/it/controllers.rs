@@ -748,6 +748,46 @@ fn dlod_draw_and_pick_see_only_the_active_child() {
     assert!(!scene.world_bound(lod).unwrap().is_empty());
 }
 
+/// A view is a value: computing one changes nothing, two cameras give two views of one scene,
+/// and culling a view shows its own LOD choice whatever the last draw chose.
+#[test]
+fn views_of_one_scene_are_independent_values() {
+    let (mut scene, lod, [high, mid, low]) = lod_scene(1.0);
+    let camera_at = |eye: Vec3| {
+        let mut c = Camera::perspective(1.0, 1.0, 0.1, 100.0).unwrap();
+        c.look_at(eye, Vec3::new(0.0, 0.0, -10.0), Vec3::Y).unwrap();
+        c
+    };
+    // Distances to the LOD centre (0, 0, −10): 2, 10 and 30.
+    let (near, middle, far) = (
+        camera_at(Vec3::new(0.0, 0.0, -8.0)),
+        camera_at(Vec3::ZERO),
+        camera_at(Vec3::new(0.0, 0.0, 20.0)),
+    );
+    let mut renderer = SoftRenderer::new(8, 8, Some(1)).unwrap();
+    scene.draw(&middle, &mut renderer).unwrap();
+    assert_eq!(scene.active_child(lod).unwrap(), Some(mid));
+    let (v_near, v_far) = (scene.view(&near), scene.view(&far));
+    assert_eq!(v_near.lod_child(lod), Some(high));
+    assert_eq!(v_far.lod_child(lod), Some(low));
+    assert_eq!(v_far.eye(), Vec3::new(0.0, 0.0, 20.0));
+    assert_eq!(
+        v_near.lod_choices().collect::<Vec<_>>(),
+        vec![(lod, Some(high))]
+    );
+    // Computing views recorded nothing: the scene still shows the drawn view's child.
+    assert_eq!(scene.active_child(lod).unwrap(), Some(mid));
+    // Each view culls with its own choice; `cull(camera)` is the camera's own view.
+    assert_eq!(scene.cull_view(&v_near).items(), &[high]);
+    assert_eq!(scene.cull(&far).items(), &[low]);
+    // Preparing a view records it (what picking sees between frames).
+    let (view, _) = scene.prepare_view(&near);
+    assert_eq!(view, v_near);
+    assert_eq!(scene.active_child(lod).unwrap(), Some(high));
+    // A node id the view does not know shows nothing.
+    assert_eq!(view.lod_child(scene.root()), None);
+}
+
 /// `docs/examples/controllers.json`: `morpher` blends from (0,0,0), (1,0,0), (0,1,0) to twice
 /// that over t ∈ [0, 1], wrapping.
 #[test]

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use glam::{DMat4, Mat3, Vec3, Vec4};
 use image::RgbaImage;
 use plumb_scene::{
-    rotation_axis_angle, Camera, DefinitionFault, Definitions, EdgeSpec, GlobalState,
-    InstanceOptions, Instancing, MaterialState, Mesh, NodeId, ProductionSpec, Scene, SceneError,
-    SceneLight, SoftRenderer, Transform,
+    rotation_axis_angle, Camera, ClipPlaneState, DefinitionFault, Definitions, EdgeSpec,
+    GlobalState, InstanceOptions, Instancing, MaterialState, Mesh, NodeId, ProductionSpec, Scene,
+    SceneError, SceneLight, SoftRenderer, Transform,
 };
 use proptest::prelude::*;
 
@@ -626,6 +626,76 @@ fn switching_the_reference_node_draws_the_same_image() {
     // deep's scale relative to the root is 2·0.25·3 = 1.5, so lengths in its frame are
     // world lengths ÷ 1.5: the re-expressed near distance is 0.1/1.5.
     assert!((cam_deep.frustum().near - 0.1 / 1.5).abs() < 1e-6);
+}
+
+/// The same picture with and without a reference node or depth layers: the plain world draw,
+/// then reference nodes at the root and at `deep` (camera re-expressed), then depth layers
+/// whose step starts no layer. Edges only, at most 0.1 % of the pixels (16): these scenes
+/// measured 0, and a plane or billboard left in the wrong frame moved 155 or more.
+fn assert_same_picture_in_every_frame(s: &mut Scene, deep: NodeId, cam: &Camera) -> RgbaImage {
+    let plain = render(s, cam);
+    s.set_reference_node(Some(s.root())).unwrap();
+    let at_root = render(s, cam);
+    let cam_deep = s.camera_in_frame(cam, Some(s.root()), Some(deep)).unwrap();
+    s.set_reference_node(Some(deep)).unwrap();
+    let at_deep = render(s, &cam_deep);
+    s.set_reference_node(None).unwrap();
+    // The chain's smallest scale relative to a layer start is 0.5: a step of 0.01 starts none.
+    s.set_depth_layers(Some(0.01)).unwrap();
+    let layered = render(s, cam);
+    s.set_depth_layers(None).unwrap();
+    for (name, img) in [("root", &at_root), ("deep", &at_deep), ("layers", &layered)] {
+        let (max, over) = compare(&plain, img, 2);
+        assert!(
+            over <= 16,
+            "{name}: {over} pixels differ (max {max})"
+        );
+    }
+    plain
+}
+
+/// Issue 31 #4: world-space user clip planes are carried into the drawn frame, not applied in
+/// it. The plane x = −1.2 cuts the root's box (x ∈ [−2, −1]) about in the middle.
+#[test]
+fn world_clip_planes_clip_the_same_in_every_frame() {
+    let (mut s, deep) = chain_scene();
+    let cam = persp(Vec3::new(0.0, 1.0, 6.0), Vec3::ZERO, 0.1, 100.0);
+    let unclipped = covered(&render(&mut s, &cam));
+    let root = s.root();
+    let keep_right = ClipPlaneState::new(&[Vec4::new(1.0, 0.0, 0.0, 1.2)]);
+    s.set_global_state(root, GlobalState::ClipPlanes(keep_right))
+        .unwrap();
+    let clipped = covered(&assert_same_picture_in_every_frame(&mut s, deep, &cam));
+    // The plane removes a visible part (the left ~80 % of the root box's face).
+    assert!(clipped + 100 < unclipped, "{clipped} vs {unclipped}");
+}
+
+/// Issue 31 #5: a billboard turns to the eye in every frame. The billboard sits under `a`
+/// (rotated 0.4 rad about y) with a box 0.8 along its local +z; turned to the eye, that box
+/// moves sideways by about 1.6·sin 29° ≈ 0.8 world units, some 12 pixels here.
+#[test]
+fn billboards_face_the_eye_in_every_frame() {
+    let (mut s, deep) = chain_scene();
+    let a = s.find("a").unwrap();
+    let board = s.add_billboard(a, "board").unwrap();
+    s.set_translation(board, Vec3::new(0.6, -0.4, 0.0)).unwrap();
+    let card = s.add_geometry(board, "card", cube()).unwrap();
+    s.set_translation(card, Vec3::new(0.0, 0.0, 0.8)).unwrap();
+    let cam = persp(Vec3::new(0.0, 1.0, 6.0), Vec3::ZERO, 0.1, 100.0);
+    let faced = assert_same_picture_in_every_frame(&mut s, deep, &cam);
+    // The billboard did turn: drawn as a plain group, the picture differs.
+    let mut plain_group = chain_scene().0;
+    let a = plain_group.find("a").unwrap();
+    let group = plain_group.add_group(a, "board").unwrap();
+    plain_group
+        .set_translation(group, Vec3::new(0.6, -0.4, 0.0))
+        .unwrap();
+    let card = plain_group.add_geometry(group, "card", cube()).unwrap();
+    plain_group
+        .set_translation(card, Vec3::new(0.0, 0.0, 0.8))
+        .unwrap();
+    let (_, over) = compare(&faced, &render(&mut plain_group, &cam), 2);
+    assert!(over > 100, "only {over} pixels moved");
 }
 
 /// A unit cube 3 units in front of the eye, under root → a → b → c with scale 10⁻³ each
