@@ -239,6 +239,7 @@ mod window {
                     .map_err(|e| e.to_string())?;
                 v.scene.update(f64::from(time));
                 let camera = orbit.camera(aspect, radius).map_err(e)?;
+                v.imported.reinstance(&mut v.scene, &camera).map_err(e)?;
                 v.applied
                     .place_lights(&mut v.scene, &v.imported, &camera)
                     .map_err(e)?;

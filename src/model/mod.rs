@@ -142,7 +142,11 @@ impl LoadedModel {
         if let Some(bg) = background {
             scene.set_background(bg).map_err(|e| e.to_string())?;
         }
-        let rest_bound = framing::geometry_box(&scene).map_err(|e| e.to_string())?;
+        // The shape at rest, before controllers posed it (`Imported::rest_box`).
+        let rest_bound = match &imported.rest_box {
+            Some(b) => *b,
+            None => framing::geometry_box(&scene).map_err(|e| e.to_string())?,
+        };
         Ok(LoadedModel {
             scene,
             imported,
@@ -153,7 +157,7 @@ impl LoadedModel {
 
     /// Draws the frame at time `t` (seconds) into `renderer` (whose size is the image's):
     /// animations sampled and the scene updated at `t`, the camera chosen by `view`
-    /// ([`choose_camera`]), the lights placed for that camera.
+    /// ([`choose_camera`]), instance trees re-instanced and the lights placed for that camera.
     ///
     /// # Errors
     /// A one-line message (time not finite, no valid camera, renderer failure).
@@ -178,6 +182,10 @@ impl LoadedModel {
             width,
             height,
         )?;
+        // Instance trees follow the camera drawn from, not the one the file was loaded for.
+        self.imported
+            .reinstance(&mut self.scene, &camera)
+            .map_err(|e| e.to_string())?;
         self.applied
             .place_lights(&mut self.scene, &self.imported, &camera)
             .map_err(|e| e.to_string())?;

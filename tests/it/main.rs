@@ -10,6 +10,7 @@ mod cli_clip;
 mod cli_common;
 mod cli_render;
 mod cli_scene;
+mod cli_worlds;
 mod conform;
 #[cfg(feature = "wgpu")]
 mod conform_wgpu;

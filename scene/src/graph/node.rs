@@ -95,6 +95,9 @@ pub(crate) struct Geometry {
     /// The world transform is the identity whatever the ancestors (a skinned leaf, whose
     /// mesh a controller computes in world space).
     pub(crate) world_identity: bool,
+    /// A skinned leaf's mesh as it was when its skin was attached (a glTF's bind pose): what a
+    /// save writes, so that a reloaded file starts from (and frames) the same shape.
+    pub(crate) rest: Option<Arc<Mesh>>,
 }
 
 /// A switch's data: the active child.

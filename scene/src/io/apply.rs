@@ -183,7 +183,13 @@ impl ImportedScene {
     pub fn default_camera(&self, aspect: f32) -> Result<Camera, SceneError> {
         match self.imported.cameras.first() {
             Some(c) => c.to_camera(&self.scene, aspect),
-            None => frame_bound(&geometry_box(&self.scene)?, DEFAULT_FOV_Y, aspect),
+            None => {
+                let rest = match &self.imported.rest_box {
+                    Some(b) => *b,
+                    None => geometry_box(&self.scene)?,
+                };
+                frame_bound(&rest, DEFAULT_FOV_Y, aspect)
+            }
         }
     }
 

@@ -236,6 +236,15 @@ pub struct Imported {
     /// [`ImportOptions::max_geometry_bytes`](super::ImportOptions::max_geometry_bytes): glTF
     /// accessor data as 4-byte components, OBJ's parsed arrays.
     pub geometry_bytes: u64,
+    /// A scene file's `instance` nodes, expanded at load for their camera; call
+    /// [`Imported::reinstance`] with the camera a frame is drawn from (as `plumb render`
+    /// does) so the instance trees follow it.
+    pub instancings: Vec<crate::passes::instancing::Instancing>,
+    /// The box of every vertex with the scene **at rest** — nodes at their file transforms,
+    /// controllers not yet run ([`Scene::update_at_rest`]) — which frames a camera-less file
+    /// ([`ImportedScene::default_camera`](super::ImportedScene::default_camera), `plumb
+    /// render`); set by [`load`](super::load).
+    pub rest_box: Option<crate::values::bound::Bound>,
 }
 
 /// Where a scene light added by [`apply`](super::apply()) comes from.
@@ -265,6 +274,24 @@ pub struct Applied {
 }
 
 impl Imported {
+    /// Brings every instance tree up to date for `camera` (in the reference node's frame, as
+    /// [`Scene::draw`](crate::Scene::draw) takes it): instances that became relevant are
+    /// expanded, those that are no longer collapsed (see
+    /// [`instancing`](crate::passes::instancing)). A camera that has not moved changes nothing.
+    ///
+    /// # Errors
+    /// As [`Scene::camera_in_frame`] and [`Instancing::update`](crate::passes::instancing::Instancing::update).
+    pub fn reinstance(&mut self, scene: &mut Scene, camera: &Camera) -> Result<(), SceneError> {
+        if self.instancings.is_empty() {
+            return Ok(());
+        }
+        let world = scene.camera_in_frame(camera, scene.reference_node(), None)?;
+        for inst in &mut self.instancings {
+            inst.update(scene, &world)?;
+        }
+        Ok(())
+    }
+
     /// The material of a geometry node.
     pub fn material(&self, node: NodeId) -> Option<&ImportedMaterial> {
         self.materials.get(&node).map(|m| m.as_ref())

@@ -142,7 +142,8 @@ use crate::graph::Scene;
 /// are mapped onto render state by [`apply()`] (the record goes to [`Imported::applied`]),
 /// the default light rig is added only when neither the imported files nor the scene file
 /// have any light, and the lights are placed for [`ImportedScene::default_camera`]. The scene
-/// is updated at time 0, so drawing it from that camera gives `plumb render`'s image of the
+/// is updated at time 0 (after the default camera, lights and [`Imported::rest_box`] were taken
+/// from it at rest, its controllers not yet run), so drawing it from that camera gives `plumb render`'s image of the
 /// file (at `--time 0`, for a file without animations; sample those with
 /// [`apply_animations`], then call [`ImportedScene::place_lights`]).
 ///
@@ -161,7 +162,7 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     let mut loaded = if is_json {
-        json::load(path, &options.clamped())?
+        json::load_posed(path, &options.clamped(), json::build::Pose::Rest)?
     } else {
         let mut scene = Scene::new();
         let root = scene.root();
@@ -180,12 +181,26 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
             }))
         })?;
         scene.set_max_clear_pixels(Some(options.budget.max_clear_pixels));
-        scene.update(0.0);
+        scene.update_at_rest();
         ImportedScene { scene, imported }
     };
+    // Both paths leave the scene at rest here (nodes at their file transforms): a glTF's
+    // animations are no controllers, and a scene file is built at rest. Default lights are
+    // placed, and a camera-less file is framed, from that shape, so a converted file frames
+    // and lights as its source.
     if let Some(apply_options) = &options.apply {
         apply::finish_load(&mut loaded, path, apply_options)?;
-        loaded.scene.update(0.0);
+        loaded.scene.update_at_rest();
     }
+    loaded.imported.rest_box =
+        Some(
+            framing::geometry_box(&loaded.scene).map_err(|e| IoError::Scene {
+                file: path.to_owned(),
+                context: "the scene at rest".to_owned(),
+                source: e,
+            })?,
+        );
+    // Then posed at time 0 by its controllers, as before.
+    loaded.scene.update(0.0);
     Ok(loaded)
 }

@@ -55,6 +55,7 @@ fn leaf(mesh: Arc<Mesh>) -> NodeData {
     NodeData::Geometry(Geometry {
         mesh,
         world_identity: false,
+        rest: None,
     })
 }
 
@@ -115,7 +116,10 @@ impl Scene {
     pub(crate) fn pin_world_identity(&mut self, id: NodeId) -> Result<(), SceneError> {
         let n = self.node_mut(id)?;
         match &mut n.data {
-            NodeData::Geometry(g) => g.world_identity = true,
+            NodeData::Geometry(g) => {
+                g.world_identity = true;
+                g.rest.get_or_insert_with(|| Arc::clone(&g.mesh));
+            }
             _ => return Err(SceneError::NotAGeometry(n.name.clone())),
         }
         self.nodes.mark(id, Dirty::TRANSFORM);

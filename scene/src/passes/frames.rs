@@ -400,6 +400,7 @@ impl Scene {
                 Visit::Leaf(Geometry {
                     mesh,
                     world_identity,
+                    ..
                 }) => {
                     let m = if *world_identity { frame_from_world } else { m };
                     let k = layers[layer].k;

@@ -89,13 +89,27 @@ impl Scene {
         self.update_at(time, true)
     }
 
+    /// The scene **at rest**: like [`Scene::update`] at time 0, but the controllers that move
+    /// nodes (transform controllers and IK) do not run, so every node keeps the transform it
+    /// was given; particle systems and mesh controllers (skins, morphs) run, on that pose.
+    /// This is the state an import is in when loaded (a glTF's animations only pose it when
+    /// drawn), and what a scene file is loaded to, so that a converted file starts, and is
+    /// framed, as its source.
+    pub fn update_at_rest(&mut self) -> UpdateStats {
+        self.update_with(0.0, false, false)
+    }
+
     fn update_at(&mut self, time: f64, full: bool) -> UpdateStats {
-        let mut stats = UpdateStats {
-            controllers: self.run_controllers(time),
-            ..UpdateStats::default()
-        };
-        if !self.ik_controllers.is_empty() {
-            stats.controllers += self.run_ik_controllers();
+        self.update_with(time, full, true)
+    }
+
+    fn update_with(&mut self, time: f64, full: bool, move_nodes: bool) -> UpdateStats {
+        let mut stats = UpdateStats::default();
+        if move_nodes {
+            stats.controllers = self.run_controllers(time);
+            if !self.ik_controllers.is_empty() {
+                stats.controllers += self.run_ik_controllers();
+            }
         }
         if !self.particle_systems.is_empty() {
             stats.controllers += self.run_particle_controllers(time);

@@ -646,10 +646,7 @@ fn assert_same_picture_in_every_frame(s: &mut Scene, deep: NodeId, cam: &Camera)
     s.set_depth_layers(None).unwrap();
     for (name, img) in [("root", &at_root), ("deep", &at_deep), ("layers", &layered)] {
         let (max, over) = compare(&plain, img, 2);
-        assert!(
-            over <= 16,
-            "{name}: {over} pixels differ (max {max})"
-        );
+        assert!(over <= 16, "{name}: {over} pixels differ (max {max})");
     }
     plain
 }

@@ -53,7 +53,17 @@ pub fn build(
     path: &Path,
     options: &ImportOptions,
 ) -> Result<ImportedScene, IoError> {
-    build_located(doc, path, options, &Locations::default())
+    build_located(doc, path, options, &Locations::default(), Pose::TimeZero)
+}
+
+/// The state a built scene is left in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pose {
+    /// Updated at time 0, controllers run (what [`build`] and [`load`](super::load) give).
+    TimeZero,
+    /// At rest: nodes at their document transforms ([`Scene::update_at_rest`]), what
+    /// [`io::load`](crate::io::load) starts from.
+    Rest,
 }
 
 /// [`build`] with the positions of the document's objects, for errors with line and column.
@@ -62,6 +72,7 @@ pub(super) fn build_located(
     path: &Path,
     options: &ImportOptions,
     locations: &Locations,
+    pose: Pose,
 ) -> Result<ImportedScene, IoError> {
     // A document made in code has not been through `parse`: bound the recursion below.
     super::limits::check_tree(path, &doc.root)?;
@@ -213,7 +224,14 @@ pub(super) fn build_located(
     budget::drawn_over(&scene, &options.budget)
         .map_err(|(context, item, over)| ctx.over(&context, item, over))?;
     scene.set_max_clear_pixels(Some(options.budget.max_clear_pixels));
-    scene.update(0.0);
+    match pose {
+        Pose::TimeZero => {
+            scene.update(0.0);
+        }
+        Pose::Rest => {
+            scene.update_at_rest();
+        }
+    }
     Ok(ImportedScene {
         scene,
         imported: ctx.imported,
@@ -291,7 +309,12 @@ fn screen_polygon(
     Ok(polygon)
 }
 
-/// A camera from its document (`aspect` used for perspective cameras).
+/// How far a camera's `axes` may be from the frame its `eye`, `target` and `up` give, per
+/// component, and still be used (a saved frame is within an ulp or two; an edit is not).
+const CAMERA_AXES_AGREE: f32 = 1e-4;
+
+/// A camera from its document (`aspect` used for perspective cameras; the exact `axes` when
+/// they agree with `eye`, `target` and `up`).
 fn camera(c: &CameraDoc, aspect: f32) -> Result<Camera, SceneError> {
     let (near, far) = (c.near.get(), c.far.get());
     let mut cam = match c.projection {
@@ -304,6 +327,15 @@ fn camera(c: &CameraDoc, aspect: f32) -> Result<Camera, SceneError> {
         }
     };
     cam.look_at(v3(&c.eye), v3(&c.target), v3(&c.up))?;
+    if let Some([x, y, z]) = &c.axes {
+        let exact = Mat3::from_cols(v3(x), v3(y), v3(z));
+        let looked = Mat3::from_cols(cam.right(), cam.up(), -cam.direction());
+        let agree =
+            (0..3).all(|i| (exact.col(i) - looked.col(i)).abs().max_element() <= CAMERA_AXES_AGREE);
+        if agree {
+            cam.set_axes(cam.location(), exact)?;
+        }
+    }
     let (viewport, (near_depth, far_depth)) = camera_view(c)?;
     cam.set_viewport(viewport);
     cam.set_depth_range(near_depth, far_depth)?;
@@ -773,7 +805,10 @@ fn import(
         extensions,
         variants: _,
         geometry_bytes: _,
+        instancings,
+        rest_box: _,
     } = imported;
+    ctx.imported.instancings.extend(instancings);
     ctx.imported.extensions.extend(extensions);
     ctx.imported.materials.extend(materials);
     ctx.imported.cameras.extend(cameras);

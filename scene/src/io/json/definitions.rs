@@ -16,6 +16,7 @@ use crate::values::transform::Transform;
 
 /// Builds the `definitions`, sets the reference node and layered depth, flags the nodes that
 /// share depth and instances every `instance` node with its camera — once every node exists.
+/// The instancings are kept in `ctx.imported` so that a draw can re-instance for its camera.
 /// `mesh` and `transform` build a document mesh and transform as nodes' are built.
 pub(super) fn apply(
     scene: &mut Scene,
@@ -67,7 +68,8 @@ pub(super) fn apply(
             let Some(defs) = &defs else {
                 return Err(ctx.invalid(&path, "an \"instance\" needs a \"definitions\" section"));
             };
-            instance(scene, ctx, doc, defs, id, d, inst, &path)?;
+            let instancing = instance(scene, ctx, doc, defs, id, d, inst, &path)?;
+            ctx.imported.instancings.push(instancing);
         }
     }
     Ok(())
@@ -139,7 +141,7 @@ fn instance(
     d: &NodeDoc,
     inst: &InstanceDoc,
     path: &str,
-) -> Result<(), IoError> {
+) -> Result<Instancing, IoError> {
     let kind = scene.kind(id).map_err(ctx.scene_err(path))?;
     if kind.is_leaf() || kind.is_switch() || !d.children.is_empty() || d.import.is_some() {
         return Err(ctx.invalid(
@@ -186,5 +188,5 @@ fn instance(
     let mut instancing =
         Instancing::with_root(scene, id, Arc::clone(defs), symbol, options).map_err(&err)?;
     instancing.update(scene, &world_camera).map_err(&err)?;
-    Ok(())
+    Ok(instancing)
 }

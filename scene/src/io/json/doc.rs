@@ -838,6 +838,13 @@ pub struct CameraDoc {
     pub target: Real3,
     /// Up direction (default +y).
     pub up: Real3,
+    /// The exact frame, as `plumb convert` and the saver write it: the unit right, up and
+    /// backward axes (the columns of the camera node's rotation). `look_at(eye, target, up)`
+    /// rounds, so this lets a saved camera reload bit for bit. Used only while it is the
+    /// frame `eye`, `target` and `up` describe (each component within 10⁻⁴); after an edit
+    /// of `target` or `up` they take over. It must be a rotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub axes: Option<[Real3; 3]>,
     /// The part of the image it draws to, `[x, y, width, height]` as fractions of the image,
     /// origin top-left, y down (default: the whole image `[0, 0, 1, 1]`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -849,14 +856,6 @@ pub struct CameraDoc {
 
 /// The document form of a camera's viewport and depth range (engine → doc; `build` maps
 /// back): each left out (`None`) when it is the default.
-// The engine → doc half, for the scene saver (issue 14); tested below.
-#[cfg_attr(
-    not(test),
-    allow(
-        dead_code,
-        reason = "the engine → doc half, for the scene saver (issue 14)"
-    )
-)]
 pub(crate) fn camera_view_doc(
     viewport: crate::values::camera::CameraViewport,
     depth_range: (f32, f32),
@@ -883,6 +882,7 @@ impl Default for CameraDoc {
             eye: r3(0.0, 0.0, 5.0),
             target: r3(0.0, 0.0, 0.0),
             up: r3(0.0, 1.0, 0.0),
+            axes: None,
             viewport: None,
             depth_range: None,
         }
@@ -1386,7 +1386,8 @@ pub struct InstanceDoc {
     /// Seed of the random production choices (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
-    /// The camera instanced for (default the file's first camera).
+    /// The camera instanced for at load (default the file's first camera); `plumb render`
+    /// re-instances for the camera it draws from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub camera: Option<String>,
     /// The target size the area is measured in (default `[256, 256]`).

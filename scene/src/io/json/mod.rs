@@ -28,7 +28,7 @@
 //! ([`IoError::Budget`], naming the object and the flag that raises the budget; see
 //! [`crate::io::budget`]).
 
-mod build;
+pub(crate) mod build;
 mod clod;
 mod collisions;
 mod ctx;
@@ -160,7 +160,16 @@ pub fn save(doc: &SceneDoc) -> String {
 /// # Errors
 /// Everything [`read`] and [`build`] return.
 pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoError> {
+    load_posed(path, options, build::Pose::TimeZero)
+}
+
+/// [`load`], leaving the scene in `pose`.
+pub(crate) fn load_posed(
+    path: &Path,
+    options: &ImportOptions,
+    pose: build::Pose,
+) -> Result<ImportedScene, IoError> {
     let text = read_text(path, options)?;
     let doc = parse(path, &text)?;
-    build::build_located(&doc, path, options, &locate::locate(&text))
+    build::build_located(&doc, path, options, &locate::locate(&text), pose)
 }

@@ -326,24 +326,23 @@ impl Saver<'_> {
 
     fn camera(&self, cam: &crate::io::ImportedCamera) -> Result<CameraDoc, IoError> {
         let context = format!("camera '{}'", cam.name);
-        let world = self
-            .scene
-            .world_transform(cam.node)
+        // The frame `plumb render` uses (`ImportedCamera::to_camera`), written twice: as
+        // `eye`, `target` and `up` for people, and exactly as `axes`, which the loader takes
+        // while they agree (so the camera reloads bit for bit, and saving again gives the same
+        // file).
+        let frame = cam
+            .to_camera(self.scene, 1.0)
             .map_err(self.scene_err(&context))?;
-        let m = world.matrix();
-        let eye = world.translation();
-        let forward = -m.z_axis.normalize_or_zero();
-        let up = m.y_axis.normalize_or_zero();
-        if forward == Vec3::ZERO || up == Vec3::ZERO {
-            return Err(self.invalid(&context, "its node's world frame is degenerate".into()));
-        }
+        let (eye, dir) = (frame.location(), frame.direction());
         let mut doc = CameraDoc {
             name: cam.name.clone(),
             eye: r3(eye),
-            target: r3(eye + forward),
-            up: r3(up),
+            target: r3(eye + dir),
+            up: r3(frame.up()),
+            axes: Some([r3(frame.right()), r3(frame.up()), r3(-dir)]),
             ..CameraDoc::default()
         };
+        (doc.viewport, doc.depth_range) = camera_view_doc(cam.viewport, cam.depth_range);
         match cam.projection {
             CameraProjection::Perspective {
                 yfov,

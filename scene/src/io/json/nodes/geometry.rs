@@ -12,6 +12,7 @@ use crate::values::transform::Transform;
 
 use super::cx::SaveCx;
 
+use crate::graph::node::NodeData;
 use crate::graph::{NodeId, Scene};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
@@ -195,7 +196,11 @@ pub(super) fn save(cx: &SaveCx, id: NodeId, path: &str, doc: &mut NodeDoc) -> Re
         }));
     } else {
         let mesh: &Mesh = scene.mesh(id).map_err(&err)?;
-        let mesh = match skinned_rest(scene, id, mesh) {
+        let attached = match &scene.node(id).map_err(&err)?.data {
+            NodeData::Geometry(g) => g.rest.as_deref().cloned(),
+            _ => None,
+        };
+        let mesh = match attached.or_else(|| skinned_rest(scene, id, mesh)) {
             Some(m) => m,
             None => point_rest(scene, id, mesh)
                 .map_err(|f| cx.unsupported(path, f))?
