@@ -37,8 +37,12 @@
 //!
 //! With [`Scene::set_depth_layers`]`(Some(step))` (`0 < step < 1`) the frame is drawn in
 //! depth **layers** (S3 L82–86): walking the tree, a node whose scale relative to the frame of
-//! its current layer has dropped below `step` starts a new layer — unless its parent is
-//! flagged to share depth with its children ([`Scene::set_share_depth`]). A layer started
+//! its current layer has dropped below `step` **and whose world bound contains the eye**
+//! starts a new layer — the seed starts one "every time we enter a child that also contains
+//! the camera" — unless its parent is flagged to share depth with its children
+//! ([`Scene::set_share_depth`]). A small node the eye is outside of stays in its parent's
+//! layer (so a wall in front of it still hides it, and a small far moon is not pushed past
+//! the far plane by its layer's scale). A layer started
 //! at a node of accumulated scale `s` is drawn **scaled about the eye by `1/s`**: a uniform
 //! scale about the centre of projection changes no pixel position, only depths, so the
 //! camera's near and far distances apply in the layer's own units (a layer of scale 10⁻⁶ sees
@@ -48,8 +52,8 @@
 //! each layer after a full depth clear
 //! ([`Renderer::clear_region`](crate::Renderer::clear_region) with
 //! [`ClearRegion::DEPTH`](crate::ClearRegion::DEPTH)). As in the seed, a smaller layer is drawn
-//! over everything larger, so this suits scenes where the small things are the near ones;
-//! siblings whose boxes overlap should share depth with their parent.
+//! over everything larger: the layers nest along the camera's path, each inside the one
+//! before; siblings whose boxes overlap should share depth with their parent.
 //!
 //! # What this path draws
 //!
@@ -69,6 +73,7 @@ use glam::{DMat3, DMat4, DVec3, Mat4};
 
 use crate::graph::node::{Culling, Geometry, NodeData, Visit};
 use crate::graph::{NodeId, Scene};
+use crate::values::bound::Bound;
 use crate::values::camera::{Camera, Projection};
 use crate::values::error::SceneError;
 use crate::values::light::SceneLight;
@@ -352,6 +357,8 @@ impl Scene {
         let eye = camera.location().as_dvec3();
         let planes = camera.frustum_planes();
         let step = self.depth_layers;
+        // The eye in world space, where the nodes' bounds are kept.
+        let world_eye = frame_from_world.inverse().transform_point3(eye);
 
         struct Layer {
             depth: usize,
@@ -384,7 +391,10 @@ impl Scene {
             let test = test && node.cull != Culling::Never;
             if let (Some(step), Some(parent)) = (step, node.parent) {
                 let s = linear_norm(&m);
-                if s < start * step && !self.shared_depth.contains(&parent) {
+                if s < start * step
+                    && !self.shared_depth.contains(&parent)
+                    && bound_holds(&node.world_bound, world_eye)
+                {
                     order += 1;
                     layers.push(Layer {
                         depth,
@@ -544,6 +554,16 @@ pub(crate) fn clip_planes_in_frame(
             .filter(|p| p.is_finite());
     }
     out
+}
+
+/// Whether the world-space bound `b` holds the point `p` (in `f64`, so a far or tiny bound is
+/// not rounded away): a layer starts only at a node that contains the eye.
+fn bound_holds(b: &Bound, p: DVec3) -> bool {
+    match *b {
+        Bound::Empty => false,
+        Bound::Sphere { center, radius } => (p - center.as_dvec3()).length() <= f64::from(radius),
+        Bound::Aabb { min, max } => p.cmpge(min.as_dvec3()).all() && p.cmple(max.as_dvec3()).all(),
+    }
 }
 
 /// A light carried into a relative frame: `frame_from_world`, then scaled by `k` about `eye`.

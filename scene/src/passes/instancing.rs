@@ -5,9 +5,9 @@
 //!
 //! # Which instances exist
 //!
-//! An instance is **relevant** for a camera when its symbol's bound (see
-//! [`definition`](crate::values::definition)), placed by the instance's world matrix (composed in
-//! `f64` from the instancing root's world transform and the definition's edge transforms), is
+//! An instance is **relevant** for a camera when its symbol's bound, placed by the instance's
+//! world matrix (composed in `f64` from the instancing root's world transform and the
+//! definition's edge transforms), is
 //!
 //! 1. not rejected by the frustum: the 8 projected corners are not all outside the same clip
 //!    plane (`x < −w`, `x > w`, `y < −w`, `y > w`, `z < 0`, `z > w`; the test is linear in
@@ -16,6 +16,14 @@
 //!    the 8 projected corners in pixels of [`InstanceOptions::resolution`] (the seed's upper
 //!    bound, S3 L57). A box with a corner at or behind the eye (`w ≤ 0`) is treated as
 //!    arbitrarily large — never divided by `w ≤ 0`.
+//!
+//! The bound is the instancing's own, taken when it is created
+//! ([`Definitions::bounds_within`] with [`InstanceOptions::max_depth`] levels): the box of
+//! everything an instance can place down to the depth cap — exact for the truncated expansion,
+//! so a cycle that contracts slowly (edge scale 0.97) or not at all (a translation chain) is
+//! never culled by a box that was still growing, as the definition's own 64-step box was.
+//! When that would take more than [`MAX_BOUND_WORK`] edge transforms, no bound is trusted and
+//! every instance counts as relevant (the caps below still stop it).
 //!
 //! A relevant instance above the depth cap has its children instanced: one leaf per model
 //! edge and one (childless) instance group per symbol edge of its production, in edge order;
@@ -29,7 +37,10 @@
 //! two hard caps always apply: instances at depth [`InstanceOptions::max_depth`] below the
 //! instancing root are never expanded, and an expansion that would take the instance tree
 //! past [`InstanceOptions::max_nodes`] scene nodes (or the scene's own [`Limits`](crate::Limits))
-//! is refused whole. Expansion is **breadth first**, so a node cap trims the deepest level
+//! is refused whole; so is one that would place a node whose world transform leaves `f32`'s
+//! range — an entry past [`MAX_INSTANCE_EXTENT`], or a scale that underflows — (a growing
+//! cycle: the levels that fit are drawn, [`Caps::range`]). Expansion is
+//! **breadth first**, so a node cap trims the deepest level
 //! first, and every update visits at most `max_nodes` instances: [`Instancing::update`] is
 //! O(`max_nodes`) whatever the definition.
 //!
@@ -70,6 +81,12 @@ pub const MAX_INSTANCE_NODES: usize = 1 << 22;
 pub const MAX_INSTANCE_DEPTH: usize = 4096;
 /// The largest [`InstanceOptions::resolution`] side accepted.
 pub const MAX_RESOLUTION: u32 = 1 << 15;
+/// The largest entry of an instance's world matrix (2⁶⁰): squared lengths of such
+/// coordinates (bounds, culling) still fit `f32`, which overflows near 2¹²⁸.
+pub const MAX_INSTANCE_EXTENT: f64 = 1_152_921_504_606_846_976.0;
+/// The most edge transforms [`Instancing::with_root`] spends on its bounds (levels × edges of
+/// the definition); past it the bounds are not trusted (see the [module docs](self)).
+pub const MAX_BOUND_WORK: usize = 1 << 22;
 
 /// How far instancing goes (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -149,12 +166,15 @@ pub struct Caps {
     pub nodes: bool,
     /// An expansion would have passed the scene's [`Limits`](crate::Limits).
     pub scene: bool,
+    /// An expansion would have placed a node whose world transform leaves the range an
+    /// instance may have ([`MAX_INSTANCE_EXTENT`]; a cycle that grows).
+    pub range: bool,
 }
 
 impl Caps {
     /// Whether any cap stopped the update.
     pub fn any(&self) -> bool {
-        self.depth || self.nodes || self.scene
+        self.depth || self.nodes || self.scene || self.range
     }
 }
 
@@ -209,6 +229,8 @@ pub struct Instancing {
     root: usize,
     total: usize,
     root_scene_depth: usize,
+    /// Per symbol, the box of its expansion down to the depth cap; `None`: not trusted.
+    bounds: Option<Vec<Option<(glam::DVec3, glam::DVec3)>>>,
 }
 
 impl Instancing {
@@ -275,7 +297,9 @@ impl Instancing {
         };
         let mut by_node = BTreeMap::new();
         by_node.insert(node, 0);
+        let bounds = defs.bounds_within(options.max_depth, MAX_BOUND_WORK);
         Ok(Instancing {
+            bounds,
             defs,
             options,
             insts: vec![Some(inst)],
@@ -378,7 +402,11 @@ impl Instancing {
 
     /// Whether an instance with world matrix `world` is relevant (see the module docs).
     fn relevant(&self, clip_from_world: &DMat4, world: &DMat4, symbol: usize) -> bool {
-        let Some(b) = self.defs.symbols().get(symbol).and_then(|s| s.bound) else {
+        let Some(bounds) = &self.bounds else {
+            // No bound is trusted: only the caps stop the expansion.
+            return true;
+        };
+        let Some(b) = bounds.get(symbol).copied().flatten() else {
             return false;
         };
         let m = *clip_from_world * *world;
@@ -472,7 +500,7 @@ impl Instancing {
                 if depth >= self.options.max_depth {
                     report.capped.depth = true;
                 } else if !expanded {
-                    report.created += self.expand(scene, i, &mut report.capped)?;
+                    report.created += self.expand(scene, i, &world, &mut report.capped)?;
                 }
             }
             for &c in &self.get(i).children {
@@ -526,6 +554,7 @@ impl Instancing {
         &mut self,
         scene: &mut Scene,
         i: usize,
+        world: &DMat4,
         capped: &mut Caps,
     ) -> Result<usize, SceneError> {
         let defs = Arc::clone(&self.defs);
@@ -552,6 +581,16 @@ impl Instancing {
             .iter()
             .map(|&c| self.get(c).edge)
             .collect();
+        // A growing cycle: the children would not be finite in `f32` (every update, draw and
+        // bound would fail), so this level is the last.
+        if prod
+            .edges
+            .iter()
+            .any(|e| !fits_f32(&(*world * to_dmat4(&e.transform))))
+        {
+            capped.range = true;
+            return Ok(0);
+        }
         let needed = prod.edges.len() - present.len().min(prod.edges.len());
         if self.total + needed > self.options.max_nodes {
             capped.nodes = true;
@@ -616,4 +655,21 @@ impl Instancing {
         self.total += created;
         Ok(created)
     }
+}
+
+/// Whether `m` can be an instance's world transform: every entry within
+/// ±[`MAX_INSTANCE_EXTENT`] and invertible once rounded to `f32` (what the scene composes).
+fn fits_f32(m: &DMat4) -> bool {
+    if !m
+        .to_cols_array()
+        .iter()
+        .all(|x| x.abs() <= MAX_INSTANCE_EXTENT)
+    {
+        return false;
+    }
+    let f = m.as_mat4();
+    // The determinant in `f64` of the `f32` entries: a scale that underflowed to 0 is caught,
+    // a large one whose cube passes `f32::MAX` is not refused.
+    let d = glam::DMat3::from_mat4(f.as_dmat4()).determinant();
+    d.is_finite() && d != 0.0
 }

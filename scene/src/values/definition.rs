@@ -27,8 +27,10 @@
 //! starting empty), iterating at most [`BOUND_ITERATIONS`] times. When every cycle contracts
 //! (the whole linear operator, not one axis — the digest's pitfall) the iteration converges
 //! and the boxes hold the expansion; a symbol whose box was still growing is reported by
-//! [`Definitions::is_contracting`] and keeps its last box — instancing then relies on its
-//! hard caps, which it always applies.
+//! [`Definitions::is_contracting`] and keeps its last box, which does **not** hold the
+//! expansion. Instancing therefore does not use these boxes: it takes its own from
+//! [`Definitions::bounds_within`], the same iteration run to its depth cap (the exact box of
+//! everything it can place), and applies its hard caps as well.
 //!
 //! # Errors
 //! [`Definitions::new`] checks everything up front and returns a
@@ -323,40 +325,92 @@ impl Definitions {
         }
     }
 
+    /// One step of the bound iteration, `B'(X) = ∪ₑ Mₑ·B(Yₑ)`: the new boxes and, per
+    /// symbol, whether its box grew (by more than 10⁻⁹ of its size).
+    fn bound_step(
+        &self,
+        bounds: &[Option<(DVec3, DVec3)>],
+    ) -> (Vec<Option<(DVec3, DVec3)>>, Vec<bool>) {
+        let mut next = bounds.to_vec();
+        let mut growing = vec![false; bounds.len()];
+        for (i, s) in self.symbols.iter().enumerate() {
+            let mut b: Option<(DVec3, DVec3)> = None;
+            for p in &s.productions {
+                for e in &p.edges {
+                    let child = match e.target {
+                        Target::Model(m) => Some(self.models[m].bound),
+                        Target::Symbol(j) => bounds[j],
+                    };
+                    if let Some(c) = child {
+                        b = Some(union(b, transform_box(&to_dmat4(&e.transform), c)));
+                    }
+                }
+            }
+            growing[i] = match (bounds[i], b) {
+                (None, Some(_)) => true,
+                (Some(old), Some(new)) => {
+                    let size = (old.1 - old.0).length().max(1e-300);
+                    (new.0 - old.0).length() + (new.1 - old.1).length() > 1e-9 * size
+                }
+                _ => false,
+            };
+            next[i] = b;
+        }
+        (next, growing)
+    }
+
+    /// Edge transforms one [`Definitions::bound_step`] applies.
+    fn edge_count(&self) -> usize {
+        self.symbols
+            .iter()
+            .flat_map(|s| &s.productions)
+            .map(|p| p.edges.len())
+            .sum()
+    }
+
+    /// A local box per symbol holding everything an instance of it places within `levels`
+    /// levels below it (instancing's depth cap): the bound iteration run `levels` times — each
+    /// step adds the models one level deeper, so this is the exact box of the truncated
+    /// expansion, however slowly (or not at all) the cycles contract — or until no box grows,
+    /// when it is the least fixed point, then widened by 10⁻⁶ of its size for the tail the
+    /// tolerance stops short of. `None` when that would take more than `max_work` edge
+    /// transforms (the caller then cannot trust a bound). A box may be infinite when a cycle
+    /// grows past `f64`'s range.
+    pub fn bounds_within(
+        &self,
+        levels: usize,
+        max_work: usize,
+    ) -> Option<Vec<Option<(DVec3, DVec3)>>> {
+        let per_step = self.edge_count().max(1);
+        let mut bounds: Vec<Option<(DVec3, DVec3)>> = vec![None; self.symbols.len()];
+        let mut work = 0usize;
+        for _ in 0..levels {
+            work = work.saturating_add(per_step);
+            if work > max_work {
+                return None;
+            }
+            let (next, growing) = self.bound_step(&bounds);
+            bounds = next;
+            if !growing.iter().any(|&g| g) {
+                for (lo, hi) in bounds.iter_mut().flatten() {
+                    let pad = DVec3::splat((*hi - *lo).length() * 1e-6);
+                    (*lo, *hi) = (*lo - pad, *hi + pad);
+                }
+                break;
+            }
+        }
+        Some(bounds)
+    }
+
     fn compute_bounds(&mut self) {
         let n = self.symbols.len();
         let mut bounds: Vec<Option<(DVec3, DVec3)>> = vec![None; n];
         let mut growing = vec![true; n];
         for _ in 0..BOUND_ITERATIONS {
-            let mut next = bounds.clone();
-            let mut any = false;
-            for (i, s) in self.symbols.iter().enumerate() {
-                let mut b: Option<(DVec3, DVec3)> = None;
-                for p in &s.productions {
-                    for e in &p.edges {
-                        let child = match e.target {
-                            Target::Model(m) => Some(self.models[m].bound),
-                            Target::Symbol(j) => bounds[j],
-                        };
-                        if let Some(c) = child {
-                            b = Some(union(b, transform_box(&to_dmat4(&e.transform), c)));
-                        }
-                    }
-                }
-                let grew = match (bounds[i], b) {
-                    (None, Some(_)) => true,
-                    (Some(old), Some(new)) => {
-                        let size = (old.1 - old.0).length().max(1e-300);
-                        (new.0 - old.0).length() + (new.1 - old.1).length() > 1e-9 * size
-                    }
-                    _ => false,
-                };
-                growing[i] = grew;
-                any |= grew;
-                next[i] = b;
-            }
+            let (next, grew) = self.bound_step(&bounds);
             bounds = next;
-            if !any {
+            growing = grew;
+            if !growing.iter().any(|&g| g) {
                 break;
             }
         }

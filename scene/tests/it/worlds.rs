@@ -194,6 +194,134 @@ fn non_contracting_cycles_stop_at_the_caps() {
     }
 }
 
+/// A one-symbol chain `S -> (Box, I), (S, step)` and the same cubes placed by hand, levels
+/// `0..levels`: cube `k` under the composed transform `stepᵏ`.
+fn chain_and_explicit(step: Transform, levels: usize) -> (Arc<Definitions>, Scene) {
+    let defs = Arc::new(
+        Definitions::new(
+            vec![("Box".into(), cube())],
+            vec![(
+                "S".into(),
+                vec![prod(vec![
+                    EdgeSpec::new("Box", Transform::IDENTITY),
+                    EdgeSpec::new("S", step),
+                ])],
+            )],
+        )
+        .unwrap(),
+    );
+    let mut explicit = Scene::new();
+    lit(&mut explicit, Vec4::new(0.8, 0.7, 0.3, 1.0));
+    let mut parent = explicit.root();
+    for _ in 0..levels {
+        let g = explicit.add_geometry(parent, "Box", cube()).unwrap();
+        explicit
+            .set_local_transform(g, Transform::IDENTITY)
+            .unwrap();
+        let next = explicit.add_group(parent, "S").unwrap();
+        explicit.set_local_transform(next, step).unwrap();
+        parent = next;
+    }
+    (defs, explicit)
+}
+
+/// Instances `defs` under a lit root and draws it at 128².
+fn instanced_image(defs: &Arc<Definitions>, o: InstanceOptions, cam: &Camera) -> RgbaImage {
+    let mut s = Scene::new();
+    lit(&mut s, Vec4::new(0.8, 0.7, 0.3, 1.0));
+    let root = s.root();
+    let mut inst = Instancing::new(&mut s, root, "inst", Arc::clone(defs), "S", o).unwrap();
+    inst.update(&mut s, cam).unwrap();
+    render(&mut s, cam)
+}
+
+/// Issue 31 #1: a chain contracting by 0.97 per level towards x = 10, seen from half a unit
+/// in front of its limit point (the view spans x ∈ [9.71, 10.29]). The levels there
+/// (k > 115, x_k = 10·(1 − 0.97ᵏ)) lie outside the box the definition's 64 bound steps
+/// reach (x ≤ 8.6), which culled the whole tree: nothing was drawn. The instancing's own
+/// bound (to the depth cap) draws what the explicit 250-level chain draws, but for the
+/// sub-pixel cubes below the area threshold.
+#[test]
+fn a_slowly_contracting_chain_is_drawn_near_its_limit() {
+    let step = ts(0.97, Vec3::new(0.3, 0.0, 0.0));
+    let (defs, mut explicit) = chain_and_explicit(step, 250);
+    assert!(!defs.is_contracting(0), "64 steps do not settle 0.97");
+    let cam = persp(
+        Vec3::new(10.0, 0.0, 0.5),
+        Vec3::new(10.0, 0.0, 0.0),
+        0.01,
+        50.0,
+    );
+    let mut o = opts(0.25);
+    o.max_depth = 250;
+    o.resolution = (128, 128);
+    let got = instanced_image(&defs, o, &cam);
+    let want = render(&mut explicit, &cam);
+    let (drawn_got, drawn_want) = (covered(&got), covered(&want));
+    let (_, over) = compare(&want, &got, 2);
+    assert!(
+        drawn_want > 150,
+        "the explicit chain covers {drawn_want} px"
+    );
+    assert!(
+        over * 20 <= drawn_want,
+        "{over} of {drawn_want} px differ ({drawn_got} drawn)"
+    );
+}
+
+/// Issue 31 #1: a translation-only chain (one unit per level, never contracting) seen from
+/// above x = 100: levels 97–103 are in view, within the depth cap of 128, but past the
+/// 64-step box (x ≤ 64.5). Same pixels as the explicit 128-level chain.
+#[test]
+fn a_translation_chain_is_drawn_far_out() {
+    let step = ts(1.0, Vec3::new(1.0, 0.0, 0.0));
+    let (defs, mut explicit) = chain_and_explicit(step, 128);
+    let cam = persp(
+        Vec3::new(100.0, 0.0, 5.0),
+        Vec3::new(100.0, 0.0, 0.0),
+        0.1,
+        50.0,
+    );
+    let mut o = opts(1.0);
+    o.max_depth = 128;
+    o.resolution = (128, 128);
+    let got = instanced_image(&defs, o, &cam);
+    let want = render(&mut explicit, &cam);
+    assert!(covered(&want) > 1000, "{} px", covered(&want));
+    let (max, over) = compare(&want, &got, 0);
+    assert_eq!(over, 0, "{over} px differ (max {max})");
+}
+
+/// Issue 31 #6: a cycle that doubles per level would leave `f32`'s range near level 127;
+/// the levels within `MAX_INSTANCE_EXTENT` (2⁶⁰) are instanced, the expansion stops there
+/// (`Caps::range`), and the scene draws (every frame failed with a non-finite transform).
+#[test]
+fn a_growing_cycle_draws_the_levels_that_fit() {
+    let step = ts(2.0, Vec3::new(1.0, 0.0, 0.0));
+    let (defs, _) = chain_and_explicit(step, 0);
+    let mut s = Scene::new();
+    lit(&mut s, Vec4::new(0.8, 0.7, 0.3, 1.0));
+    let root = s.root();
+    let mut o = opts(1.0);
+    o.max_depth = 1000;
+    let mut inst = Instancing::new(&mut s, root, "inst", Arc::clone(&defs), "S", o).unwrap();
+    let cam = persp(Vec3::new(0.0, 0.0, 6.0), Vec3::ZERO, 0.1, 100.0);
+    let r = inst.update(&mut s, &cam).unwrap();
+    assert!(r.capped.range && !r.capped.depth, "{:?}", r.capped);
+    // Level k sits at scale 2ᵏ and x = 2ᵏ − 1: level 59's child (x = 2⁶⁰ − 1 + 1 = 2⁶⁰,
+    // scale 2⁶⁰) still fits, level 60's would not. Levels 0..=59 expand: 2 nodes each, plus
+    // the root.
+    assert_eq!(r.total, 1 + 2 * 60);
+    let img = render(&mut s, &cam);
+    assert!(
+        covered(&img) > 100,
+        "{} px, {} nodes, visible {:?}",
+        covered(&img),
+        r.total,
+        s.cull(&cam).stats()
+    );
+}
+
 #[test]
 fn the_camera_at_the_fixed_point_still_terminates() {
     // `Chain -> (Box, I), (Chain, S(½))` with the eye at the fixed point (the centre) inside
@@ -773,7 +901,67 @@ fn layered_scene() -> (Scene, NodeId, NodeId) {
         GlobalState::Material(MaterialState::matte(Vec4::new(1.0, 0.1, 0.1, 1.0))),
     )
     .unwrap();
+    // A layer starts only at a node that contains the eye: `small` is a cabin around it, with
+    // a wall 0.05 behind the eye (out of view).
+    let wall = s.add_geometry(small, "cabin_wall", cube()).unwrap();
+    s.set_local_transform(wall, ts(2e4, Vec3::new(0.0, 0.0, 1e5)))
+        .unwrap();
     (s, small, object)
+}
+
+/// Issue 31 #3: a layer starts only at a node that contains the eye. Each scene is drawn with
+/// and without depth layers (step 0.01); where no node holds the eye the two must agree
+/// (edges only: the layered path composes in `f64`).
+fn same_with_and_without_layers(s: &mut Scene, cam: &Camera) -> (usize, usize) {
+    let plain = render(s, cam);
+    s.set_depth_layers(Some(0.01)).unwrap();
+    let layered = render(s, cam);
+    s.set_depth_layers(None).unwrap();
+    let (_, over) = compare(&plain, &layered, 2);
+    (covered(&plain), over)
+}
+
+/// A wall 2 units in front of the eye hides a small cube (a node of scale 10⁻³) 4 units out.
+/// The cube's node started a layer, drawn after a depth clear: it showed through the wall.
+#[test]
+fn a_small_node_behind_a_wall_stays_hidden() {
+    let mut s = Scene::new();
+    lit(&mut s, Vec4::new(0.6, 0.6, 0.6, 1.0));
+    let wall = s.add_geometry(s.root(), "wall", cube()).unwrap();
+    s.set_local_transform(wall, ts(4.0, Vec3::new(0.0, 0.0, -4.0)))
+        .unwrap();
+    let tiny = s.add_group(s.root(), "tiny").unwrap();
+    s.set_local_transform(tiny, ts(1e-3, Vec3::new(0.0, 0.0, -8.0)))
+        .unwrap();
+    let c = s.add_geometry(tiny, "cube", cube()).unwrap();
+    s.set_uniform_scale(c, 600.0).unwrap();
+    s.set_global_state(
+        c,
+        GlobalState::Material(MaterialState::matte(Vec4::new(1.0, 0.0, 0.0, 1.0))),
+    )
+    .unwrap();
+    // Far 10⁵: the cube's layer (×1000 about the eye) puts it 8000 out, still in view.
+    let cam = persp(Vec3::ZERO, Vec3::new(0.0, 0.0, -1.0), 0.1, 1e5);
+    let (drawn, over) = same_with_and_without_layers(&mut s, &cam);
+    assert!(drawn > 1000, "{drawn} px");
+    assert!(over <= 16, "{over} px differ");
+}
+
+/// A moon (radius 10 world units) 50 units out under a node of scale 10⁻⁴. As a layer of
+/// its own it was drawn scaled 10⁴ about the eye, past the far plane (100): it vanished.
+#[test]
+fn a_far_moon_in_a_small_frame_stays_in_view() {
+    let mut s = Scene::new();
+    lit(&mut s, Vec4::new(0.9, 0.9, 0.8, 1.0));
+    let frame = s.add_group(s.root(), "moon_frame").unwrap();
+    s.set_local_transform(frame, ts(1e-4, Vec3::new(0.0, 0.0, -50.0)))
+        .unwrap();
+    let moon = Arc::new(plumb_scene::shapes::sphere(1e5, 16, 24).unwrap());
+    s.add_geometry(frame, "moon", moon).unwrap();
+    let cam = persp(Vec3::ZERO, Vec3::new(0.0, 0.0, -1.0), 0.1, 100.0);
+    let (drawn, over) = same_with_and_without_layers(&mut s, &cam);
+    assert!(drawn > 1000, "{drawn} px");
+    assert!(over <= 16, "{over} px differ");
 }
 
 #[test]
