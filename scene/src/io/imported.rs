@@ -209,6 +209,15 @@ impl ExtensionUse {
     }
 }
 
+/// A scene file's `instance` node: its instance tree and the camera the file named for it.
+#[derive(Debug, Clone)]
+pub struct SceneInstancing {
+    /// The instance tree (its root is the `instance` node).
+    pub instancing: crate::passes::instancing::Instancing,
+    /// The camera the file instanced it for, when it named one (else the first camera).
+    pub camera: Option<String>,
+}
+
 /// Everything an import adds to a scene besides the nodes themselves.
 #[derive(Debug, Clone, Default)]
 pub struct Imported {
@@ -238,8 +247,9 @@ pub struct Imported {
     pub geometry_bytes: u64,
     /// A scene file's `instance` nodes, expanded at load for their camera; call
     /// [`Imported::reinstance`] with the camera a frame is drawn from (as `plumb render`
-    /// does) so the instance trees follow it.
-    pub instancings: Vec<crate::passes::instancing::Instancing>,
+    /// does) so the instance trees follow it. The saver writes them back as `instance`
+    /// nodes and `definitions`, not as their expanded trees.
+    pub instancings: Vec<SceneInstancing>,
     /// The box of every vertex with the scene **at rest** — nodes at their file transforms,
     /// controllers not yet run ([`Scene::update_at_rest`]) — which frames a camera-less file
     /// ([`ImportedScene::default_camera`](super::ImportedScene::default_camera), `plumb
@@ -287,7 +297,7 @@ impl Imported {
         }
         let world = scene.camera_in_frame(camera, scene.reference_node(), None)?;
         for inst in &mut self.instancings {
-            inst.update(scene, &world)?;
+            inst.instancing.update(scene, &world)?;
         }
         Ok(())
     }

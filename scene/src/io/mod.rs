@@ -115,7 +115,7 @@ pub use framing::frame_bound;
 pub use import::{import, Format};
 pub use imported::{
     CameraProjection, ExtensionUse, Handling, Imported, ImportedCamera, ImportedLight,
-    ImportedLightKind, ImportedScene,
+    ImportedLightKind, ImportedScene, SceneInstancing,
 };
 
 /// Former name of [`ImportedLightKind`] (plumb-raster's `light::LightKind` is another concept).

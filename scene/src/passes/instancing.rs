@@ -311,6 +311,11 @@ impl Instancing {
         })
     }
 
+    /// The symbol instanced at the root.
+    pub fn symbol(&self) -> usize {
+        self.get(self.root).symbol
+    }
+
     /// The instancing root node.
     pub fn root(&self) -> NodeId {
         self.get(self.root).node

@@ -69,7 +69,12 @@ pub(super) fn apply(
                 return Err(ctx.invalid(&path, "an \"instance\" needs a \"definitions\" section"));
             };
             let instancing = instance(scene, ctx, doc, defs, id, d, inst, &path)?;
-            ctx.imported.instancings.push(instancing);
+            ctx.imported
+                .instancings
+                .push(crate::io::imported::SceneInstancing {
+                    instancing,
+                    camera: inst.camera.clone(),
+                });
         }
     }
     Ok(())

@@ -59,6 +59,7 @@ use crate::io::error::IoError;
 use crate::io::gltf::ClipMorph;
 use crate::io::imported::{CameraProjection, Imported};
 use crate::values::controller::{ControllerTiming, MeshController, RepeatType};
+use crate::values::definition::Target;
 use crate::values::effect::{Effect, TexCoords, TextureStage};
 use crate::values::ik::{IkController, DEFAULT_IK_ITERATIONS};
 use crate::values::light::{LightId, LightType, SceneLight};
@@ -111,6 +112,7 @@ pub fn save_scene(
         light_names: Vec::new(),
         animations: Vec::new(),
         locals: Vec::new(),
+        instances: Vec::new(),
     };
     for id in scene.preorder(scene.root()).map_err(s.scene_err("root"))? {
         if let Ok(name) = scene.name(id) {
@@ -185,6 +187,9 @@ pub fn save_scene(
             }
         }
     }
+    if let Some(imp) = imported {
+        doc.definitions = s.definitions(&imp.instancings)?;
+    }
     doc.root = s.node(scene.root(), "root", &skip)?;
     for (i, c) in scene.ik_controllers.iter().enumerate() {
         let ik = s.ik(c, &format!("IK controller {i}"))?;
@@ -243,6 +248,8 @@ struct Saver<'a> {
     /// Local transforms written instead of the current ones: IK joints at the pose their
     /// last solve started from.
     locals: Vec<(NodeId, Transform)>,
+    /// Instancing roots and the `instance` each is written as (its expanded tree is not).
+    instances: Vec<(NodeId, InstanceDoc)>,
 }
 
 impl Saver<'_> {
@@ -322,6 +329,92 @@ impl Saver<'_> {
             position: r3(l.position),
             direction: r3(l.direction),
         })
+    }
+
+    /// The `definitions` of the scene's instancings (all of one definition graph), and the
+    /// `instance` each root is written as; `None` without instancings.
+    fn definitions(
+        &mut self,
+        instancings: &[crate::io::imported::SceneInstancing],
+    ) -> Result<Option<DefinitionsDoc>, IoError> {
+        let Some(first) = instancings.first() else {
+            return Ok(None);
+        };
+        let defs = first.instancing.definitions();
+        if instancings
+            .iter()
+            .any(|i| !Arc::ptr_eq(i.instancing.definitions(), defs))
+        {
+            return Err(self.unsupported(
+                "definitions",
+                "instancings of more than one definition graph",
+            ));
+        }
+        let exact = |x: f64| {
+            let f = x as f32;
+            (f64::from(f).to_bits() == x.to_bits()).then(|| re(f))
+        };
+        let name = |t: Target| match t {
+            Target::Model(m) => defs.models()[m].name.clone(),
+            Target::Symbol(s) => defs.symbols()[s].name.clone(),
+        };
+        let mut symbols = Vec::new();
+        for s in defs.symbols() {
+            let mut productions = Vec::new();
+            for p in &s.productions {
+                productions.push(ProductionDoc {
+                    weight: if p.weight == 1.0 {
+                        None
+                    } else {
+                        Some(exact(p.weight).ok_or_else(|| {
+                            self.unsupported(
+                                "definitions",
+                                "production weights that are not 32-bit floats",
+                            )
+                        })?)
+                    },
+                    edges: p
+                        .edges
+                        .iter()
+                        .map(|e| EdgeDoc {
+                            to: name(e.target),
+                            transform: transform_doc(&e.transform),
+                        })
+                        .collect(),
+                });
+            }
+            symbols.push(SymbolDoc {
+                name: s.name.clone(),
+                productions,
+            });
+        }
+        for i in instancings {
+            let o = i.instancing.options();
+            let doc = InstanceDoc {
+                symbol: defs.symbols()[i.instancing.symbol()].name.clone(),
+                min_area: exact(o.min_area).ok_or_else(|| {
+                    self.unsupported("definitions", "instance areas that are not 32-bit floats")
+                })?,
+                max_depth: u32::try_from(o.max_depth).unwrap_or(u32::MAX),
+                max_nodes: u32::try_from(o.max_nodes).unwrap_or(u32::MAX),
+                seed: (o.seed != 0).then_some(o.seed),
+                camera: i.camera.clone(),
+                resolution: (o.resolution != (256, 256))
+                    .then_some([o.resolution.0, o.resolution.1]),
+            };
+            self.instances.push((i.instancing.root(), doc));
+        }
+        Ok(Some(DefinitionsDoc {
+            models: defs
+                .models()
+                .iter()
+                .map(|m| ModelDoc {
+                    name: m.name.clone(),
+                    mesh: MeshDoc::Inline(mesh_doc(&m.mesh)),
+                })
+                .collect(),
+            symbols,
+        }))
     }
 
     fn camera(&self, cam: &crate::io::ImportedCamera) -> Result<CameraDoc, IoError> {
@@ -497,8 +590,16 @@ impl Saver<'_> {
                 doc.effect = Some(self.effect(e, path)?);
             }
         }
+        let instance = self
+            .instances
+            .iter()
+            .find(|(n, _)| *n == id)
+            .map(|(_, d)| d.clone());
+        let generated = instance.is_some();
+        doc.instance = instance;
         for (i, &child) in node.children.iter().enumerate() {
-            if skip.contains(&child) {
+            // An instance node's children are its expansion, made again at load.
+            if skip.contains(&child) || generated {
                 continue;
             }
             let name = scene.name(child).map_err(&err)?;
