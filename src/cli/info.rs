@@ -2,7 +2,10 @@
 //! materials, cameras, lights and animations), or as JSON for other tools. A draw trace
 //! (`plumb-draws`) is summarised as text: its size and one line per command.
 //!
-//! JSON shape (`--json`): `{"file", "nodes": [...], "cameras", "lights", "animations"}`.
+//! JSON shape (`--json`): `{"file", "nodes": [...], "cameras", "lights", "animations",
+//! "extensions", "variants", "reference_node", "depth_layers", "instances"}`. `instances`:
+//! each `instance` node (`node` index, `symbol`, `min_area`, `max_depth`, `max_nodes`, `seed`,
+//! and `nodes`, the size of its tree now); the text form prints them one line each.
 //! `animations` lists the clips in file order (their index is what `render --clip` takes):
 //! `name`, `duration` (seconds, the last key of any channel), `channels` (translation,
 //! rotation, scale and morph-weights channels) and `nodes` (indices of the nodes whose
@@ -15,7 +18,9 @@
 //! `bsp`, `region_manager` or `region`: the names scene files use), `parent` (index into
 //! `nodes`, `null` for the root), `local` and `world` (4×4 matrices, column-major, 16
 //! numbers: translation at 12..14), `bound` (`{"center": [x,y,z], "radius": r}` or `null` when
-//! empty) and, for geometry, `vertices`, `triangles` and `material` (its name).
+//! empty), for geometry `vertices`, `triangles` and `material` (its name), and `carries`: what
+//! the node carries, the text dump's lines (shared depth, states, lights in words, effect,
+//! each controller with its type, keys and timing, mesh controllers, particles).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -26,7 +31,7 @@ use plumb::raster::trace::{self, CommandDoc, IndexView, Trace};
 use plumb::scene::io::{
     self, AlphaMode, CameraProjection, ImportOptions, ImportedLightKind, ImportedScene,
 };
-use plumb::scene::{NodeId, Scene};
+use plumb::scene::{InstanceOptions, NodeId, Scene};
 use serde::Serialize;
 
 use super::budget::BudgetArgs;
@@ -35,7 +40,7 @@ use super::{say, CliResult};
 /// Arguments of `plumb info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// Scene file: .gltf, .glb or .obj.
+    /// Scene file: a plumb scene file (.json), .gltf, .glb or .obj, or a draw trace.
     #[arg(value_name = "SCENE")]
     pub scene: PathBuf,
     /// Print JSON (one object per node in tree order) instead of text.
@@ -67,6 +72,21 @@ struct JsonNode {
     triangles: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     material: Option<String>,
+    /// What the node carries, as the text dump prints it: shared depth, states, lights,
+    /// effect, controllers, mesh controllers, particles.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    carries: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct JsonInstance {
+    node: usize,
+    symbol: String,
+    min_area: f64,
+    max_depth: usize,
+    max_nodes: usize,
+    seed: u64,
+    nodes: usize,
 }
 
 #[derive(Serialize)]
@@ -101,6 +121,9 @@ struct JsonInfo {
     animations: Vec<JsonAnimation>,
     extensions: Vec<JsonExtension>,
     variants: Vec<String>,
+    reference_node: Option<String>,
+    depth_layers: Option<f64>,
+    instances: Vec<JsonInstance>,
 }
 
 /// Nodes in tree order with their parent's position in that order.
@@ -145,6 +168,7 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
             .position(|&(n, _)| n == id)
             .unwrap_or(usize::MAX)
     };
+    let mut carries = scene.node_descriptions();
     let mut nodes = Vec::with_capacity(order.len());
     for &(id, parent) in &order {
         let e = |e: plumb::scene::SceneError| e.to_string();
@@ -172,6 +196,7 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
             vertices: mesh.map(|m| m.positions().len()),
             triangles: mesh.map(|m| m.triangle_count()),
             material: loaded.imported.material(id).map(|m| m.name.clone()),
+            carries: carries.remove(&id).unwrap_or_default(),
         });
     }
     let info = JsonInfo {
@@ -220,6 +245,22 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
             })
             .collect(),
         variants: loaded.imported.variants.clone(),
+        reference_node: scene
+            .reference_node()
+            .map(|r| scene.name(r).unwrap_or("").to_owned()),
+        depth_layers: scene.depth_layers(),
+        instances: instances(loaded)
+            .into_iter()
+            .map(|(node, symbol, o, n)| JsonInstance {
+                node: index_of(node),
+                symbol,
+                min_area: o.min_area,
+                max_depth: o.max_depth,
+                max_nodes: o.max_nodes,
+                seed: o.seed,
+                nodes: n,
+            })
+            .collect(),
     };
     // One line per node (and per camera, light, animation): readable and greppable, and
     // still one JSON document.
@@ -232,15 +273,40 @@ fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
         Ok(format!("[\n    {}\n  ]", rows.join(",\n    ")))
     }
     let file = serde_json::to_string(&info.file).map_err(|e| e.to_string())?;
+    fn json<T: Serialize>(v: &T) -> Result<String, String> {
+        serde_json::to_string(v).map_err(|e| e.to_string())
+    }
     Ok(format!(
-        "{{\n  \"file\": {file},\n  \"nodes\": {},\n  \"cameras\": {},\n  \"lights\": {},\n  \"animations\": {},\n  \"extensions\": {},\n  \"variants\": {}\n}}",
+        "{{\n  \"file\": {file},\n  \"nodes\": {},\n  \"cameras\": {},\n  \"lights\": {},\n  \"animations\": {},\n  \"extensions\": {},\n  \"variants\": {},\n  \"reference_node\": {},\n  \"depth_layers\": {},\n  \"instances\": {}\n}}",
         lines(&info.nodes)?,
         lines(&info.cameras)?,
         lines(&info.lights)?,
         lines(&info.animations)?,
         lines(&info.extensions)?,
-        serde_json::to_string(&info.variants).map_err(|e| e.to_string())?
+        json(&info.variants)?,
+        json(&info.reference_node)?,
+        json(&info.depth_layers)?,
+        lines(&info.instances)?,
     ))
+}
+
+/// Each `instance` node of a scene file: the node, its symbol, options and the nodes its
+/// tree has now.
+fn instances(loaded: &ImportedScene) -> Vec<(NodeId, String, InstanceOptions, usize)> {
+    loaded
+        .imported
+        .instancings
+        .iter()
+        .map(|i| {
+            let inst = &i.instancing;
+            let symbol = inst
+                .definitions()
+                .symbols()
+                .get(inst.symbol())
+                .map_or_else(String::new, |s| s.name.clone());
+            (inst.root(), symbol, *inst.options(), inst.node_count())
+        })
+        .collect()
 }
 
 fn to_text(loaded: &ImportedScene) -> String {
@@ -320,6 +386,19 @@ fn to_text(loaded: &ImportedScene) -> String {
     }
     for (i, v) in imp.variants.iter().enumerate() {
         let _ = writeln!(out, "variant {i} '{v}'");
+    }
+    for (node, symbol, o, n) in instances(loaded) {
+        let _ = writeln!(
+            out,
+            "instance '{}': symbol '{symbol}', min area {} px² at {}x{}, depth cap {}, node cap {}, seed {}, {n} nodes now",
+            name(node),
+            o.min_area,
+            o.resolution.0,
+            o.resolution.1,
+            o.max_depth,
+            o.max_nodes,
+            o.seed
+        );
     }
     for e in &imp.extensions {
         let _ = writeln!(

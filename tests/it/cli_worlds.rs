@@ -121,3 +121,44 @@ fn convert_keeps_definitions_and_renders_the_same_from_every_camera() {
         assert_eq!(differ, 0, "{view:?}: {differ} px differ");
     }
 }
+
+/// Issue 31 #9: `plumb info` names every world feature: instance nodes (text and JSON),
+/// depth layers, and per node what it carries (controllers with their keys and timing).
+#[test]
+fn info_reports_instances_layers_and_controllers() {
+    let dir = temp_dir("cli-worlds-info");
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("refimages/json");
+    let text = |file: &str| {
+        let o = plumb(&dir, &["info", golden.join(file).to_str().unwrap()]);
+        assert_success(&o);
+        stdout(&o)
+    };
+    let man = text("cyclic_man.json");
+    assert!(
+        man.contains("instance 'men': symbol 'Man', min area 4 px² at 256x256, depth cap 12, node cap 20000, seed 1,"),
+        "{man}"
+    );
+    assert!(text("layered_depth.json").contains("# depth layers: step 0.001"));
+    let arm = text("skin_arm_t0_5.json");
+    assert!(arm.contains(
+        "controller: keyframes: 0 translation, 2 rotation, 0 scale keys; clamp 0..1 s, phase 0.5"
+    ));
+    let o = plumb(
+        &dir,
+        &[
+            "info",
+            "--json",
+            golden.join("cyclic_man.json").to_str().unwrap(),
+        ],
+    );
+    assert_success(&o);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let inst = &doc["instances"][0];
+    assert_eq!(inst["symbol"], "Man");
+    assert_eq!(inst["max_depth"], 12);
+    let node = inst["node"].as_u64().unwrap() as usize;
+    assert_eq!(doc["nodes"][node]["name"], "men");
+    assert!(inst["nodes"].as_u64().unwrap() > 100);
+    let carries = doc["nodes"][node]["carries"][0].as_str().unwrap();
+    assert!(carries.starts_with("state: material "), "{carries}");
+}

@@ -262,6 +262,18 @@ impl Controller for AnimationController {
             .ok()
     }
 
+    fn describe(&self) -> String {
+        let n = |t: Option<usize>| t.unwrap_or(0);
+        let a = &self.animation;
+        format!(
+            "keyframes: {} translation, {} rotation, {} scale keys; {}",
+            n(a.translation.as_ref().map(|t| t.times().len())),
+            n(a.rotation.as_ref().map(|t| t.times().len())),
+            n(a.scale.as_ref().map(|t| t.times().len())),
+            self.timing
+        )
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

@@ -3,19 +3,22 @@
 //! (`(unnamed)` for an empty one) and kind (`group`, `switch`, `lod` with its centre and
 //! ranges, `billboard`, `bsp` / `region manager` with its plane and slots, `region` with its
 //! portals, `geometry`), then local transform, world transform and world bound,
-//! then what the node carries, one line each and only when present: the global states set on
-//! it (`state:`), the lights attached to it (`light #i:`), its effect (`effect:`), its
-//! transform controllers (`controllers:`), mesh controllers (`mesh controller:`, a skin with
-//! its bones) and its particle system (`particles:`). A layer node's clear
+//! then what the node carries, one line each and only when present: `shares depth with its
+//! children` (layered depth), the global states set on it (`state:`), the lights attached to
+//! it (`light #i 'name':` with type, vectors and colours), its effect (`effect:`), each
+//! transform controller (`controller:` with its type, keys or speeds and timing), mesh
+//! controllers (`mesh controller:`, a skin with its bones) and its particle system
+//! (`particles:`). A layer node's clear
 //! ([`layer`](crate::graph::layer)) comes right after the bound (`clear: depth=… stencil=… rect=…`,
 //! `kept` for a plane it leaves alone). Indented two spaces per level.
 //!
 //! A whole-tree [`Scene::dump`] starts with the scene-wide data that differs from a new
-//! scene's: background, global ambient, IK controllers, screen polygons.
+//! scene's: background, global ambient, reference node, depth layers, IK controllers, screen
+//! polygons.
 //!
-//! States, lights and effects are printed in Rust's `Debug` form of their values (every field
-//! named, floats exact), except node references, which are printed by name, and per-vertex
-//! colour arrays, which are counted.
+//! Lights and the material state are printed in words; other states and effects in Rust's
+//! `Debug` form of their values (every field named, floats exact), except node references,
+//! which are printed by name, and per-vertex colour arrays, which are counted.
 //!
 //! Floats are printed with Rust's shortest round-trip formatting, so the dump is exact and the
 //! same on every platform. World data is printed as stored (stale until `update`; the header
@@ -92,10 +95,81 @@ pub fn format_bound(b: &Bound) -> String {
     }
 }
 
+/// A light in words: its type, the vectors it uses, its colours and what differs from the
+/// defaults (attenuation, spot cone, range, off). Floats exact.
+fn light_text(l: &crate::values::light::SceneLight) -> String {
+    use crate::values::light::LightType;
+    let mut s = match l.kind {
+        LightType::Ambient => "ambient".to_owned(),
+        LightType::Directional => format!("directional direction {}", v3(l.direction)),
+        LightType::Point => format!("point at {}", v3(l.position)),
+        LightType::Spot => format!(
+            "spot at {} direction {} angle {} exponent {}",
+            v3(l.position),
+            v3(l.direction),
+            l.angle,
+            l.exponent
+        ),
+    };
+    let _ = write!(
+        s,
+        ", ambient {}, diffuse {}, specular {}",
+        v4(l.ambient),
+        v4(l.diffuse),
+        v4(l.specular)
+    );
+    if l.intensity != 1.0 {
+        let _ = write!(s, ", intensity {}", l.intensity);
+    }
+    if l.attenuate {
+        let _ = write!(
+            s,
+            ", attenuation {} {} {}",
+            l.constant, l.linear, l.quadratic
+        );
+    }
+    if let Some(inner) = l.inner_angle {
+        let _ = write!(s, ", inner angle {inner}");
+    }
+    if let Some(r) = l.range {
+        let _ = write!(s, ", range {r}");
+    }
+    if !l.on {
+        s.push_str(", off");
+    }
+    s
+}
+
+/// A global state in words where a reader needs it most (the material); the others in
+/// `Debug` form, every field named.
+fn state_text(st: &crate::values::state::GlobalState) -> String {
+    use crate::values::state::GlobalState;
+    match st {
+        GlobalState::Material(m) => {
+            let mut s = format!(
+                "material emissive {}, ambient {}, diffuse {}, specular {}, shininess {}",
+                v4(m.emissive),
+                v4(m.ambient),
+                v4(m.diffuse),
+                v4(m.specular),
+                m.shininess
+            );
+            if m.color_material {
+                s.push_str(", colour material");
+            }
+            if m.two_sided {
+                s.push_str(", two-sided");
+            }
+            s
+        }
+        other => format!("{other:?}"),
+    }
+}
+
 /// What the scene-wide tables attach to one node (see `Scene::attached`).
 #[derive(Default)]
 struct Attached {
-    controllers: usize,
+    controllers: Vec<usize>,
     mesh_controllers: Vec<usize>,
     particles: Vec<usize>,
 }
@@ -116,6 +190,12 @@ impl Scene {
         }
         if self.global_ambient != Vec3::ZERO {
             let _ = writeln!(out, "# global ambient: {}", v3(self.global_ambient));
+        }
+        if let Some(r) = self.reference {
+            let _ = writeln!(out, "# reference node: {}", display_name(self, r));
+        }
+        if let Some(step) = self.depth_layers {
+            let _ = writeln!(out, "# depth layers: step {step}");
         }
         for ik in &self.ik_controllers {
             let joints: Vec<&str> = ik
@@ -215,8 +295,8 @@ impl Scene {
     /// per dump, so the dump stays linear in nodes plus table entries.
     fn attached(&self) -> BTreeMap<NodeId, Attached> {
         let mut map: BTreeMap<NodeId, Attached> = BTreeMap::new();
-        for (n, _) in &self.controllers {
-            map.entry(*n).or_default().controllers += 1;
+        for (i, (n, _)) in self.controllers.iter().enumerate() {
+            map.entry(*n).or_default().controllers.push(i);
         }
         for (i, (n, _)) in self.mesh_controllers.iter().enumerate() {
             map.entry(*n).or_default().mesh_controllers.push(i);
@@ -236,12 +316,22 @@ impl Scene {
     ) {
         if let Some(intent) = &node.intent {
             for st in &intent.states {
-                let _ = writeln!(out, "{pad}  state: {st:?}");
+                let _ = writeln!(out, "{pad}  state: {}", state_text(st));
             }
             for l in &intent.lights {
                 match self.lights.get(l.index() as usize) {
                     Some(light) => {
-                        let _ = writeln!(out, "{pad}  light #{}: {light:?}", l.index());
+                        let name = self
+                            .object_names
+                            .get(&crate::values::id::ObjectRef::Light(*l))
+                            .map(|n| format!(" '{n}'"))
+                            .unwrap_or_default();
+                        let _ = writeln!(
+                            out,
+                            "{pad}  light #{}{name}: {}",
+                            l.index(),
+                            light_text(light)
+                        );
                     }
                     None => {
                         let _ = writeln!(out, "{pad}  light #{}: <missing>", l.index());
@@ -255,8 +345,10 @@ impl Scene {
         let Some(attached) = attached else {
             return;
         };
-        if attached.controllers > 0 {
-            let _ = writeln!(out, "{pad}  controllers: {}", attached.controllers);
+        for &i in &attached.controllers {
+            if let Some((_, c)) = self.controllers.get(i) {
+                let _ = writeln!(out, "{pad}  controller: {}", c.describe());
+            }
         }
         let mesh_controllers = attached
             .mesh_controllers
@@ -265,11 +357,12 @@ impl Scene {
         for (_, mc) in mesh_controllers {
             let bones: Vec<&str> = mc.bones().iter().map(|b| display_name(self, *b)).collect();
             if bones.is_empty() {
-                let _ = writeln!(out, "{pad}  mesh controller");
+                let _ = writeln!(out, "{pad}  mesh controller: {}", mc.describe());
             } else {
                 let _ = writeln!(
                     out,
-                    "{pad}  mesh controller: skin, bones [{}]",
+                    "{pad}  mesh controller: {}, bones [{}]",
+                    mc.describe(),
                     bones.join(", ")
                 );
             }
@@ -346,9 +439,38 @@ impl Scene {
                     "{pad}  clear: depth={depth} stencil={stencil} rect=[{x:?}, {y:?}, {w:?}, {h:?}]"
                 );
             }
+            if self.shared_depth.contains(&id) {
+                let _ = writeln!(out, "{pad}  shares depth with its children");
+            }
             self.node_extras(node, attached.get(&id), &pad, &mut out);
             stack.extend(node.children.iter().rev());
         }
         Ok(out)
+    }
+
+    /// What each node under the root carries, as the dump prints it (without indentation):
+    /// `shares depth`, states, lights, effect, controllers, mesh controllers and particles,
+    /// one line each; nodes that carry nothing are left out. For tools (`plumb info --json`);
+    /// linear in nodes plus table entries.
+    pub fn node_descriptions(&self) -> BTreeMap<NodeId, Vec<String>> {
+        let attached = self.attached();
+        let mut all = BTreeMap::new();
+        let Ok(order) = self.preorder(self.root()) else {
+            return all;
+        };
+        for id in order {
+            let Ok(node) = self.node(id) else {
+                continue;
+            };
+            let mut out = String::new();
+            if self.shared_depth.contains(&id) {
+                out.push_str("shares depth with its children\n");
+            }
+            self.node_extras(node, attached.get(&id), "", &mut out);
+            if !out.is_empty() {
+                all.insert(id, out.lines().map(|l| l.trim_start().to_owned()).collect());
+            }
+        }
+        all
     }
 }

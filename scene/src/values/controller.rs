@@ -63,6 +63,13 @@ pub trait Controller: Send + Sync {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+
+    /// One line saying what the controller is, for `plumb info` and [`Scene::dump`](crate::Scene::dump):
+    /// its type and parameters (key counts, speeds, timing). A closure says
+    /// `"opaque (a closure or another type)"`.
+    fn describe(&self) -> String {
+        "opaque (a closure or another type)".to_owned()
+    }
 }
 
 impl<F> Controller for F
@@ -106,6 +113,11 @@ pub trait MeshController: Send + Sync {
     /// when the mesh no longer fits, e.g. it was replaced by one with another vertex count).
     fn update(&mut self, time: f64, mesh: &Mesh, bones: &[Transform]) -> Option<Mesh>;
 
+    /// One line saying what the controller is (see [`Controller::describe`]).
+    fn describe(&self) -> String {
+        "opaque mesh controller".to_owned()
+    }
+
     /// The controller as [`Any`](std::any::Any), as [`Controller::as_any`] (`None` by
     /// default).
     fn as_any(&self) -> Option<&dyn std::any::Any> {
@@ -138,6 +150,28 @@ pub struct ControllerTiming {
     phase: f64,
     frequency: f64,
     active: bool,
+}
+
+impl std::fmt::Display for ControllerTiming {
+    /// `clamp 0..1.25 s` and, when not the defaults, `phase p`, `frequency f`, `inactive`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let repeat = match self.repeat {
+            RepeatType::Clamp => "clamp",
+            RepeatType::Wrap => "wrap",
+            RepeatType::Cycle => "cycle",
+        };
+        write!(f, "{repeat} {}..{} s", self.min_time, self.max_time)?;
+        if self.phase != 0.0 {
+            write!(f, ", phase {}", self.phase)?;
+        }
+        if self.frequency != 1.0 {
+            write!(f, ", frequency {}", self.frequency)?;
+        }
+        if !self.active {
+            f.write_str(", inactive")?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for ControllerTiming {

@@ -249,4 +249,15 @@ impl Controller for KeyframeController {
         }
         self.sample(time, local).ok()
     }
+
+    fn describe(&self) -> String {
+        let n = |k: Option<usize>| k.unwrap_or(0);
+        format!(
+            "keyframes: {} translation, {} rotation, {} scale keys; {}",
+            n(self.translations.as_ref().map(|k| k.times.len())),
+            n(self.rotations.as_ref().map(|k| k.times.len())),
+            n(self.scales.as_ref().map(|k| k.times.len())),
+            self.timing
+        )
+    }
 }

@@ -363,6 +363,20 @@ impl MeshController for MorphController {
         }
     }
 
+    fn describe(&self) -> String {
+        format!(
+            "morph: {} targets{}, {} keys; {}",
+            self.targets.len().saturating_sub(1),
+            if self.normals.is_some() {
+                " with normals"
+            } else {
+                ""
+            },
+            self.times.len(),
+            self.timing
+        )
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

@@ -526,6 +526,21 @@ impl Controller for SystemMotion {
         self.local_at(time)
     }
 
+    fn describe(&self) -> String {
+        format!(
+            "motion: {} /s along ({}, {}, {}), {} rad/s about ({}, {}, {}); {}",
+            self.linear_speed,
+            self.linear_axis.x,
+            self.linear_axis.y,
+            self.linear_axis.z,
+            self.angular_speed,
+            self.angular_axis.x,
+            self.angular_axis.y,
+            self.angular_axis.z,
+            self.timing
+        )
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
@@ -703,6 +718,10 @@ impl MeshController for PointController {
             out = out.with_uv_set(set.clone()).ok()?;
         }
         Some(out)
+    }
+
+    fn describe(&self) -> String {
+        format!("point motion: {} points; {}", self.rest.len(), self.timing)
     }
 
     fn as_any(&self) -> Option<&dyn std::any::Any> {

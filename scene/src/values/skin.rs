@@ -329,6 +329,20 @@ impl MeshController for SkinController {
         }
     }
 
+    fn describe(&self) -> String {
+        format!(
+            "skin: {} bones, {} vertices{}{}",
+            self.bones.len(),
+            self.vertex_count(),
+            if self.skins_normals() {
+                ", normals skinned"
+            } else {
+                ""
+            },
+            if self.active { "" } else { ", inactive" }
+        )
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

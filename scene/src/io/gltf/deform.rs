@@ -192,6 +192,10 @@ impl MeshController for MorphedSkin {
         self.skin.bones()
     }
 
+    fn describe(&self) -> String {
+        format!("glTF morph then {}", self.skin.describe())
+    }
+
     fn world_is_identity(&self) -> bool {
         true
     }
@@ -347,6 +351,10 @@ impl MeshController for ClipMorph {
             self.select(choice);
         }
         self.morph.as_mut()?.update(time, mesh, bones)
+    }
+
+    fn describe(&self) -> String {
+        "glTF morph weights of a clip".to_owned()
     }
 
     fn as_any(&self) -> Option<&dyn std::any::Any> {

@@ -76,6 +76,13 @@ impl Controller for Spin {
         self.base.with_rotation(r * base_rotation).ok()
     }
 
+    fn describe(&self) -> String {
+        format!(
+            "spin: {} °/s about ({}, {}, {})",
+            self.degrees_per_second, self.axis.x, self.axis.y, self.axis.z
+        )
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
