@@ -162,12 +162,12 @@ fn light_kind(k: &ImportedLightKind) -> String {
 fn to_json(args: &InfoArgs, loaded: &ImportedScene) -> Result<String, String> {
     let scene = &loaded.scene;
     let order = tree_order(scene);
-    let index_of = |id: NodeId| {
-        order
-            .iter()
-            .position(|&(n, _)| n == id)
-            .unwrap_or(usize::MAX)
-    };
+    let positions: std::collections::BTreeMap<NodeId, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, &(n, _))| (n, i))
+        .collect();
+    let index_of = |id: NodeId| positions.get(&id).copied().unwrap_or(usize::MAX);
     let mut carries = scene.node_descriptions();
     let mut nodes = Vec::with_capacity(order.len());
     for &(id, parent) in &order {

@@ -8,7 +8,7 @@
 //! Children are updated after the alignment.
 //!
 //! Each billboard keeps the eye its world transform faces: the camera of the last
-//! [`Scene::draw`](crate::Scene::draw) (its [`View`](crate::frame::view::View)) or
+//! [`Scene::draw`](crate::Scene::draw) (its [`View`](crate::View)) or
 //! [`Scene::face_billboards`]; before any, it is not rotated. When the eye moves, billboards
 //! are marked dirty so the next update realigns them.
 

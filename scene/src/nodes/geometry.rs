@@ -96,14 +96,33 @@ impl Scene {
             .ok_or_else(|| SceneError::NotAGeometry(n.name.clone()))
     }
 
-    /// Replaces the mesh of a geometry leaf (its bound is recomputed at the next update).
+    /// Replaces the mesh of a geometry leaf (its bound is recomputed at the next update). A
+    /// skinned leaf's recorded rest mesh (what a save writes) becomes this mesh too.
     ///
     /// # Errors
     /// [`SceneError::StaleId`], [`SceneError::NotAGeometry`].
     pub fn set_mesh(&mut self, id: NodeId, mesh: Arc<Mesh>) -> Result<(), SceneError> {
+        self.replace_mesh(id, mesh, true)
+    }
+
+    /// [`Scene::set_mesh`] for a mesh controller's result: the rest mesh is kept.
+    pub(crate) fn set_controlled_mesh(
+        &mut self,
+        id: NodeId,
+        mesh: Arc<Mesh>,
+    ) -> Result<(), SceneError> {
+        self.replace_mesh(id, mesh, false)
+    }
+
+    fn replace_mesh(&mut self, id: NodeId, mesh: Arc<Mesh>, rest: bool) -> Result<(), SceneError> {
         let n = self.node_mut(id)?;
         match &mut n.data {
-            NodeData::Geometry(g) => g.mesh = mesh,
+            NodeData::Geometry(g) => {
+                if rest && g.rest.is_some() {
+                    g.rest = Some(Arc::clone(&mesh));
+                }
+                g.mesh = mesh;
+            }
             _ => return Err(SceneError::NotAGeometry(n.name.clone())),
         }
         self.nodes.mark(id, Dirty::BOUND);

@@ -160,7 +160,7 @@ impl Scene {
     /// Activates, in every LOD switch, the child whose world distance interval holds
     /// the distance from the world LOD centre to `eye` (see the [module docs](self)). Uses the
     /// world transforms of the last update; [`Scene::draw`](crate::Scene::draw) makes the same
-    /// choice through its [`View`](crate::frame::view::View) ([`Scene::prepare_view`]).
+    /// choice through its [`View`](crate::View) ([`Scene::prepare_view`]).
     pub fn select_levels_of_detail(&mut self, eye: Vec3) {
         let lods = self.choose_levels_of_detail(eye);
         self.record_levels_of_detail(&lods);

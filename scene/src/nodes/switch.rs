@@ -59,8 +59,10 @@ impl Scene {
     }
 
     /// Selects the active child of a switch or LOD switch (`None` draws and picks nothing).
-    /// Detaching the active child clears the selection. A LOD switch keeps it until the next
-    /// selection ([`Scene::select_levels_of_detail`]).
+    /// Detaching the active child clears the selection. A LOD switch keeps it for picking
+    /// until the next selection ([`Scene::select_levels_of_detail`], a draw); culling a
+    /// camera ([`Scene::cull`]) always uses the camera's own choice ([`Scene::view`]), so a
+    /// forced LOD child is culled through [`Scene::cull_view`] with a view of your own.
     ///
     /// # Errors
     /// [`SceneError::StaleId`], [`SceneError::NotASwitch`], [`SceneError::NotAChild`].

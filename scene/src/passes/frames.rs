@@ -42,7 +42,9 @@
 //! the camera" — unless its parent is flagged to share depth with its children
 //! ([`Scene::set_share_depth`]). A small node the eye is outside of stays in its parent's
 //! layer (so a wall in front of it still hides it, and a small far moon is not pushed past
-//! the far plane by its layer's scale). A layer started
+//! the far plane by its layer's scale). The test reads the node's stored world bound, which
+//! is `f32` in world space: where world coordinates are too large for `f32` to resolve the
+//! node (the case reference nodes are for), a layer may fail to start there. A layer started
 //! at a node of accumulated scale `s` is drawn **scaled about the eye by `1/s`**: a uniform
 //! scale about the centre of projection changes no pixel position, only depths, so the
 //! camera's near and far distances apply in the layer's own units (a layer of scale 10⁻⁶ sees
@@ -65,7 +67,9 @@
 //! nodes with clear regions ([`layer`](crate::graph::layer)) and planar shadow / reflection effects.
 //! BSP nodes and portals are drawn as plain groups (no BSP order, no portal culling).
 //! Billboards turn to the eye in the drawn frame (in `f64`, by the same rule as in world
-//! space), and world-space user clip planes are carried into the frame with the leaves. With
+//! space) — except a billboard on the path from the root to the reference node itself, whose
+//! frame is taken unturned — and world-space user clip planes are carried into the frame with
+//! the leaves. With
 //! neither a reference node nor depth layers set, [`Scene::draw`](crate::Scene::draw) is
 //! unchanged.
 

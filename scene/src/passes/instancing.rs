@@ -17,13 +17,13 @@
 //!    bound, S3 L57). A box with a corner at or behind the eye (`w ≤ 0`) is treated as
 //!    arbitrarily large — never divided by `w ≤ 0`.
 //!
-//! The bound is the instancing's own, taken when it is created
-//! ([`Definitions::bounds_within`] with [`InstanceOptions::max_depth`] levels): the box of
-//! everything an instance can place down to the depth cap — exact for the truncated expansion,
-//! so a cycle that contracts slowly (edge scale 0.97) or not at all (a translation chain) is
-//! never culled by a box that was still growing, as the definition's own 64-step box was.
-//! When that would take more than [`MAX_BOUND_WORK`] edge transforms, no bound is trusted and
-//! every instance counts as relevant (the caps below still stop it).
+//! The bound is [`Definitions::deep_bounds`], computed once per definition: the box of
+//! everything an instance can place down to [`MAX_INSTANCE_DEPTH`] levels (so down to any
+//! instancing's depth cap) — exact for the truncated expansion, so a cycle that contracts
+//! slowly (edge scale 0.97) or not at all (a translation chain) is never culled by a box that
+//! was still growing, as the definition's 64-step box was. When that took more than
+//! [`MAX_BOUND_WORK`] edge transforms, no bound is trusted and every instance counts as
+//! relevant (the caps below still stop it).
 //!
 //! A relevant instance above the depth cap has its children instanced: one leaf per model
 //! edge and one (childless) instance group per symbol edge of its production, in edge order;
@@ -77,16 +77,15 @@ use crate::values::error::{DefinitionFault, SceneError};
 
 /// The largest [`InstanceOptions::max_nodes`] accepted.
 pub const MAX_INSTANCE_NODES: usize = 1 << 22;
-/// The largest [`InstanceOptions::max_depth`] accepted.
-pub const MAX_INSTANCE_DEPTH: usize = 4096;
+/// The largest [`InstanceOptions::max_depth`] accepted (the levels the definitions' deep
+/// bounds cover).
+pub const MAX_INSTANCE_DEPTH: usize = crate::values::definition::MAX_BOUND_LEVELS;
 /// The largest [`InstanceOptions::resolution`] side accepted.
 pub const MAX_RESOLUTION: u32 = 1 << 15;
 /// The largest entry of an instance's world matrix (2⁶⁰): squared lengths of such
 /// coordinates (bounds, culling) still fit `f32`, which overflows near 2¹²⁸.
 pub const MAX_INSTANCE_EXTENT: f64 = 1_152_921_504_606_846_976.0;
-/// The most edge transforms [`Instancing::with_root`] spends on its bounds (levels × edges of
-/// the definition); past it the bounds are not trusted (see the [module docs](self)).
-pub const MAX_BOUND_WORK: usize = 1 << 22;
+pub use crate::values::definition::MAX_BOUND_WORK;
 
 /// How far instancing goes (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -229,8 +228,6 @@ pub struct Instancing {
     root: usize,
     total: usize,
     root_scene_depth: usize,
-    /// Per symbol, the box of its expansion down to the depth cap; `None`: not trusted.
-    bounds: Option<Vec<Option<(glam::DVec3, glam::DVec3)>>>,
 }
 
 impl Instancing {
@@ -297,9 +294,7 @@ impl Instancing {
         };
         let mut by_node = BTreeMap::new();
         by_node.insert(node, 0);
-        let bounds = defs.bounds_within(options.max_depth, MAX_BOUND_WORK);
         Ok(Instancing {
-            bounds,
             defs,
             options,
             insts: vec![Some(inst)],
@@ -407,7 +402,7 @@ impl Instancing {
 
     /// Whether an instance with world matrix `world` is relevant (see the module docs).
     fn relevant(&self, clip_from_world: &DMat4, world: &DMat4, symbol: usize) -> bool {
-        let Some(bounds) = &self.bounds else {
+        let Some(bounds) = self.defs.deep_bounds() else {
             // No bound is trusted: only the caps stop the expansion.
             return true;
         };

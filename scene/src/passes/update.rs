@@ -286,7 +286,7 @@ impl Scene {
             };
             if let Some(m) = c.update(time, mesh, &bones) {
                 // The id was just checked, so this cannot fail.
-                let _ = self.set_mesh(*node, std::sync::Arc::new(m));
+                let _ = self.set_controlled_mesh(*node, std::sync::Arc::new(m));
             }
         }
         let n = controllers.len();

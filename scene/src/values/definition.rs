@@ -53,6 +53,14 @@ use crate::values::transform::Transform;
 /// Iterations of the bound fixed point (see the [module docs](self)).
 pub const BOUND_ITERATIONS: usize = 64;
 
+/// Levels of [`Definitions::deep_bounds`]: the deepest instancing allowed
+/// (`instancing::MAX_INSTANCE_DEPTH`).
+pub const MAX_BOUND_LEVELS: usize = 4096;
+
+/// The most edge transforms [`Definitions::new`] spends on [`Definitions::deep_bounds`]
+/// (levels × edges); past it there are none.
+pub const MAX_BOUND_WORK: usize = 1 << 22;
+
 /// At most this many symbols plus models in one definition graph.
 pub const MAX_SYMBOLS: usize = 4096;
 
@@ -143,6 +151,8 @@ pub struct Definitions {
     models: Vec<Model>,
     symbols: Vec<Symbol>,
     names: BTreeMap<String, Target>,
+    /// [`Definitions::bounds_within`] to [`MAX_BOUND_LEVELS`], computed once.
+    deep: Option<Vec<Option<(DVec3, DVec3)>>>,
 }
 
 fn fault(symbol: &str, fault: DefinitionFault, message: impl Into<String>) -> SceneError {
@@ -282,9 +292,11 @@ impl Definitions {
             models,
             symbols: out,
             names,
+            deep: None,
         };
         defs.check_productive()?;
         defs.compute_bounds();
+        defs.deep = defs.bounds_within(MAX_BOUND_LEVELS, MAX_BOUND_WORK);
         Ok(defs)
     }
 
@@ -419,6 +431,15 @@ impl Definitions {
             s.contracting =
                 !growing[i] && bounds[i].is_some_and(|b| b.0.is_finite() && b.1.is_finite());
         }
+    }
+
+    /// Per symbol, a local box holding everything an instance of it places down to
+    /// [`MAX_BOUND_LEVELS`] levels (or the least fixed point, when every cycle contracts):
+    /// [`Definitions::bounds_within`], computed once by [`Definitions::new`]. The boxes only
+    /// grow with the levels, so they hold any instancing's truncated expansion. `None` when
+    /// that took more than [`MAX_BOUND_WORK`] edge transforms: no bound is then trusted.
+    pub fn deep_bounds(&self) -> Option<&[Option<(DVec3, DVec3)>]> {
+        self.deep.as_deref()
     }
 
     /// The models.

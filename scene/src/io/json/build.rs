@@ -332,8 +332,9 @@ fn camera(c: &CameraDoc, aspect: f32) -> Result<Camera, SceneError> {
         let looked = Mat3::from_cols(cam.right(), cam.up(), -cam.direction());
         let agree =
             (0..3).all(|i| (exact.col(i) - looked.col(i)).abs().max_element() <= CAMERA_AXES_AGREE);
-        if agree {
-            cam.set_axes(cam.location(), exact)?;
+        // Axes that agree but are not a rotation (rounded by hand) leave the `look_at` frame.
+        if agree && cam.set_axes(cam.location(), exact).is_err() {
+            cam.look_at(v3(&c.eye), v3(&c.target), v3(&c.up))?;
         }
     }
     let (viewport, (near_depth, far_depth)) = camera_view(c)?;

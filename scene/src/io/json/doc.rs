@@ -841,8 +841,8 @@ pub struct CameraDoc {
     /// The exact frame, as `plumb convert` and the saver write it: the unit right, up and
     /// backward axes (the columns of the camera node's rotation). `look_at(eye, target, up)`
     /// rounds, so this lets a saved camera reload bit for bit. Used only while it is the
-    /// frame `eye`, `target` and `up` describe (each component within 10⁻⁴); after an edit
-    /// of `target` or `up` they take over. It must be a rotation.
+    /// frame `eye`, `target` and `up` describe (each component within 10⁻⁴) and is a
+    /// rotation; otherwise (after an edit of `target` or `up`, say) they take over.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub axes: Option<[Real3; 3]>,
     /// The part of the image it draws to, `[x, y, width, height]` as fractions of the image,

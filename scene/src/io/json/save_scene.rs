@@ -427,10 +427,13 @@ impl Saver<'_> {
             .to_camera(self.scene, 1.0)
             .map_err(self.scene_err(&context))?;
         let (eye, dir) = (frame.location(), frame.direction());
+        // The target far enough out that `target − eye` keeps the direction to ~2⁻¹⁸ however
+        // large the eye's coordinates (so `axes` still agree and `look_at` is not degenerate).
+        let reach = (eye.abs().max_element() / 64.0).max(1.0);
         let mut doc = CameraDoc {
             name: cam.name.clone(),
             eye: r3(eye),
-            target: r3(eye + dir),
+            target: r3(eye + dir * reach),
             up: r3(frame.up()),
             axes: Some([r3(frame.right()), r3(frame.up()), r3(-dir)]),
             ..CameraDoc::default()

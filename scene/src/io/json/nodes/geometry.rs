@@ -196,12 +196,14 @@ pub(super) fn save(cx: &SaveCx, id: NodeId, path: &str, doc: &mut NodeDoc) -> Re
         }));
     } else {
         let mesh: &Mesh = scene.mesh(id).map_err(&err)?;
+        // The mesh the skin was attached to (while the skin runs; an inactive skin's leaf
+        // keeps the mesh it has).
         let attached = match &scene.node(id).map_err(&err)?.data {
             NodeData::Geometry(g) => g.rest.as_deref().cloned(),
             _ => None,
         };
-        let mesh = match attached.or_else(|| skinned_rest(scene, id, mesh)) {
-            Some(m) => m,
+        let mesh = match skinned_rest(scene, id, mesh) {
+            Some(identity_pose) => attached.unwrap_or(identity_pose),
             None => point_rest(scene, id, mesh)
                 .map_err(|f| cx.unsupported(path, f))?
                 .unwrap_or_else(|| mesh.clone()),
