@@ -159,8 +159,8 @@
 pub mod values;
 pub use values::{
     bound, camera, clear, clod, clod_build, controller, curve, definition, effect, error, id, ik,
-    intersect, keyframe, light, mesh, morph, oriented_box, particles, partition, plane, ray,
-    screen, shapes, skin, state, surface, transform,
+    intersect, keyframe, levels, light, mesh, morph, oriented_box, particles, partition, plane,
+    ray, screen, shapes, skin, state, surface, transform,
 };
 
 // Layer 2 — the graph.
@@ -262,6 +262,7 @@ pub use values::error::{DefinitionFault, SceneError};
 pub use values::id::ObjectRef;
 pub use values::ik::{IkController, IkGoal, IkJoint};
 pub use values::keyframe::KeyframeController;
+pub use values::levels::{LevelMesh, LevelSelect, LevelSource};
 pub use values::light::{Light, LightId, LightType, SceneLight, MAX_LIGHTS};
 pub use values::mesh::{Mesh, MeshTopology, MAX_UV_SETS};
 pub use values::morph::MorphController;

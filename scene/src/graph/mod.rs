@@ -118,6 +118,8 @@ pub struct Scene {
     pub(crate) billboards: Vec<NodeId>,
     /// Discrete-LOD switches, in creation order.
     pub(crate) dlods: Vec<NodeId>,
+    /// Geometry leaves whose level each view chooses, in creation order.
+    pub(crate) level_leaves: Vec<NodeId>,
     /// Some node has (or had) a planar shadow / reflection effect.
     pub(crate) has_scene_effects: bool,
     /// The colour frames are cleared to.
@@ -182,6 +184,7 @@ impl Scene {
             particle_systems: Vec::new(),
             ik_controllers: Vec::new(),
             dlods: Vec::new(),
+            level_leaves: Vec::new(),
             last_stats: UpdateStats::default(),
             lights: Vec::new(),
             billboards: Vec::new(),

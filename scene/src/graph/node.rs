@@ -98,6 +98,9 @@ pub(crate) struct Geometry {
     /// A skinned leaf's mesh as it was when its skin was attached (a glTF's bind pose): what a
     /// save writes, so that a reloaded file starts from (and frames) the same shape.
     pub(crate) rest: Option<Arc<Mesh>>,
+    /// A leaf whose level of detail each view chooses (see
+    /// [`levels`](crate::values::levels)).
+    pub(crate) levels: Option<Box<crate::values::levels::LevelMesh>>,
 }
 
 /// A switch's data: the active child.

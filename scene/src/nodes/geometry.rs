@@ -46,6 +46,10 @@ impl KindHooks for Geometry {
         let copy = scene.add_geometry(parent, name, self.mesh.clone())?;
         if let NodeData::Geometry(g) = &mut scene.node_mut(copy)?.data {
             g.world_identity = self.world_identity;
+            g.levels.clone_from(&self.levels);
+        }
+        if self.levels.is_some() {
+            scene.level_leaves.push(copy);
         }
         Ok(copy)
     }
@@ -56,6 +60,7 @@ fn leaf(mesh: Arc<Mesh>) -> NodeData {
         mesh,
         world_identity: false,
         rest: None,
+        levels: None,
     })
 }
 
@@ -83,6 +88,93 @@ impl Scene {
         mesh: Arc<Mesh>,
     ) -> Result<NodeId, SceneError> {
         self.create_under(parent, name.into(), leaf(mesh))
+    }
+
+    /// Creates a geometry leaf whose level of detail each view chooses
+    /// ([`levels`](crate::values::levels)); it starts at `levels`' current index.
+    ///
+    /// # Errors
+    /// As [`Scene::add_group`]; what building the level returns.
+    pub fn add_level_geometry(
+        &mut self,
+        parent: NodeId,
+        name: impl Into<String>,
+        mut levels: crate::values::levels::LevelMesh,
+    ) -> Result<NodeId, SceneError> {
+        let mesh = Arc::new(levels.mesh_at(levels.current())?);
+        let id = self.create_under(parent, name.into(), leaf(mesh))?;
+        if let NodeData::Geometry(g) = &mut self.node_mut(id)?.data {
+            g.levels = Some(Box::new(levels));
+        }
+        self.level_leaves.push(id);
+        Ok(id)
+    }
+
+    /// The levels of a level-selecting geometry leaf (`None` for any other node).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn level_mesh(
+        &self,
+        id: NodeId,
+    ) -> Result<Option<&crate::values::levels::LevelMesh>, SceneError> {
+        Ok(match &self.node(id)?.data {
+            NodeData::Geometry(g) => g.levels.as_deref(),
+            _ => None,
+        })
+    }
+
+    /// Each level leaf's index for `camera` (world space): from the depth of its level centre
+    /// along the view direction.
+    pub(crate) fn choose_levels(
+        &self,
+        camera: &crate::values::camera::Camera,
+    ) -> std::collections::BTreeMap<NodeId, usize> {
+        let (eye, dir) = (camera.location(), camera.direction());
+        let mut out = std::collections::BTreeMap::new();
+        for &id in &self.level_leaves {
+            let Some(node) = self.nodes.get(id) else {
+                continue;
+            };
+            let NodeData::Geometry(g) = &node.data else {
+                continue;
+            };
+            if let Some(l) = &g.levels {
+                let depth = (node.world.apply_point(l.center()) - eye).dot(dir);
+                out.insert(id, l.index_for_depth(depth));
+            }
+        }
+        out
+    }
+
+    /// Shows each chosen level (rebuilding only the meshes whose index changed); returns
+    /// whether any mesh changed.
+    pub(crate) fn apply_levels(
+        &mut self,
+        chosen: &std::collections::BTreeMap<NodeId, usize>,
+    ) -> bool {
+        self.level_leaves.retain(|&d| self.nodes.get(d).is_some());
+        let mut changed = false;
+        for (&id, &i) in chosen {
+            let Some(node) = self.nodes.get_mut(id) else {
+                continue;
+            };
+            let NodeData::Geometry(g) = &mut node.data else {
+                continue;
+            };
+            let Some(l) = &mut g.levels else {
+                continue;
+            };
+            if l.current() == i {
+                continue;
+            }
+            // A level that cannot be built keeps the mesh shown.
+            if let Ok(m) = l.mesh_at(i) {
+                let _ = self.set_controlled_mesh(id, Arc::new(m));
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// The mesh of a geometry leaf.

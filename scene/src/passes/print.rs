@@ -314,6 +314,24 @@ impl Scene {
         pad: &str,
         out: &mut String,
     ) {
+        if let crate::graph::node::NodeData::Geometry(g) = &node.data {
+            if let Some(l) = &g.levels {
+                let rule = l.select();
+                let shown = match l.source() {
+                    crate::values::levels::LevelSource::Clod { .. } => {
+                        format!("record {} of 0..={}", l.current(), l.count() - 1)
+                    }
+                    crate::values::levels::LevelSource::Curve { min, max, .. } => {
+                        format!("curve level {} of {min}..={max}", *max - l.current() as u32)
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "{pad}  levels: {shown}, chosen per view (near {}, far {})",
+                    rule.near, rule.far
+                );
+            }
+        }
         if let Some(intent) = &node.intent {
             for st in &intent.states {
                 let _ = writeln!(out, "{pad}  state: {}", state_text(st));

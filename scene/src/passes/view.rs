@@ -1,10 +1,12 @@
 //! The view: what one camera decides about the scene before anything is culled.
 //!
-//! Three things in a scene depend on where it is seen from: billboards turn about their up
+//! Four things in a scene depend on where it is seen from: billboards turn about their up
 //! axis towards the eye ([`billboard`](crate::nodes::billboard)), particle quads face the
-//! camera ([`motion`](crate::graph::motion)), and each discrete-LOD switch shows the child
-//! whose distance interval holds the eye ([`lod`](crate::nodes::lod)). A [`View`] is those
-//! decisions as one value: the world-space camera and the child each LOD switch shows.
+//! camera ([`motion`](crate::graph::motion)), each discrete-LOD switch shows the child
+//! whose distance interval holds the eye ([`lod`](crate::nodes::lod)), and each
+//! level-selecting leaf (a CLOD mesh or curve, [`levels`](crate::values::levels)) shows the
+//! level its depth gives. A [`View`] is those decisions as one value: the world-space camera,
+//! the child each LOD switch shows and the level each level leaf shows.
 //!
 //! Frame preparation ([`Scene::prepare_view`]) takes the camera, turns billboards and
 //! particles to it, brings world data up to date, and computes the view; culling and drawing
@@ -31,6 +33,7 @@ use crate::values::camera::Camera;
 pub struct View {
     camera: Camera,
     lods: BTreeMap<NodeId, Option<NodeId>>,
+    levels: BTreeMap<NodeId, usize>,
 }
 
 impl View {
@@ -50,6 +53,12 @@ impl View {
         self.lods.get(&lod).copied().flatten()
     }
 
+    /// The level index a level-selecting leaf shows in this view
+    /// ([`levels`](crate::values::levels); 0 is the finest), or `None` for another node.
+    pub fn level(&self, leaf: NodeId) -> Option<usize> {
+        self.levels.get(&leaf).copied()
+    }
+
     /// Every LOD switch and the child it shows, in id order.
     pub fn lod_choices(&self) -> impl Iterator<Item = (NodeId, Option<NodeId>)> + '_ {
         self.lods.iter().map(|(&k, &v)| (k, v))
@@ -65,13 +74,15 @@ impl Scene {
         View {
             camera: camera.clone(),
             lods: self.choose_levels_of_detail(camera.location()),
+            levels: self.choose_levels(camera),
         }
     }
 
     /// Step 1 of a frame for the world-space `camera`: turns billboards to its eye and
     /// particle quads to its frame, brings world transforms, bounds and resolved render state
-    /// up to date (without running controllers), computes the [`View`] and records its LOD
-    /// choices in the switches. Returns the view and what the refresh did.
+    /// up to date (without running controllers), computes the [`View`], records its LOD
+    /// choices in the switches and builds the level leaves' meshes it chose (then their
+    /// bounds). Returns the view and what the refresh did.
     pub fn prepare_view(&mut self, camera: &Camera) -> (View, UpdateStats) {
         self.face_billboards(camera.location());
         let mut update = self.refresh();
@@ -83,6 +94,11 @@ impl Scene {
         }
         let view = self.view(camera);
         self.record_levels_of_detail(&view.lods);
+        if self.apply_levels(&view.levels) {
+            // New level meshes: their bounds, before anything is culled.
+            let meshes = self.refresh();
+            update.bounds += meshes.bounds;
+        }
         (view, update)
     }
 }

@@ -17,6 +17,7 @@ pub mod id;
 pub mod ik;
 pub mod intersect;
 pub mod keyframe;
+pub mod levels;
 pub mod light;
 pub mod mesh;
 pub mod morph;

@@ -196,3 +196,72 @@ fn bad_clod_curve_and_surface_files_are_typed_errors_with_location() {
     let e = load_root("unknown", &leaf(r#"{"curve": {"points": [], "lod": 3}}"#)).unwrap_err();
     assert!(matches!(e, IoError::Parse { .. }), "{e}");
 }
+
+/// Run-time level selection (issue 31, the book's `SelectLevelOfDetail`): the goldens
+/// `json/{clod,curve}_select_{near,far}` differ only in their camera. The index is
+/// `⌊(count − 1)·√((depth − near)/(far − near))⌋`, worked out here by hand from each file.
+#[test]
+fn levels_are_chosen_per_view_by_depth() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../refimages/json");
+    // (file, leaf, expected index, vertices of the mesh drawn)
+    // CLOD sphere, 207 records (0..=206), near 4, far 20:
+    //   eye at 4.5: ⌊206·√(0.5/16)⌋ = ⌊206·0.17678⌋ = 36; eye at 18: ⌊206·√(14/16)⌋ = 192.
+    // Curve of 2 segments, levels 1..=6, near 3, far 15 (6 indices):
+    //   eye at 4: ⌊5·√(1/12)⌋ = 1 → level 5, 2·2⁵ + 1 = 65 vertices;
+    //   eye at 14: ⌊5·√(11/12)⌋ = 4 → level 2, 2·2² + 1 = 9 vertices.
+    for (file, leaf, index, vertices) in [
+        ("clod_select_near.json", "ball", 36, None),
+        ("clod_select_far.json", "ball", 192, None),
+        ("curve_select_near.json", "loop", 1, Some(65)),
+        ("curve_select_far.json", "loop", 4, Some(9)),
+    ] {
+        let loaded = plumb_scene::io::load(&dir.join(file), &Default::default()).unwrap();
+        let mut s = loaded.scene;
+        let id = s.find(leaf).unwrap();
+        let cam = loaded.imported.cameras[0].to_camera(&s, 1.0).unwrap();
+        // A view is computed without changing the scene.
+        let view = s.view(&cam);
+        assert_eq!(view.level(id), Some(index), "{file}");
+        assert_eq!(
+            s.level_mesh(id).unwrap().unwrap().current(),
+            0,
+            "{file} before a draw"
+        );
+        let mut r = plumb_scene::SoftRenderer::new(64, 64, Some(1)).unwrap();
+        s.draw(&cam, &mut r).unwrap();
+        assert_eq!(
+            s.level_mesh(id).unwrap().unwrap().current(),
+            index,
+            "{file}"
+        );
+        if let Some(v) = vertices {
+            assert_eq!(s.mesh(id).unwrap().positions().len(), v, "{file}");
+        }
+    }
+}
+
+/// A `select` is refused where it cannot apply, with the node's place.
+#[test]
+fn level_selection_errors_name_the_node() {
+    let path = std::path::Path::new("sel.json");
+    let build = |mesh: &str| {
+        let text = format!(
+            r#"{{"format": "plumb-scene", "version": 1, "root": {{"children": [{{"name": "n", "mesh": {mesh}}}]}}}}"#
+        );
+        let doc = plumb_scene::io::json::parse(path, &text).unwrap();
+        plumb_scene::io::json::build(&doc, path, &Default::default())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let e = build(r#"{"clod": {"mesh": {"sphere": {}}, "select": {"near": 5, "far": 2}}}"#);
+    assert!(e.contains("root/n") && e.contains("near < far"), "{e}");
+    let e = build(
+        r#"{"clod": {"mesh": {"sphere": {}}, "select": {"near": 1, "far": 2, "min_level": 1}}}"#,
+    );
+    assert!(e.contains("min_level") && e.contains("curves"), "{e}");
+    let e = build(
+        r#"{"curve": {"points": [[0,0,0],[1,0,0]], "degree": 1, "level": 2, "select": {"near": 1, "far": 2, "min_level": 3}}}"#,
+    );
+    assert!(e.contains("above"), "{e}");
+}

@@ -4,12 +4,13 @@
 use glam::Vec3;
 
 use super::ctx::{v3, v4, Ctx};
-use super::doc::{ClodDoc, CurveDoc, MeshDoc, PatchDoc, SurfaceDoc};
+use super::doc::{ClodDoc, CurveDoc, MeshDoc, PatchDoc, SelectDoc, SurfaceDoc};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
 use crate::values::clod::ClodMesh;
 use crate::values::clod_build::MAX_CLOD_TRIANGLES;
 use crate::values::curve::{BezierCurve, CurveMesh, MAX_BEZIER_DEGREE};
+use crate::values::levels::{LevelMesh, LevelSelect, LevelSource};
 use crate::values::mesh::{Mesh, MeshTopology};
 use crate::values::surface::{BezierRectangle, BezierTriangle, SurfaceMesh, SurfacePatch};
 
@@ -51,10 +52,23 @@ pub(super) fn clod_chain(
 /// The `clod` mesh at its target record; `base` is the built full-detail mesh.
 fn clod(ctx: &Ctx, context: &str, doc: &ClodDoc, base: Mesh) -> Result<Mesh, IoError> {
     let err = ctx.scene_err(context);
+    let (mut c, target) = clod_at(ctx, context, doc, base)?;
+    c.set_target_record(target).map_err(&err)?;
+    c.to_mesh().map_err(err)
+}
+
+/// The CLOD build of `base` and the record `doc` asks for.
+fn clod_at(
+    ctx: &Ctx,
+    context: &str,
+    doc: &ClodDoc,
+    base: Mesh,
+) -> Result<(ClodMesh, usize), IoError> {
+    let err = ctx.scene_err(context);
     if base.topology() != MeshTopology::Triangles {
         return Err(ctx.invalid(context, "a \"clod\" mesh decimates triangles only"));
     }
-    let mut c = ClodMesh::from_mesh(&base).map_err(&err)?;
+    let c = ClodMesh::from_mesh(&base).map_err(&err)?;
     let last = c.record_count() - 1;
     let target = match (doc.record, doc.fraction) {
         (Some(_), Some(_)) => {
@@ -78,8 +92,92 @@ fn clod(ctx: &Ctx, context: &str, doc: &ClodDoc, base: Mesh) -> Result<Mesh, IoE
         }
         (None, None) => 0,
     };
-    c.set_target_record(target).map_err(&err)?;
-    c.to_mesh().map_err(err)
+    Ok((c, target))
+}
+
+/// The level rule of a `select`.
+fn select(ctx: &Ctx, context: &str, s: &SelectDoc) -> Result<LevelSelect, IoError> {
+    LevelSelect::new(s.near.get(), s.far.get()).map_err(ctx.scene_err(context))
+}
+
+/// A `clod` or `curve` mesh with a `select`: its levels, to be chosen per view (`None` for
+/// any other mesh). A `clod` with `select` must hold its full-detail mesh directly (not
+/// another `clod`).
+pub(super) fn levels(
+    ctx: &Ctx,
+    context: &str,
+    doc: &MeshDoc,
+    build: fn(&Ctx, &str, &MeshDoc) -> Result<Mesh, IoError>,
+) -> Result<Option<LevelMesh>, IoError> {
+    let err = ctx.scene_err(context);
+    match doc {
+        MeshDoc::Clod(c) => {
+            let Some(s) = &c.select else {
+                return Ok(None);
+            };
+            if s.min_level.is_some() {
+                return Err(ctx.invalid(
+                    context,
+                    "\"min_level\" is for curves; a \"clod\" selects among its records",
+                ));
+            }
+            if matches!(*c.mesh, MeshDoc::Clod(_)) {
+                return Err(ctx.invalid(
+                    context,
+                    "a \"clod\" with \"select\" holds its full-detail mesh, not another \"clod\"",
+                ));
+            }
+            let rule = select(ctx, context, s)?;
+            let base = build(ctx, context, &c.mesh)?;
+            let t = base.triangle_count() as u64;
+            if base.topology() == MeshTopology::Triangles
+                && base.triangle_count() <= MAX_CLOD_TRIANGLES
+            {
+                ctx.charge(context, Budget::ClodTriangles, t, || {
+                    format!("a CLOD of {t} triangles")
+                })?;
+            }
+            let kept = std::sync::Arc::new(base.clone());
+            let (m, target) = clod_at(ctx, context, c, base)?;
+            LevelMesh::new(
+                LevelSource::Clod {
+                    clod: m,
+                    base: kept,
+                },
+                rule,
+                target,
+            )
+            .map(Some)
+            .map_err(err)
+        }
+        MeshDoc::Curve(c) => {
+            let Some(s) = &c.select else {
+                return Ok(None);
+            };
+            let rule = select(ctx, context, s)?;
+            let min = s.min_level.unwrap_or(0);
+            if min > c.level {
+                return Err(ctx.invalid(
+                    context,
+                    format!("\"min_level\" {min} is above \"level\" {}", c.level),
+                ));
+            }
+            let (curve, colors) = curve_parts(ctx, context, c)?;
+            LevelMesh::new(
+                LevelSource::Curve {
+                    curve,
+                    min,
+                    max: c.level,
+                    colors,
+                },
+                rule,
+                0,
+            )
+            .map(Some)
+            .map_err(err)
+        }
+        _ => Ok(None),
+    }
 }
 
 fn degree(ctx: &Ctx, context: &str, d: u32) -> Result<usize, IoError> {
@@ -94,6 +192,24 @@ fn degree(ctx: &Ctx, context: &str, d: u32) -> Result<usize, IoError> {
 
 /// The `curve` mesh: a line strip.
 pub(super) fn curve(ctx: &Ctx, context: &str, doc: &CurveDoc) -> Result<Mesh, IoError> {
+    let err = ctx.scene_err(context);
+    let (c, colors) = curve_parts(ctx, context, doc)?;
+    let mesh = c.to_mesh().map_err(&err)?;
+    match colors {
+        Some(base) => {
+            let all = c.attributes(&base).map_err(&err)?;
+            mesh.with_colors(all).map_err(err)
+        }
+        None => Ok(mesh),
+    }
+}
+
+/// A `curve` at its `level` (charged), and its end-point colours (checked).
+fn curve_parts(
+    ctx: &Ctx,
+    context: &str,
+    doc: &CurveDoc,
+) -> Result<(CurveMesh, Option<Vec<glam::Vec4>>), IoError> {
     let err = ctx.scene_err(context);
     let d = degree(ctx, context, doc.degree)?;
     let p: Vec<Vec3> = doc.points.iter().map(v3).collect();
@@ -122,19 +238,19 @@ pub(super) fn curve(ctx: &Ctx, context: &str, doc: &CurveDoc) -> Result<Mesh, Io
         })?;
     }
     c.set_level(doc.level).map_err(&err)?;
-    let mut mesh = c.to_mesh().map_err(&err)?;
-    if let Some(cols) = &doc.colors {
-        if cols.len() != n + 1 {
-            return Err(ctx.invalid(
-                context,
-                format!("{} colours for {} segment end points", cols.len(), n + 1),
-            ));
+    let colors = match &doc.colors {
+        Some(cols) => {
+            if cols.len() != n + 1 {
+                return Err(ctx.invalid(
+                    context,
+                    format!("{} colours for {} segment end points", cols.len(), n + 1),
+                ));
+            }
+            Some(cols.iter().map(v4).collect())
         }
-        let base: Vec<_> = cols.iter().map(v4).collect();
-        let all = c.attributes(&base).map_err(&err)?;
-        mesh = mesh.with_colors(all).map_err(&err)?;
-    }
-    Ok(mesh)
+        None => None,
+    };
+    Ok((c, colors))
 }
 
 fn finish<P: SurfacePatch>(

@@ -466,6 +466,24 @@ pub struct ClodDoc {
     /// (record `⌊fraction · (records − 1)⌋`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fraction: Option<Real>,
+    /// Choose the record per view from the eye's depth instead (the book's
+    /// `SelectLevelOfDetail`); `record`/`fraction` are then the record before the first view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select: Option<SelectDoc>,
+}
+
+/// `select`: the level of a `clod` or `curve` mesh chosen per view
+/// (`plumb_scene::levels`): the finest up to depth `near`, the coarsest from `far` on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectDoc {
+    /// Up to this depth along the view direction: the finest level.
+    pub near: Real,
+    /// From this depth on: the coarsest level.
+    pub far: Real,
+    /// A curve's coarsest level (default 0; its `level` is the finest). Not for `clod`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_level: Option<u32>,
 }
 
 /// `curve`: Bézier segments of one degree joined end to end, tessellated to a level (a line
@@ -485,6 +503,9 @@ pub struct CurveDoc {
     /// RGBA colours of the `n + 1` segment end points, averaged down the levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colors: Option<Vec<Real4>>,
+    /// Choose the level per view, from `select.min_level` (far) to `level` (near).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select: Option<SelectDoc>,
 }
 
 /// The domain of a `surface` patch.

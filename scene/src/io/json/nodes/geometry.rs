@@ -45,6 +45,11 @@ pub(super) fn create(
     if let MeshDoc::Particles(p) = m {
         return particles(scene, ctx, parent, &doc.name, p, path);
     }
+    if let Some(levels) = crate::io::json::clod::levels(ctx, path, m, mesh)? {
+        return scene
+            .add_level_geometry(parent, doc.name.clone(), levels)
+            .map_err(ctx.scene_err(path));
+    }
     let mesh = Arc::new(mesh(ctx, path, m)?);
     scene
         .add_geometry(parent, doc.name.clone(), mesh)
@@ -194,6 +199,8 @@ pub(super) fn save(cx: &SaveCx, id: NodeId, path: &str, doc: &mut NodeDoc) -> Re
             motion: motion_doc,
             ..ParticlesDoc::default()
         }));
+    } else if let Some(levels) = scene.level_mesh(id).map_err(&err)? {
+        doc.mesh = Some(level_doc(levels));
     } else {
         let mesh: &Mesh = scene.mesh(id).map_err(&err)?;
         // The mesh the skin was attached to (while the skin runs; an inactive skin's leaf
@@ -260,4 +267,51 @@ fn point_rest(scene: &Scene, id: NodeId, mesh: &Mesh) -> Result<Option<Mesh>, &'
         out = out.with_uv_set(set.clone()).map_err(|_| OTHER)?;
     }
     Ok(Some(out))
+}
+
+/// A level-selecting leaf as the document that builds it again: a `clod` of its full-detail
+/// mesh at the record shown, or a `curve` from its finest `level` down to `min_level`, with
+/// the `select` rule.
+fn level_doc(levels: &crate::values::levels::LevelMesh) -> MeshDoc {
+    use crate::io::json::doc::{ClodDoc, CurveDoc, SelectDoc};
+    use crate::values::levels::LevelSource;
+    let rule = levels.select();
+    let select = |min_level| {
+        Some(SelectDoc {
+            near: re(rule.near),
+            far: re(rule.far),
+            min_level,
+        })
+    };
+    match levels.source() {
+        LevelSource::Clod { base, .. } => MeshDoc::Clod(ClodDoc {
+            mesh: Box::new(MeshDoc::Inline(mesh_doc(base))),
+            record: (levels.current() != 0)
+                .then(|| u32::try_from(levels.current()).unwrap_or(u32::MAX)),
+            fraction: None,
+            select: select(None),
+        }),
+        LevelSource::Curve {
+            curve,
+            min,
+            max,
+            colors,
+        } => {
+            let mut points = Vec::new();
+            let mut degree = 3;
+            for (i, s) in curve.segments().iter().enumerate() {
+                let cp = s.control_points();
+                degree = cp.len().saturating_sub(1) as u32;
+                let skip = usize::from(i > 0);
+                points.extend(cp.iter().skip(skip).map(|p| re3(*p)));
+            }
+            MeshDoc::Curve(CurveDoc {
+                points,
+                degree,
+                level: *max,
+                colors: colors.as_ref().map(|c| c.iter().map(|x| re4(*x)).collect()),
+                select: select((*min != 0).then_some(*min)),
+            })
+        }
+    }
 }
