@@ -324,6 +324,12 @@ impl Scene {
                     crate::values::levels::LevelSource::Curve { min, max, .. } => {
                         format!("curve level {} of {min}..={max}", *max - l.current() as u32)
                     }
+                    crate::values::levels::LevelSource::Surface { min, max, .. } => {
+                        format!(
+                            "surface level {} of {min}..={max}",
+                            *max - l.current() as u32
+                        )
+                    }
                 };
                 let _ = writeln!(
                     out,

@@ -1,14 +1,15 @@
 //! Meshes whose level of detail is chosen per view (the book's `ClodMesh::SelectLevelOfDetail`,
 //! book L9178–9196): a continuous-LOD mesh shows a collapse record, a Bézier curve a
-//! subdivision level, each picked from the eye's depth when a frame is prepared
+//! subdivision level, a Bézier patch a tessellation level, each picked from the eye's depth
+//! when a frame is prepared
 //! ([`View`](crate::View)).
 //!
 //! **The rule.** With `depth` the distance along the view direction from the eye to the
 //! leaf's world-bound centre, [`target_record_for_depth`]`(depth, near, far, count)` gives an
 //! index `i` in `0..count`: 0 at `depth ≤ near`, `count − 1` at `depth ≥ far`, and in between
 //! `⌊(count − 1)·√((depth − near)/(far − near))⌋`. For a CLOD mesh `i` is the record (0 is
-//! full detail); for a curve with levels `min..=max` it is the level `max − i` (the finest
-//! near the eye). The mesh is rebuilt only when the index changes.
+//! full detail); for a curve or surface with levels `min..=max` it is the level `max − i`
+//! (the finest near the eye). The mesh is rebuilt only when the index changes.
 
 use glam::Vec4;
 
@@ -16,6 +17,7 @@ use crate::values::clod::{target_record_for_depth, ClodMesh};
 use crate::values::curve::CurveMesh;
 use crate::values::error::SceneError;
 use crate::values::mesh::Mesh;
+use crate::values::surface::{BezierRectangle, BezierTriangle, SurfaceMesh};
 
 /// Where the level changes with depth (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,6 +67,41 @@ pub enum LevelSource {
         /// RGBA of the `n + 1` segment end points.
         colors: Option<Vec<Vec4>>,
     },
+    /// A Bézier patch tessellated to `min..=max`.
+    Surface {
+        /// The tessellation.
+        surface: Patch,
+        /// The coarsest level.
+        min: u32,
+        /// The finest level.
+        max: u32,
+        /// RGBA of the domain's corners (averaged down the levels).
+        colors: Option<Vec<Vec4>>,
+    },
+}
+
+/// A level-selecting surface: a rectangle or a triangle patch, with the control points and
+/// degrees it was made from (what a save writes).
+#[derive(Debug, Clone)]
+pub enum Patch {
+    /// A tensor-product patch of degrees `(u, v)`.
+    Rectangle {
+        /// The tessellation.
+        mesh: SurfaceMesh<BezierRectangle>,
+        /// Degrees along u and v.
+        degree: [usize; 2],
+        /// Control points, row by row, u fastest.
+        points: Vec<glam::Vec3>,
+    },
+    /// A triangle patch of one degree.
+    Triangle {
+        /// The tessellation.
+        mesh: SurfaceMesh<BezierTriangle>,
+        /// Its degree.
+        degree: usize,
+        /// Control points.
+        points: Vec<glam::Vec3>,
+    },
 }
 
 /// A geometry leaf's levels: the source, the rule and the level shown.
@@ -90,7 +127,8 @@ impl LevelMesh {
         select: LevelSelect,
         current: usize,
     ) -> Result<LevelMesh, SceneError> {
-        if let LevelSource::Curve { min, max, .. } = &source {
+        if let LevelSource::Curve { min, max, .. } | LevelSource::Surface { min, max, .. } = &source
+        {
             if min > max {
                 return Err(SceneError::InvalidArgument {
                     what: "curve levels",
@@ -121,7 +159,9 @@ impl LevelMesh {
     pub fn count(&self) -> usize {
         match &self.source {
             LevelSource::Clod { clod, .. } => clod.record_count().max(1),
-            LevelSource::Curve { min, max, .. } => (max - min) as usize + 1,
+            LevelSource::Curve { min, max, .. } | LevelSource::Surface { min, max, .. } => {
+                (max - min) as usize + 1
+            }
         }
     }
 
@@ -163,6 +203,30 @@ impl LevelMesh {
                 let mesh = curve.to_mesh()?;
                 match colors {
                     Some(base) => mesh.with_colors(curve.attributes(base)?)?,
+                    None => mesh,
+                }
+            }
+            LevelSource::Surface {
+                surface,
+                max,
+                colors,
+                ..
+            } => {
+                let level = *max - i as u32;
+                let (mesh, attrs) = match surface {
+                    Patch::Rectangle { mesh, .. } => {
+                        mesh.set_level(level)?;
+                        let a = colors.as_ref().map(|c| mesh.attributes(c)).transpose()?;
+                        (mesh.to_mesh()?, a)
+                    }
+                    Patch::Triangle { mesh, .. } => {
+                        mesh.set_level(level)?;
+                        let a = colors.as_ref().map(|c| mesh.attributes(c)).transpose()?;
+                        (mesh.to_mesh()?, a)
+                    }
+                };
+                match attrs {
+                    Some(a) => mesh.with_colors(a)?,
                     None => mesh,
                 }
             }

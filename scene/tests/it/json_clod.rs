@@ -209,11 +209,16 @@ fn levels_are_chosen_per_view_by_depth() {
     // Curve of 2 segments, levels 1..=6, near 3, far 15 (6 indices):
     //   eye at 4: ⌊5·√(1/12)⌋ = 1 → level 5, 2·2⁵ + 1 = 65 vertices;
     //   eye at 14: ⌊5·√(11/12)⌋ = 4 → level 2, 2·2² + 1 = 9 vertices.
+    // Rectangle patch, levels 1..=5, near 3, far 15, its bounding-sphere centre at z = 0.333:
+    //   eye at z = 4: depth 3.667, ⌊4·√(0.667/12)⌋ = ⌊0.94⌋ = 0 → level 5, (2⁵ + 1)² = 1089
+    //   vertices; eye at z = 16: depth 15.67 ≥ far → 4 → level 1, (2 + 1)² = 9 vertices.
     for (file, leaf, index, vertices) in [
         ("clod_select_near.json", "ball", 36, None),
         ("clod_select_far.json", "ball", 192, None),
         ("curve_select_near.json", "loop", 1, Some(65)),
         ("curve_select_far.json", "loop", 4, Some(9)),
+        ("surface_select_near.json", "sheet", 0, Some(1089)),
+        ("surface_select_far.json", "sheet", 4, Some(9)),
     ] {
         let loaded = plumb_scene::io::load(&dir.join(file), &Default::default()).unwrap();
         let mut s = loaded.scene;

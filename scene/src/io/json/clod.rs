@@ -10,7 +10,7 @@ use crate::io::error::IoError;
 use crate::values::clod::ClodMesh;
 use crate::values::clod_build::MAX_CLOD_TRIANGLES;
 use crate::values::curve::{BezierCurve, CurveMesh, MAX_BEZIER_DEGREE};
-use crate::values::levels::{LevelMesh, LevelSelect, LevelSource};
+use crate::values::levels::{LevelMesh, LevelSelect, LevelSource, Patch};
 use crate::values::mesh::{Mesh, MeshTopology};
 use crate::values::surface::{BezierRectangle, BezierTriangle, SurfaceMesh, SurfacePatch};
 
@@ -176,6 +176,32 @@ pub(super) fn levels(
             .map(Some)
             .map_err(err)
         }
+        MeshDoc::Surface(d) => {
+            let Some(s) = &d.select else {
+                return Ok(None);
+            };
+            let rule = select(ctx, context, s)?;
+            let min = s.min_level.unwrap_or(0);
+            if min > d.level {
+                return Err(ctx.invalid(
+                    context,
+                    format!("\"min_level\" {min} is above \"level\" {}", d.level),
+                ));
+            }
+            let (surface, colors) = surface_parts(ctx, context, d)?;
+            LevelMesh::new(
+                LevelSource::Surface {
+                    surface,
+                    min,
+                    max: d.level,
+                    colors,
+                },
+                rule,
+                0,
+            )
+            .map(Some)
+            .map_err(err)
+        }
         _ => Ok(None),
     }
 }
@@ -253,13 +279,14 @@ fn curve_parts(
     Ok((c, colors))
 }
 
-fn finish<P: SurfacePatch>(
+/// A patch tessellated to `doc.level` (charged) and its corner colours (checked).
+fn tessellate<P: SurfacePatch>(
     ctx: &Ctx,
     context: &str,
     patch: P,
     doc: &SurfaceDoc,
     corners: usize,
-) -> Result<Mesh, IoError> {
+) -> Result<(SurfaceMesh<P>, Option<Vec<glam::Vec4>>), IoError> {
     let err = ctx.scene_err(context);
     let mut s = SurfaceMesh::single(patch).map_err(&err)?;
     // A level past the patch's own limit is not charged: `set_level` refuses it.
@@ -270,23 +297,52 @@ fn finish<P: SurfacePatch>(
         })?;
     }
     s.set_level(doc.level).map_err(&err)?;
-    let mut mesh = s.to_mesh().map_err(&err)?;
-    if let Some(cols) = &doc.colors {
-        if cols.len() != corners {
-            return Err(ctx.invalid(
-                context,
-                format!("{} colours for {corners} patch corners", cols.len()),
-            ));
+    let colors = match &doc.colors {
+        Some(cols) => {
+            if cols.len() != corners {
+                return Err(ctx.invalid(
+                    context,
+                    format!("{} colours for {corners} patch corners", cols.len()),
+                ));
+            }
+            Some(cols.iter().map(v4).collect())
         }
-        let base: Vec<_> = cols.iter().map(v4).collect();
-        let all = s.attributes(&base).map_err(&err)?;
-        mesh = mesh.with_colors(all).map_err(&err)?;
-    }
-    Ok(mesh)
+        None => None,
+    };
+    Ok((s, colors))
 }
 
 /// The `surface` mesh: triangles with the patch's normals.
 pub(super) fn surface(ctx: &Ctx, context: &str, doc: &SurfaceDoc) -> Result<Mesh, IoError> {
+    match surface_parts(ctx, context, doc)? {
+        (Patch::Rectangle { mesh: s, .. }, colors) => surface_mesh(ctx, context, &s, colors),
+        (Patch::Triangle { mesh: s, .. }, colors) => surface_mesh(ctx, context, &s, colors),
+    }
+}
+
+fn surface_mesh<P: SurfacePatch>(
+    ctx: &Ctx,
+    context: &str,
+    s: &SurfaceMesh<P>,
+    colors: Option<Vec<glam::Vec4>>,
+) -> Result<Mesh, IoError> {
+    let err = ctx.scene_err(context);
+    let mesh = s.to_mesh().map_err(&err)?;
+    match colors {
+        Some(base) => {
+            let all = s.attributes(&base).map_err(&err)?;
+            mesh.with_colors(all).map_err(err)
+        }
+        None => Ok(mesh),
+    }
+}
+
+/// A `surface`'s patch, tessellated to its `level`, with its corner colours.
+fn surface_parts(
+    ctx: &Ctx,
+    context: &str,
+    doc: &SurfaceDoc,
+) -> Result<(Patch, Option<Vec<glam::Vec4>>), IoError> {
     let err = ctx.scene_err(context);
     let p: Vec<Vec3> = doc.points.iter().map(v3).collect();
     let du = degree(ctx, context, doc.degree)?;
@@ -303,8 +359,16 @@ pub(super) fn surface(ctx: &Ctx, context: &str, doc: &SurfaceDoc) -> Result<Mesh
                     ),
                 ));
             }
-            let patch = BezierRectangle::new([du, dv], p).map_err(&err)?;
-            finish(ctx, context, patch, doc, 4)
+            let patch = BezierRectangle::new([du, dv], p.clone()).map_err(&err)?;
+            let (mesh, colors) = tessellate(ctx, context, patch, doc, 4)?;
+            Ok((
+                Patch::Rectangle {
+                    mesh,
+                    degree: [du, dv],
+                    points: p,
+                },
+                colors,
+            ))
         }
         PatchDoc::Triangle => {
             if doc.degree_v.is_some() {
@@ -320,8 +384,16 @@ pub(super) fn surface(ctx: &Ctx, context: &str, doc: &SurfaceDoc) -> Result<Mesh
                     ),
                 ));
             }
-            let patch = BezierTriangle::new(du, p).map_err(&err)?;
-            finish(ctx, context, patch, doc, 3)
+            let patch = BezierTriangle::new(du, p.clone()).map_err(&err)?;
+            let (mesh, colors) = tessellate(ctx, context, patch, doc, 3)?;
+            Ok((
+                Patch::Triangle {
+                    mesh,
+                    degree: du,
+                    points: p,
+                },
+                colors,
+            ))
         }
     }
 }

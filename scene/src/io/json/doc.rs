@@ -544,6 +544,9 @@ pub struct SurfaceDoc {
     /// a triangle's at `(0,0), (1,0), (0,1)` — averaged down the levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colors: Option<Vec<Real4>>,
+    /// Choose the level per view, from `select.min_level` (far) to `level` (near).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select: Option<SelectDoc>,
 }
 
 fn three_u32() -> u32 {

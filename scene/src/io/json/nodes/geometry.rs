@@ -313,5 +313,34 @@ fn level_doc(levels: &crate::values::levels::LevelMesh) -> MeshDoc {
                 select: select((*min != 0).then_some(*min)),
             })
         }
+        LevelSource::Surface {
+            surface,
+            min,
+            max,
+            colors,
+        } => {
+            use crate::io::json::doc::{PatchDoc, SurfaceDoc};
+            use crate::values::levels::Patch;
+            let (patch, degree, degree_v, points) = match surface {
+                Patch::Rectangle { degree, points, .. } => (
+                    PatchDoc::Rectangle,
+                    degree[0],
+                    (degree[1] != degree[0]).then_some(degree[1] as u32),
+                    points,
+                ),
+                Patch::Triangle { degree, points, .. } => {
+                    (PatchDoc::Triangle, *degree, None, points)
+                }
+            };
+            MeshDoc::Surface(SurfaceDoc {
+                patch,
+                degree: degree as u32,
+                degree_v,
+                points: points.iter().map(|p| re3(*p)).collect(),
+                level: *max,
+                colors: colors.as_ref().map(|c| c.iter().map(|x| re4(*x)).collect()),
+                select: select((*min != 0).then_some(*min)),
+            })
+        }
     }
 }
