@@ -16,9 +16,9 @@
 //! scene's: background, global ambient, reference node, depth layers, IK controllers, screen
 //! polygons.
 //!
-//! Lights and the material state are printed in words; other states and effects in Rust's
-//! `Debug` form of their values (every field named, floats exact), except node references,
-//! which are printed by name, and per-vertex colour arrays, which are counted.
+//! Lights and states are printed in words (the stencil state in Rust's `Debug` form); effects
+//! in `Debug` form (every field named, floats exact), except node references, which are
+//! printed by name, and per-vertex colour arrays, which are counted.
 //!
 //! Floats are printed with Rust's shortest round-trip formatting, so the dump is exact and the
 //! same on every platform. World data is printed as stored (stale until `update`; the header
@@ -140,8 +140,8 @@ fn light_text(l: &crate::values::light::SceneLight) -> String {
     s
 }
 
-/// A global state in words where a reader needs it most (the material); the others in
-/// `Debug` form, every field named.
+/// A global state in words (the stencil state in `Debug` form, every field named); what is
+/// off says so, floats exact.
 fn state_text(st: &crate::values::state::GlobalState) -> String {
     use crate::values::state::GlobalState;
     match st {
@@ -161,6 +161,76 @@ fn state_text(st: &crate::values::state::GlobalState) -> String {
                 s.push_str(", two-sided");
             }
             s
+        }
+        GlobalState::Alpha(a) => {
+            let mut s = if a.blend_enabled {
+                format!(
+                    "blend {:?} × source + {:?} × destination",
+                    a.src_blend, a.dst_blend
+                )
+            } else {
+                "no blending".to_owned()
+            };
+            if a.blend_enabled {
+                if let Some((src, dst)) = a.alpha_factors {
+                    let _ = write!(s, " (alpha channel {src:?}, {dst:?})");
+                }
+                let _ = write!(s, ", equation {:?}", a.equation);
+                if let Some(e) = a.alpha_equation {
+                    let _ = write!(s, " (alpha channel {e:?})");
+                }
+                if a.constant_color != Vec4::ZERO {
+                    let _ = write!(s, ", constant {}", v4(a.constant_color));
+                }
+            }
+            if a.test_enabled {
+                let _ = write!(s, ", test alpha {:?} {}", a.test, a.reference);
+            }
+            s
+        }
+        GlobalState::Cull(c) if c.enabled => {
+            format!("cull {:?} faces, front {:?}", c.cull_face, c.front_face)
+        }
+        GlobalState::Cull(_) => "cull off".to_owned(),
+        GlobalState::ZBuffer(z) if z.enabled => format!(
+            "depth test {:?}, {}",
+            z.compare,
+            if z.writable { "writes" } else { "read only" }
+        ),
+        GlobalState::ZBuffer(_) => "depth test off".to_owned(),
+        GlobalState::Shade(s) => format!("shade {s:?}"),
+        GlobalState::Wireframe(w) => format!("wireframe {}", if w.enabled { "on" } else { "off" }),
+        GlobalState::Dither(d) => format!("dither {}", if d.enabled { "on" } else { "off" }),
+        GlobalState::Fog(f) if f.enabled => format!(
+            "fog {:?} {:?} from {} to {}, density {}, colour {}, by {:?}",
+            f.density_function,
+            f.apply,
+            f.start,
+            f.end,
+            f.density,
+            v4(f.color),
+            f.distance
+        ),
+        GlobalState::Fog(_) => "fog off".to_owned(),
+        GlobalState::PolygonOffset(o) if o.enabled => {
+            format!("polygon offset factor {}, units {}", o.factor, o.units)
+        }
+        GlobalState::PolygonOffset(_) => "polygon offset off".to_owned(),
+        GlobalState::PointLine(p) => {
+            format!("point size {}, line width {}", p.point_size, p.line_width)
+        }
+        GlobalState::ClipPlanes(c) => {
+            let planes: Vec<String> = c
+                .planes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.map(|p| format!("#{i} {}", v4(p))))
+                .collect();
+            if planes.is_empty() {
+                "clip planes none".to_owned()
+            } else {
+                format!("clip planes {}", planes.join(", "))
+            }
         }
         other => format!("{other:?}"),
     }

@@ -108,7 +108,7 @@ fn dump_shows_what_nodes_carry() {
         "{dump}"
     );
     assert!(has("sign [billboard]"), "{dump}");
-    assert!(has("state: Shade(Flat)"), "{dump}");
+    assert!(has("state: shade Flat"), "{dump}");
     assert!(
         has("light #0: ambient, ambient (0.25, 0.25, 0.25, 1), diffuse (0, 0, 0, 1), specular (0, 0, 0, 1)"),
         "{dump}"
