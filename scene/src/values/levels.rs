@@ -17,7 +17,7 @@ use crate::values::clod::{target_record_for_depth, ClodMesh};
 use crate::values::curve::CurveMesh;
 use crate::values::error::SceneError;
 use crate::values::mesh::Mesh;
-use crate::values::surface::{BezierRectangle, BezierTriangle, SurfaceMesh};
+use crate::values::surface::{BezierRectangle, BezierTriangle, SurfaceMesh, SurfacePatch};
 
 /// Where the level changes with depth (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -131,8 +131,8 @@ impl LevelMesh {
         {
             if min > max {
                 return Err(SceneError::InvalidArgument {
-                    what: "curve levels",
-                    message: format!("min level {min} is above max level {max}"),
+                    what: "levels",
+                    message: format!("min_level {min} is above the finest level {max}"),
                 });
             }
         }
@@ -213,25 +213,27 @@ impl LevelMesh {
                 ..
             } => {
                 let level = *max - i as u32;
-                let (mesh, attrs) = match surface {
-                    Patch::Rectangle { mesh, .. } => {
-                        mesh.set_level(level)?;
-                        let a = colors.as_ref().map(|c| mesh.attributes(c)).transpose()?;
-                        (mesh.to_mesh()?, a)
-                    }
-                    Patch::Triangle { mesh, .. } => {
-                        mesh.set_level(level)?;
-                        let a = colors.as_ref().map(|c| mesh.attributes(c)).transpose()?;
-                        (mesh.to_mesh()?, a)
-                    }
-                };
-                match attrs {
-                    Some(a) => mesh.with_colors(a)?,
-                    None => mesh,
+                match surface {
+                    Patch::Rectangle { mesh, .. } => patch_at(mesh, level, colors.as_deref())?,
+                    Patch::Triangle { mesh, .. } => patch_at(mesh, level, colors.as_deref())?,
                 }
             }
         };
         self.current = i;
         Ok(mesh)
+    }
+}
+
+/// A patch's tessellation at `level`, with its corner colours averaged down the levels.
+fn patch_at<P: SurfacePatch>(
+    mesh: &mut SurfaceMesh<P>,
+    level: u32,
+    colors: Option<&[Vec4]>,
+) -> Result<Mesh, SceneError> {
+    mesh.set_level(level)?;
+    let out = mesh.to_mesh()?;
+    match colors {
+        Some(c) => out.with_colors(mesh.attributes(c)?),
+        None => Ok(out),
     }
 }

@@ -155,18 +155,11 @@ pub(super) fn levels(
                 return Ok(None);
             };
             let rule = select(ctx, context, s)?;
-            let min = s.min_level.unwrap_or(0);
-            if min > c.level {
-                return Err(ctx.invalid(
-                    context,
-                    format!("\"min_level\" {min} is above \"level\" {}", c.level),
-                ));
-            }
             let (curve, colors) = curve_parts(ctx, context, c)?;
             LevelMesh::new(
                 LevelSource::Curve {
                     curve,
-                    min,
+                    min: s.min_level.unwrap_or(0),
                     max: c.level,
                     colors,
                 },
@@ -181,18 +174,11 @@ pub(super) fn levels(
                 return Ok(None);
             };
             let rule = select(ctx, context, s)?;
-            let min = s.min_level.unwrap_or(0);
-            if min > d.level {
-                return Err(ctx.invalid(
-                    context,
-                    format!("\"min_level\" {min} is above \"level\" {}", d.level),
-                ));
-            }
             let (surface, colors) = surface_parts(ctx, context, d)?;
             LevelMesh::new(
                 LevelSource::Surface {
                     surface,
-                    min,
+                    min: s.min_level.unwrap_or(0),
                     max: d.level,
                     colors,
                 },
