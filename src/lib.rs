@@ -10,6 +10,7 @@ pub use plumb_scene as scene;
 
 pub mod conform;
 pub mod diff;
+pub mod explain;
 pub mod mesh;
 pub mod model;
 pub mod orbit;

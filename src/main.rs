@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 use cli::conform::ConformArgs;
 use cli::convert::ConvertArgs;
 use cli::diff::DiffArgs;
+use cli::explain::ExplainArgs;
 use cli::info::InfoArgs;
 use cli::render::RenderArgs;
 use cli::view::ViewArgs;
@@ -40,6 +41,10 @@ enum Command {
     /// Prints the pixels over a per-channel threshold, the max channel delta, PSNR and a
     /// perceptual (FLIP-style) mean, and writes a heat map with `--out`.
     Diff(DiffArgs),
+    /// Explain one pixel: every clear and fragment that reached it, in draw order, each
+    /// stage's inputs and outputs (texture taps, tests, blend), and its final colour, depth
+    /// and stencil; `--json` for tools.
+    Explain(Box<ExplainArgs>),
     /// Run the golden corpus through a backend (plumb itself, `--exec CMD` per case, or
     /// `--actual DIR` of PNGs) and write an HTML report, JUnit XML and results.json.
     Conform(ConformArgs),
@@ -71,6 +76,7 @@ fn main() -> ExitCode {
     let result = match parsed.command {
         Some(Command::Render(args)) => cli::render::run(&args),
         Some(Command::Diff(args)) => cli::diff::run(&args),
+        Some(Command::Explain(args)) => cli::explain::run(&args),
         Some(Command::Conform(args)) => cli::conform::run(&args),
         Some(Command::Convert(args)) => cli::convert::run(&args),
         Some(Command::Info(args)) => cli::info::run(&args),
@@ -102,6 +108,9 @@ mod tests {
         let c = Cli::try_parse_from(["plumb", "-o", "x.png", "--size", "4x3"]).unwrap();
         assert!(c.command.is_none());
         assert_eq!(c.render.out.to_str(), Some("x.png"));
-        assert_eq!((c.render.size().width, c.render.size().height), (4, 3));
+        assert_eq!(
+            (c.render.image.size().width, c.render.image.size().height),
+            (4, 3)
+        );
     }
 }

@@ -77,6 +77,8 @@ pub struct Context {
     simd: SimdLevel,
     /// A clear not yet written: each tile applies it, in its worker, just before its bins.
     pending_clear: Option<TileClear>,
+    /// Set by an [`crate::explain::Explainer`] around each of its draws.
+    pub(crate) probe: Option<crate::explain::ProbeTag>,
 }
 
 impl Context {
@@ -105,6 +107,7 @@ impl Context {
             stats: FrameStats::default(),
             simd,
             pending_clear: None,
+            probe: None,
         })
     }
 
@@ -260,8 +263,16 @@ impl Context {
         let prims = topology.primitive_count(elements);
 
         let level = self.level();
-        let path = Arc::new(FragmentPath::new(state, nvar, shader, level));
-        let stride = 3 * (2 + nvar);
+        let probing = self.probe.is_some();
+        let path = Arc::new(FragmentPath::new(
+            state,
+            nvar,
+            shader,
+            level,
+            self.probe.clone(),
+        ));
+        // A probed draw's triangles carry their primitive after their planes.
+        let stride = 3 * (2 + nvar) + usize::from(probing);
         if self.paths.len() >= MAX_QUEUED_DRAWS {
             self.finish();
         }
@@ -293,7 +304,10 @@ impl Context {
                 sv
             });
         let run = |range: std::ops::Range<usize>, draw: u32| {
-            let mut sink = TriSink::default();
+            let mut sink = TriSink {
+                probe_base: probing.then_some(range.start as u32),
+                ..TriSink::default()
+            };
             // About one triangle per primitive: no growth copies.
             sink.tris.reserve(range.len());
             sink.planes.reserve(range.len() * stride);

@@ -81,6 +81,14 @@ pub trait DrawTarget {
     }
     /// Restarts the counters of [`DrawTarget::frame_stats`].
     fn reset_stats(&mut self) {}
+    /// Whether the target keeps [`DrawTarget::label`]s (a pixel history does): callers
+    /// build a label only when it does. The default is `false`.
+    fn wants_labels(&self) -> bool {
+        false
+    }
+    /// Names the next draw (a scene node and pass) for the target's records. The default
+    /// ignores it.
+    fn label(&mut self, _label: &str) {}
 }
 
 impl DrawTarget for Context {

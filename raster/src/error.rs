@@ -59,6 +59,18 @@ pub enum Error {
     /// [`crate::Context::set_simd_level`]).
     #[error("SIMD level: {0}")]
     Simd(String),
+    /// A pixel asked about ([`crate::explain`]) is not in the target.
+    #[error("pixel ({x}, {y}) is outside the {width}x{height} target (x must be below {width}, y below {height})")]
+    PixelOutside {
+        /// Column asked for.
+        x: u32,
+        /// Row asked for.
+        y: u32,
+        /// Target width.
+        width: u32,
+        /// Target height.
+        height: u32,
+    },
     /// Building the worker thread pool failed.
     #[error("thread pool: {0}")]
     ThreadPool(String),

@@ -16,8 +16,10 @@ use fearless_simd::{f32x8, prelude::*, Level};
 use glam::{Vec2, Vec4};
 
 use crate::combine::{combine_lanes, ApplyMode, CombineState};
+use crate::explain::{Stage as ExplainStage, Value};
 use crate::fog::{fog_factor, FogMode, FogState};
 use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
+use crate::fragment_probe::{color_at, words};
 use crate::light::PreparedLighting;
 use crate::math::saturate;
 use crate::texture::lanes::{
@@ -161,7 +163,13 @@ impl FixedShader {
 
     /// Runs the stage list on one batch (inside the batch's dispatch).
     #[inline(always)]
-    fn run<S: Simd>(&self, simd: S, span: &SpanCtx<'_>, s: &mut Scratch) {
+    fn run<S: Simd>(
+        &self,
+        simd: S,
+        span: &SpanCtx<'_>,
+        s: &mut Scratch,
+        mut probe: Option<&mut [(usize, Vec<ExplainStage>)]>,
+    ) {
         let n = span.len;
         // Lane kernels work on whole groups of 8; the extra lanes hold stale but harmless
         // values and are never written back (the mask is false there).
@@ -332,7 +340,136 @@ impl FixedShader {
                     }
                 }
             }
+            if let Some(lanes) = probe.as_deref_mut() {
+                for (lane, out) in lanes {
+                    out.push(self.describe(stage, s, *lane, block));
+                }
+            }
         }
+    }
+
+    /// What `stage` did at lane `i` (a probed batch, [`crate::explain`]): read from the
+    /// scratch arrays right after the stage ran.
+    #[cold]
+    fn describe(&self, stage: &Stage, s: &Scratch, i: usize, block: usize) -> ExplainStage {
+        let color = |s: &Scratch| color_at(&s.color, i);
+        let apply = |mode: &str| {
+            ExplainStage::new(format!("apply_{mode}"))
+                .input("texture", color_at(&s.tex, i))
+                .output("color", color(s))
+        };
+        match *stage {
+            Stage::Primary => ExplainStage::new("primary_color")
+                .input("back_face_colors", block != 0)
+                .output("color", color(s)),
+            Stage::Lighting { at } => ExplainStage::new("lighting")
+                .input(
+                    "eye_position",
+                    Value::Floats((at..at + 3).map(|k| s.var[k][i]).collect()),
+                )
+                .input(
+                    "normal",
+                    Value::Floats((at + 3..at + 6).map(|k| s.var[k][i]).collect()),
+                )
+                .output("primary", color_at(&s.prim, i))
+                .output(
+                    "secondary",
+                    Value::Floats((0..3).map(|c| s.sec[c][i]).collect()),
+                ),
+            Stage::Coords { unit, .. } => ExplainStage::new(format!("unit{unit}_coords"))
+                .output("uv", Value::Floats(vec![s.tu[i], s.tv[i]]))
+                .output("rho_squared", s.tl[i]),
+            Stage::Lod { unit } => {
+                let u = &self.units[unit];
+                ExplainStage::new(format!("unit{unit}_lod"))
+                    .input("lod_bias", u.sampler.lod_bias)
+                    .input(
+                        "lod_range",
+                        Value::Floats(vec![u.sampler.min_lod, u.sampler.max_lod]),
+                    )
+                    .output("lambda", s.tl[i])
+            }
+            Stage::SampleLanes { unit, .. } => {
+                let u = &self.units[unit];
+                let uv = glam::Vec2::new(s.tu[i], s.tv[i]);
+                let sample = u.texture.taps(&u.sampler, uv, s.tl[i]);
+                self.sampled(unit, uv, sample, s, i)
+            }
+            Stage::SampleAniso { unit, .. } => {
+                let u = &self.units[unit];
+                let uv = glam::Vec2::new(s.tu[i], s.tv[i]);
+                let g = |k: usize| s.grad[k][i];
+                let (dx, dy) = (glam::Vec2::new(g(0), g(1)), glam::Vec2::new(g(2), g(3)));
+                let sample = u.texture.grad_taps(&u.sampler, uv, dx, dy);
+                self.sampled(unit, uv, sample, s, i)
+                    .input("derivatives", Value::Floats(vec![g(0), g(1), g(2), g(3)]))
+            }
+            Stage::Modulate => apply("modulate"),
+            Stage::Decal => apply("decal"),
+            Stage::Replace => apply("replace"),
+            Stage::Blend { .. } => apply("blend"),
+            Stage::Add => apply("add"),
+            Stage::Combine { unit, state } => ExplainStage::new(format!("unit{unit}_combine"))
+                .input("state", format!("{state:?}"))
+                .input("texture", color_at(&s.tex, i))
+                .output("color", color(s)),
+            Stage::Secondary => ExplainStage::new("secondary_color").output("color", color(s)),
+            Stage::FogFactor { at, mode } => ExplainStage::new("fog_factor")
+                .input("distance", s.var[at][i])
+                .input("mode", format!("{mode:?}"))
+                .output("factor", s.tl[i]),
+            Stage::FogVertex { at } => ExplainStage::new("fog_factor")
+                .input("vertex_factor", s.var[at][i])
+                .output("factor", s.tl[i]),
+            Stage::FogBlend { color: fc } => ExplainStage::new("fog")
+                .input("factor", s.tl[i])
+                .input("fog_color", fc)
+                .output("color", color(s)),
+        }
+    }
+
+    /// A sampling stage's record: λ, the taps and the kernel's colour (and the scalar
+    /// filter's, should the two ever differ).
+    fn sampled(
+        &self,
+        unit: usize,
+        uv: glam::Vec2,
+        sample: crate::texture::Sample,
+        s: &Scratch,
+        i: usize,
+    ) -> ExplainStage {
+        let u = &self.units[unit];
+        let filtered = color_at(&s.tex, i);
+        let mut st = ExplainStage::new(format!("unit{unit}_sample"))
+            .input("uv", Value::Floats(vec![uv.x, uv.y]))
+            .input(
+                "texture",
+                format!(
+                    "{}x{}, {} levels",
+                    u.texture.width(),
+                    u.texture.height(),
+                    u.texture.level_count()
+                ),
+            )
+            .input(
+                "filter",
+                format!(
+                    "min {} mag {} wrap {} {} anisotropy {}",
+                    words(u.sampler.min),
+                    words(u.sampler.mag),
+                    words(u.sampler.wrap_u),
+                    words(u.sampler.wrap_v),
+                    u.sampler.max_anisotropy
+                ),
+            )
+            .output("lambda", sample.lambda)
+            .output("probes", sample.probes)
+            .output("taps", Value::Taps(sample.taps))
+            .output("color", filtered);
+        if sample.color.to_array().map(f32::to_bits) != filtered.to_array().map(f32::to_bits) {
+            st = st.output("reference", sample.color);
+        }
+        st
     }
 
     /// Per-pixel lighting (`light::PreparedLighting::shade`), eight pixels at a time
@@ -397,7 +534,17 @@ impl FragmentShader for FixedShader {
     }
 
     fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch) {
-        crate::simd::dispatch_shader!(level, simd => self.run(simd, span, s));
+        crate::simd::dispatch_shader!(level, simd => self.run(simd, span, s, None));
+    }
+
+    fn shade_probed(
+        &self,
+        level: Level,
+        span: &SpanCtx<'_>,
+        s: &mut Scratch,
+        out: &mut [(usize, Vec<ExplainStage>)],
+    ) {
+        crate::simd::dispatch_shader!(level, simd => self.run(simd, span, s, Some(&mut *out)));
     }
 }
 

@@ -23,8 +23,10 @@ use std::sync::Arc;
 use fearless_simd::{Level, Simd};
 use glam::Vec4;
 
+use crate::explain::{ProbeTag, Stage};
 pub(crate) use crate::fragment_lanes::to_unorm8;
 use crate::fragment_lanes::{self as fl, Finish, LANES};
+use crate::fragment_probe::Rec;
 use crate::setup::TriSetup;
 use crate::state::{BlendEquation, BlendFactor, BlendState, CompareFunc, PipelineState};
 use crate::target::{TileMut, TILE_SIZE};
@@ -55,11 +57,11 @@ pub(crate) struct Scratch {
     /// Shader scratch: per-pixel primary and secondary colours (Phong).
     pub prim: [[f32; SPAN]; 4],
     pub sec: [[f32; SPAN]; 3],
-    spass: [i32; SPAN],
-    dmask: [i32; SPAN],
-    dst: [[f32; SPAN]; 4],
-    sf: [[f32; SPAN]; 4],
-    df: [[f32; SPAN]; 4],
+    pub(crate) spass: [i32; SPAN],
+    pub(crate) dmask: [i32; SPAN],
+    pub(crate) dst: [[f32; SPAN]; 4],
+    pub(crate) sf: [[f32; SPAN]; 4],
+    pub(crate) df: [[f32; SPAN]; 4],
 }
 
 impl Scratch {
@@ -119,6 +121,24 @@ pub(crate) trait FragmentShader: Send + Sync {
     /// `fragment_lanes::LANES`; may clear `s.mask` entries. `level` is the draw's
     /// instruction set: the shader dispatches on it once for the batch.
     fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch);
+    /// [`FragmentShader::shade`], writing down what its stages did at each `(lane, stages)`
+    /// of `out` (a probed batch, [`crate::explain`]). The default records the colour it
+    /// produced.
+    fn shade_probed(
+        &self,
+        level: Level,
+        span: &SpanCtx<'_>,
+        s: &mut Scratch,
+        out: &mut [(usize, Vec<Stage>)],
+    ) {
+        self.shade(level, span, s);
+        for (lane, stages) in out {
+            stages.push(
+                Stage::new("shade")
+                    .output("color", crate::fragment_probe::color_at(&s.color, *lane)),
+            );
+        }
+    }
 }
 
 /// The colour is the interpolated vertex colour (varyings 0..4).
@@ -237,6 +257,8 @@ pub(crate) struct FragmentPath {
     shader: Arc<dyn FragmentShader>,
     blend: Option<BlendState>,
     color_mask: u32,
+    /// A probed draw ([`crate::explain`]): its tag and state.
+    probe: Option<Box<(ProbeTag, PipelineState)>>,
 }
 
 impl FragmentPath {
@@ -245,6 +267,7 @@ impl FragmentPath {
         nvar: usize,
         shader: Arc<dyn FragmentShader>,
         level: Level,
+        probe: Option<ProbeTag>,
     ) -> FragmentPath {
         let alpha = (state.alpha_test.func != CompareFunc::Always).then(|| {
             (
@@ -267,7 +290,8 @@ impl FragmentPath {
             && early_z
             && !state.stencil.enabled
             && !state.blend.enabled
-            && color_mask == u32::MAX;
+            && color_mask == u32::MAX
+            && probe.is_none();
         FragmentPath {
             fused,
             nvar,
@@ -287,6 +311,7 @@ impl FragmentPath {
             blend: state.blend.enabled.then_some(state.blend),
             color_mask,
             level,
+            probe: probe.map(|p| Box::new((p, *state))),
         }
     }
 
@@ -378,6 +403,37 @@ impl FragmentPath {
         self.run_staged::<_, false>(simd, tri, planes, (live, len), (0.0, 0.0), dst, s)
     }
 
+    /// A probed batch ([`crate::explain`]): the staged path at the context's level, in its
+    /// block form (a row span's offsets written out first, as [`FragmentPath::run_portable`]
+    /// does), writing down the probed pixel's stages. Only probed draws come here.
+    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
+    #[inline(never)]
+    #[cold]
+    fn run_probed<const ROW: bool>(
+        &self,
+        probe: &(ProbeTag, PipelineState),
+        tri: &TriSetup,
+        planes: &[f32],
+        (live, len): (usize, usize),
+        (bx, dy): (f32, f32),
+        dst: Dst<'_>,
+        s: &mut Scratch,
+    ) -> u64 {
+        crate::simd::dispatch!(self.level, simd => {
+            if ROW {
+                let np = len.next_multiple_of(LANES);
+                fl::row_offsets(simd, bx, live, &mut s.dxp[..np], &mut s.mask[..np]);
+                s.dyp[..np].fill(dy);
+            }
+            let Some(mut rec) = Rec::new(probe, tri, planes, self.nvar, live, s) else {
+                return self.staged::<_, false>(simd, tri, planes, (live, len), (0.0, 0.0), dst, s, None);
+            };
+            let n = self.staged::<_, false>(simd, tri, planes, (live, len), (0.0, 0.0), dst, s, Some(&mut rec));
+            rec.finish(&probe.0);
+            n
+        })
+    }
+
     /// The pipeline at one instruction set; `ROW` says the batch is one row span starting
     /// `row.0` right of and `row.1` below the reference vertex (its offsets are computed
     /// here; row sums are hoisted). Every stage runs on whole groups of [`LANES`].
@@ -446,9 +502,15 @@ impl FragmentPath {
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
+        // A probed draw never takes the fused kernels, so this is the one place to turn
+        // off to it: off the fused path, once per batch (measured: the same check at the
+        // top of `run` cost 14 instructions per span of the fused kernels).
+        if let Some(p) = &self.probe {
+            return self.run_probed::<ROW>(p, tri, planes, lens, row, dst, s);
+        }
         simd.vectorize(
             #[inline(always)]
-            || self.staged::<S, ROW>(simd, tri, planes, lens, row, dst, s),
+            || self.staged::<S, ROW>(simd, tri, planes, lens, row, dst, s, None),
         )
     }
 
@@ -463,6 +525,7 @@ impl FragmentPath {
         (bx, dy): (f32, f32),
         dst: Dst<'_>,
         s: &mut Scratch,
+        mut rec: Option<&mut Rec>,
     ) -> u64 {
         let Dst {
             depth,
@@ -489,22 +552,40 @@ impl FragmentPath {
                 fin,
             );
         }
+        if let Some(r) = rec.as_deref_mut() {
+            r.rasterized(s);
+        }
 
         if self.early_z {
+            let before = rec.as_deref().map(|r| r.stored(depth, stencil));
             self.depth_stencil(simd, s, depth, stencil, np);
+            if let (Some(r), Some(b)) = (rec.as_deref_mut(), before) {
+                r.tested(s, b, depth, stencil);
+            }
             if !fl::any(simd, &s.mask[..np]) {
                 return 0;
             }
         }
         if self.interpolate {
             self.interpolate::<S, ROW>(simd, tri, planes, np, s);
+            if let Some(r) = rec.as_deref_mut() {
+                r.interpolated(s, usize::from(tri.flat_count), &self.skip);
+            }
         }
         if !self.passthrough {
             let span = SpanCtx { len, tri, planes };
-            self.shader.shade(self.level, &span, s);
-        } else if self.blend.is_some() {
-            for c in 0..4 {
-                s.color[c][..np].copy_from_slice(&s.var[c][..np]);
+            match rec.as_deref_mut() {
+                None => self.shader.shade(self.level, &span, s),
+                Some(r) => r.shade(&*self.shader, self.level, &span, s),
+            }
+        } else {
+            if self.blend.is_some() {
+                for c in 0..4 {
+                    s.color[c][..np].copy_from_slice(&s.var[c][..np]);
+                }
+            }
+            if let Some(r) = rec.as_deref_mut() {
+                r.vertex_color(s);
             }
         }
         if let Some((f, r)) = self.alpha {
@@ -514,16 +595,31 @@ impl FragmentPath {
                 &s.color[3]
             };
             alpha_test(simd, f, &mut s.mask[..np], &a[..np], r);
+            if let Some(rec) = rec.as_deref_mut() {
+                rec.alpha_tested(&a[..np], &s.mask[..np]);
+            }
         }
         if !self.early_z {
+            let before = rec.as_deref().map(|r| r.stored(depth, stencil));
             self.depth_stencil(simd, s, depth, stencil, np);
+            if let (Some(r), Some(b)) = (rec.as_deref_mut(), before) {
+                r.tested(s, b, depth, stencil);
+            }
         }
+        let before = rec.as_deref().map(|r| r.stored_color(color));
         match &self.blend {
             None => self.write(simd, s, color, np),
             Some(b) => {
+                let src = rec.as_deref().map(|r| r.source(s));
                 self.blend(b, s, color);
+                if let (Some(r), Some(src)) = (rec.as_deref_mut(), src) {
+                    r.blended(s, src);
+                }
                 self.write(simd, s, color, np);
             }
+        }
+        if let (Some(r), Some(b)) = (rec, before) {
+            r.written(s, b, color, self.passthrough && self.blend.is_none());
         }
         fl::count(simd, &s.mask[..np])
     }

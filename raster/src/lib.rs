@@ -85,6 +85,7 @@ pub mod combine;
 pub mod context;
 pub mod draw_target;
 pub mod error;
+pub mod explain;
 pub mod fixed;
 pub mod fixed_function;
 pub mod fog;
@@ -105,6 +106,7 @@ mod bin;
 mod fixed_shader;
 mod fragment;
 mod fragment_lanes;
+mod fragment_probe;
 mod screen;
 mod vec_lanes;
 

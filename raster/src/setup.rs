@@ -224,6 +224,12 @@ pub(crate) struct TriSink {
     pub tris: Vec<TriSetup>,
     pub planes: Vec<f32>,
     pub stats: GeometryStats,
+    /// A probed draw ([`crate::explain`]): the index of the chunk's first primitive. Each
+    /// triangle's primitive (that plus the primitives counted so far, less one: every
+    /// primitive is counted once, before its triangles) is stored after its planes, as
+    /// `f32` bits, so the fragment stage can name it. Set once per chunk, so the loop over
+    /// primitives does nothing for it.
+    pub probe_base: Option<u32>,
 }
 
 /// Snaps every vertex; false if any is non-finite or outside the guard band.
@@ -412,6 +418,12 @@ impl TriSink {
                 f64::from(v[2].var[k]) * f64::from(v[2].q),
             );
             o.copy_from_slice(&p);
+        }
+        if let Some(first) = self.probe_base {
+            let p = first
+                .wrapping_add(self.stats.primitives as u32)
+                .wrapping_sub(1);
+            self.planes.push(f32::from_bits(p));
         }
         let base = base as u32;
         self.tris.push(TriSetup {

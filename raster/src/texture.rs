@@ -42,6 +42,7 @@ mod image;
 pub(crate) mod lanes;
 mod mip;
 mod sampler;
+mod taps;
 
 /// This module's unit tests, for [`crate::internal_tests`].
 #[cfg(feature = "internal-tests")]
@@ -49,15 +50,17 @@ mod sampler;
     clippy::type_complexity,
     reason = "the type of crate::UnitTests, spelled out: no import of the crate root"
 )]
-pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 4] {
+pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 5] {
     [
         ("texture::chain", chain::tests::TESTS),
         ("texture::filter", filter::tests::TESTS),
         ("texture::lanes", lanes::tests::TESTS),
         ("texture::mip", mip::tests::TESTS),
+        ("texture::taps", taps::tests::TESTS),
     ]
 }
 
 pub use self::chain::Texture;
 pub use self::image::{MipLevel, TexelFormat, MAX_TEXTURE_SIZE};
 pub use self::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};
+pub use self::taps::{Sample, Tap};

@@ -4,6 +4,7 @@
 pub mod conform;
 pub mod convert;
 pub mod diff;
+pub mod explain;
 pub mod info;
 pub mod render;
 pub mod view;

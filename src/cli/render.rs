@@ -58,12 +58,35 @@ pub struct RenderArgs {
         default_value = "plumb.png"
     )]
     pub out: PathBuf,
-    /// Image size, each side 1..=16384 [default: 800x600; a draw trace: its recorded size].
-    #[arg(long, value_name = "WxH", value_parser = parse_size)]
-    pub size: Option<Size>,
+    /// What the image is: size, camera, time, animation, scene and variant, budget.
+    #[command(flatten)]
+    pub image: ImageArgs,
     /// Worker threads (0 or absent: all cores). The image is identical for every count.
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
+    /// Also write the depth buffer as a 16-bit greyscale PNG (0 = near, 65535 = far).
+    #[arg(long, value_name = "DEPTH.png")]
+    pub depth_out: Option<PathBuf>,
+    /// Render a sequence of N frames: OUT_0000.png, OUT_0001.png, ...
+    #[arg(long, value_name = "N", value_parser = parse_frames)]
+    pub frames: Option<u32>,
+    /// Frames per second of the sequence (default 24).
+    #[arg(long, value_name = "F", value_parser = parse_positive, requires = "frames")]
+    pub fps: Option<f32>,
+    /// Also record the frame's draw calls as a draw trace (`TRACE.json` + `TRACE.bin`):
+    /// what the scene graph hands the rasteriser, replayable by `plumb render TRACE.json`
+    /// (same bytes) or by another backend's `DrawTarget`. One frame only.
+    #[arg(long, value_name = "TRACE.json", conflicts_with = "frames")]
+    pub trace_out: Option<PathBuf>,
+}
+
+/// The options that decide what an image shows, shared by `plumb render` and
+/// `plumb explain` (which answers for one pixel of the same image).
+#[derive(Debug, Args)]
+pub struct ImageArgs {
+    /// Image size, each side 1..=16384 [default: 800x600; a draw trace: its recorded size].
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub size: Option<Size>,
     /// Camera choice and overrides.
     #[command(flatten)]
     pub view: CameraArgs,
@@ -101,20 +124,6 @@ pub struct RenderArgs {
     /// Clear colour, four numbers in 0..=1 (three: alpha 1).
     #[arg(long, value_name = "R,G,B,A", value_parser = parse_color)]
     pub background: Option<Vec4>,
-    /// Also write the depth buffer as a 16-bit greyscale PNG (0 = near, 65535 = far).
-    #[arg(long, value_name = "DEPTH.png")]
-    pub depth_out: Option<PathBuf>,
-    /// Render a sequence of N frames: OUT_0000.png, OUT_0001.png, ...
-    #[arg(long, value_name = "N", value_parser = parse_frames)]
-    pub frames: Option<u32>,
-    /// Frames per second of the sequence (default 24).
-    #[arg(long, value_name = "F", value_parser = parse_positive, requires = "frames")]
-    pub fps: Option<f32>,
-    /// Also record the frame's draw calls as a draw trace (`TRACE.json` + `TRACE.bin`):
-    /// what the scene graph hands the rasteriser, replayable by `plumb render TRACE.json`
-    /// (same bytes) or by another backend's `DrawTarget`. One frame only.
-    #[arg(long, value_name = "TRACE.json", conflicts_with = "frames")]
-    pub trace_out: Option<PathBuf>,
     /// The work budget of the load (and of each frame).
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -126,10 +135,69 @@ pub const DEFAULT_SIZE: Size = Size {
     height: 600,
 };
 
-impl RenderArgs {
+impl ImageArgs {
     /// `--size`, or [`DEFAULT_SIZE`].
     pub fn size(&self) -> Size {
         self.size.unwrap_or(DEFAULT_SIZE)
+    }
+
+    /// The first option given that needs a scene file (a draw trace and the showcase are
+    /// fixed), by its flag.
+    pub fn scene_only_option(&self) -> Option<&'static str> {
+        let v = &self.view;
+        [
+            (v.camera.is_some(), "--camera"),
+            (v.eye.is_some(), "--eye"),
+            (v.target.is_some(), "--target"),
+            (v.up.is_some(), "--up"),
+            (v.fov.is_some(), "--fov"),
+            (v.near.is_some(), "--near"),
+            (v.far.is_some(), "--far"),
+            (self.time != 0.0, "--time"),
+            (self.clip.is_some(), "--clip"),
+            (self.loop_mode != LoopMode::Clamp, "--loop"),
+            (self.gltf_scene.is_some(), "--scene"),
+            (self.variant.is_some(), "--variant"),
+            (self.unlit, "--unlit"),
+            (self.background.is_some(), "--background"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+        .or(self.budget.first_given())
+    }
+
+    /// Refuses a `--size` that differs from a draw trace's recorded size.
+    pub fn check_trace_size(&self, width: u32, height: u32) -> Result<(), String> {
+        match self.size.filter(|s| (s.width, s.height) != (width, height)) {
+            Some(s) => Err(format!(
+                "--size {}x{}: a draw trace renders at its recorded size {width}x{height}",
+                s.width, s.height
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Loads and maps a scene file as these options say, printing the loader's warnings.
+    pub fn load(&self, path: &Path) -> Result<LoadedModel, String> {
+        let model = LoadedModel::load(
+            path,
+            self.unlit,
+            (self.gltf_scene.as_deref(), self.variant.as_deref()),
+            self.clip.as_deref(),
+            self.background,
+            &self.budget.budget(),
+        )?;
+        for w in model.warnings() {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "warning: {}: {w}", path.display());
+        }
+        Ok(model)
+    }
+
+    /// The animation time of frame `i` of a sequence at `fps` (`--time` for frame 0), with
+    /// the clip's loop mode applied.
+    pub fn frame_time(&self, model: &LoadedModel, i: u32, fps: f32) -> f32 {
+        model.clip_time(self.time + i as f32 / fps, self.loop_mode)
     }
 }
 
@@ -176,12 +244,7 @@ fn run_trace(args: &RenderArgs, path: &Path) -> CliResult {
     }
     let trace = Trace::load(path).map_err(|e| e.to_string())?;
     let (width, height) = trace.size();
-    if let Some(s) = args.size.filter(|s| (s.width, s.height) != (width, height)) {
-        return Err(format!(
-            "--size {}x{}: a draw trace renders at its recorded size {width}x{height}",
-            s.width, s.height
-        ));
-    }
+    args.image.check_trace_size(width, height)?;
     draw_direct(args, width, height, |ctx| {
         trace.replay(ctx).map_err(|e| e.to_string())
     })
@@ -214,28 +277,13 @@ fn draw_direct(
 
 /// Options that only make sense with a scene file.
 fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
-    let v = &args.view;
     [
-        (v.camera.is_some(), "--camera"),
-        (v.eye.is_some(), "--eye"),
-        (v.target.is_some(), "--target"),
-        (v.up.is_some(), "--up"),
-        (v.fov.is_some(), "--fov"),
-        (v.near.is_some(), "--near"),
-        (v.far.is_some(), "--far"),
-        (args.time != 0.0, "--time"),
-        (args.clip.is_some(), "--clip"),
-        (args.loop_mode != LoopMode::Clamp, "--loop"),
-        (args.gltf_scene.is_some(), "--scene"),
-        (args.variant.is_some(), "--variant"),
-        (args.unlit, "--unlit"),
-        (args.background.is_some(), "--background"),
         (args.frames.is_some(), "--frames"),
         (args.trace_out.is_some(), "--trace-out"),
     ]
     .into_iter()
     .find_map(|(given, name)| given.then_some(name))
-    .or(args.budget.first_given())
+    .or(args.image.scene_only_option())
 }
 
 /// Renders the showcase and writes the PNG.
@@ -245,7 +293,7 @@ fn run_showcase(args: &RenderArgs) -> CliResult {
             "{name} needs a SCENE file (the built-in showcase is fixed)"
         ));
     }
-    let Size { width, height } = args.size();
+    let Size { width, height } = args.image.size();
     draw_direct(args, width, height, |ctx| {
         plumb::showcase::draw(ctx).map_err(|e| e.to_string())
     })
@@ -286,8 +334,8 @@ fn record_trace(
     };
     let recorder = Recorder::new(width, height).map_err(|e| e.to_string())?;
     let mut renderer = FixedRenderer::with_target(recorder);
-    let t = model.clip_time(args.time, args.loop_mode);
-    model.draw_at(t, &args.view, &mut renderer)?;
+    let t = args.image.frame_time(model, 0, 1.0);
+    model.draw_at(t, &args.image.view, &mut renderer)?;
     let trace = renderer.into_target().finish(&format!("{stem}.bin"));
     trace.save(path).map_err(|e| e.to_string())?;
     say!(
@@ -300,19 +348,8 @@ fn record_trace(
 
 /// Loads, maps and renders a scene file (one frame or a sequence).
 fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
-    let Size { width, height } = args.size();
-    let mut model = LoadedModel::load(
-        path,
-        args.unlit,
-        (args.gltf_scene.as_deref(), args.variant.as_deref()),
-        args.clip.as_deref(),
-        args.background,
-        &args.budget.budget(),
-    )?;
-    for w in model.warnings() {
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "warning: {}: {w}", path.display());
-    }
+    let Size { width, height } = args.image.size();
+    let mut model = args.image.load(path)?;
     let mut renderer = SoftRenderer::new(width, height, args.threads).map_err(|e| e.to_string())?;
     let frames = args.frames.unwrap_or(1);
     let fps = args.fps.unwrap_or(DEFAULT_FPS);
@@ -325,9 +362,9 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         bar
     });
     for i in 0..frames {
-        let t = model.clip_time(args.time + i as f32 / fps, args.loop_mode);
+        let t = args.image.frame_time(&model, i, fps);
         let stats = model
-            .draw_at(t, &args.view, &mut renderer)
+            .draw_at(t, &args.image.view, &mut renderer)
             .map_err(|e| format!("{}: frame {i}: {e}", path.display()))?;
         if i == 0 && stats.lit_without_normals > 0 {
             use std::io::Write as _;

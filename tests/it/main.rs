@@ -14,6 +14,7 @@ mod cli_worlds;
 mod conform;
 #[cfg(feature = "wgpu")]
 mod conform_wgpu;
+mod explain;
 mod hostile_budgets;
 mod load_path;
 mod module_cycles;

@@ -42,7 +42,7 @@ fn floor_split(x: f32) -> (i32, f32, f32) {
 
 /// `⌊x⌋` as an index, `x` clamped to ±2²²; NaN maps to −2²².
 #[inline(always)]
-fn floor_index(x: f32) -> i32 {
+pub(super) fn floor_index(x: f32) -> i32 {
     floor_split(x).0
 }
 
@@ -50,7 +50,7 @@ fn floor_index(x: f32) -> i32 {
 /// `c` clamped as in [`floor_split`]; the fraction is in [0, 1] (1 only by rounding, for tiny
 /// negative `c`).
 #[inline(always)]
-fn index_frac(x: f32) -> (i32, f32) {
+pub(super) fn index_frac(x: f32) -> (i32, f32) {
     let (i, f, c) = floor_split(x);
     (i, c - f)
 }
@@ -82,7 +82,7 @@ pub(super) fn wrap(mode: Wrap, i: i32, n: u32) -> Option<u32> {
     clippy::manual_clamp,
     reason = "max/min map NaN to 0; clamp would keep the NaN"
 )]
-fn clamp_coord(mode: Wrap, c: f32) -> f32 {
+pub(super) fn clamp_coord(mode: Wrap, c: f32) -> f32 {
     if mode == Wrap::Clamp {
         c.max(0.0).min(1.0)
     } else {
@@ -103,7 +103,7 @@ pub(super) fn nearest_mode(mode: Wrap) -> Wrap {
 
 /// The texel at already-wrapped `(x, y)` of `level`, or the border colour.
 #[inline(always)]
-fn texel_at(level: &MipLevel, s: &Sampler, x: Option<u32>, y: Option<u32>) -> Vec4 {
+pub(super) fn texel_at(level: &MipLevel, s: &Sampler, x: Option<u32>, y: Option<u32>) -> Vec4 {
     match (x, y) {
         (Some(x), Some(y)) => level.fetch(x, y),
         _ => s.border,

@@ -303,6 +303,7 @@ impl Scene {
         }
         renderer.draw(&Draw {
             node: Some(id),
+            name: &node.name,
             role,
             mesh,
             space: Space::World {
@@ -329,6 +330,7 @@ impl Scene {
         };
         renderer.draw(&Draw {
             node: Some(id),
+            name: &node.name,
             role: DrawRole::SceneEffect,
             mesh,
             space: Space::World {
@@ -375,6 +377,7 @@ fn draw_screen(
     };
     renderer.draw(&Draw {
         node: None,
+        name: "",
         role,
         mesh: &poly.mesh,
         space: Space::Screen { depth },
@@ -549,6 +552,7 @@ impl Scene {
         }
         renderer.draw(&Draw {
             node: Some(item.id),
+            name: &node.name,
             role,
             mesh,
             space: Space::World {

@@ -189,6 +189,9 @@ pub enum DrawRole {
 pub struct Draw<'a> {
     /// The geometry leaf (`None` for screen polygons).
     pub node: Option<NodeId>,
+    /// The leaf's name (empty for screen polygons and unnamed leaves), for a backend's
+    /// records (a pixel history names the node each fragment came from).
+    pub name: &'a str,
     /// Why it is drawn.
     pub role: DrawRole,
     /// The mesh (plain vertex and index data); draw its

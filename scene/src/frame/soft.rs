@@ -514,7 +514,18 @@ impl<T: DrawTarget> Renderer for FixedRenderer<T> {
 
     fn draw(&mut self, draw: &Draw<'_>) -> Result<(), SceneError> {
         self.stats.draws += 1;
-        for pass in draw.passes {
+        let n = draw.passes.len();
+        for (i, pass) in draw.passes.iter().enumerate() {
+            if self.target.wants_labels() {
+                let name = match (draw.node, draw.name) {
+                    (None, _) => "screen polygon".to_owned(),
+                    (Some(id), "") => format!("node {}", id.index()),
+                    (Some(_), name) => format!("'{name}'"),
+                };
+                let role = plumb_raster::explain::words(draw.role);
+                self.target
+                    .label(&format!("{name}, {role}, pass {}/{n}", i + 1));
+            }
             self.run_pass(draw, pass)?;
         }
         Ok(())

@@ -1,0 +1,662 @@
+//! Pixel histories: why a pixel has its colour. An [`Explainer`] is a [`DrawTarget`] that
+//! draws everything it is given into a [`Context`] and writes down, in draw order, every
+//! fragment that reached one pixel, with each stage's inputs and outputs, every clear that
+//! covered it, and the pixel's final colour, depth and stencil ([`PixelHistory`]).
+//!
+//! # Exact by construction
+//!
+//! The history is not a second renderer. The context runs its own stage functions — the
+//! same interpolation, shader stage list, texture kernels, tests and blend, at its
+//! [`crate::SimdLevel`] — on the pixel's fragments and the probe copies values out between
+//! the stages. Two things make that cheap and leave every value as the render has it:
+//!
+//! - **One pixel.** Each draw's scissor is cut down to the pixel. A pixel's values never
+//!   depend on which other pixels a batch holds (every attribute is one expression of the
+//!   pixel's position, the crate's determinism contract), so the pixel's fragments are the
+//!   ones a full render computes, bit for bit; the rest are never rasterised.
+//! - **Off costs nothing.** Without a probe the fragment stage takes one extra branch per
+//!   batch, and setup one per primitive; the stage loops are compiled without the probe
+//!   (its copies exist only for probed batches).
+//!
+//! Fragments that never came to exist are found by drawing again: a draw with user clip
+//! planes is drawn once more without them, and a draw whose scissor excludes the pixel once
+//! more without the scissor, with every write off; a primitive that reaches the pixel only
+//! then was discarded by the clip planes or the scissor ([`Discard::Clip`],
+//! [`Discard::Scissor`]).
+//!
+//! Texture taps (addresses, texel values, weights) come from [`Texture::taps`]
+//! (the scalar filter's addressing); the filtered colour is the kernel's, and a history whose
+//! kernel and scalar filter disagree says so (`"reference"` output), which the tests rule out.
+//!
+//! ```
+//! use glam::Vec4;
+//! use plumb_raster::explain::Explainer;
+//! use plumb_raster::{DrawTarget, Indices, Topology, VertexInput};
+//!
+//! let mut ex = Explainer::new(16, 16, 8, 8)?;
+//! ex.clear(Vec4::new(0.0, 0.0, 0.0, 1.0), 1.0, 0);
+//! let pos = [Vec4::new(-1.0, -1.0, 0.5, 1.0), Vec4::new(3.0, -1.0, 0.5, 1.0), Vec4::new(-1.0, 3.0, 0.5, 1.0)];
+//! let state = ex.default_state();
+//! ex.draw(&state, &VertexInput::colored(&pos, &[Vec4::new(1.0, 0.5, 0.0, 1.0); 3]), Indices::None, Topology::TriangleList)?;
+//! let history = ex.finish_history()?;
+//! assert_eq!(history.color, [255, 128, 0, 255]);
+//! assert_eq!(history.fragments().count(), 1);
+//! # Ok::<(), plumb_raster::Error>(())
+//! ```
+//!
+//! [`Texture::taps`]: crate::texture::Texture::taps
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use glam::Vec4;
+
+use crate::fixed_function::{FixedFunction, MeshInput, Transforms};
+use crate::state::{PipelineState, Rect};
+use crate::vertex::{Indices, Topology, VertexInput};
+use crate::{Context, ContextOptions, DrawStats, DrawTarget, Error};
+
+/// A state value in words, as histories print them: `LessEqual` → `less_equal`.
+pub fn words<T: fmt::Debug>(t: T) -> String {
+    let mut out = String::new();
+    for (i, c) in format!("{t:?}").chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A value a stage read or wrote.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Value {
+    /// A test's outcome or a flag.
+    Bool(bool),
+    /// A count, an index or a stencil value.
+    Int(i64),
+    /// A scalar (depth, alpha, λ, a fog factor).
+    Float(f32),
+    /// A vector (colour, coordinates, barycentrics).
+    Floats(Vec<f32>),
+    /// A stored colour, 0–255 per channel.
+    Rgba8([u8; 4]),
+    /// A state value in words (`"less"`, `"src_alpha"`).
+    Text(String),
+    /// Texture taps: one entry per texel read.
+    Taps(Vec<crate::texture::Tap>),
+}
+
+impl From<bool> for Value {
+    fn from(v: bool) -> Value {
+        Value::Bool(v)
+    }
+}
+impl From<f32> for Value {
+    fn from(v: f32) -> Value {
+        Value::Float(v)
+    }
+}
+impl From<u8> for Value {
+    fn from(v: u8) -> Value {
+        Value::Int(i64::from(v))
+    }
+}
+impl From<u32> for Value {
+    fn from(v: u32) -> Value {
+        Value::Int(i64::from(v))
+    }
+}
+impl From<Vec4> for Value {
+    fn from(v: Vec4) -> Value {
+        Value::Floats(v.to_array().to_vec())
+    }
+}
+impl From<[u8; 4]> for Value {
+    fn from(v: [u8; 4]) -> Value {
+        Value::Rgba8(v)
+    }
+}
+impl From<&str> for Value {
+    fn from(v: &str) -> Value {
+        Value::Text(v.to_owned())
+    }
+}
+impl From<String> for Value {
+    fn from(v: String) -> Value {
+        Value::Text(v)
+    }
+}
+
+/// One stage a fragment went through: its name, what it read and what it produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stage {
+    /// `rasterize`, `depth_test`, `unit0_sample`, `blend`, … (docs/explain.md lists them).
+    pub name: String,
+    /// What it read, by name.
+    pub inputs: Vec<(String, Value)>,
+    /// What it produced, by name.
+    pub outputs: Vec<(String, Value)>,
+}
+
+impl Stage {
+    pub(crate) fn new(name: impl Into<String>) -> Stage {
+        Stage {
+            name: name.into(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+    pub(crate) fn input(mut self, name: &str, v: impl Into<Value>) -> Stage {
+        self.inputs.push((name.to_owned(), v.into()));
+        self
+    }
+    pub(crate) fn output(mut self, name: &str, v: impl Into<Value>) -> Stage {
+        self.outputs.push((name.to_owned(), v.into()));
+        self
+    }
+    /// An output by name.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.outputs.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// What discarded a fragment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Discard {
+    /// The alpha test failed.
+    Alpha,
+    /// The stencil test failed.
+    Stencil,
+    /// The depth test failed.
+    Depth,
+    /// A user clip plane cut the primitive away from the pixel.
+    Clip,
+    /// The scissor rectangle excludes the pixel.
+    Scissor,
+}
+
+impl Discard {
+    /// The name in `--json` output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Discard::Alpha => "alpha",
+            Discard::Stencil => "stencil",
+            Discard::Depth => "depth",
+            Discard::Clip => "clip",
+            Discard::Scissor => "scissor",
+        }
+    }
+}
+
+impl fmt::Display for Discard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One fragment at the pixel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fragment {
+    /// Index of the command in the target's call order (clears and draws).
+    pub command: u32,
+    /// Index of the draw (draws only, from 0).
+    pub draw: u32,
+    /// What the caller said the draw is (a scene node and pass), if anything.
+    pub label: Option<String>,
+    /// Primitive of the draw (triangle, line or point, in the topology's order).
+    pub primitive: u32,
+    /// Whether the primitive faces the viewer.
+    pub front: bool,
+    /// Screen-space barycentrics of the pixel centre in the triangle set up for it (a clipped
+    /// or split primitive's piece; a line or point quad's half).
+    pub barycentric: [f32; 3],
+    /// Window depth of the fragment (after polygon offset and the depth range clamp).
+    pub depth: f32,
+    /// The stages in order.
+    pub stages: Vec<Stage>,
+    /// The test that discarded it, or `None` if it reached the write stage.
+    pub discarded_by: Option<Discard>,
+}
+
+/// A command that set the pixel without a primitive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clear {
+    /// Index of the command in the target's call order.
+    pub command: u32,
+    /// `None` for a whole-target clear.
+    pub rect: Option<Rect>,
+    /// The colour it wrote (`None`: left as it was).
+    pub color: Option<[u8; 4]>,
+    /// The depth it wrote.
+    pub depth: Option<f32>,
+    /// The stencil value it wrote.
+    pub stencil: Option<u8>,
+}
+
+/// One entry of a pixel history.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A clear or rectangle clear that covered the pixel.
+    Clear(Clear),
+    /// A fragment at the pixel (kept or discarded).
+    Fragment(Fragment),
+}
+
+/// Everything that happened at one pixel, in order, and the pixel's final values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PixelHistory {
+    /// The pixel's column (0 at the left).
+    pub x: u32,
+    /// The pixel's row (0 at the top).
+    pub y: u32,
+    /// The target's width.
+    pub width: u32,
+    /// The target's height.
+    pub height: u32,
+    /// Clears and fragments, in command order.
+    pub events: Vec<Event>,
+    /// The final colour, read from the target.
+    pub color: [u8; 4],
+    /// The final depth.
+    pub depth: f32,
+    /// The final stencil value.
+    pub stencil: u8,
+}
+
+impl PixelHistory {
+    /// The fragments, in order.
+    pub fn fragments(&self) -> impl Iterator<Item = &Fragment> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Fragment(f) => Some(f),
+            Event::Clear(_) => None,
+        })
+    }
+}
+
+/// What the probe hands the fragment stage of a probed draw.
+#[derive(Clone)]
+pub(crate) struct ProbeTag {
+    pub probe: Arc<Probe>,
+    /// `(draw, variant)`: which draw and which of its runs the fragments belong to.
+    pub tag: (u32, Variant),
+}
+
+/// Which run of a draw: as given, or again without its clip planes or scissor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Variant {
+    AsGiven,
+    NoClipPlanes,
+    NoScissor,
+}
+
+/// A recorded fragment: its draw and run, its pixel, and what happened to it.
+pub(crate) type Record = ((u32, Variant), (u32, u32), Fragment);
+
+/// The probed pixels (a rectangle) and the fragments recorded so far (in the order the
+/// tiles' workers met them: submission order within each pixel).
+pub(crate) struct Probe {
+    pub rect: Rect,
+    records: Mutex<Vec<Record>>,
+}
+
+impl Probe {
+    /// Whether the pixel whose centre is `(x, y)` is probed.
+    pub(crate) fn holds(&self, x: f32, y: f32) -> bool {
+        let r = &self.rect;
+        x >= r.x as f32
+            && y >= r.y as f32
+            && x < (r.x + r.width) as f32
+            && y < (r.y + r.height) as f32
+    }
+    pub(crate) fn push(&self, record: Record) {
+        // A poisoned lock only means another record's thread panicked: keep recording.
+        let mut r = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        r.push(record);
+    }
+    fn take(&self) -> Vec<Record> {
+        std::mem::take(&mut *self.records.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// A [`DrawTarget`] that renders like a [`Context`] and records the history of one pixel.
+pub struct Explainer {
+    ctx: Context,
+    probe: Arc<Probe>,
+    commands: u32,
+    draws: u32,
+    label: Option<String>,
+    /// Clears, with the rectangle each covered (`None`: the whole target).
+    clears: Vec<Clear>,
+    /// Per draw: its command index and label.
+    draw_info: Vec<(u32, Option<String>)>,
+}
+
+impl Explainer {
+    /// An explainer of pixel `(x, y)` of a `width × height` target (one worker thread).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSize`] for a bad size; [`Error::PixelOutside`] when the pixel is
+    /// outside the target.
+    pub fn new(width: u32, height: u32, x: u32, y: u32) -> Result<Explainer, Error> {
+        let pixel = Rect {
+            x,
+            y,
+            width: 1,
+            height: 1,
+        };
+        Explainer::region(width, height, pixel, Some(1))
+    }
+
+    /// An explainer of every pixel of `rect` (each gets its own history, as if explained
+    /// alone: the pixels never see each other), drawing with `threads` workers (`None`: all
+    /// cores). Memory grows with the pixels and their fragments: ask for rows, not targets.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSize`] for a bad size; [`Error::PixelOutside`] when `rect` is empty
+    /// or reaches outside the target.
+    pub fn region(
+        width: u32,
+        height: u32,
+        rect: Rect,
+        threads: Option<usize>,
+    ) -> Result<Explainer, Error> {
+        let ctx = Context::new(width, height, ContextOptions { threads })?;
+        let (x1, y1) = (
+            u64::from(rect.x) + u64::from(rect.width),
+            u64::from(rect.y) + u64::from(rect.height),
+        );
+        if rect.width == 0 || rect.height == 0 || x1 > u64::from(width) || y1 > u64::from(height) {
+            return Err(Error::PixelOutside {
+                x: if x1 > u64::from(width) {
+                    x1.saturating_sub(1) as u32
+                } else {
+                    rect.x
+                },
+                y: if y1 > u64::from(height) {
+                    y1.saturating_sub(1) as u32
+                } else {
+                    rect.y
+                },
+                width,
+                height,
+            });
+        }
+        Ok(Explainer {
+            ctx,
+            probe: Arc::new(Probe {
+                rect,
+                records: Mutex::new(Vec::new()),
+            }),
+            commands: 0,
+            draws: 0,
+            label: None,
+            clears: Vec::new(),
+            draw_info: Vec::new(),
+        })
+    }
+
+    /// The context the draws go to (to choose its [`crate::SimdLevel`]).
+    pub fn context_mut(&mut self) -> &mut Context {
+        &mut self.ctx
+    }
+
+    /// Finishes every draw and returns the history of the one pixel (of a region: its
+    /// top-left pixel's; see [`Explainer::finish_histories`]).
+    ///
+    /// # Errors
+    /// None today; kept for targets that can fail at finish.
+    pub fn finish_history(self) -> Result<PixelHistory, Error> {
+        let mut all = self.finish_histories()?;
+        // A region is never empty (`Explainer::region`).
+        Ok(all.swap_remove(0))
+    }
+
+    /// Finishes every draw and returns each pixel's history, row by row.
+    ///
+    /// # Errors
+    /// None today; kept for targets that can fail at finish.
+    pub fn finish_histories(mut self) -> Result<Vec<PixelHistory>, Error> {
+        self.ctx.finish();
+        let records = self.probe.take();
+        let rect = self.probe.rect;
+        let (width, height) = (self.ctx.width(), self.ctx.height());
+        let target = self.ctx.target();
+        let mut out = Vec::with_capacity((rect.width * rect.height) as usize);
+        let mut by_pixel: Vec<Vec<((u32, Variant), Fragment)>> =
+            (0..rect.width * rect.height).map(|_| Vec::new()).collect();
+        for (tag, (x, y), f) in records {
+            by_pixel[((y - rect.y) * rect.width + (x - rect.x)) as usize].push((tag, f));
+        }
+        for (i, records) in by_pixel.into_iter().enumerate() {
+            let (x, y) = (
+                rect.x + i as u32 % rect.width,
+                rect.y + i as u32 / rect.width,
+            );
+            let covers = |c: &Clear| c.rect.is_none_or(|r| contains(&r, x, y));
+            let mut events: Vec<Event> = self
+                .clears
+                .iter()
+                .filter(|c| covers(c))
+                .cloned()
+                .map(Event::Clear)
+                .collect();
+            events.extend(
+                merge(records, &self.draw_info)
+                    .into_iter()
+                    .map(Event::Fragment),
+            );
+            events.sort_by_key(|e| match e {
+                Event::Clear(c) => c.command,
+                Event::Fragment(f) => f.command,
+            });
+            out.push(PixelHistory {
+                x,
+                y,
+                width,
+                height,
+                events,
+                color: target.pixel(x, y).unwrap_or_default(),
+                depth: target.depth_at(x, y).unwrap_or(1.0),
+                stencil: target.stencil_at(x, y).unwrap_or(0),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Runs `draw` as given (scissor cut to the pixel), then the runs that find clipped and
+    /// scissored fragments, each write off.
+    fn run_draw(
+        &mut self,
+        state: &PipelineState,
+        mut draw: impl FnMut(&mut Context, &PipelineState) -> Result<DrawStats, Error>,
+    ) -> Result<DrawStats, Error> {
+        state.validate()?;
+        let index = self.draws;
+        self.draws += 1;
+        self.draw_info.push((self.commands, self.label.take()));
+        self.commands += 1;
+        let probed = self.probe.rect;
+        let in_scissor = state
+            .scissor
+            .is_none_or(|s| intersect(&s, &probed) == Some(probed));
+        let mut given = *state;
+        given.scissor = Some(match state.scissor {
+            None => probed,
+            Some(s) => intersect(&s, &probed).unwrap_or(Rect {
+                width: 0,
+                height: 0,
+                ..probed
+            }),
+        });
+        let stats = self.with_probe((index, Variant::AsGiven), |ctx| draw(ctx, &given))?;
+        let mut silent = given;
+        silent.color_mask = [false; 4];
+        silent.depth.write = false;
+        silent.stencil.write_mask = 0;
+        if state.clip_planes.iter().any(Option::is_some) {
+            let mut s = silent;
+            s.clip_planes = Default::default();
+            self.with_probe((index, Variant::NoClipPlanes), |ctx| draw(ctx, &s))?;
+        }
+        if !in_scissor {
+            let mut s = silent;
+            s.clip_planes = Default::default();
+            s.scissor = Some(probed);
+            self.with_probe((index, Variant::NoScissor), |ctx| draw(ctx, &s))?;
+        }
+        Ok(stats)
+    }
+
+    fn with_probe<R>(&mut self, tag: (u32, Variant), f: impl FnOnce(&mut Context) -> R) -> R {
+        self.ctx.probe = Some(ProbeTag {
+            probe: Arc::clone(&self.probe),
+            tag,
+        });
+        let r = f(&mut self.ctx);
+        self.ctx.probe = None;
+        r
+    }
+
+    fn clear_event(
+        &mut self,
+        rect: Option<Rect>,
+        color: Option<Vec4>,
+        depth: Option<f32>,
+        stencil: Option<u8>,
+    ) {
+        let command = self.commands;
+        self.commands += 1;
+        if rect.is_some_and(|r| intersect(&r, &self.probe.rect).is_none()) {
+            return;
+        }
+        self.clears.push(Clear {
+            command,
+            rect,
+            color: color.map(|c| c.to_array().map(crate::fragment::to_unorm8)),
+            depth: depth.map(crate::target::clear_depth_value),
+            stencil,
+        });
+    }
+}
+
+/// Whether `r` holds pixel `(x, y)`.
+fn contains(r: &Rect, x: u32, y: u32) -> bool {
+    let inside =
+        |p: u32, lo: u32, len: u32| p >= lo && u64::from(p) < u64::from(lo) + u64::from(len);
+    inside(x, r.x, r.width) && inside(y, r.y, r.height)
+}
+
+/// The overlap of two rectangles, if any.
+fn intersect(a: &Rect, b: &Rect) -> Option<Rect> {
+    let end = |p: u32, len: u32| u64::from(p) + u64::from(len);
+    let (x0, y0) = (a.x.max(b.x), a.y.max(b.y));
+    let x1 = end(a.x, a.width).min(end(b.x, b.width));
+    let y1 = end(a.y, a.height).min(end(b.y, b.height));
+    (u64::from(x0) < x1 && u64::from(y0) < y1).then(|| Rect {
+        x: x0,
+        y: y0,
+        width: (x1 - u64::from(x0)) as u32,
+        height: (y1 - u64::from(y0)) as u32,
+    })
+}
+
+/// One pixel's fragments: every fragment of the runs as given, then, per draw and
+/// primitive, those only the run without clip planes produced (discarded by a clip plane),
+/// then those only the run without the scissor produced (discarded by the scissor); in draw
+/// and primitive order, each named by its draw's command and label.
+fn merge(
+    records: Vec<((u32, Variant), Fragment)>,
+    draw_info: &[(u32, Option<String>)],
+) -> Vec<Fragment> {
+    let mut fragments: Vec<Fragment> = Vec::new();
+    let mut seen: Vec<(u32, u32)> = Vec::new();
+    for (variant, reason) in [
+        (Variant::AsGiven, None),
+        (Variant::NoClipPlanes, Some(Discard::Clip)),
+        (Variant::NoScissor, Some(Discard::Scissor)),
+    ] {
+        let before = seen.len();
+        for ((draw, v), f) in &records {
+            if *v != variant || seen[..before].contains(&(*draw, f.primitive)) {
+                continue;
+            }
+            seen.push((*draw, f.primitive));
+            let mut f = f.clone();
+            if let Some(r) = reason {
+                // Only where it would have been: its rasterisation, no tests.
+                f.stages.truncate(1);
+                f.discarded_by = Some(r);
+            }
+            if let Some((command, label)) = draw_info.get(*draw as usize) {
+                f.command = *command;
+                f.label.clone_from(label);
+            }
+            fragments.push(f);
+        }
+    }
+    // Stable: a primitive's own fragments (a quad's halves, a polygon's edges) keep their
+    // order.
+    fragments.sort_by_key(|f| (f.draw, f.primitive));
+    fragments
+}
+
+impl DrawTarget for Explainer {
+    fn width(&self) -> u32 {
+        self.ctx.width()
+    }
+    fn height(&self) -> u32 {
+        self.ctx.height()
+    }
+    fn clear(&mut self, color: Vec4, depth: f32, stencil: u8) {
+        self.clear_event(None, Some(color), Some(depth), Some(stencil));
+        self.ctx.clear(color, depth, stencil);
+    }
+    fn clear_rect(
+        &mut self,
+        rect: Rect,
+        color: Option<Vec4>,
+        depth: Option<f32>,
+        stencil: Option<u8>,
+    ) {
+        self.clear_event(Some(rect), color, depth, stencil);
+        self.ctx.clear_rect(rect, color, depth, stencil);
+    }
+    fn draw(
+        &mut self,
+        state: &PipelineState,
+        vertices: &VertexInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        self.run_draw(state, |ctx, s| ctx.draw(s, vertices, indices, topology))
+    }
+    fn draw_fixed(
+        &mut self,
+        state: &PipelineState,
+        ff: &FixedFunction,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        self.run_draw(state, |ctx, s| {
+            ctx.draw_fixed(s, ff, transforms, mesh, indices, topology)
+        })
+    }
+    fn finish(&mut self) -> Result<(), Error> {
+        self.ctx.finish();
+        Ok(())
+    }
+    fn wants_labels(&self) -> bool {
+        true
+    }
+    fn label(&mut self, label: &str) {
+        self.label = Some(label.to_owned());
+    }
+}
