@@ -872,6 +872,51 @@ pub struct Metrics {
     pub max_delta: u8,
     /// FLIP-style perceptual mean.
     pub flip_mean: f64,
+    /// The first pixel (row by row) with the largest channel difference, `[x, y]`, when the
+    /// images differ: the pixel a report offers to explain (`plumb explain`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst: Option<[u32; 2]>,
+}
+
+/// The first pixel (row by row) whose largest channel difference is the largest.
+fn worst_pixel(a: &RgbaImage, b: &RgbaImage) -> Option<[u32; 2]> {
+    let mut best: Option<(u8, [u32; 2])> = None;
+    for (x, y, pa) in a.enumerate_pixels() {
+        let pb = b.get_pixel(x, y);
+        let d = (0..4).map(|c| pa.0[c].abs_diff(pb.0[c])).max().unwrap_or(0);
+        if d > 0 && best.is_none_or(|(m, _)| d > m) {
+            best = Some((d, [x, y]));
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+/// The `plumb explain` command for pixel `[x, y]` of `case` at `w × h`, for a report: the
+/// case's input and options, each argument quoted for a POSIX shell.
+pub fn explain_command(case: &Case, [x, y]: [u32; 2], w: u32, h: u32) -> String {
+    let quote = |s: &str| {
+        if !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./,=:+".contains(&b))
+        {
+            s.to_owned()
+        } else {
+            format!("'{}'", s.replace('\'', "'\\''"))
+        }
+    };
+    let mut args = vec![
+        "plumb".to_owned(),
+        "explain".to_owned(),
+        case.input.to_string_lossy().into_owned(),
+        x.to_string(),
+        y.to_string(),
+    ];
+    match (&case.view, case.kind) {
+        (Some(view), _) => args.extend(view.cli_args()),
+        (None, CaseKind::Trace) => {}
+        (None, _) => args.extend(["--size".to_owned(), format!("{w}x{h}")]),
+    }
+    args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ")
 }
 
 /// One case's outcome, with the images for the report.
@@ -959,6 +1004,7 @@ pub fn run_case_with(case: &Case, backend: &mut dyn Backend, max_golden_pixels: 
                 pixels_over: 0,
                 max_delta: 0,
                 flip_mean: 0.0,
+                worst: None,
             },
             None,
         )
@@ -973,6 +1019,7 @@ pub fn run_case_with(case: &Case, backend: &mut dyn Backend, max_golden_pixels: 
                     pixels_over: d.report.pixels_over,
                     max_delta: d.report.max_delta,
                     flip_mean: d.report.perceptual_mean,
+                    worst: worst_pixel(&expected, &actual),
                 },
                 Some(d.heat_map()),
             ),

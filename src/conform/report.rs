@@ -39,6 +39,10 @@ pub struct Record {
     pub seconds: f64,
     /// Image files relative to the report folder: expected, actual, heat map.
     pub images: [Option<String>; 3],
+    /// For a failed comparison: the `plumb explain` command of its worst pixel (what plumb
+    /// did there, stage by stage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<String>,
 }
 
 /// `results.json`.
@@ -103,6 +107,12 @@ pub fn write(dir: &Path, backend: &str, results: &[CaseResult]) -> Result<Result
             metrics: r.metrics,
             seconds: r.seconds,
             images,
+            explain: match (r.status, r.metrics.and_then(|m| m.worst), &r.actual) {
+                (Status::Fail, Some(p), Some(a)) => {
+                    Some(super::explain_command(&r.case, p, a.width(), a.height()))
+                }
+                _ => None,
+            },
         });
     }
     cases.sort_by(|a, b| a.id.cmp(&b.id));
@@ -329,6 +339,16 @@ pub fn html(results: &Results) -> String {
                 h,
                 "<p>metrics: {} pixels over, max delta {}, FLIP mean {:.5}; {:.3} s</p>",
                 m.pixels_over, m.max_delta, m.flip_mean, c.seconds
+            );
+        }
+        if let (Some(cmd), Some(m)) = (&c.explain, c.metrics) {
+            let [x, y] = m.worst.unwrap_or_default();
+            let _ = writeln!(
+                h,
+                "<p>worst pixel ({x}, {y}), max delta {}: what plumb did there, stage by stage: \
+                 <code class=\"explain\">{}</code></p>",
+                m.max_delta,
+                esc(cmd)
             );
         }
         if c.images.iter().any(Option::is_some) {

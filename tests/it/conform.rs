@@ -369,6 +369,30 @@ fn actual_compares_pngs_rendered_elsewhere() {
     ] {
         assert!(html.contains(part), "{part}");
     }
+    // The failing pixel links to its history: the command, in the report and in
+    // results.json, runs and explains that pixel.
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("report/results.json")).unwrap()).unwrap();
+    let near = results["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "raster/near_clip")
+        .unwrap();
+    assert_eq!(near["metrics"]["worst"], serde_json::json!([0, 0]));
+    let cmd = near["explain"].as_str().unwrap();
+    assert!(html.contains("worst pixel (0, 0), max delta"), "{html}");
+    assert!(html.contains(cmd), "the command is in the report");
+    let words: Vec<&str> = cmd.split(' ').collect();
+    assert_eq!(&words[..2], ["plumb", "explain"], "{cmd}");
+    assert!(!cmd.contains('\''), "a plain path needs no quotes: {cmd}");
+    let explained = plumb().args(&words[1..]).output().unwrap();
+    let text = String::from_utf8_lossy(&explained.stdout);
+    let err = String::from_utf8_lossy(&explained.stderr);
+    assert!(
+        text.starts_with("pixel (0, 0) of 320x240: color"),
+        "{text}{err}"
+    );
     let junit = std::fs::read_to_string(dir.join("report/junit.xml")).unwrap();
     assert!(junit.contains("<testcase classname=\"raster\" name=\"near_clip\""));
     assert!(junit.contains("<failure message=\"256 pixels over threshold 2"));

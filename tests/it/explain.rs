@@ -462,3 +462,124 @@ fn only_the_clear() {
     );
     assert_eq!(to_json(&h)["clears"].as_array().map(Vec::len), Some(1));
 }
+
+/// The worked examples of docs/explain.md show what the text says: a blend over a fogged,
+/// textured fragment; a depth rejection; the planar shadow's stencil keeping a second
+/// layer out. Each final colour is the pixel of `plumb render`'s image.
+#[test]
+fn worked_examples_show_what_the_docs_say() {
+    let dir = temp_dir("explain-examples");
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        serde_json::from_str(&explain_cli(&dir, &all)).unwrap()
+    };
+    let rendered = |input: &str, size: &str, x: u32, y: u32| -> [u8; 4] {
+        let out = dir.join("r.png");
+        let o = plumb(
+            &dir,
+            &["render", input, "-o", out.to_str().unwrap(), "--size", size],
+        );
+        assert_success(&o);
+        image::open(&out).unwrap().to_rgba8().get_pixel(x, y).0
+    };
+    let names = |f: &serde_json::Value| -> Vec<String> {
+        f["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    let blend = repo().join("docs/examples/explain_blend.json");
+    let blend = blend.to_str().unwrap();
+    let h = json(&[blend, "150", "150", "--size", "320x240"]);
+    let frags = h["fragments"].as_array().unwrap();
+    assert_eq!(frags.len(), 2);
+    let floor = names(&frags[0]);
+    for stage in [
+        "unit0_sample",
+        "apply_modulate",
+        "fog_factor",
+        "fog",
+        "write",
+    ] {
+        assert!(floor.contains(&stage.to_owned()), "{floor:?}");
+    }
+    assert!(frags[0]["label"].as_str().unwrap().starts_with("'floor'"));
+    let glass = names(&frags[1]);
+    assert!(glass.contains(&"blend".to_owned()), "{glass:?}");
+    // The blend reads what the floor wrote.
+    let floor_wrote = &frags[0]["stages"].as_array().unwrap().last().unwrap()["outputs"]["stored"];
+    let blend_stage = frags[1]["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "blend")
+        .unwrap();
+    let dst: Vec<f64> = blend_stage["inputs"]["destination"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let wrote: Vec<f64> = floor_wrote
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() / 255.0)
+        .collect();
+    for (a, b) in dst.iter().zip(&wrote) {
+        assert!((a - b).abs() < 1e-6, "{dst:?} vs {wrote:?}");
+    }
+    assert_eq!(
+        h["final"]["color"],
+        serde_json::json!(rendered(blend, "320x240", 150, 150))
+    );
+
+    let depth = repo().join("refimages/raster/depth_overlap.json");
+    let h = json(&[depth.to_str().unwrap(), "128", "128"]);
+    let reasons: Vec<&serde_json::Value> = h["fragments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &f["discarded_by"])
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            &serde_json::Value::Null,
+            &serde_json::json!("depth"),
+            &serde_json::Value::Null
+        ]
+    );
+
+    let shadow = repo().join("refimages/effects/planar_shadow.json");
+    let shadow = shadow.to_str().unwrap();
+    let h = json(&[shadow, "150", "110", "--size", "256x192"]);
+    let frags = h["fragments"].as_array().unwrap();
+    let blended: Vec<&serde_json::Value> = frags
+        .iter()
+        .filter(|f| names(f).contains(&"blend".to_owned()))
+        .collect();
+    assert_eq!(blended.len(), 1, "the shadow blends once");
+    assert!(blended[0]["label"]
+        .as_str()
+        .unwrap()
+        .starts_with("'torus', scene_effect"));
+    let torus_refused = frags.iter().any(|f| {
+        f["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("'torus'"))
+            && f["discarded_by"] == "stencil"
+    });
+    assert!(
+        torus_refused,
+        "the torus's second layer is kept out by the stencil"
+    );
+    assert_eq!(
+        h["final"]["color"],
+        serde_json::json!(rendered(shadow, "256x192", 150, 110))
+    );
+}
