@@ -47,6 +47,10 @@ enum Command {
     Explain(Box<ExplainArgs>),
     /// Run the golden corpus through a backend (plumb itself, `--exec CMD` per case, or
     /// `--actual DIR` of PNGs) and write an HTML report, JUnit XML and results.json.
+    ///
+    /// Every case compares all four channels, RGBA: each golden stores the alpha the
+    /// pipeline wrote (what `plumb render` writes). Pixels over the threshold count any
+    /// channel, the FLIP mean is of RGB, heat maps show alpha differences too.
     Conform(ConformArgs),
     /// Save a scene file (.gltf, .glb, .obj, .json) as a plumb scene file, textures as PNG
     /// beside it; `--time`/`--clip` choose the pose of glTF animations.

@@ -15,7 +15,7 @@ use super::render::ImageArgs;
 use super::{say, CliResult};
 
 /// Arguments of `plumb explain`.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct ExplainArgs {
     /// What `plumb render` would draw: a scene file (.json, .gltf, .glb, .obj) or a draw
     /// trace (.json of format `plumb-draws`).
@@ -37,6 +37,12 @@ pub struct ExplainArgs {
 
 /// Explains the pixel and prints the history.
 pub fn run(args: &ExplainArgs) -> CliResult {
+    if let Some(image) = args.image.with_view_file()? {
+        return run(&ExplainArgs {
+            image,
+            ..args.clone()
+        });
+    }
     let path = &args.input;
     let history = if trace::is_trace_file(path) {
         if let Some(name) = args.image.scene_only_option() {

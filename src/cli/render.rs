@@ -44,7 +44,7 @@ pub const MAX_FRAMES: u32 = 100_000;
 pub const DEFAULT_FPS: f32 = 24.0;
 
 /// Arguments of `plumb render`.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct RenderArgs {
     /// Scene file (.gltf, .glb, .obj; any format the loader knows). Without it the built-in
     /// showcase is rendered.
@@ -82,8 +82,15 @@ pub struct RenderArgs {
 
 /// The options that decide what an image shows, shared by `plumb render` and
 /// `plumb explain` (which answers for one pixel of the same image).
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct ImageArgs {
+    /// Take the view from a model view file (`plumb::model::ModelView` JSON: size, time,
+    /// clip, scene, camera and overrides, background, unlit), as `plumb conform --exec`
+    /// passes it in `{view}` for model cases. An empty value means none (the other cases'
+    /// `{view}`). The view's options must not be given as flags too; `--size`, if given, must
+    /// be the view's.
+    #[arg(long = "view", value_name = "VIEW.json", value_parser = clap::value_parser!(std::ffi::OsString))]
+    pub view_file: Option<std::ffi::OsString>,
     /// Image size, each side 1..=16384 [default: 800x600; a draw trace: its recorded size].
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<Size>,
@@ -128,6 +135,9 @@ pub struct ImageArgs {
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
+
+/// Largest `--view` file read (bytes).
+pub const MAX_VIEW_BYTES: u64 = 1 << 20;
 
 /// The size used when `--size` is left out.
 pub const DEFAULT_SIZE: Size = Size {
@@ -175,6 +185,53 @@ impl ImageArgs {
             )),
             None => Ok(()),
         }
+    }
+
+    /// These options with the `--view` file's applied, or `None` without one. The file's
+    /// fields go through the same parsers as the flags (they are turned back into flags).
+    pub fn with_view_file(&self) -> Result<Option<ImageArgs>, String> {
+        let Some(path) = self
+            .view_file
+            .as_ref()
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+        else {
+            return Ok(None);
+        };
+        let shown = path.display();
+        if let Some(flag) = self
+            .scene_only_option()
+            .filter(|f| !f.starts_with("--max-"))
+        {
+            return Err(format!("--view {shown} sets the view: drop {flag}"));
+        }
+        let meta = std::fs::metadata(&path).map_err(|e| format!("--view {shown}: {e}"))?;
+        if meta.len() > MAX_VIEW_BYTES {
+            return Err(format!(
+                "--view {shown}: {} bytes, more than a view file's {MAX_VIEW_BYTES}",
+                meta.len()
+            ));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("--view {shown}: {e}"))?;
+        let view: plumb::model::ModelView = serde_json::from_str(&text)
+            .map_err(|e| format!("--view {shown}:{}:{}: {e}", e.line(), e.column()))?;
+        #[derive(clap::Parser)]
+        struct ViewFlags {
+            #[command(flatten)]
+            image: ImageArgs,
+        }
+        let flags = std::iter::once("view".to_owned()).chain(view.cli_args());
+        let parsed = <ViewFlags as clap::Parser>::try_parse_from(flags)
+            .map_err(|e| format!("--view {shown}: {}", e.kind()))?;
+        let mut image = parsed.image;
+        if let Some(s) = self.size.filter(|s| image.size != Some(*s)) {
+            return Err(format!(
+                "--size {}x{} differs from --view {shown}'s {}x{}",
+                s.width, s.height, view.size[0], view.size[1]
+            ));
+        }
+        image.budget = self.budget.clone();
+        Ok(Some(image))
     }
 
     /// Loads and maps a scene file as these options say, printing the loader's warnings.
@@ -228,6 +285,12 @@ pub fn frame_path(out: &Path, index: u32) -> PathBuf {
 
 /// Renders the scene file or the showcase and writes the PNG(s).
 pub fn run(args: &RenderArgs) -> CliResult {
+    if let Some(image) = args.image.with_view_file()? {
+        return run(&RenderArgs {
+            image,
+            ..args.clone()
+        });
+    }
     match &args.scene {
         Some(path) if trace::is_trace_file(path) => run_trace(args, path),
         Some(path) => run_scene(args, path),

@@ -55,7 +55,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use glam::{Vec2, Vec4};
 use image::RgbaImage;
 use serde::{Deserialize, Serialize};
 
@@ -64,7 +63,7 @@ use crate::model::ModelView;
 use crate::raster::trace::{is_trace_file, DrawTarget, Trace};
 use crate::raster::{Context, ContextOptions};
 use crate::scene::io::{self, ImportOptions};
-use crate::scene::{AlphaState, FixedRenderer, Renderer, ScreenLayer, ScreenPolygon, SoftRenderer};
+use crate::scene::{FixedRenderer, Renderer, SoftRenderer};
 
 /// What a case's input file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -584,8 +583,8 @@ pub fn soft(threads: Option<usize>) -> InProcess<SoftRenderer, Context> {
 }
 
 /// Draws a scene case as its golden was drawn: loaded with the default options, seen from
-/// its first camera at the image's aspect, then a full-screen overlay of (0, 0, 0, 1) blended
-/// `src + dst`, which keeps RGB and makes the stored alpha 1.
+/// its first camera at the image's aspect — the image `plumb render` makes of the file, alpha
+/// included (every case compares RGBA: the stored alpha is what the pipeline wrote).
 ///
 /// # Errors
 /// A one-line message (load failure, no camera, renderer failure).
@@ -605,20 +604,6 @@ pub fn draw_scene_case(
     let camera = cam
         .to_camera(&scene, width as f32 / height as f32)
         .map_err(|e| e.to_string())?;
-    let corners = [
-        Vec2::new(0.0, 0.0),
-        Vec2::new(1.0, 0.0),
-        Vec2::new(1.0, 1.0),
-        Vec2::new(0.0, 1.0),
-    ];
-    let mut fix = ScreenPolygon::convex(
-        &corners,
-        Vec4::new(0.0, 0.0, 0.0, 1.0),
-        ScreenLayer::Overlay,
-    )
-    .map_err(|e| e.to_string())?;
-    fix.states.alpha = AlphaState::ADDITIVE;
-    scene.add_screen_polygon(fix);
     scene.draw(&camera, renderer).map_err(|e| e.to_string())?;
     Ok(())
 }
@@ -878,6 +863,25 @@ pub struct Metrics {
     pub worst: Option<[u32; 2]>,
 }
 
+/// The report's heat map: per pixel the larger of the perceptual (RGB) error and the alpha
+/// difference (`|Δα| / 255`), through the diff's ramp — so a case whose images differ only in
+/// alpha (every case compares RGBA) shows where.
+fn heat_map(d: &crate::diff::Diff, expected: &RgbaImage, actual: &RgbaImage) -> RgbaImage {
+    let errors = d.perceptual_errors();
+    let w = expected.width();
+    RgbaImage::from_fn(w, expected.height(), |x, y| {
+        let e = errors[(y * w + x) as usize];
+        let da = expected.get_pixel(x, y).0[3].abs_diff(actual.get_pixel(x, y).0[3]);
+        crate::diff::heat_color(e.max(f32::from(da) / 255.0))
+    })
+}
+
+/// How every case is compared, as `--help`, the README and the report state it.
+pub const COMPARISON_RULE: &str = "Every case compares all four channels, RGBA: each golden \
+    stores the alpha the pipeline wrote (what `plumb render` writes), scene, trace and model \
+    cases alike. Pixels over the threshold count any channel; the FLIP mean is of RGB; heat \
+    maps show the larger of the perceptual error and the alpha difference.";
+
 /// The first pixel (row by row) whose largest channel difference is the largest.
 fn worst_pixel(a: &RgbaImage, b: &RgbaImage) -> Option<[u32; 2]> {
     let mut best: Option<(u8, [u32; 2])> = None;
@@ -1021,7 +1025,7 @@ pub fn run_case_with(case: &Case, backend: &mut dyn Backend, max_golden_pixels: 
                     flip_mean: d.report.perceptual_mean,
                     worst: worst_pixel(&expected, &actual),
                 },
-                Some(d.heat_map()),
+                Some(heat_map(&d, &expected, &actual)),
             ),
             Err(e) => {
                 result.status = Status::Fail;

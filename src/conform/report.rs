@@ -291,7 +291,9 @@ pub fn html(results: &Results) -> String {
          body.failures-only .case.case-pass{{display:none}}</style></head>\n<body>\n\
          <h1>plumb conform</h1>\n<p>Backend: <code>{backend}</code></p>\n\
          <p id=\"summary\">{total} cases: <span class=\"pass\">{pass} passed</span>, \
-         <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span></p>",
+         <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span></p>\n\
+         <p id=\"rule\">{rule}</p>",
+        rule = esc(super::COMPARISON_RULE),
         backend = esc(&results.backend),
         total = results.cases.len(),
     );

@@ -27,7 +27,7 @@ use glam::Vec3;
 use super::args::{parse_positive, parse_vec3};
 
 /// Camera choice and overrides of `plumb render`.
-#[derive(Debug, Default, Args)]
+#[derive(Clone, Debug, Default, Args)]
 pub struct CameraArgs {
     /// Imported camera by name, or by 0-based index when no camera has that name.
     #[arg(long, value_name = "NAME|INDEX")]

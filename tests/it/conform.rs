@@ -444,6 +444,44 @@ fn browser_shows_the_report(index: &Path) {
     }
 }
 
+/// Issue 33, must-show 1: plumb's own CLI as an `--exec` backend passes every case — the
+/// goldens store the alpha `plumb render` writes, and every case compares RGBA. With the
+/// shared models (`PLUMB_ASSETS`), the model cases run too, their view through `--view`.
+#[test]
+fn plumb_render_as_exec_backend_passes_every_case() {
+    let dir = scratch("conform-exec-plumb");
+    let bin = env!("CARGO_BIN_EXE_plumb");
+    assert!(!bin.contains('\''), "{bin}");
+    let mut cmd = plumb();
+    cmd.args(["conform", "--refimages"])
+        .arg(refimages())
+        .arg("--exec")
+        .arg(format!(
+            "'{bin}' render {{input}} -o {{output}} --size {{width}}x{{height}} --view {{view}} --threads 1"
+        ))
+        .arg("--report")
+        .arg(dir.join("report"));
+    let assets = crate::assets_common::shared_assets();
+    if let Some(a) = &assets {
+        cmd.arg("--assets").arg(a);
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let n = cases().len();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if assets.is_none() {
+        assert!(
+            stdout.contains(&format!("{n} cases: {n} passed, 0 failed, 0 errors")),
+            "{stdout}"
+        );
+    }
+}
+
 #[test]
 fn exec_runs_a_command_per_case() {
     let dir = scratch("conform-exec");
