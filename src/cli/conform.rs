@@ -8,9 +8,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+use plumb::conform::shard::{self, PartitionSpec, Split};
 use plumb::conform::{
-    self, corpus, model_corpus, parse_partition, partition, report, run_case_with, Actual, Backend,
-    Exec, Status, Tolerance, Tolerances, MAX_GOLDEN_PIXELS,
+    self, corpus, model_corpus, partition, report, run_case_with, Actual, Backend, Case, Exec,
+    Status, Tolerance, Tolerances, MAX_GOLDEN_PIXELS,
 };
 
 use super::args::parse_threads;
@@ -41,10 +42,22 @@ pub struct ConformArgs {
     /// Seconds an `--exec` command may run per case before it is killed.
     #[arg(long, value_name = "S", default_value_t = 300)]
     pub timeout: u64,
-    /// Run only shard K of N (`K/N` or `count:K/N`): case i (sorted by id, from 0) goes to
-    /// shard i mod N + 1, as `cargo nextest --partition count:K/N`.
-    #[arg(long, value_name = "K/N", value_parser = parse_partition)]
-    pub partition: Option<(usize, usize)>,
+    /// Run only one shard. `K/N` or `count:K/N`: case i (sorted by id, from 0) goes to shard
+    /// i mod N + 1, as `cargo nextest --partition count:K/N`. `auto`: K and N from the CI
+    /// system's variables (PLUMB_SHARD=K/N; GitLab CI_NODE_INDEX/CI_NODE_TOTAL; CircleCI
+    /// CIRCLE_NODE_INDEX/CIRCLE_NODE_TOTAL; Buildkite BUILDKITE_PARALLEL_JOB/
+    /// BUILDKITE_PARALLEL_JOB_COUNT; Kubernetes JOB_COMPLETION_INDEX/JOB_COMPLETIONS).
+    /// `weighted:K/N` or `weighted:auto`: shards balanced by the times in `--timings`.
+    #[arg(long, value_name = "SPEC", value_parser = shard::parse_spec)]
+    pub partition: Option<PartitionSpec>,
+    /// The junit.xml of an earlier run, for `--partition weighted:…`: each case weighs its
+    /// time there (a case it lacks weighs the median).
+    #[arg(long, value_name = "JUNIT.xml")]
+    pub timings: Option<PathBuf>,
+    /// With `--merge`: the shards ran part of the corpus (`--filter`), so cases no shard ran
+    /// are not an error. Without it a merge names the corpus's cases no shard ran and exits 1.
+    #[arg(long, requires = "merge")]
+    pub partial: bool,
     /// Run only the cases whose id (`area/case`) contains this.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
@@ -52,7 +65,7 @@ pub struct ConformArgs {
     #[arg(long, value_name = "DIR", default_value = "conform-report")]
     pub report: PathBuf,
     /// Merge the reports of these shard folders into `--report` instead of running.
-    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["exec", "actual", "partition", "filter"])]
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["exec", "actual", "partition", "filter", "timings"])]
     pub merge: Vec<PathBuf>,
     /// A copy of the shared assets (default: `$PLUMB_ASSETS`): the model goldens of
     /// `<refimages>/models/cases.json` whose model is there join the corpus.
@@ -75,53 +88,17 @@ pub struct ConformArgs {
 /// Runs `plumb conform`.
 pub fn run(args: &ConformArgs) -> CliResult {
     if !args.merge.is_empty() {
-        let results = report::merge(&args.merge, &args.report).map_err(|e| e.to_string())?;
-        return Ok(summary(args, &results));
+        return merge(args);
     }
-    let tolerance_file = args
-        .tolerances
-        .clone()
-        .unwrap_or_else(|| args.refimages.join("conform.json"));
-    let tolerances = if tolerance_file.is_file() || args.tolerances.is_some() {
-        Tolerances::load(&tolerance_file).map_err(|e| e.to_string())?
-    } else {
-        Tolerances {
-            format: "plumb-conform".to_owned(),
-            version: 1,
-            default: Tolerance {
-                reason: "no tolerance file: exact".to_owned(),
-                ..Tolerance::exact()
-            },
-            rules: Vec::new(),
-        }
-    };
-    let mut cases = corpus(&args.refimages, &tolerances).map_err(|e| e.to_string())?;
-    let assets = args
-        .assets
-        .clone()
-        .or_else(|| std::env::var_os("PLUMB_ASSETS").map(PathBuf::from));
-    if let Some(assets) = assets {
-        if !assets.is_dir() {
-            return Err(format!("--assets {}: not a folder", assets.display()));
-        }
-        let (models, missing) =
-            model_corpus(&args.refimages, &assets, &tolerances).map_err(|e| e.to_string())?;
-        if !missing.is_empty() {
-            say!(
-                "{} model case(s) skipped, model not under {}: {}",
-                missing.len(),
-                assets.display(),
-                missing.join(", ")
-            );
-        }
-        cases.extend(models);
-        cases.sort_by(|a, b| a.id.cmp(&b.id));
-    }
+    let mut cases = load_corpus(args)?;
     if let Some(f) = &args.filter {
         cases.retain(|c| c.id.contains(f.as_str()));
     }
-    if let Some((k, n)) = args.partition {
-        cases = partition(cases, k, n).map_err(|e| e.to_string())?;
+    if args.timings.is_some() && args.partition.is_none_or(|p| p.split != Split::Weighted) {
+        return Err("--timings applies to --partition weighted:K/N or weighted:auto".to_owned());
+    }
+    if let Some(spec) = args.partition {
+        cases = shard_cases(args, spec, cases)?;
     }
     if cases.is_empty() {
         return Err(format!(
@@ -169,6 +146,129 @@ pub fn run(args: &ConformArgs) -> CliResult {
         say!("{} {}: {}", status_word(r.status), r.case.id, r.message);
     }
     Ok(summary(args, &written))
+}
+
+/// The corpus: every scene and trace case under `--refimages` with its tolerance, and the
+/// model cases whose model is under `--assets` (or `$PLUMB_ASSETS`), sorted by id.
+fn load_corpus(args: &ConformArgs) -> Result<Vec<Case>, String> {
+    let tolerance_file = args
+        .tolerances
+        .clone()
+        .unwrap_or_else(|| args.refimages.join("conform.json"));
+    let tolerances = if tolerance_file.is_file() || args.tolerances.is_some() {
+        Tolerances::load(&tolerance_file).map_err(|e| e.to_string())?
+    } else {
+        Tolerances {
+            format: "plumb-conform".to_owned(),
+            version: 1,
+            default: Tolerance {
+                reason: "no tolerance file: exact".to_owned(),
+                ..Tolerance::exact()
+            },
+            rules: Vec::new(),
+        }
+    };
+    let mut cases = corpus(&args.refimages, &tolerances).map_err(|e| e.to_string())?;
+    let assets = args
+        .assets
+        .clone()
+        .or_else(|| std::env::var_os("PLUMB_ASSETS").map(PathBuf::from));
+    if let Some(assets) = assets {
+        if !assets.is_dir() {
+            return Err(format!("--assets {}: not a folder", assets.display()));
+        }
+        let (models, missing) =
+            model_corpus(&args.refimages, &assets, &tolerances).map_err(|e| e.to_string())?;
+        if !missing.is_empty() {
+            say!(
+                "{} model case(s) skipped, model not under {}: {}",
+                missing.len(),
+                assets.display(),
+                missing.join(", ")
+            );
+        }
+        cases.extend(models);
+        cases.sort_by(|a, b| a.id.cmp(&b.id));
+    }
+    Ok(cases)
+}
+
+/// This job's shard of `cases` (`--partition`), saying where `auto` found it.
+fn shard_cases(
+    args: &ConformArgs,
+    spec: PartitionSpec,
+    cases: Vec<Case>,
+) -> Result<Vec<Case>, String> {
+    let (k, n) = match spec.shard {
+        Some(kn) => kn,
+        None => {
+            let found = shard::detect(&|v| std::env::var(v).ok())?;
+            say!("shard {}/{} from {}", found.k, found.n, found.source);
+            (found.k, found.n)
+        }
+    };
+    match spec.split {
+        Split::Count => partition(cases, k, n).map_err(|e| e.to_string()),
+        Split::Weighted => {
+            let Some(path) = &args.timings else {
+                return Err(
+                    "--partition weighted:… needs --timings JUNIT.xml (an earlier run's report)"
+                        .to_owned(),
+                );
+            };
+            let times = shard::read_timings(path).map_err(|e| e.to_string())?;
+            shard::weighted(cases, k, n, &times).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// `--merge`: one report from the shard folders, checked against the corpus — every case
+/// in exactly one shard (a case in two is an error from the merge itself); cases no shard
+/// ran fail the merge (exit 1) unless `--partial`.
+fn merge(args: &ConformArgs) -> CliResult {
+    let results = report::merge(&args.merge, &args.report).map_err(|e| e.to_string())?;
+    let code = summary(args, &results);
+    let corpus = match load_corpus(args) {
+        Ok(c) => c,
+        Err(_) if args.partial => return Ok(code),
+        Err(e) => {
+            return Err(format!(
+                "{e} (the merge checks that the shards covered the corpus; pass --partial to skip)"
+            ))
+        }
+    };
+    let ran: std::collections::BTreeSet<&str> =
+        results.cases.iter().map(|c| c.id.as_str()).collect();
+    let known: std::collections::BTreeSet<&str> = corpus.iter().map(|c| c.id.as_str()).collect();
+    let extra: Vec<&str> = ran.difference(&known).copied().collect();
+    if !extra.is_empty() {
+        say!(
+            "{} case(s) of the shards are not in the corpus at {}: {}",
+            extra.len(),
+            args.refimages.display(),
+            extra.join(", ")
+        );
+    }
+    let missing: Vec<&str> = known.difference(&ran).copied().collect();
+    if missing.is_empty() {
+        say!(
+            "coverage: every one of the corpus's {} cases ran in exactly one shard",
+            known.len()
+        );
+        return Ok(code);
+    }
+    say!(
+        "coverage: {} of the corpus's {} cases ran in no shard: {}",
+        missing.len(),
+        known.len(),
+        missing.join(", ")
+    );
+    if args.partial {
+        say!("(--partial: not an error)");
+        Ok(code)
+    } else {
+        Ok(ExitCode::from(EXIT_COMPARISON_FAILED))
+    }
 }
 
 /// The `--backend` by name.

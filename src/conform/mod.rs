@@ -46,6 +46,7 @@
 //! `results.json` into one report.
 
 pub mod report;
+pub mod shard;
 
 /// The wgpu backend (feature `wgpu`).
 #[cfg(feature = "wgpu")]

@@ -148,6 +148,7 @@ fn write_files(dir: &Path, results: &Results) -> Result<(), ConformError> {
 /// different backends.
 pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
     let mut by_id: BTreeMap<String, Record> = BTreeMap::new();
+    let mut duplicates: Vec<String> = Vec::new();
     let mut backend: Option<String> = None;
     // Never write over an input: the report folder may not be one of the shards.
     if let Ok(out_real) = out.canonicalize() {
@@ -201,10 +202,20 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
                 std::fs::copy(&from, &to).map_err(|e| io_err(&from, e))?;
             }
             if by_id.contains_key(&rec.id) {
-                return Err(io_err(&path, format!("case {} is in two shards", rec.id)));
+                duplicates.push(rec.id.clone());
+                continue;
             }
             by_id.insert(rec.id.clone(), rec);
         }
+    }
+    if !duplicates.is_empty() {
+        duplicates.sort();
+        duplicates.dedup();
+        return Err(ConformError(format!(
+            "{} case(s) are in more than one shard: {}",
+            duplicates.len(),
+            duplicates.join(", ")
+        )));
     }
     let results = Results {
         format: "plumb-conform-results".to_owned(),

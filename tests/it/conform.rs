@@ -398,6 +398,37 @@ fn actual_compares_pngs_rendered_elsewhere() {
     assert!(junit.contains("<failure message=\"256 pixels over threshold 2"));
     assert!(junit.contains("<error message="));
     browser_shows_the_report(&dir.join("report/index.html"));
+    // The same run in two shards, merged: the same report, also in the browser.
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let shard = dir.join(format!("shard{k}"));
+        let out = plumb()
+            .args(["conform", "--refimages"])
+            .arg(refimages())
+            .arg("--actual")
+            .arg(&actual)
+            .args(["--partition", &format!("{k}/2"), "--report"])
+            .arg(&shard)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        shards.push(shard);
+    }
+    let merged = dir.join("merged");
+    let out = plumb()
+        .args(["conform", "--report"])
+        .arg(&merged)
+        .arg("--merge")
+        .args(&shards)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{n} cases: {} passed, 1 failed, 2 errors", n - 3)),
+        "{stdout}"
+    );
+    browser_shows_the_report(&merged.join("index.html"));
 }
 
 /// The report in a real browser (Debian's `chromium`, headless): the DOM after its script
@@ -686,11 +717,70 @@ fn partitions_cover_the_corpus_once_and_merge() {
         .args(&shards)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "coverage: every one of the corpus's {} cases ran in exactly one shard",
+            all.len()
+        )),
+        "{stdout}"
+    );
     let r: report::Results =
         serde_json::from_str(&std::fs::read_to_string(merged.join("results.json")).unwrap())
             .unwrap();
-    assert_eq!(r.cases.len(), all.len());
+    // The merged report is the unsharded run's: the same cases with the same verdicts.
+    let whole = dir.join("whole");
+    let out = plumb()
+        .args(["conform", "--threads", "1", "--refimages"])
+        .arg(refimages())
+        .arg("--report")
+        .arg(&whole)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let w: report::Results =
+        serde_json::from_str(&std::fs::read_to_string(whole.join("results.json")).unwrap())
+            .unwrap();
+    let verdicts = |r: &report::Results| -> Vec<(String, report::Record)> {
+        r.cases
+            .iter()
+            .map(|c| {
+                (
+                    c.id.clone(),
+                    report::Record {
+                        seconds: 0.0,
+                        ..c.clone()
+                    },
+                )
+            })
+            .collect()
+    };
+    assert_eq!(verdicts(&r), verdicts(&w), "merged ≠ unsharded");
+    // A shard missing: the merge names the cases no shard ran and fails, unless --partial.
+    for (partial, code) in [(false, 1), (true, 0)] {
+        let mut cmd = plumb();
+        cmd.args(["conform", "--report"])
+            .arg(dir.join(format!("gap-{partial}")))
+            .arg("--merge")
+            .args(&shards[..2]);
+        if partial {
+            cmd.arg("--partial");
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(code), "{stdout}");
+        let third: Vec<&str> = all.iter().skip(2).step_by(n).map(String::as_str).collect();
+        assert!(
+            stdout.contains(&format!(
+                "coverage: {} of the corpus's {} cases ran in no shard: {}",
+                third.len(),
+                all.len(),
+                third.join(", ")
+            )),
+            "{stdout}"
+        );
+    }
     // A shard merged twice overlaps: bad input.
     let out = plumb()
         .args(["conform", "--report"])
@@ -701,7 +791,16 @@ fn partitions_cover_the_corpus_once_and_merge() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is in two shards"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let first: Vec<&str> = all.iter().step_by(n).map(String::as_str).collect();
+    assert!(
+        stderr.contains(&format!(
+            "{} case(s) are in more than one shard: {}",
+            first.len(),
+            first.join(", ")
+        )),
+        "{stderr}"
+    );
     // Merging into one of the shards would copy its images onto themselves (truncating
     // them): refused, and the shard is untouched.
     let before = dir_bytes(&shards[0]);
@@ -750,6 +849,186 @@ fn partitions_cover_the_corpus_once_and_merge() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// `--partition auto` under each CI system's convention runs the cases of the explicit
+/// `K/N`; a half-set pair is refused with one line.
+#[test]
+fn partition_auto_reads_each_ci_convention() {
+    let dir = scratch("conform-auto");
+    let ids = |out: &Path| -> Vec<String> {
+        let r: report::Results =
+            serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap())
+                .unwrap();
+        r.cases.into_iter().map(|c| c.id).collect()
+    };
+    // --actual with the goldens themselves: quick, every case passes.
+    let actual = dir.join("actual");
+    copy_goldens(&actual, &cases());
+    let run = |name: &str, partition: &str, vars: &[(&str, &str)]| {
+        let out_dir = dir.join(name);
+        let mut cmd = plumb();
+        for v in [
+            "PLUMB_SHARD",
+            "CI_NODE_INDEX",
+            "CI_NODE_TOTAL",
+            "CIRCLE_NODE_INDEX",
+            "CIRCLE_NODE_TOTAL",
+            "BUILDKITE_PARALLEL_JOB",
+            "BUILDKITE_PARALLEL_JOB_COUNT",
+            "JOB_COMPLETION_INDEX",
+            "JOB_COMPLETIONS",
+        ] {
+            cmd.env_remove(v);
+        }
+        cmd.envs(vars.iter().copied())
+            .args(["conform", "--refimages"])
+            .arg(refimages())
+            .arg("--actual")
+            .arg(&actual)
+            .args(["--partition", partition, "--report"])
+            .arg(&out_dir);
+        (cmd.output().unwrap(), out_dir)
+    };
+    let (out, explicit) = run("explicit", "2/3", &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let want = ids(&explicit);
+    let conventions: [(&str, &[(&str, &str)]); 5] = [
+        ("plumb", &[("PLUMB_SHARD", "2/3")]),
+        (
+            "GitLab CI",
+            &[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "3")],
+        ),
+        (
+            "CircleCI",
+            &[("CIRCLE_NODE_INDEX", "1"), ("CIRCLE_NODE_TOTAL", "3")],
+        ),
+        (
+            "Buildkite",
+            &[
+                ("BUILDKITE_PARALLEL_JOB", "1"),
+                ("BUILDKITE_PARALLEL_JOB_COUNT", "3"),
+            ],
+        ),
+        (
+            "Kubernetes Indexed Job",
+            &[("JOB_COMPLETION_INDEX", "1"), ("JOB_COMPLETIONS", "3")],
+        ),
+    ];
+    for (i, (name, vars)) in conventions.iter().enumerate() {
+        let (out, dir) = run(&format!("auto{i}"), "auto", vars);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
+        assert!(
+            stdout.contains(&format!("shard 2/3 from {name}")),
+            "{stdout}"
+        );
+        assert_eq!(ids(&dir), want, "{name}");
+    }
+    let (out, _) = run("half", "auto", &[("CI_NODE_INDEX", "2")]);
+    assert_bad_input(
+        &out,
+        "CI_NODE_INDEX is set but CI_NODE_TOTAL is not (GitLab CI)",
+    );
+    let (out, _) = run("none", "auto", &[]);
+    assert_bad_input(&out, "--partition auto: no shard variables set");
+}
+
+fn assert_bad_input(out: &std::process::Output, msg: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(msg), "{stderr}");
+}
+
+/// Weighted shards, from a recorded timing file (`tests/it/data/conform-junit.xml`: a run of
+/// plumb's own CLI as an `--exec` backend, 100 cases, 9–34 ms each): within 1.2× of each
+/// other in summed time for 2 to 6 shards, every case in exactly one, and the CLI's shard
+/// is the deal's.
+#[test]
+fn weighted_partitions_balance_recorded_times() {
+    let timings_file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/data/conform-junit.xml");
+    let times = plumb::conform::shard::read_timings(&timings_file).unwrap();
+    let all = cases();
+    assert!(all.iter().filter(|c| times.contains_key(&c.id)).count() >= 90);
+    let median = {
+        let mut t: Vec<f64> = all
+            .iter()
+            .filter_map(|c| times.get(&c.id).copied())
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t[t.len() / 2]
+    };
+    for n in 2..=6 {
+        let shards = plumb::conform::shard::deal(&all, n, &times).unwrap();
+        let mut every: Vec<usize> = shards.iter().flatten().copied().collect();
+        every.sort_unstable();
+        assert_eq!(
+            every,
+            (0..all.len()).collect::<Vec<_>>(),
+            "{n} shards: each case once"
+        );
+        let sums: Vec<f64> = shards
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .map(|&i| times.get(&all[i].id).copied().unwrap_or(median))
+                    .sum()
+            })
+            .collect();
+        let (lo, hi) = sums
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+        assert!(hi / lo <= 1.2, "{n} shards: sums {sums:?}");
+        // For the record: shards by count on the same times (this run's cases cost about
+        // the same, so counting is close too; weights matter when a few cases dominate).
+        let count_sums: Vec<f64> = (0..n)
+            .map(|k| {
+                all.iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % n == k)
+                    .map(|(_, c)| times.get(&c.id).copied().unwrap_or(median))
+                    .sum()
+            })
+            .collect();
+        eprintln!("{n} shards: weighted {sums:.3?}, by count {count_sums:.3?}");
+    }
+    let dir = scratch("conform-weighted");
+    let actual = dir.join("actual");
+    copy_goldens(&actual, &all);
+    let out = plumb()
+        .args(["conform", "--refimages"])
+        .arg(refimages())
+        .arg("--actual")
+        .arg(&actual)
+        .args(["--partition", "weighted:2/3", "--timings"])
+        .arg(&timings_file)
+        .arg("--report")
+        .arg(dir.join("w"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: report::Results =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("w/results.json")).unwrap())
+            .unwrap();
+    let got: Vec<String> = r.cases.into_iter().map(|c| c.id).collect();
+    let want: Vec<String> = plumb::conform::shard::deal(&all, 3, &times).unwrap()[1]
+        .iter()
+        .map(|&i| all[i].id.clone())
+        .collect();
+    assert_eq!(got, want);
+    // Weighted without a timing file, and a timing file without weighting: refused.
+    let out = plumb()
+        .args(["conform", "--partition", "weighted:1/2"])
+        .output()
+        .unwrap();
+    assert_bad_input(&out, "needs --timings");
 }
 
 /// Every file under `dir` with its bytes.
