@@ -54,6 +54,15 @@ pub struct ConformArgs {
     /// time there (a case it lacks weighs the median).
     #[arg(long, value_name = "JUNIT.xml")]
     pub timings: Option<PathBuf>,
+    /// Measure instead of compare: render each case N times with the backend and write a
+    /// tolerance file calibrated to it (`--calibrated`): per case the pixels over its
+    /// threshold and the FLIP mean measured, with a margin, the numbers in each rule's reason;
+    /// an exact match gives an exact rule. Then run the kit with `--tolerances` that file.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100), conflicts_with_all = ["merge", "actual"])]
+    pub calibrate: Option<u32>,
+    /// Where `--calibrate` writes the tolerance file [default: <report>/conform.calibrated.json].
+    #[arg(long, value_name = "FILE", requires = "calibrate")]
+    pub calibrated: Option<PathBuf>,
     /// With `--merge`: the shards ran part of the corpus (`--filter`), so cases no shard ran
     /// are not an error. Without it a merge names the corpus's cases no shard ran and exits 1.
     #[arg(long, requires = "merge")]
@@ -115,6 +124,9 @@ pub fn run(args: &ConformArgs) -> CliResult {
         (None, Some(dir)) => Box::new(Actual { dir: dir.clone() }),
         (None, None) => in_process(&args.backend, args.threads)?,
     };
+    if let Some(runs) = args.calibrate {
+        return calibrate(args, backend.as_mut(), &cases, runs as usize);
+    }
     let progress = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(cases.len() as u64);
         bar.set_style(
@@ -151,23 +163,7 @@ pub fn run(args: &ConformArgs) -> CliResult {
 /// The corpus: every scene and trace case under `--refimages` with its tolerance, and the
 /// model cases whose model is under `--assets` (or `$PLUMB_ASSETS`), sorted by id.
 fn load_corpus(args: &ConformArgs) -> Result<Vec<Case>, String> {
-    let tolerance_file = args
-        .tolerances
-        .clone()
-        .unwrap_or_else(|| args.refimages.join("conform.json"));
-    let tolerances = if tolerance_file.is_file() || args.tolerances.is_some() {
-        Tolerances::load(&tolerance_file).map_err(|e| e.to_string())?
-    } else {
-        Tolerances {
-            format: "plumb-conform".to_owned(),
-            version: 1,
-            default: Tolerance {
-                reason: "no tolerance file: exact".to_owned(),
-                ..Tolerance::exact()
-            },
-            rules: Vec::new(),
-        }
-    };
+    let tolerances = load_tolerances(args)?;
     let mut cases = corpus(&args.refimages, &tolerances).map_err(|e| e.to_string())?;
     let assets = args
         .assets
@@ -191,6 +187,26 @@ fn load_corpus(args: &ConformArgs) -> Result<Vec<Case>, String> {
         cases.sort_by(|a, b| a.id.cmp(&b.id));
     }
     Ok(cases)
+}
+
+/// `--tolerances`, else `<refimages>/conform.json`, else exact equality for every case.
+fn load_tolerances(args: &ConformArgs) -> Result<Tolerances, String> {
+    let tolerance_file = args
+        .tolerances
+        .clone()
+        .unwrap_or_else(|| args.refimages.join("conform.json"));
+    if tolerance_file.is_file() || args.tolerances.is_some() {
+        return Tolerances::load(&tolerance_file).map_err(|e| e.to_string());
+    }
+    Ok(Tolerances {
+        format: "plumb-conform".to_owned(),
+        version: 1,
+        default: Tolerance {
+            reason: "no tolerance file: exact".to_owned(),
+            ..Tolerance::exact()
+        },
+        rules: Vec::new(),
+    })
 }
 
 /// This job's shard of `cases` (`--partition`), saying where `auto` found it.
@@ -269,6 +285,54 @@ fn merge(args: &ConformArgs) -> CliResult {
     } else {
         Ok(ExitCode::from(EXIT_COMPARISON_FAILED))
     }
+}
+
+/// `--calibrate N`: measures every case N times and writes the calibrated tolerance file.
+fn calibrate(
+    args: &ConformArgs,
+    backend: &mut dyn Backend,
+    cases: &[Case],
+    runs: usize,
+) -> CliResult {
+    let name = backend.name();
+    let measured =
+        conform::calibrate::measure(cases, backend, runs, args.max_golden_pixels, |_, _| {});
+    let base = load_tolerances(args)?;
+    let file = conform::calibrate::tolerances(&base, &measured, &name);
+    let out = args
+        .calibrated
+        .clone()
+        .unwrap_or_else(|| args.report.join("conform.calibrated.json"));
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+    std::fs::write(&out, text + "\n").map_err(|e| format!("{}: {e}", out.display()))?;
+    let errors: Vec<&conform::calibrate::Measured> =
+        measured.iter().filter(|m| m.error.is_some()).collect();
+    for m in &errors {
+        say!(
+            "ERROR {}: {} (no rule: it keeps the file's)",
+            m.id,
+            m.error.as_deref().unwrap_or("")
+        );
+    }
+    let exact = measured
+        .iter()
+        .filter(|m| m.error.is_none() && m.max_delta == 0)
+        .count();
+    say!(
+        "calibrated {} cases from {runs} run(s) each of {name}: {exact} exact, {} within measured tolerances, {} failed to render; wrote {}",
+        measured.len(),
+        measured.len() - exact - errors.len(),
+        errors.len(),
+        out.display()
+    );
+    Ok(if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_COMPARISON_FAILED)
+    })
 }
 
 /// The `--backend` by name.

@@ -70,13 +70,18 @@ pub struct RenderArgs {
     /// Render a sequence of N frames: OUT_0000.png, OUT_0001.png, ...
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     pub frames: Option<u32>,
+    /// Render frames A to B of such a sequence, numbered and timed exactly as `--frames`
+    /// numbers them (frame i is OUT_{i:04}.png at time + i/fps): `A..B` is A up to B
+    /// excluded, `A..=B` includes B. For render farms and indexed jobs that hand out ranges.
+    #[arg(long, value_name = "A..B", value_parser = parse_frame_range, conflicts_with = "frames")]
+    pub frame_range: Option<std::ops::Range<u32>>,
     /// Frames per second of the sequence (default 24).
-    #[arg(long, value_name = "F", value_parser = parse_positive, requires = "frames")]
+    #[arg(long, value_name = "F", value_parser = parse_positive)]
     pub fps: Option<f32>,
     /// Also record the frame's draw calls as a draw trace (`TRACE.json` + `TRACE.bin`):
     /// what the scene graph hands the rasteriser, replayable by `plumb render TRACE.json`
     /// (same bytes) or by another backend's `DrawTarget`. One frame only.
-    #[arg(long, value_name = "TRACE.json", conflicts_with = "frames")]
+    #[arg(long, value_name = "TRACE.json", conflicts_with_all = ["frames", "frame_range"])]
     pub trace_out: Option<PathBuf>,
 }
 
@@ -258,6 +263,40 @@ impl ImageArgs {
     }
 }
 
+/// Largest frame index `--frame-range` accepts (its end, exclusive).
+pub const MAX_FRAME_INDEX: u32 = 100_000_000;
+
+/// Parses `A..B` (B excluded) or `A..=B` into a non-empty range of at most [`MAX_FRAMES`]
+/// frames ending at most at [`MAX_FRAME_INDEX`].
+fn parse_frame_range(s: &str) -> Result<std::ops::Range<u32>, String> {
+    let num = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{v}' is not a frame number (expected A..B or A..=B)"))
+    };
+    let (a, b, inclusive) = match s.split_once("..") {
+        Some((a, b)) => match b.strip_prefix('=') {
+            Some(b) => (num(a)?, num(b)?, true),
+            None => (num(a)?, num(b)?, false),
+        },
+        None => return Err(format!("'{s}': expected A..B (B excluded) or A..=B")),
+    };
+    let end = if inclusive { b.checked_add(1) } else { Some(b) };
+    let Some(end) = end.filter(|&e| e > a) else {
+        return Err(format!("'{s}': the range is empty"));
+    };
+    if end > MAX_FRAME_INDEX {
+        return Err(format!("'{s}': frame numbers end below {MAX_FRAME_INDEX}"));
+    }
+    if end - a > MAX_FRAMES {
+        return Err(format!(
+            "'{s}': {} frames, at most {MAX_FRAMES} in one run",
+            end - a
+        ));
+    }
+    Ok(a..end)
+}
+
 /// Parses a frame count in `1..=MAX_FRAMES`.
 fn parse_frames(s: &str) -> Result<u32, String> {
     let n: u32 = s
@@ -342,6 +381,7 @@ fn draw_direct(
 fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
     [
         (args.frames.is_some(), "--frames"),
+        (args.frame_range.is_some(), "--frame-range"),
         (args.trace_out.is_some(), "--trace-out"),
     ]
     .into_iter()
@@ -414,17 +454,22 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     let Size { width, height } = args.image.size();
     let mut model = args.image.load(path)?;
     let mut renderer = SoftRenderer::new(width, height, args.threads).map_err(|e| e.to_string())?;
-    let frames = args.frames.unwrap_or(1);
+    // `--frames N` is the range 0..N; one frame is frame 0, written to OUT itself.
+    let sequence = args.frame_range.clone().or(args.frames.map(|n| 0..n));
+    let frames = sequence.clone().unwrap_or(0..1);
+    if args.fps.is_some() && sequence.is_none() {
+        return Err("--fps needs --frames or --frame-range".to_owned());
+    }
     let fps = args.fps.unwrap_or(DEFAULT_FPS);
-    let progress = (args.frames.is_some() && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(u64::from(frames));
+    let progress = (sequence.is_some() && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(u64::from(frames.end - frames.start));
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, eta {eta}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
-    for i in 0..frames {
+    for i in frames.clone() {
         let t = args.image.frame_time(&model, i, fps);
         let stats = model
             .draw_at(t, &args.image.view, &mut renderer)
@@ -437,7 +482,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
                 stats.lit_without_normals
             );
         }
-        let (out, depth) = match args.frames {
+        let (out, depth) = match sequence {
             Some(_) => (
                 frame_path(&args.out, i),
                 args.depth_out.as_deref().map(|d| frame_path(d, i)),
@@ -458,11 +503,12 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     if let Some(trace_path) = &args.trace_out {
         record_trace(&mut model, args, trace_path, width, height)?;
     }
-    match args.frames {
-        Some(n) => say!(
-            "wrote {n} frames {} .. {} ({width}x{height})",
-            frame_path(&args.out, 0).display(),
-            frame_path(&args.out, n - 1).display()
+    match sequence {
+        Some(r) => say!(
+            "wrote {} frames {} .. {} ({width}x{height})",
+            r.end - r.start,
+            frame_path(&args.out, r.start).display(),
+            frame_path(&args.out, r.end - 1).display()
         ),
         None => say!("wrote {} ({width}x{height})", args.out.display()),
     }
@@ -479,6 +525,20 @@ mod tests {
         assert!(parse_frames("0").is_err());
         assert_eq!(parse_frames("3"), Ok(3));
         assert!(parse_frames("100001").is_err());
+        assert_eq!(parse_frame_range("10..20"), Ok(10..20));
+        assert_eq!(parse_frame_range("10..=20"), Ok(10..21));
+        assert_eq!(parse_frame_range(" 0 .. 1"), Ok(0..1));
+        for bad in [
+            "5..5",
+            "6..5",
+            "5..=4",
+            "a..3",
+            "3",
+            "0..100001",
+            "0..=4294967295",
+        ] {
+            assert!(parse_frame_range(bad).is_err(), "{bad}");
+        }
         assert_eq!(
             frame_path(Path::new("dir/out.png"), 7),
             Path::new("dir/out_0007.png")

@@ -45,6 +45,7 @@
 //! the i-th case (from 0) goes to shard `i mod N + 1`. [`report::merge`] joins the shards'
 //! `results.json` into one report.
 
+pub mod calibrate;
 pub mod report;
 pub mod shard;
 

@@ -534,6 +534,53 @@ fn time_moves_an_animated_node_and_frames_are_numbered() {
     assert_ne!(frame(1), t0);
 }
 
+/// `--frame-range` renders part of the `--frames` sequence, numbered and timed as it: a
+/// farm's jobs together write exactly the sequence's files, byte for byte.
+#[test]
+fn frame_ranges_are_slices_of_the_sequence() {
+    let dir = temp_dir("frame-range");
+    let q = Quad {
+        animate_x: Some((0.0, 0.8)),
+        ..Quad::new(unlit([1.0, 0.0, 0.0, 1.0]))
+    };
+    write_quad(&dir, "q", &q);
+    let base = ["render", "q.gltf", "--size", "48x32", "--fps", "4"];
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&["-o", out]);
+        args.extend_from_slice(extra);
+        let o = plumb(&dir, &args);
+        assert_success(&o);
+        stdout(&o)
+    };
+    run("all.png", &["--frames", "6"]);
+    let said = run("job.png", &["--frame-range", "0..2"]);
+    assert!(
+        said.contains("wrote 2 frames job_0000.png .. job_0001.png"),
+        "{said}"
+    );
+    run("job.png", &["--frame-range", "2..=3"]);
+    run("job.png", &["--frame-range", "4..6"]);
+    let bytes = |name: String| std::fs::read(dir.join(name)).unwrap();
+    for i in 0..6 {
+        assert_eq!(
+            bytes(format!("job_{i:04}.png")),
+            bytes(format!("all_{i:04}.png")),
+            "frame {i}"
+        );
+    }
+    assert!(!dir.join("job_0006.png").exists());
+    for (range, msg) in [
+        ("3..3", "is empty"),
+        ("x..2", "not a frame number"),
+        ("0..200000", "at most 100000"),
+    ] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&["-o", "bad.png", "--frame-range", range]);
+        assert_bad_input(&plumb(&dir, &args), msg);
+    }
+}
+
 #[test]
 fn depth_out_is_a_16_bit_png() {
     let dir = temp_dir("depth");
@@ -680,7 +727,8 @@ fn bad_arguments() {
         (&["--time", "nan"], "--time"),
         (&["--background", "0,0,2,1"], "--background"),
         (&["--frames", "0"], "--frames"),
-        (&["--fps", "24"], "--frames"),
+        (&["--fps", "24"], "--fps needs --frames or --frame-range"),
+        (&["--frames", "2", "--frame-range", "0..2"], "--frame-range"),
         (&["--camera", "nope"], "no camera named 'nope'"),
         (&["--camera", "7"], "camera index 7 is out of range"),
         (&["--near", "10", "--far", "1"], "--fov/--near/--far"),

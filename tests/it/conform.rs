@@ -1124,3 +1124,140 @@ fn goldens_over_the_size_limit_are_refused_before_drawing() {
     assert!(!out.status.success(), "{text}");
     assert!(text.contains("--max-golden-pixels"), "{text}");
 }
+
+/// A backend that is right except for rounding noise that changes from run to run: the
+/// soft renderer's image with the red channel of about 1 pixel in 97 raised,
+/// at positions and by amounts that depend on the run (3 to 5 levels: over the committed
+/// threshold of 2).
+struct Noisy {
+    inner: InProcess<plumb::scene::SoftRenderer, Context>,
+    run: u32,
+}
+
+impl Backend for Noisy {
+    fn name(&self) -> String {
+        "noisy".to_owned()
+    }
+    fn render(&mut self, case: &Case, w: u32, h: u32) -> Result<image::RgbaImage, String> {
+        let mut img = self.inner.render(case, w, h)?;
+        let r = self.run;
+        self.run += 1;
+        for (x, y, p) in img.enumerate_pixels_mut() {
+            if (x + 7 * y + r).is_multiple_of(97) {
+                p.0[0] = p.0[0].saturating_add((r % 3 + 3) as u8);
+            }
+        }
+        Ok(img)
+    }
+}
+
+/// Issue 33: `--calibrate` measures a backend's spread and writes rules that quote it; the
+/// kit then passes that backend with the calibrated file, and a broken backend still fails.
+#[test]
+fn calibrated_tolerances_pass_the_backend_and_still_catch_bugs() {
+    let picks = [
+        "raster/triangle_gouraud",
+        "scene/light_spot",
+        "json/lit_shapes",
+        "fixed/fog_linear",
+        "scene/state_dither",
+        "effects/planar_shadow",
+    ];
+    let subset: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| picks.contains(&c.id.as_str()))
+        .collect();
+    assert_eq!(subset.len(), picks.len());
+    let mut noisy = Noisy {
+        inner: conform::soft(Some(1)),
+        run: 0,
+    };
+    let measured = conform::calibrate::measure(
+        &subset,
+        &mut noisy,
+        3,
+        conform::MAX_GOLDEN_PIXELS,
+        |_, _| {},
+    );
+    let base = Tolerances::load(&refimages().join("conform.json")).unwrap();
+    let calibrated = conform::calibrate::tolerances(&base, &measured, "noisy");
+    assert_eq!(calibrated.rules.len(), picks.len());
+    for (m, rule) in measured.iter().zip(&calibrated.rules) {
+        assert!(m.error.is_none() && m.runs == 3 && m.runs_differ, "{m:?}");
+        assert!(m.max_delta >= 3 && m.max_delta <= 5, "{m:?}");
+        let t = &rule.tolerance;
+        assert!(
+            t.reason.contains(&format!("max delta {}", m.max_delta)),
+            "{}",
+            t.reason
+        );
+        assert!(
+            t.reason
+                .contains(&format!("up to {} pixels over", m.pixels_over)),
+            "{}",
+            t.reason
+        );
+        assert!(
+            t.max_pixels > m.pixels_over && t.max_flip_mean > m.flip_mean,
+            "{t:?}"
+        );
+    }
+    // The committed tolerances are tighter than this noise: most cases fail with them…
+    let with = |t: &Tolerances, cases: &[Case]| -> Vec<Case> {
+        cases
+            .iter()
+            .map(|c| Case {
+                tolerance: t.for_case(&c.id).clone(),
+                ..c.clone()
+            })
+            .collect()
+    };
+    let strict = run_all(&mut noisy, &subset);
+    assert!(failing(&strict).len() >= 3, "{:?}", failing(&strict));
+    // …and every case passes with the calibrated file, on further runs.
+    for _ in 0..3 {
+        let results = run_all(&mut noisy, &with(&calibrated, &subset));
+        assert!(failing(&results).is_empty(), "{:?}", failing(&results));
+    }
+    // A broken backend still fails the cases its bug shows in.
+    let results = run_all(&mut broken(Bug::SwapRedBlue), &with(&calibrated, &subset));
+    let failed = failing(&results);
+    for id in [
+        "json/lit_shapes",
+        "raster/triangle_gouraud",
+        "scene/light_spot",
+    ] {
+        assert!(failed.contains(&id), "{id} passed: {failed:?}");
+    }
+    // (A grey image does not show a red-blue swap.)
+    assert!(!failed.contains(&"scene/state_dither"), "{failed:?}");
+    // The CLI writes the same kind of file: plumb itself calibrates to exact rules.
+    let dir = scratch("conform-calibrate");
+    let out = plumb()
+        .args(["conform", "--threads", "1", "--refimages"])
+        .arg(refimages())
+        .args(["--filter", "raster/", "--calibrate", "2", "--calibrated"])
+        .arg(dir.join("cal.json"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("from 2 run(s) each of plumb (SoftRenderer)"),
+        "{stdout}"
+    );
+    let file = Tolerances::load(&dir.join("cal.json")).unwrap();
+    assert!(!file.rules.is_empty());
+    for r in &file.rules {
+        assert!(r.cases.starts_with("raster/"));
+        assert_eq!(
+            (r.tolerance.threshold, r.tolerance.max_pixels),
+            (0, 0),
+            "{r:?}"
+        );
+        assert!(r
+            .tolerance
+            .reason
+            .contains("2 run(s) of plumb (SoftRenderer) matched the golden exactly"));
+    }
+}
