@@ -7,14 +7,10 @@ use glam::Vec4;
 pub(crate) use crate::explain::words;
 use crate::explain::{Discard, Fragment, ProbeTag, Stage, Value};
 use crate::fixed::SUBPIXEL_ONE;
-use crate::fragment::{FragmentShader, Scratch, SpanCtx, SPAN};
+pub(crate) use crate::scratch::color_at;
+use crate::scratch::Scratch;
 use crate::setup::TriSetup;
 use crate::state::PipelineState;
-
-/// Lane `i` of four colour rows.
-pub(crate) fn color_at(rows: &[[f32; SPAN]], i: usize) -> Vec4 {
-    Vec4::new(rows[0][i], rows[1][i], rows[2][i], rows[3][i])
-}
 
 /// The probed pixels' fragments of one batch, in the making.
 pub(crate) struct Rec {
@@ -207,22 +203,19 @@ impl Rec {
         }
     }
 
-    /// The shader's stages.
-    pub fn shade(
-        &mut self,
-        shader: &dyn FragmentShader,
-        level: fearless_simd::Level,
-        span: &SpanCtx<'_>,
-        s: &mut Scratch,
-    ) {
-        let mut out: Vec<(usize, Vec<Stage>)> = self
-            .lanes
+    /// Each probed lane with the stages recorded so far (taken out, for the shader to add
+    /// its own: `FragmentShader::shade_probed`).
+    pub fn take_stages(&mut self) -> Vec<(usize, Vec<Stage>)> {
+        self.lanes
             .iter_mut()
             .map(|l| (l.lane, std::mem::take(&mut l.fragment.stages)))
-            .collect();
-        shader.shade_probed(level, span, s, &mut out);
-        for (l, (_, stages)) in self.lanes.iter_mut().zip(out) {
-            l.fragment.stages = stages;
+            .collect()
+    }
+
+    /// Puts back what [`Rec::take_stages`] took, with the shader's stages added.
+    pub fn put_stages(&mut self, stages: Vec<(usize, Vec<Stage>)>) {
+        for (l, (_, s)) in self.lanes.iter_mut().zip(stages) {
+            l.fragment.stages = s;
         }
     }
 

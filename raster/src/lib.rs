@@ -107,6 +107,7 @@ mod fixed_shader;
 mod fragment;
 mod fragment_lanes;
 mod fragment_probe;
+mod scratch;
 mod screen;
 mod vec_lanes;
 

@@ -101,7 +101,21 @@ pub fn load_mapped(
     (gltf_scene, gltf_variant): (Option<usize>, Option<usize>),
     budget: &WorkBudget,
 ) -> Result<(Scene, io::Imported, io::Applied), String> {
-    let options = ImportOptions {
+    let options = import_options(unlit, (gltf_scene, gltf_variant), budget);
+    let io::ImportedScene { scene, imported } =
+        io::load(path, &options).map_err(|e| ModelError::from(&e).message)?;
+    let applied = imported.applied.clone();
+    Ok((scene, imported, applied))
+}
+
+/// `plumb render`'s import options: materials and lights mapped (the default light rig when
+/// the file has none), the glTF scene and variant chosen, held to `budget`.
+fn import_options(
+    unlit: bool,
+    (gltf_scene, gltf_variant): (Option<usize>, Option<usize>),
+    budget: &WorkBudget,
+) -> ImportOptions {
+    ImportOptions {
         apply: Some(ApplyOptions {
             unlit,
             default_lights: true,
@@ -110,14 +124,100 @@ pub fn load_mapped(
         gltf_variant,
         budget: *budget,
         ..ImportOptions::default()
-    };
-    let io::ImportedScene { scene, imported } =
-        io::load(path, &options).map_err(|e| e.to_string())?;
-    let applied = imported.applied.clone();
-    Ok((scene, imported, applied))
+    }
+}
+
+/// What kind of failure a load was: for callers that sort errors (the Python package's
+/// exception classes); the message is the one line the CLI prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A file could not be read (missing, a folder, no permission, a resource it names).
+    Io,
+    /// A documented limit or work budget was passed.
+    Limit,
+    /// Anything else about the input: malformed, inconsistent, unsupported, a bad option.
+    BadInput,
+}
+
+/// A load's one-line message and its [`ErrorKind`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelError {
+    /// How to sort it.
+    pub kind: ErrorKind,
+    /// The one line `plumb render` prints after `error: `.
+    pub message: String,
+}
+
+impl ModelError {
+    /// A bad-input error with `message`.
+    pub fn bad_input(message: impl Into<String>) -> ModelError {
+        ModelError {
+            kind: ErrorKind::BadInput,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<ModelError> for String {
+    fn from(e: ModelError) -> String {
+        e.message
+    }
+}
+
+impl From<String> for ModelError {
+    fn from(message: String) -> ModelError {
+        ModelError::bad_input(message)
+    }
+}
+
+impl From<&io::IoError> for ModelError {
+    fn from(e: &io::IoError) -> ModelError {
+        let kind = match e {
+            io::IoError::Read { .. } | io::IoError::MissingResource { .. } => ErrorKind::Io,
+            io::IoError::FileTooLarge { .. }
+            | io::IoError::Limit { .. }
+            | io::IoError::ImageTooLarge { .. }
+            | io::IoError::TextureMemory { .. }
+            | io::IoError::Budget(_) => ErrorKind::Limit,
+            _ => ErrorKind::BadInput,
+        };
+        ModelError {
+            kind,
+            message: e.to_string(),
+        }
+    }
 }
 
 impl LoadedModel {
+    /// Like [`LoadedModel::load`], with the error's [`ErrorKind`].
+    ///
+    /// # Errors
+    /// As [`LoadedModel::load`].
+    pub fn load_typed(
+        path: &Path,
+        unlit: bool,
+        (scene, variant): (Option<&str>, Option<&str>),
+        clip: Option<&str>,
+        background: Option<Vec4>,
+        budget: &WorkBudget,
+    ) -> Result<LoadedModel, ModelError> {
+        let gltf_scene = scene_select::select(path, scene)?;
+        let gltf_variant = scene_select::select_variant(path, variant)?;
+        let options = import_options(unlit, (gltf_scene, gltf_variant), budget);
+        let io::ImportedScene { scene, imported } =
+            io::load(path, &options).map_err(|e| ModelError::from(&e))?;
+        let applied = imported.applied.clone();
+        LoadedModel::finish(path, scene, imported, applied, clip, background)
+            .map_err(ModelError::from)
+    }
+
     /// Loads `path` as `plumb render` does: `scene` picks a glTF scene by name or index
     /// ([`scene_select`]), `variant` a `KHR_materials_variants` variant the same way,
     /// `clip` the one animation to play ([`clip`]), `background` replaces the scene's; the
@@ -134,10 +234,19 @@ impl LoadedModel {
         background: Option<Vec4>,
         budget: &WorkBudget,
     ) -> Result<LoadedModel, String> {
-        let gltf_scene = scene_select::select(path, scene)?;
-        let gltf_variant = scene_select::select_variant(path, variant)?;
-        let choice = (gltf_scene, gltf_variant);
-        let (mut scene, imported, applied) = load_mapped(path, unlit, choice, budget)?;
+        LoadedModel::load_typed(path, unlit, (scene, variant), clip, background, budget)
+            .map_err(String::from)
+    }
+
+    /// The load's last steps: the clip chosen, the background set, the rest bound taken.
+    fn finish(
+        path: &Path,
+        mut scene: Scene,
+        imported: io::Imported,
+        applied: io::Applied,
+        clip: Option<&str>,
+        background: Option<Vec4>,
+    ) -> Result<LoadedModel, String> {
         clip::select(path, &imported.animations, clip)?;
         if let Some(bg) = background {
             scene.set_background(bg).map_err(|e| e.to_string())?;

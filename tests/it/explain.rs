@@ -492,7 +492,7 @@ fn worked_examples_show_what_the_docs_say() {
             .collect()
     };
 
-    let blend = repo().join("docs/examples/explain_blend.json");
+    let blend = repo().join("docs/explain/blend.json");
     let blend = blend.to_str().unwrap();
     let h = json(&[blend, "150", "150", "--size", "320x240"]);
     let frags = h["fragments"].as_array().unwrap();
