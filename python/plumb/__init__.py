@@ -1,0 +1,285 @@
+"""plumb: a deterministic CPU reference renderer, from Python.
+
+Render scene files (``.json``), glTF/GLB/OBJ models and draw traces to NumPy arrays — the
+same bytes ``plumb render`` writes, on any machine, with no GPU and no display::
+
+    import plumb
+    rgba = plumb.render("model.gltf", size=(640, 480), time=1.5)   # (480, 640, 4) uint8
+    rgba, depth = plumb.render("scene.json", size=(64, 64), depth=True)
+
+    scene = plumb.Scene.load("walk.gltf")          # load once, render many views
+    frames = [scene.render((320, 240), time=i / 24) for i in range(48)]
+
+    result = plumb.diff(rgba, expected, threshold=2)   # the metrics of `plumb diff`
+
+Rendering releases the GIL, so threads render in parallel. Every error is a
+:class:`PlumbError` (:class:`BadInputError`, :class:`LimitError`, :class:`PlumbIOError`)
+with the command line's one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _plumb
+from ._plumb import BadInputError, LimitError, PlumbError, PlumbIOError
+
+__all__ = [
+    "render",
+    "Scene",
+    "diff",
+    "DiffResult",
+    "explain",
+    "conform",
+    "read_png",
+    "write_png",
+    "PlumbError",
+    "BadInputError",
+    "LimitError",
+    "PlumbIOError",
+    "DEFAULT_MAX_PIXELS",
+]
+
+#: Largest image :func:`render` makes unless ``max_pixels`` says otherwise (8192 × 8192).
+DEFAULT_MAX_PIXELS: int = _plumb.DEFAULT_MAX_PIXELS
+
+PathLike = Union[str, "os.PathLike[str]"]
+Vec3 = Tuple[float, float, float]
+
+
+def _rgba(w: int, h: int, buf: bytearray) -> np.ndarray:
+    return np.frombuffer(buf, dtype=np.uint8).reshape(h, w, 4)
+
+
+def _depth(w: int, h: int, buf: bytearray) -> np.ndarray:
+    return np.frombuffer(buf, dtype="<f4").reshape(h, w).astype(np.float32, copy=False)
+
+
+def _out(w: int, h: int, rgba: bytearray, depth: Optional[bytearray]):
+    image = _rgba(w, h, rgba)
+    if depth is None:
+        return image
+    return image, _depth(w, h, depth)
+
+
+def render(
+    path: PathLike,
+    size: Optional[Tuple[int, int]] = None,
+    *,
+    camera: Optional[str] = None,
+    eye: Optional[Vec3] = None,
+    target: Optional[Vec3] = None,
+    up: Optional[Vec3] = None,
+    fov: Optional[float] = None,
+    near: Optional[float] = None,
+    far: Optional[float] = None,
+    time: float = 0.0,
+    clip: Optional[str] = None,
+    scene: Optional[str] = None,
+    variant: Optional[str] = None,
+    unlit: bool = False,
+    background: Optional[Sequence[float]] = None,
+    threads: Optional[int] = None,
+    depth: bool = False,
+    loop: str = "clamp",
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+):
+    """Render ``path`` as ``plumb render`` does and return the image.
+
+    ``path`` is a scene file (``.json``), a glTF/GLB/OBJ model or a draw trace. ``size`` is
+    ``(width, height)`` (default ``(800, 600)``; a trace renders at its recorded size).
+    ``camera`` picks an imported camera by name or index; ``eye``/``target``/``up``/``fov``/
+    ``near``/``far`` override it; ``time`` (seconds) poses the animations, ``clip`` plays only
+    one (``loop``: ``"clamp"`` or ``"repeat"`` past its end); ``scene`` and ``variant`` pick a
+    glTF scene and material variant; ``unlit`` draws base colour only; ``background`` is 3 or
+    4 numbers in 0..1. ``threads`` workers (``None``: all cores; the bytes are the same for
+    every count).
+
+    Returns a ``(height, width, 4)`` ``uint8`` array, row 0 at the top, alpha as the
+    pipeline wrote it; with ``depth=True``, also a ``(height, width)`` ``float32`` array of
+    window depth (0 near, 1 far). Images over ``max_pixels`` pixels raise :class:`LimitError`.
+    """
+    w, h, rgba, d = _plumb.render(
+        os.fspath(path),
+        None if size is None else (int(size[0]), int(size[1])),
+        camera=None if camera is None else str(camera),
+        eye=eye,
+        target=target,
+        up=up,
+        fov=fov,
+        near=near,
+        far=far,
+        time=float(time),
+        clip=None if clip is None else str(clip),
+        scene=None if scene is None else str(scene),
+        variant=None if variant is None else str(variant),
+        unlit=unlit,
+        background=None if background is None else [float(c) for c in background],
+        threads=threads,
+        depth=depth,
+        loop_mode=loop,
+        max_pixels=int(max_pixels),
+    )
+    return _out(w, h, rgba, d)
+
+
+class Scene:
+    """A scene file or model loaded once and rendered many times (views, times).
+
+    >>> scene = plumb.Scene.load("walk.gltf", clip="Walk")
+    >>> scene.render((320, 240), time=0.5).shape
+    (240, 320, 4)
+    """
+
+    def __init__(self, native: "_plumb.Scene"):
+        self._native = native
+
+    @classmethod
+    def load(
+        cls,
+        path: PathLike,
+        *,
+        unlit: bool = False,
+        scene: Optional[str] = None,
+        variant: Optional[str] = None,
+        clip: Optional[str] = None,
+        background: Optional[Sequence[float]] = None,
+    ) -> "Scene":
+        """Load ``path`` as ``plumb render`` does (the options as for :func:`render`)."""
+        native = _plumb.Scene.load(
+            os.fspath(path),
+            unlit=unlit,
+            scene=scene,
+            variant=variant,
+            clip=clip,
+            background=None if background is None else [float(c) for c in background],
+        )
+        return cls(native)
+
+    @property
+    def path(self) -> str:
+        """The file the scene was loaded from."""
+        return str(self._native.path)
+
+    @property
+    def clips(self) -> Dict[str, float]:
+        """The glTF animations, name → duration in seconds."""
+        return dict(self._native.clips)
+
+    def render(
+        self,
+        size: Tuple[int, int],
+        *,
+        camera: Optional[str] = None,
+        eye: Optional[Vec3] = None,
+        target: Optional[Vec3] = None,
+        up: Optional[Vec3] = None,
+        fov: Optional[float] = None,
+        near: Optional[float] = None,
+        far: Optional[float] = None,
+        time: float = 0.0,
+        threads: Optional[int] = None,
+        depth: bool = False,
+        loop: str = "clamp",
+        max_pixels: int = DEFAULT_MAX_PIXELS,
+        frame: Optional[int] = None,
+        fps: float = 24.0,
+    ):
+        """Render one frame (the camera and time options as for :func:`render`). With
+        ``frame``, the time is frame ``frame`` of a sequence at ``fps`` starting at ``time``,
+        computed exactly as ``plumb render --frames`` does (so frame ``i`` has the bytes of
+        the command's ``OUT_{i:04}.png``)."""
+        w, h, rgba, d = self._native.render(
+            (int(size[0]), int(size[1])),
+            camera=None if camera is None else str(camera),
+            eye=eye,
+            target=target,
+            up=up,
+            fov=fov,
+            near=near,
+            far=far,
+            time=float(time),
+            threads=threads,
+            depth=depth,
+            loop_mode=loop,
+            max_pixels=int(max_pixels),
+            frame=None if frame is None else int(frame),
+            fps=float(fps),
+        )
+        return _out(w, h, rgba, d)
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    """The metrics of ``plumb diff``: pixels whose largest channel difference is over the
+    threshold, the largest difference, PSNR (``inf`` for identical images), the mean and
+    largest FLIP-style perceptual error (0 identical, 1 everything wrong), and the heat
+    map when asked for."""
+
+    pixels_over: int
+    max_delta: int
+    psnr: float
+    flip_mean: float
+    flip_max: float
+    heat: Optional[np.ndarray] = None
+
+
+def _as_rgba(a: Any, name: str) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.ndim != 3 or arr.shape[2] not in (3, 4):
+        raise BadInputError(f"{name}: expected an (height, width, 4) or (height, width, 3) array, got shape {arr.shape}")
+    if arr.dtype != np.uint8:
+        raise BadInputError(f"{name}: expected dtype uint8, got {arr.dtype}")
+    if arr.shape[2] == 3:
+        arr = np.concatenate([arr, np.full(arr.shape[:2] + (1,), 255, np.uint8)], axis=2)
+    return np.ascontiguousarray(arr)
+
+
+def diff(a: Any, b: Any, *, threshold: int = 0, pixels_per_degree: float = 67.0, heat: bool = False) -> DiffResult:
+    """Compare two RGBA (or RGB) ``uint8`` images as ``plumb diff`` does."""
+    ia, ib = _as_rgba(a, "a"), _as_rgba(b, "b")
+    over, max_delta, psnr, mean, peak, hm = _plumb.diff(
+        ia.tobytes(),
+        (ia.shape[1], ia.shape[0]),
+        ib.tobytes(),
+        (ib.shape[1], ib.shape[0]),
+        threshold=int(threshold),
+        pixels_per_degree=float(pixels_per_degree),
+        heat=heat,
+    )
+    heat_map = None if hm is None else _rgba(ia.shape[1], ia.shape[0], hm)
+    return DiffResult(over, max_delta, psnr, mean, peak, heat_map)
+
+
+def explain(path: PathLike, x: int, y: int, size: Optional[Tuple[int, int]] = None, **options: Any) -> Dict[str, Any]:
+    """The history of pixel ``(x, y)``: ``plumb explain --json`` as a dict (schema in
+    docs/explain.md). ``options`` are :func:`render`'s camera, time and scene options."""
+    if "loop" in options:
+        options["loop_mode"] = options.pop("loop")
+    text = _plumb.explain(os.fspath(path), int(x), int(y), None if size is None else (int(size[0]), int(size[1])), **options)
+    return json.loads(text)
+
+
+def conform(refimages: PathLike, report: PathLike = "conform-report", *, filter: Optional[str] = None, threads: Optional[int] = None) -> Dict[str, Any]:
+    """Run plumb's own backend over a golden corpus (``plumb conform``), write the report to
+    ``report`` and return ``results.json`` as a dict."""
+    text = _plumb.conform(os.fspath(refimages), os.fspath(report), filter=filter, threads=threads)
+    return json.loads(text)
+
+
+def read_png(path: PathLike) -> np.ndarray:
+    """A PNG as a ``(height, width, 4)`` ``uint8`` array."""
+    w, h, buf = _plumb.read_png(os.fspath(path))
+    return _rgba(w, h, buf)
+
+
+def write_png(path: PathLike, image: Any) -> None:
+    """Write a ``(height, width, 4)`` ``uint8`` array as a PNG (the encoder ``plumb render``
+    uses, so equal images give equal files)."""
+    arr = _as_rgba(image, "image")
+    _plumb.write_png(os.fspath(path), arr.tobytes(), (arr.shape[1], arr.shape[0]))

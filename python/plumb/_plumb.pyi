@@ -1,0 +1,88 @@
+"""Type stubs of plumb's native module (`plumb._plumb`). Use the `plumb` package's
+functions, which wrap these and return NumPy arrays."""
+
+from typing import List, Optional, Sequence, Tuple
+
+DEFAULT_MAX_PIXELS: int
+MAX_SIDE: int
+
+class PlumbError(Exception): ...
+class BadInputError(PlumbError): ...
+class LimitError(PlumbError): ...
+class PlumbIOError(PlumbError): ...
+
+_Vec3 = Tuple[float, float, float]
+_Rendered = Tuple[int, int, bytearray, Optional[bytearray]]
+
+def render(
+    path: str,
+    size: Optional[Tuple[int, int]] = None,
+    *,
+    camera: Optional[str] = None,
+    eye: Optional[_Vec3] = None,
+    target: Optional[_Vec3] = None,
+    up: Optional[_Vec3] = None,
+    fov: Optional[float] = None,
+    near: Optional[float] = None,
+    far: Optional[float] = None,
+    time: float = 0.0,
+    clip: Optional[str] = None,
+    scene: Optional[str] = None,
+    variant: Optional[str] = None,
+    unlit: bool = False,
+    background: Optional[Sequence[float]] = None,
+    threads: Optional[int] = None,
+    depth: bool = False,
+    loop_mode: str = "clamp",
+    max_pixels: int = ...,
+) -> _Rendered: ...
+
+class Scene:
+    @staticmethod
+    def load(
+        path: str,
+        *,
+        unlit: bool = False,
+        scene: Optional[str] = None,
+        variant: Optional[str] = None,
+        clip: Optional[str] = None,
+        background: Optional[Sequence[float]] = None,
+    ) -> "Scene": ...
+    def render(
+        self,
+        size: Tuple[int, int],
+        *,
+        camera: Optional[str] = None,
+        eye: Optional[_Vec3] = None,
+        target: Optional[_Vec3] = None,
+        up: Optional[_Vec3] = None,
+        fov: Optional[float] = None,
+        near: Optional[float] = None,
+        far: Optional[float] = None,
+        time: float = 0.0,
+        threads: Optional[int] = None,
+        depth: bool = False,
+        loop_mode: str = "clamp",
+        max_pixels: int = ...,
+        frame: Optional[int] = None,
+        fps: float = 24.0,
+    ) -> _Rendered: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def clips(self) -> List[Tuple[str, float]]: ...
+
+def diff(
+    a: bytes,
+    a_size: Tuple[int, int],
+    b: bytes,
+    b_size: Tuple[int, int],
+    *,
+    threshold: int = 0,
+    pixels_per_degree: float = 67.0,
+    heat: bool = False,
+) -> Tuple[int, int, float, float, float, Optional[bytearray]]: ...
+def read_png(path: str) -> Tuple[int, int, bytearray]: ...
+def write_png(path: str, bytes: bytes, size: Tuple[int, int]) -> None: ...
+def explain(path: str, x: int, y: int, size: Optional[Tuple[int, int]] = None, **options: object) -> str: ...
+def conform(refimages: str, report: str, *, filter: Optional[str] = None, threads: Optional[int] = None) -> str: ...

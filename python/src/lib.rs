@@ -1,0 +1,674 @@
+//! `plumb._plumb`: the native half of the `plumb` Python package. It renders through the
+//! same library calls as `plumb render` (so the bytes are the CLI's), releases the GIL while
+//! it works, and turns every error into a `plumb.PlumbError` subclass carrying the CLI's
+//! one-line message. Images cross as `bytearray`s (RGBA8 rows, or little-endian `f32`
+//! depth); `plumb/__init__.py` wraps them as NumPy arrays without copying.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use glam::{Vec3, Vec4};
+use image::RgbaImage;
+use plumb::diff::{compare, DiffOptions};
+use plumb::model::camera::CameraArgs;
+use plumb::model::{ErrorKind, LoadedModel, LoopMode, ModelError};
+use plumb::raster::target::MAX_TARGET_SIZE;
+use plumb::raster::trace::{self, Trace};
+use plumb::raster::{Context, ContextOptions};
+use plumb::scene::SoftRenderer;
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyByteArray;
+
+create_exception!(
+    _plumb,
+    PlumbError,
+    PyException,
+    "Any error of plumb: bad input, a limit, I/O."
+);
+create_exception!(
+    _plumb,
+    BadInputError,
+    PlumbError,
+    "Malformed or inconsistent input, or a bad argument."
+);
+create_exception!(
+    _plumb,
+    LimitError,
+    PlumbError,
+    "A documented limit or work budget was passed."
+);
+create_exception!(
+    _plumb,
+    PlumbIOError,
+    PlumbError,
+    "A file could not be read or written."
+);
+
+/// Largest image `render` makes unless told otherwise: 8192 × 8192 pixels (a 256 MiB RGBA
+/// array; the renderer needs about 9 bytes a pixel besides).
+const DEFAULT_MAX_PIXELS: u64 = 1 << 26;
+
+fn err(kind: ErrorKind, message: impl Into<String>) -> PyErr {
+    let m = message.into();
+    match kind {
+        ErrorKind::Io => PlumbIOError::new_err(m),
+        ErrorKind::Limit => LimitError::new_err(m),
+        _ => BadInputError::new_err(m),
+    }
+}
+
+fn bad(message: impl Into<String>) -> PyErr {
+    err(ErrorKind::BadInput, message)
+}
+
+impl From<Failure> for PyErr {
+    fn from(f: Failure) -> PyErr {
+        err(f.0.kind, f.0.message)
+    }
+}
+
+/// A model error on its way to Python.
+struct Failure(ModelError);
+
+impl From<ModelError> for Failure {
+    fn from(e: ModelError) -> Failure {
+        Failure(e)
+    }
+}
+
+impl From<String> for Failure {
+    fn from(m: String) -> Failure {
+        Failure(ModelError::bad_input(m))
+    }
+}
+
+/// Runs `f` with the GIL released; a panic becomes a `PlumbError` (none should happen: the
+/// library never panics on input, and this keeps that promise at the Python boundary).
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Failure> + Send) -> PyResult<T> {
+    py.detach(move || catch_unwind(AssertUnwindSafe(f)))
+        .map_err(|p| {
+            let what = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default();
+            PlumbError::new_err(format!("internal error (please report): {what}"))
+        })?
+        .map_err(PyErr::from)
+}
+
+/// Checks a size against the side limit and `max_pixels`.
+fn check_size(width: u32, height: u32, max_pixels: u64) -> PyResult<()> {
+    let max = MAX_TARGET_SIZE;
+    if width == 0 || height == 0 || width > max || height > max {
+        return Err(bad(format!(
+            "size {width}x{height}: each side must be 1..={max}"
+        )));
+    }
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > max_pixels {
+        return Err(err(
+            ErrorKind::Limit,
+            format!(
+                "size {width}x{height} is {pixels} pixels, more than max_pixels={max_pixels} \
+                 (pass a larger max_pixels, at most {}, to allow it)",
+                u64::from(max) * u64::from(max)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The camera options, from Python values.
+#[allow(clippy::too_many_arguments, reason = "the render options, one each")]
+fn camera_args(
+    camera: Option<String>,
+    eye: Option<[f32; 3]>,
+    target: Option<[f32; 3]>,
+    up: Option<[f32; 3]>,
+    fov: Option<f32>,
+    near: Option<f32>,
+    far: Option<f32>,
+) -> PyResult<CameraArgs> {
+    let finite3 = |name: &str, v: Option<[f32; 3]>| -> PyResult<Option<Vec3>> {
+        match v {
+            Some(a) if a.iter().all(|x| x.is_finite()) => Ok(Some(Vec3::from(a))),
+            Some(a) => Err(bad(format!("{name} {a:?} is not finite"))),
+            None => Ok(None),
+        }
+    };
+    if let Some(f) = fov.filter(|f| !(f.is_finite() && *f > 0.0 && *f < 180.0)) {
+        return Err(bad(format!("fov must be in (0, 180) degrees, got {f}")));
+    }
+    for (name, v) in [("near", near), ("far", far)] {
+        if let Some(x) = v.filter(|x| !(x.is_finite() && *x > 0.0)) {
+            return Err(bad(format!("{name} must be a positive number, got {x}")));
+        }
+    }
+    Ok(CameraArgs {
+        camera,
+        eye: finite3("eye", eye)?,
+        target: finite3("target", target)?,
+        up: finite3("up", up)?,
+        fov,
+        near,
+        far,
+    })
+}
+
+fn parse_loop(s: &str) -> PyResult<LoopMode> {
+    match s {
+        "clamp" => Ok(LoopMode::Clamp),
+        "repeat" => Ok(LoopMode::Repeat),
+        other => Err(bad(format!(
+            "loop must be 'clamp' or 'repeat', got '{other}'"
+        ))),
+    }
+}
+
+fn background(v: Option<Vec<f32>>) -> PyResult<Option<Vec4>> {
+    match v.as_deref() {
+        None => Ok(None),
+        Some([r, g, b]) => Ok(Some(Vec4::new(*r, *g, *b, 1.0))),
+        Some([r, g, b, a]) => Ok(Some(Vec4::new(*r, *g, *b, *a))),
+        Some(other) => Err(bad(format!(
+            "background must be 3 or 4 numbers in 0..=1, got {} numbers",
+            other.len()
+        ))),
+    }
+}
+
+/// An RGBA image and, if asked for, its depth plane (little-endian f32 bytes).
+type Rendered = (u32, u32, Vec<u8>, Option<Vec<u8>>);
+
+/// [`Rendered`] as Python sees it: `(width, height, rgba, depth)`, bytearrays.
+type PyRendered = (u32, u32, Py<PyByteArray>, Option<Py<PyByteArray>>);
+
+/// `plumb.diff`'s numbers: pixels over, max delta, PSNR, FLIP mean and max, heat map.
+type PyDiff = (u64, u8, f64, f64, f32, Option<Py<PyByteArray>>);
+
+fn depth_bytes(depth: &[f32]) -> Vec<u8> {
+    depth.iter().flat_map(|d| d.to_le_bytes()).collect()
+}
+
+fn into_py(py: Python<'_>, (w, h, rgba, depth): Rendered) -> PyRendered {
+    let depth = depth.map(|d| PyByteArray::new(py, &d).unbind());
+    (w, h, PyByteArray::new(py, &rgba).unbind(), depth)
+}
+
+/// A draw trace played back at its recorded size.
+fn render_trace(
+    path: &Path,
+    size: Option<(u32, u32)>,
+    threads: Option<usize>,
+    depth: bool,
+) -> Result<Rendered, Failure> {
+    let trace = Trace::load(path).map_err(|e| {
+        let kind = if matches!(e, plumb::raster::Error::Trace(ref m) if m.contains("cannot read")) {
+            ErrorKind::Io
+        } else {
+            ErrorKind::BadInput
+        };
+        Failure(ModelError {
+            kind,
+            message: e.to_string(),
+        })
+    })?;
+    let (w, h) = trace.size();
+    if let Some((sw, sh)) = size.filter(|s| *s != (w, h)) {
+        return Err(
+            format!("size {sw}x{sh}: a draw trace renders at its recorded size {w}x{h}").into(),
+        );
+    }
+    let mut ctx = Context::new(w, h, ContextOptions { threads }).map_err(|e| e.to_string())?;
+    trace.replay(&mut ctx).map_err(|e| e.to_string())?;
+    let rgba = ctx.color_image().into_raw();
+    let d = depth.then(|| depth_bytes(&ctx.target().depth_values()));
+    Ok((w, h, rgba, d))
+}
+
+/// One frame of a loaded model, as `plumb render` draws it.
+fn render_model(
+    model: &mut LoadedModel,
+    (w, h): (u32, u32),
+    time: f32,
+    mode: LoopMode,
+    view: &CameraArgs,
+    threads: Option<usize>,
+    depth: bool,
+) -> Result<Rendered, Failure> {
+    let mut renderer = SoftRenderer::new(w, h, threads).map_err(|e| e.to_string())?;
+    let t = model.clip_time(time, mode);
+    model.draw_at(t, view, &mut renderer)?;
+    let rgba = renderer.image().into_raw();
+    let d = depth.then(|| depth_bytes(&renderer.depth()));
+    Ok((w, h, rgba, d))
+}
+
+/// `plumb.render`: see `plumb/__init__.py`.
+#[pyfunction]
+#[pyo3(signature = (path, size=None, *, camera=None, eye=None, target=None, up=None, fov=None,
+    near=None, far=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
+    background=None, threads=None, depth=false, loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "Python keyword arguments, one per render option"
+)]
+fn render(
+    py: Python<'_>,
+    path: PathBuf,
+    size: Option<(u32, u32)>,
+    camera: Option<String>,
+    eye: Option<[f32; 3]>,
+    target: Option<[f32; 3]>,
+    up: Option<[f32; 3]>,
+    fov: Option<f32>,
+    near: Option<f32>,
+    far: Option<f32>,
+    time: f32,
+    clip: Option<String>,
+    scene: Option<String>,
+    variant: Option<String>,
+    unlit: bool,
+    background: Option<Vec<f32>>,
+    threads: Option<usize>,
+    depth: bool,
+    loop_mode: &str,
+    max_pixels: u64,
+) -> PyResult<PyRendered> {
+    if let Some((w, h)) = size {
+        check_size(w, h, max_pixels)?;
+    }
+    if !time.is_finite() {
+        return Err(bad(format!("time must be finite, got {time}")));
+    }
+    if trace::is_trace_file(&path) {
+        let scene_only = [
+            (
+                camera.is_some() || eye.is_some() || target.is_some() || up.is_some(),
+                "camera",
+            ),
+            (
+                fov.is_some() || near.is_some() || far.is_some(),
+                "fov/near/far",
+            ),
+            (time != 0.0, "time"),
+            (
+                clip.is_some() || scene.is_some() || variant.is_some(),
+                "clip/scene/variant",
+            ),
+            (unlit || background.is_some(), "unlit/background"),
+        ];
+        if let Some((_, name)) = scene_only.iter().find(|(given, _)| *given) {
+            return Err(bad(format!(
+                "{name} does not apply to a draw trace (it is played back as recorded)"
+            )));
+        }
+        let r = detached(py, || render_trace(&path, size, threads, depth))?;
+        return Ok(into_py(py, r));
+    }
+    let view = camera_args(camera, eye, target, up, fov, near, far)?;
+    let mode = parse_loop(loop_mode)?;
+    let bg = self::background(background)?;
+    let (w, h) = size.unwrap_or((800, 600));
+    check_size(w, h, max_pixels)?;
+    let budget = plumb::scene::io::WorkBudget::default();
+    let r = detached(py, || {
+        let mut model = LoadedModel::load_typed(
+            &path,
+            unlit,
+            (scene.as_deref(), variant.as_deref()),
+            clip.as_deref(),
+            bg,
+            &budget,
+        )?;
+        render_model(&mut model, (w, h), time, mode, &view, threads, depth)
+    })?;
+    Ok(into_py(py, r))
+}
+
+/// A loaded scene or model, kept for repeated renders (`plumb.Scene`).
+#[pyclass(module = "plumb._plumb")]
+struct Scene {
+    model: LoadedModel,
+    path: PathBuf,
+}
+
+#[pymethods]
+impl Scene {
+    /// Loads `path` as `plumb render` does.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, unlit=false, scene=None, variant=None, clip=None, background=None))]
+    fn load(
+        py: Python<'_>,
+        path: PathBuf,
+        unlit: bool,
+        scene: Option<String>,
+        variant: Option<String>,
+        clip: Option<String>,
+        background: Option<Vec<f32>>,
+    ) -> PyResult<Scene> {
+        if trace::is_trace_file(&path) {
+            return Err(bad(format!(
+                "{}: a draw trace is not a scene: use plumb.render for it",
+                path.display()
+            )));
+        }
+        let bg = self::background(background)?;
+        let budget = plumb::scene::io::WorkBudget::default();
+        let p = path.clone();
+        let model = detached(py, move || {
+            Ok(LoadedModel::load_typed(
+                &p,
+                unlit,
+                (scene.as_deref(), variant.as_deref()),
+                clip.as_deref(),
+                bg,
+                &budget,
+            )?)
+        })?;
+        Ok(Scene { model, path })
+    }
+
+    /// Renders one frame; see `plumb.Scene.render`.
+    #[pyo3(signature = (size, *, camera=None, eye=None, target=None, up=None, fov=None,
+        near=None, far=None, time=0.0, threads=None, depth=false, loop_mode="clamp",
+        max_pixels=DEFAULT_MAX_PIXELS, frame=None, fps=24.0))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "Python keyword arguments, one per render option"
+    )]
+    fn render(
+        &mut self,
+        py: Python<'_>,
+        size: (u32, u32),
+        camera: Option<String>,
+        eye: Option<[f32; 3]>,
+        target: Option<[f32; 3]>,
+        up: Option<[f32; 3]>,
+        fov: Option<f32>,
+        near: Option<f32>,
+        far: Option<f32>,
+        time: f32,
+        threads: Option<usize>,
+        depth: bool,
+        loop_mode: &str,
+        max_pixels: u64,
+        frame: Option<u32>,
+        fps: f32,
+    ) -> PyResult<PyRendered> {
+        check_size(size.0, size.1, max_pixels)?;
+        let time = frame_time(time, frame, fps)?;
+        let view = camera_args(camera, eye, target, up, fov, near, far)?;
+        let mode = parse_loop(loop_mode)?;
+        let model = &mut self.model;
+        let r = detached(py, || {
+            render_model(model, size, time, mode, &view, threads, depth)
+        })?;
+        Ok(into_py(py, r))
+    }
+
+    /// The file it was loaded from.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// The glTF animations: `(name, duration in seconds)` each.
+    #[getter]
+    fn clips(&self) -> Vec<(String, f32)> {
+        self.model
+            .imported
+            .animations
+            .iter()
+            .map(|a| (a.name.clone(), a.duration()))
+            .collect()
+    }
+}
+
+fn image_of(bytes: &[u8], w: u32, h: u32, what: &str) -> PyResult<RgbaImage> {
+    RgbaImage::from_raw(w, h, bytes.to_vec()).ok_or_else(|| {
+        bad(format!(
+            "{what}: {} bytes is not {w}x{h} RGBA8",
+            bytes.len()
+        ))
+    })
+}
+
+/// `plumb.diff`: the metrics of `plumb diff` and, if asked, the heat map.
+#[pyfunction]
+#[pyo3(signature = (a, a_size, b, b_size, *, threshold=0, pixels_per_degree=DiffOptions::DEFAULT_PPD, heat=false))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "two images with their sizes, and the options"
+)]
+fn diff(
+    py: Python<'_>,
+    a: Vec<u8>,
+    a_size: (u32, u32),
+    b: Vec<u8>,
+    b_size: (u32, u32),
+    threshold: u8,
+    pixels_per_degree: f32,
+    heat: bool,
+) -> PyResult<PyDiff> {
+    let (ia, ib) = (
+        image_of(&a, a_size.0, a_size.1, "a")?,
+        image_of(&b, b_size.0, b_size.1, "b")?,
+    );
+    let options = DiffOptions {
+        threshold,
+        pixels_per_degree,
+    };
+    let d = detached(py, move || {
+        compare(&ia, &ib, &options).map_err(|e| Failure::from(e.to_string()))
+    })?;
+    let r = &d.report;
+    let heat = heat.then(|| PyByteArray::new(py, d.heat_map().as_raw()).unbind());
+    Ok((
+        r.pixels_over,
+        r.max_delta,
+        r.psnr,
+        r.perceptual_mean,
+        r.perceptual_max,
+        heat,
+    ))
+}
+
+/// Reads a PNG as RGBA8: `(width, height, bytes)`.
+#[pyfunction]
+fn read_png(py: Python<'_>, path: PathBuf) -> PyResult<(u32, u32, Py<PyByteArray>)> {
+    let img = detached(py, || {
+        let img = image::open(&path).map_err(|e| {
+            let kind = match e {
+                image::ImageError::IoError(_) => ErrorKind::Io,
+                _ => ErrorKind::BadInput,
+            };
+            Failure(ModelError {
+                kind,
+                message: format!("{}: {e}", path.display()),
+            })
+        })?;
+        Ok(img.to_rgba8())
+    })?;
+    Ok((
+        img.width(),
+        img.height(),
+        PyByteArray::new(py, img.as_raw()).unbind(),
+    ))
+}
+
+/// Writes RGBA8 bytes as a PNG, with the encoder `plumb render` uses.
+#[pyfunction]
+fn write_png(py: Python<'_>, path: PathBuf, bytes: Vec<u8>, size: (u32, u32)) -> PyResult<()> {
+    let img = image_of(&bytes, size.0, size.1, "image")?;
+    detached(py, move || {
+        img.save(&path).map_err(|e| {
+            Failure(ModelError {
+                kind: ErrorKind::Io,
+                message: format!("{}: {e}", path.display()),
+            })
+        })
+    })
+}
+
+/// `plumb.explain`: the pixel history as `plumb explain --json` prints it.
+#[pyfunction]
+#[pyo3(signature = (path, x, y, size=None, *, camera=None, eye=None, target=None, up=None,
+    fov=None, near=None, far=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
+    background=None, loop_mode="clamp"))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "Python keyword arguments, one per render option"
+)]
+fn explain(
+    py: Python<'_>,
+    path: PathBuf,
+    x: u32,
+    y: u32,
+    size: Option<(u32, u32)>,
+    camera: Option<String>,
+    eye: Option<[f32; 3]>,
+    target: Option<[f32; 3]>,
+    up: Option<[f32; 3]>,
+    fov: Option<f32>,
+    near: Option<f32>,
+    far: Option<f32>,
+    time: f32,
+    clip: Option<String>,
+    scene: Option<String>,
+    variant: Option<String>,
+    unlit: bool,
+    background: Option<Vec<f32>>,
+    loop_mode: &str,
+) -> PyResult<String> {
+    use plumb::explain::{explain as run, to_json, Input};
+    let view = camera_args(camera, eye, target, up, fov, near, far)?;
+    let mode = parse_loop(loop_mode)?;
+    let bg = self::background(background)?;
+    let history = detached(py, move || {
+        if trace::is_trace_file(&path) {
+            let trace = Trace::load(&path).map_err(|e| e.to_string())?;
+            let (w, h) = trace.size();
+            if let Some((sw, sh)) = size.filter(|s| *s != (w, h)) {
+                return Err(format!(
+                    "size {sw}x{sh}: a draw trace renders at its recorded size {w}x{h}"
+                )
+                .into());
+            }
+            check_pixel(x, y, w, h)?;
+            return Ok(run(Input::Trace(&trace), (w, h), (x, y), None)?);
+        }
+        let (w, h) = size.unwrap_or((800, 600));
+        check_pixel(x, y, w, h)?;
+        let budget = plumb::scene::io::WorkBudget::default();
+        let mut model = LoadedModel::load_typed(
+            &path,
+            unlit,
+            (scene.as_deref(), variant.as_deref()),
+            clip.as_deref(),
+            bg,
+            &budget,
+        )?;
+        let time = model.clip_time(time, mode);
+        let input = Input::Model {
+            model: &mut model,
+            time,
+            view: &view,
+        };
+        Ok(run(input, (w, h), (x, y), None)?)
+    })?;
+    Ok(to_json(&history).to_string())
+}
+
+/// The time of frame `frame` of a sequence at `fps` starting at `time`, in `f32` as `plumb
+/// render --frames` computes it (`time + frame / fps`), or `time` itself.
+fn frame_time(time: f32, frame: Option<u32>, fps: f32) -> PyResult<f32> {
+    if !(fps.is_finite() && fps > 0.0) {
+        return Err(bad(format!("fps must be a positive number, got {fps}")));
+    }
+    let t = match frame {
+        Some(i) => time + i as f32 / fps,
+        None => time,
+    };
+    if !t.is_finite() {
+        return Err(bad(format!("time must be finite, got {t}")));
+    }
+    Ok(t)
+}
+
+fn check_pixel(x: u32, y: u32, w: u32, h: u32) -> Result<(), Failure> {
+    if x >= w || y >= h {
+        return Err(format!(
+            "pixel ({x}, {y}) is outside the {w}x{h} image (x must be below {w}, y below {h})"
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `plumb.conform`: plumb's own backend over a golden corpus, the report written to
+/// `report`; returns `results.json`'s text.
+#[pyfunction]
+#[pyo3(signature = (refimages, report, *, filter=None, threads=None))]
+fn conform(
+    py: Python<'_>,
+    refimages: PathBuf,
+    report: PathBuf,
+    filter: Option<String>,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    use plumb::conform::{corpus, report as rep, run_case, soft, Tolerances};
+    detached(py, move || {
+        let file = refimages.join("conform.json");
+        let tolerances = Tolerances::load(&file).map_err(|e| {
+            Failure(ModelError {
+                kind: if file.exists() {
+                    ErrorKind::BadInput
+                } else {
+                    ErrorKind::Io
+                },
+                message: e.to_string(),
+            })
+        })?;
+        let mut cases = corpus(&refimages, &tolerances).map_err(|e| e.to_string())?;
+        if let Some(f) = &filter {
+            cases.retain(|c| c.id.contains(f.as_str()));
+        }
+        if cases.is_empty() {
+            return Err(format!("{}: no cases to run", refimages.display()).into());
+        }
+        let mut backend = soft(threads);
+        let results: Vec<_> = cases.iter().map(|c| run_case(c, &mut backend)).collect();
+        let name = plumb::conform::Backend::name(&backend);
+        let written = rep::write(&report, &name, &results).map_err(|e| {
+            Failure(ModelError {
+                kind: ErrorKind::Io,
+                message: e.to_string(),
+            })
+        })?;
+        serde_json::to_string(&written).map_err(|e| Failure::from(e.to_string()))
+    })
+}
+
+/// The native module.
+#[pymodule]
+fn _plumb(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("PlumbError", py.get_type::<PlumbError>())?;
+    m.add("BadInputError", py.get_type::<BadInputError>())?;
+    m.add("LimitError", py.get_type::<LimitError>())?;
+    m.add("PlumbIOError", py.get_type::<PlumbIOError>())?;
+    m.add("DEFAULT_MAX_PIXELS", DEFAULT_MAX_PIXELS)?;
+    m.add("MAX_SIDE", MAX_TARGET_SIZE)?;
+    m.add_function(wrap_pyfunction!(render, m)?)?;
+    m.add_function(wrap_pyfunction!(diff, m)?)?;
+    m.add_function(wrap_pyfunction!(read_png, m)?)?;
+    m.add_function(wrap_pyfunction!(write_png, m)?)?;
+    m.add_function(wrap_pyfunction!(explain, m)?)?;
+    m.add_function(wrap_pyfunction!(conform, m)?)?;
+    m.add_class::<Scene>()?;
+    Ok(())
+}
