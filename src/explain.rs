@@ -1,5 +1,5 @@
 //! `plumb explain`: why a pixel has its colour. The in-process API behind the command
-//! ([`explain`], [`explain_rows`]) and its two printed forms, text for people ([`to_text`])
+//! ([`explain`], [`explain_region`]) and its two printed forms, text for people ([`to_text`])
 //! and JSON for tools ([`to_json`], schema in `docs/explain.md`).
 //!
 //! The history comes from [`plumb_raster::explain`]: the rasteriser's own stages, probed at

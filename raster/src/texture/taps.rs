@@ -44,7 +44,8 @@ pub struct Sample {
 }
 
 impl Texture {
-    /// The taps of [`Texture::sample_adjusted`]`(s, uv, lambda)` (λ already adjusted).
+    /// The taps of [`Texture::sample_lod`] at an already adjusted λ (bias and clamps applied):
+    /// what the fragment stage samples with the λ it computed.
     pub fn taps(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Sample {
         let s = self.in_format(s);
         let mut taps = Vec::new();
