@@ -198,13 +198,31 @@ fn into_py(py: Python<'_>, (w, h, rgba, depth): Rendered) -> PyRendered {
     (w, h, PyByteArray::new(py, &rgba).unbind(), depth)
 }
 
-/// A draw trace played back at its recorded size.
-fn render_trace(
-    path: &Path,
-    size: Option<(u32, u32)>,
-    threads: Option<usize>,
-    depth: bool,
-) -> Result<Rendered, Failure> {
+/// The load options `render`, `Scene.load` and `explain` share.
+struct Load {
+    unlit: bool,
+    scene: Option<String>,
+    variant: Option<String>,
+    clip: Option<String>,
+    background: Option<Vec4>,
+}
+
+impl Load {
+    /// Loads `path` as `plumb render` does (the default work budget).
+    fn model(&self, path: &Path) -> Result<LoadedModel, Failure> {
+        Ok(LoadedModel::load_typed(
+            path,
+            self.unlit,
+            (self.scene.as_deref(), self.variant.as_deref()),
+            self.clip.as_deref(),
+            self.background,
+            &plumb::scene::io::WorkBudget::default(),
+        )?)
+    }
+}
+
+/// Reads a draw trace and checks a requested size against its recorded one.
+fn load_trace(path: &Path, size: Option<(u32, u32)>) -> Result<Trace, Failure> {
     let trace = Trace::load(path).map_err(|e| {
         let kind = if matches!(e, plumb::raster::Error::Trace(ref m) if m.contains("cannot read")) {
             ErrorKind::Io
@@ -222,6 +240,18 @@ fn render_trace(
             format!("size {sw}x{sh}: a draw trace renders at its recorded size {w}x{h}").into(),
         );
     }
+    Ok(trace)
+}
+
+/// A draw trace played back at its recorded size.
+fn render_trace(
+    path: &Path,
+    size: Option<(u32, u32)>,
+    threads: Option<usize>,
+    depth: bool,
+) -> Result<Rendered, Failure> {
+    let trace = load_trace(path, size)?;
+    let (w, h) = trace.size();
     let mut ctx = Context::new(w, h, ContextOptions { threads }).map_err(|e| e.to_string())?;
     trace.replay(&mut ctx).map_err(|e| e.to_string())?;
     let rgba = ctx.color_image().into_raw();
@@ -311,19 +341,17 @@ fn render(
     }
     let view = camera_args(camera, eye, target, up, fov, near, far)?;
     let mode = parse_loop(loop_mode)?;
-    let bg = self::background(background)?;
+    let load = Load {
+        unlit,
+        scene,
+        variant,
+        clip,
+        background: self::background(background)?,
+    };
     let (w, h) = size.unwrap_or((800, 600));
     check_size(w, h, max_pixels)?;
-    let budget = plumb::scene::io::WorkBudget::default();
     let r = detached(py, || {
-        let mut model = LoadedModel::load_typed(
-            &path,
-            unlit,
-            (scene.as_deref(), variant.as_deref()),
-            clip.as_deref(),
-            bg,
-            &budget,
-        )?;
+        let mut model = load.model(&path)?;
         render_model(&mut model, (w, h), time, mode, &view, threads, depth)
     })?;
     Ok(into_py(py, r))
@@ -356,19 +384,14 @@ impl Scene {
                 path.display()
             )));
         }
-        let bg = self::background(background)?;
-        let budget = plumb::scene::io::WorkBudget::default();
-        let p = path.clone();
-        let model = detached(py, move || {
-            Ok(LoadedModel::load_typed(
-                &p,
-                unlit,
-                (scene.as_deref(), variant.as_deref()),
-                clip.as_deref(),
-                bg,
-                &budget,
-            )?)
-        })?;
+        let load = Load {
+            unlit,
+            scene,
+            variant,
+            clip,
+            background: self::background(background)?,
+        };
+        let model = detached(py, || load.model(&path))?;
         Ok(Scene { model, path })
     }
 
@@ -547,31 +570,23 @@ fn explain(
     use plumb::explain::{explain as run, to_json, Input};
     let view = camera_args(camera, eye, target, up, fov, near, far)?;
     let mode = parse_loop(loop_mode)?;
-    let bg = self::background(background)?;
+    let load = Load {
+        unlit,
+        scene,
+        variant,
+        clip,
+        background: self::background(background)?,
+    };
     let history = detached(py, move || {
         if trace::is_trace_file(&path) {
-            let trace = Trace::load(&path).map_err(|e| e.to_string())?;
+            let trace = load_trace(&path, size)?;
             let (w, h) = trace.size();
-            if let Some((sw, sh)) = size.filter(|s| *s != (w, h)) {
-                return Err(format!(
-                    "size {sw}x{sh}: a draw trace renders at its recorded size {w}x{h}"
-                )
-                .into());
-            }
             check_pixel(x, y, w, h)?;
             return Ok(run(Input::Trace(&trace), (w, h), (x, y), None)?);
         }
         let (w, h) = size.unwrap_or((800, 600));
         check_pixel(x, y, w, h)?;
-        let budget = plumb::scene::io::WorkBudget::default();
-        let mut model = LoadedModel::load_typed(
-            &path,
-            unlit,
-            (scene.as_deref(), variant.as_deref()),
-            clip.as_deref(),
-            bg,
-            &budget,
-        )?;
+        let mut model = load.model(&path)?;
         let time = model.clip_time(time, mode);
         let input = Input::Model {
             model: &mut model,

@@ -175,6 +175,26 @@ pub(crate) fn wrap_nb<const W: u8>(i: i32, n: u32, pow2: bool) -> u32 {
     }
 }
 
+/// An anisotropic sample's probes ([`Texture::probes`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probes {
+    /// How many (1: an isotropic sample at `lambda`).
+    pub count: u32,
+    /// λ of every probe, adjusted.
+    pub lambda: f32,
+    /// The major axis in uv units.
+    pub major_uv: Vec2,
+}
+
+impl Probes {
+    /// Probe `k`'s offset from the sample's `uv`: `major_uv·((k + ½)/N − ½)`.
+    #[inline]
+    pub fn offset(&self, k: u32) -> Vec2 {
+        let nf = self.count as f32;
+        self.major_uv * ((k as f32 + 0.5) / nf - 0.5)
+    }
+}
+
 impl Texture {
     /// Samples at `uv` with a given base level of detail.
     ///
@@ -225,9 +245,29 @@ impl Texture {
         duv_dx: Vec2,
         duv_dy: Vec2,
     ) -> Vec4 {
+        let p = self.probes(s, duv_dx, duv_dy);
+        if p.count == 1 {
+            return self.sample_in_format(s, uv, p.lambda);
+        }
+        let nf = p.count as f32;
+        let mut sum = Vec4::ZERO;
+        for k in 0..p.count {
+            sum += self.sample_in_format(s, uv + p.offset(k), p.lambda);
+        }
+        sum / nf
+    }
+
+    /// How [`Texture::sample_grad`] samples: its probe count, λ and probe spacing (the
+    /// documented rule; `taps` lists the texels by the same choice).
+    #[inline]
+    pub(crate) fn probes(&self, s: &Sampler, duv_dx: Vec2, duv_dy: Vec2) -> Probes {
         let size = self.levels[0].size_f;
         if s.max_anisotropy <= 1 {
-            return self.sample_in_format(s, uv, s.adjust_lod(lod(size, duv_dx, duv_dy)));
+            return Probes {
+                count: 1,
+                lambda: s.adjust_lod(lod(size, duv_dx, duv_dy)),
+                major_uv: Vec2::ZERO,
+            };
         }
         let (a, b) = (
             (duv_dx * size).length_squared(),
@@ -250,15 +290,11 @@ impl Texture {
         let nf = n as f32;
         let lambda = s.adjust_lod(0.5 * math::log2_lod(major2 / (nf * nf)));
         let minified = lambda > s.switch_point(); // false for NaN
-        if n == 1 || !minified {
-            return self.sample_in_format(s, uv, lambda);
+        Probes {
+            count: if minified { n } else { 1 },
+            lambda,
+            major_uv,
         }
-        let mut sum = Vec4::ZERO;
-        for k in 0..n {
-            let offset = (k as f32 + 0.5) / nf - 0.5;
-            sum += self.sample_in_format(s, uv + major_uv * offset, lambda);
-        }
-        sum / nf
     }
 
     /// The base level's size in texels, as floats.

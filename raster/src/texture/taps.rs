@@ -12,8 +12,7 @@ use glam::{Vec2, Vec4};
 
 use super::chain::Texture;
 use super::filter::{clamp_coord, floor_index, index_frac, nearest_mode, texel_at, wrap};
-use super::sampler::{lod, MagFilter, MinFilter, Sampler};
-use crate::math;
+use super::sampler::{MagFilter, MinFilter, Sampler};
 
 /// One texel a sample reads.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,46 +60,17 @@ impl Texture {
     /// The taps of [`Texture::sample_grad`]`(s, uv, duv_dx, duv_dy)`.
     pub fn grad_taps(&self, s: &Sampler, uv: Vec2, duv_dx: Vec2, duv_dy: Vec2) -> Sample {
         let s = self.in_format(s);
-        let size = self.levels[0].size_f;
         let color = self.sample_grad_in_format(&s, uv, duv_dx, duv_dy);
+        let p = self.probes(&s, duv_dx, duv_dy);
         let mut taps = Vec::new();
-        // The probe count and λ as `sample_grad_in_format` chooses them.
-        let (n, lambda, major_uv) = if s.max_anisotropy <= 1 {
-            (1, s.adjust_lod(lod(size, duv_dx, duv_dy)), Vec2::ZERO)
-        } else {
-            let (a, b) = (
-                (duv_dx * size).length_squared(),
-                (duv_dy * size).length_squared(),
-            );
-            let (major2, minor2, major_uv) = if a >= b {
-                (a, b, duv_dx)
-            } else {
-                (b, a, duv_dy)
-            };
-            let limit = s.anisotropy();
-            let ratio = (major2 / minor2).sqrt().ceil();
-            let n = if ratio < limit as f32 {
-                (ratio as u32).max(1)
-            } else {
-                limit
-            };
-            let nf = n as f32;
-            let lambda = s.adjust_lod(0.5 * math::log2_lod(major2 / (nf * nf)));
-            let n = if lambda > s.switch_point() { n } else { 1 };
-            (n, lambda, major_uv)
-        };
-        if n == 1 {
-            self.taps_in_format(&s, uv, lambda, 1.0, &mut taps);
-        } else {
-            let nf = n as f32;
-            for k in 0..n {
-                let offset = (k as f32 + 0.5) / nf - 0.5;
-                self.taps_in_format(&s, uv + major_uv * offset, lambda, 1.0 / nf, &mut taps);
-            }
+        let share = 1.0 / p.count as f32;
+        for k in 0..p.count {
+            let at = if p.count == 1 { uv } else { uv + p.offset(k) };
+            self.taps_in_format(&s, at, p.lambda, share, &mut taps);
         }
         Sample {
-            lambda,
-            probes: n,
+            lambda: p.lambda,
+            probes: p.count,
             taps,
             color,
         }
