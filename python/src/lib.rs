@@ -637,17 +637,19 @@ fn conform(
 ) -> PyResult<String> {
     use plumb::conform::{corpus, report as rep, run_case, soft, Tolerances};
     detached(py, move || {
+        // As `plumb conform`: the corpus's tolerance file, else exact equality (plumb's own
+        // backend is held to exact equality either way).
         let file = refimages.join("conform.json");
-        let tolerances = Tolerances::load(&file).map_err(|e| {
-            Failure(ModelError {
-                kind: if file.exists() {
-                    ErrorKind::BadInput
-                } else {
-                    ErrorKind::Io
-                },
-                message: e.to_string(),
-            })
-        })?;
+        let tolerances = if file.is_file() {
+            Tolerances::load(&file).map_err(|e| Failure::from(e.to_string()))?
+        } else {
+            Tolerances {
+                format: "plumb-conform".to_owned(),
+                version: 1,
+                default: plumb::conform::Tolerance::exact(),
+                rules: Vec::new(),
+            }
+        };
         let mut cases = corpus(&refimages, &tolerances).map_err(|e| e.to_string())?;
         if let Some(f) = &filter {
             cases.retain(|c| c.id.contains(f.as_str()));

@@ -354,6 +354,15 @@ fn each_discard_reason_is_named() {
     let h = ex.finish_history().unwrap();
     assert_eq!(reasons(&h), [Some(Discard::Scissor)]);
     assert_eq!(h.color, [0, 0, 0, 255]);
+
+    // Both: clipping comes before the scissor test, so the clip plane is named.
+    let mut ex = target();
+    let mut both = scissor;
+    both.clip_planes[0] = clip.clip_planes[0];
+    quad(&mut ex, &both, 0.5, red);
+    quad(&mut ex, &scissor, 0.5, green);
+    let h = ex.finish_history().unwrap();
+    assert_eq!(reasons(&h), [Some(Discard::Clip), Some(Discard::Scissor)]);
 }
 
 fn explain_cli(dir: &Path, args: &[&str]) -> String {

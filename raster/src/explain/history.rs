@@ -240,12 +240,13 @@ pub(crate) struct ProbeTag {
     pub tag: (u32, Variant),
 }
 
-/// Which run of a draw: as given, or again without its clip planes or scissor.
+/// Which run of a draw: as given, or again without its clip planes, its scissor, or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Variant {
     AsGiven,
     NoClipPlanes,
     NoScissor,
+    Neither,
 }
 
 /// A recorded fragment: its draw and run, its pixel, and what happened to it.

@@ -18,11 +18,12 @@
 //!   batch, and setup one per primitive; the stage loops are compiled without the probe
 //!   (its copies exist only for probed batches).
 //!
-//! Fragments that never came to exist are found by drawing again: a draw with user clip
-//! planes is drawn once more without them, and a draw whose scissor excludes the pixel once
-//! more without the scissor, with every write off; a primitive that reaches the pixel only
-//! then was discarded by the clip planes or the scissor ([`Discard::Clip`],
-//! [`Discard::Scissor`]).
+//! Fragments that never came to exist are found by drawing again, every write off: a draw
+//! with user clip planes once more without them, a draw whose scissor excludes the pixel
+//! once more without the scissor (and, with clip planes too, without both). A primitive
+//! that reaches the pixel only then was discarded by the clip planes ([`Discard::Clip`],
+//! also when the scissor would have refused it as well: clipping comes first) or by the
+//! scissor ([`Discard::Scissor`]).
 //!
 //! Texture taps (addresses, texel values, weights) come from [`Texture::taps`]
 //! (the scalar filter's addressing); the filtered colour is the kernel's, and a history whose
@@ -235,16 +236,22 @@ impl Explainer {
         silent.color_mask = [false; 4];
         silent.depth.write = false;
         silent.stencil.write_mask = 0;
-        if state.clip_planes.iter().any(Option::is_some) {
+        // Clipping comes before the scissor test: a fragment a clip plane removes is named
+        // "clip" even where the scissor would have refused it too.
+        let clipped = state.clip_planes.iter().any(Option::is_some);
+        if clipped {
             let mut s = silent;
             s.clip_planes = Default::default();
             self.with_probe((index, Variant::NoClipPlanes), |ctx| draw(ctx, &s))?;
         }
         if !in_scissor {
             let mut s = silent;
-            s.clip_planes = Default::default();
             s.scissor = Some(probed);
             self.with_probe((index, Variant::NoScissor), |ctx| draw(ctx, &s))?;
+            if clipped {
+                s.clip_planes = Default::default();
+                self.with_probe((index, Variant::Neither), |ctx| draw(ctx, &s))?;
+            }
         }
         Ok(stats)
     }
@@ -316,6 +323,7 @@ fn merge(
         (Variant::AsGiven, None),
         (Variant::NoClipPlanes, Some(Discard::Clip)),
         (Variant::NoScissor, Some(Discard::Scissor)),
+        (Variant::Neither, Some(Discard::Clip)),
     ] {
         let before = seen.len();
         for ((draw, v), f) in &records {
