@@ -17,9 +17,8 @@
 //! # The corpus
 //!
 //! Every `refimages/<area>/<case>.json` with its `<case>.png`: a scene file (format
-//! `plumb-scene`: loaded, drawn from its first camera at the golden's size, then a
-//! full-screen overlay adds (0, 0, 0, 1) so the stored alpha is 1 — exactly how the goldens
-//! are made) or a draw trace (format `plumb-draws` with its `.bin`, replayed into a target of
+//! `plumb-scene`: loaded, drawn from its first camera at the golden's size — exactly how the
+//! goldens are made, alpha as the pipeline wrote it) or a draw trace (format `plumb-draws` with its `.bin`, replayed into a target of
 //! the trace's size). Cases the golden test draws from Rust code only have no file and are
 //! not in the corpus.
 //!

@@ -337,8 +337,8 @@ fn draw_direct(
 
 /// Renders a scene file from its first camera at the size of its golden (256×256 without
 /// one), exactly as the conformance kit does (`plumb::conform::draw_scene_case`: the file's
-/// first camera, then a full-screen overlay adding (0, 0, 0, 1) so the stored alpha is 1 and
-/// image viewers show the colours as stored — DESIGN §6).
+/// first camera; the stored alpha is the pipeline's, as `plumb render` writes it — issue 33
+/// replaced DESIGN §6's alpha-1 overlay so that every case compares RGBA by one rule).
 fn render_scene_file(path: &Path, threads: usize) -> Rendered {
     let size = image::image_dimensions(path.with_extension("png")).unwrap_or((256, 256));
     let mut r = SoftRenderer::new(size.0, size.1, Some(threads)).map_err(|e| e.to_string())?;
