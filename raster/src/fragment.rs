@@ -17,6 +17,10 @@
 //!
 //! Colour values are `f32` in `[0, 1]`; the framebuffer is RGBA8 unorm, converted with
 //! `floor(clamp(x, 0, 1)·255 + 0.5)` and read back as `d / 255`.
+//!
+//! A probed draw ([`crate::explain`]) never takes the fused kernels: its batches go through
+//! the staged path with a recorder (`fragment_probe::Rec`) between the stages, which copies
+//! the probed pixels' values out; every other batch runs the same code without it.
 
 use std::sync::Arc;
 
