@@ -131,6 +131,9 @@ def render(
 class Scene:
     """A scene file or model loaded once and rendered many times (views, times).
 
+    A scene renders one frame at a time (rendering poses it): give each thread its own
+    ``Scene`` (a second thread's concurrent ``render`` raises ``RuntimeError``).
+
     >>> scene = plumb.Scene.load("walk.gltf", clip="Walk")
     >>> scene.render((320, 240), time=0.5).shape
     (240, 320, 4)
