@@ -9,7 +9,15 @@
 #   fuzz/run.sh 3600 gltf   # a long run of one target
 #
 # FUZZ_SEED=N fixes libFuzzer's random seed (0, the default, picks one).
+#
+# The targets that write their input to files (obj, diff, conform_merge, …) do it under the
+# system's temporary folder; on a disk that costs more than the parsing: obj ran 5,998 inputs
+# in 10 s with /tmp on disk and 12,936 with /dev/shm (same machine, same load, its grown
+# corpus). So the runs use /dev/shm when it is there (TMPDIR, if set, wins).
 set -euo pipefail
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    export TMPDIR=/dev/shm
+fi
 cd "$(dirname "$0")"
 secs=${1:-60}
 shift || true
