@@ -5,6 +5,7 @@ pub mod conform;
 pub mod convert;
 pub mod diff;
 pub mod explain;
+mod frame_writer;
 pub mod info;
 pub mod render;
 pub mod view;

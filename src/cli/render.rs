@@ -16,7 +16,8 @@
 //! are charged as the file is built, each frame's clears before the frame is drawn.
 //!
 //! `--frames N --fps F` writes `OUT_0000.png` … at `t = time + i/F` (F defaults to 24), with a
-//! progress bar on stderr only when stderr is a terminal. `--clip` chooses the one glTF
+//! progress bar on stderr only when stderr is a terminal; the files are encoded while the next
+//! frames draw ([`frame_writer`](super::frame_writer)). `--clip` chooses the one glTF
 //! animation to play (see [`clip`](super::clip) for the rule and for how clips combine
 //! without it); `--loop repeat|clamp` what a clip does past its end
 //! ([`LoadedModel::clip_time`]); `--scene` the glTF scene to draw (see
@@ -36,6 +37,7 @@ use plumb::scene::{FixedRenderer, SoftRenderer};
 use super::args::{parse_color, parse_finite, parse_positive, parse_size, parse_threads, Size};
 use super::budget::BudgetArgs;
 use super::camera::CameraArgs;
+use super::frame_writer::{self, Image};
 use super::{say, CliResult};
 
 /// Largest accepted `--frames`.
@@ -469,33 +471,63 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         );
         bar
     });
-    for i in frames.clone() {
-        let t = args.image.frame_time(&model, i, fps);
-        let stats = model
-            .draw_at(t, &args.image.view, &mut renderer)
-            .map_err(|e| format!("{}: frame {i}: {e}", path.display()))?;
-        if i == 0 && stats.lit_without_normals > 0 {
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "warning: {} lit mesh(es) have no normals; lit with the default normal (0, 0, 1)",
-                stats.lit_without_normals
-            );
+    // A sequence's files are encoded on other threads while the next frames draw
+    // (`frame_writer`: same bytes, at most `encoders + 1` frames in memory); one frame is
+    // written here.
+    let frame_bytes =
+        u64::from(width) * u64::from(height) * if args.depth_out.is_some() { 6 } else { 4 };
+    let encoders = match sequence {
+        Some(ref r) if r.end - r.start > 1 => frame_writer::encoders(args.threads, frame_bytes),
+        _ => 0,
+    };
+    let mut draw_frames = |writer: Option<&frame_writer::Writer<'_>>| -> Result<(), String> {
+        for i in frames.clone() {
+            let t = args.image.frame_time(&model, i, fps);
+            let stats = model
+                .draw_at(t, &args.image.view, &mut renderer)
+                .map_err(|e| format!("{}: frame {i}: {e}", path.display()))?;
+            if i == 0 && stats.lit_without_normals > 0 {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "warning: {} lit mesh(es) have no normals; lit with the default normal (0, 0, 1)",
+                    stats.lit_without_normals
+                );
+            }
+            let (out, depth) = match sequence {
+                Some(_) => (
+                    frame_path(&args.out, i),
+                    args.depth_out.as_deref().map(|d| frame_path(d, i)),
+                ),
+                None => (args.out.clone(), args.depth_out.clone()),
+            };
+            let color = Image::Color(renderer.image());
+            let depth =
+                depth.map(|d| (d, Image::Depth(renderer.context().target().depth_image16())));
+            match writer {
+                Some(w) => {
+                    w.write(i, out, color)?;
+                    if let Some((d, image)) = depth {
+                        w.write(i, d, image)?;
+                    }
+                }
+                None => {
+                    color.save(&out)?;
+                    if let Some((d, image)) = depth {
+                        image.save(&d)?;
+                    }
+                }
+            }
+            if let Some(bar) = &progress {
+                bar.inc(1);
+            }
         }
-        let (out, depth) = match sequence {
-            Some(_) => (
-                frame_path(&args.out, i),
-                args.depth_out.as_deref().map(|d| frame_path(d, i)),
-            ),
-            None => (args.out.clone(), args.depth_out.clone()),
-        };
-        save_png(&renderer.image(), &out)?;
-        if let Some(depth) = depth {
-            save_png(&renderer.context().target().depth_image16(), &depth)?;
-        }
-        if let Some(bar) = &progress {
-            bar.inc(1);
-        }
+        Ok(())
+    };
+    if encoders > 0 {
+        frame_writer::with_encoders(encoders, |w| draw_frames(Some(w)))?;
+    } else {
+        draw_frames(None)?;
     }
     if let Some(bar) = progress {
         bar.finish_and_clear();

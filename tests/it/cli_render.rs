@@ -534,6 +534,54 @@ fn time_moves_an_animated_node_and_frames_are_numbered() {
     assert_ne!(frame(1), t0);
 }
 
+/// A sequence's PNG files are encoded on other threads while the next frames draw: the files
+/// (colour and depth) are byte for byte those of one-frame renders at each frame's time, and
+/// a write that fails stops the run with one line naming the first failing file.
+#[test]
+fn sequences_write_the_files_of_single_frames() {
+    let dir = temp_dir("frames-overlap");
+    let q = Quad {
+        animate_x: Some((0.0, 0.8)),
+        ..Quad::new(unlit([0.2, 0.9, 0.4, 1.0]))
+    };
+    write_quad(&dir, "q", &q);
+    let base = ["render", "q.gltf", "--size", "40x24", "--threads", "2"];
+    let run = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let o = plumb(&dir, &args);
+        assert_success(&o);
+    };
+    run(&[
+        "-o",
+        "s.png",
+        "--depth-out",
+        "d.png",
+        "--frames",
+        "8",
+        "--fps",
+        "4",
+    ]);
+    let bytes = |name: String| std::fs::read(dir.join(name)).unwrap();
+    for i in 0..8u32 {
+        let t = format!("{}", f64::from(i) / 4.0);
+        run(&["-o", "one.png", "--depth-out", "oned.png", "--time", &t]);
+        assert_eq!(
+            bytes(format!("s_{i:04}.png")),
+            bytes("one.png".into()),
+            "frame {i}"
+        );
+        assert_eq!(
+            bytes(format!("d_{i:04}.png")),
+            bytes("oned.png".into()),
+            "depth {i}"
+        );
+    }
+    let mut args = base.to_vec();
+    args.extend_from_slice(&["-o", "missing/s.png", "--frames", "5"]);
+    assert_bad_input(&plumb(&dir, &args), "missing/s_0000.png");
+}
+
 /// `--frame-range` renders part of the `--frames` sequence, numbered and timed as it: a
 /// farm's jobs together write exactly the sequence's files, byte for byte.
 #[test]
