@@ -52,13 +52,16 @@ struct Job {
 }
 
 /// How many encoders a sequence of `frame_bytes`-byte frames gets with `threads` drawing
-/// threads (`None`: all cores): as many as drawing threads, at most [`MAX_ENCODERS`], and no
-/// more than keeps `encoders + 1` frames within [`MAX_BUFFERED_BYTES`] (at least one).
+/// threads (`None` or 0: all cores): none for `--threads 1` (a farm job that asked for one
+/// thread gets one: each file is written after its frame), else as many as drawing threads,
+/// at most [`MAX_ENCODERS`], and no more than keeps `encoders + 1` frames within
+/// [`MAX_BUFFERED_BYTES`] (at least one).
 pub fn encoders(threads: Option<usize>, frame_bytes: u64) -> usize {
-    let cores = threads
-        .filter(|&n| n > 0)
-        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-        .unwrap_or(1);
+    let cores = match threads {
+        Some(1) => return 0,
+        Some(n) if n > 0 => n,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
     let fit = (MAX_BUFFERED_BYTES / frame_bytes.max(1)).saturating_sub(1);
     cores
         .min(MAX_ENCODERS)
@@ -143,6 +146,7 @@ mod tests {
     #[test]
     fn encoders_fit_the_memory_bound() {
         assert_eq!(encoders(Some(4), 1920 * 1080 * 6), 4);
+        assert_eq!(encoders(Some(1), 1920 * 1080 * 6), 0);
         assert_eq!(encoders(Some(64), 1), MAX_ENCODERS);
         // 16384² RGBA + 16-bit depth: 1.5 GiB a frame; one encoder all the same.
         assert_eq!(encoders(Some(4), 16384 * 16384 * 6), 1);

@@ -63,7 +63,9 @@ pub struct RenderArgs {
     /// What the image is: size, camera, time, animation, scene and variant, budget.
     #[command(flatten)]
     pub image: ImageArgs,
-    /// Worker threads (0 or absent: all cores). The image is identical for every count.
+    /// Worker threads (0 or absent: all cores). The image is identical for every count. With
+    /// more than one, a sequence's PNG files are encoded on as many more (at most 8) while the
+    /// next frames draw; with `--threads 1` each file is written after its frame.
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Also write the depth buffer as a 16-bit greyscale PNG (0 = near, 65535 = far).
