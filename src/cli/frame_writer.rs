@@ -10,10 +10,10 @@
 //! - **Bounded memory.** A frame waits only until an encoder takes it (a channel of capacity
 //!   0), so at most `encoders + 1` frames exist at once; encoders are limited so that those
 //!   frames fit [`MAX_BUFFERED_BYTES`] (at least one encoder).
-//! - **Errors.** After a write fails no further frame is drawn; the frames already handed over
-//!   are still written, and of the failures the lowest frame's error is reported. Every frame
-//!   before the first failing one is always handed over, so the message does not depend on
-//!   timing.
+//! - **Errors.** After a write fails no further frame is drawn; the files already handed over
+//!   are still written, and of the failures the first file's in hand-over order (frame, then
+//!   colour before depth) is reported. Every file before the first failing one is always
+//!   handed over, so the message does not depend on timing.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, SyncSender};
@@ -44,9 +44,9 @@ impl Image {
     }
 }
 
-/// One file to write: the frame it belongs to, where, and what.
+/// One file to write: its place in the hand-over order, where, and what.
 struct Job {
-    frame: u32,
+    order: u64,
     path: PathBuf,
     image: Image,
 }
@@ -72,18 +72,21 @@ pub fn encoders(threads: Option<usize>, frame_bytes: u64) -> usize {
 /// Hands finished images to the encoders.
 pub struct Writer<'a> {
     tx: SyncSender<Job>,
-    failed: &'a Mutex<Option<(u32, String)>>,
+    sent: std::cell::Cell<u64>,
+    failed: &'a Mutex<Option<(u64, String)>>,
 }
 
 impl Writer<'_> {
     /// Queues `image` for `path` (blocks until an encoder takes it). Fails when a write of
     /// this sequence has failed, with that write's error, so the caller stops drawing.
-    pub fn write(&self, frame: u32, path: PathBuf, image: Image) -> Result<(), String> {
+    pub fn write(&self, path: PathBuf, image: Image) -> Result<(), String> {
         if let Some((_, e)) = lock(self.failed).as_ref() {
             return Err(e.clone());
         }
+        let order = self.sent.get();
+        self.sent.set(order + 1);
         self.tx
-            .send(Job { frame, path, image })
+            .send(Job { order, path, image })
             .map_err(|_| "the PNG encoders stopped".to_owned())
     }
 }
@@ -92,13 +95,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Runs `draw` with a [`Writer`] backed by `encoders` threads, waits for every queued file,
-/// and returns `draw`'s error or else the lowest frame's write error.
+/// Runs `draw` with a [`Writer`] backed by `encoders` threads and waits for every queued
+/// file. Returns the first failed write's error (in hand-over order), else `draw`'s: a file
+/// is handed over only after its frame is drawn, so a failed write always belongs to an
+/// earlier frame than a failed draw.
 pub fn with_encoders<F>(encoders: usize, draw: F) -> Result<(), String>
 where
     F: FnOnce(&Writer<'_>) -> Result<(), String>,
 {
-    let failed = Mutex::new(None::<(u32, String)>);
+    let failed = Mutex::new(None::<(u64, String)>);
     let (tx, rx) = sync_channel::<Job>(0);
     let rx = Mutex::new(rx);
     let drawn = std::thread::scope(|scope| {
@@ -108,14 +113,15 @@ where
                 let Ok(job) = next else { return };
                 if let Err(e) = job.image.save(&job.path) {
                     let mut f = lock(&failed);
-                    if f.as_ref().is_none_or(|(frame, _)| job.frame < *frame) {
-                        *f = Some((job.frame, e));
+                    if f.as_ref().is_none_or(|(order, _)| job.order < *order) {
+                        *f = Some((job.order, e));
                     }
                 }
             });
         }
         let writer = Writer {
             tx,
+            sent: std::cell::Cell::new(0),
             failed: &failed,
         };
         draw(&writer)
@@ -160,7 +166,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         with_encoders(3, |w| {
             for i in 0..10u32 {
-                w.write(i, dir.join(format!("{i}.png")), tiny(i as u8))?;
+                w.write(dir.join(format!("{i}.png")), tiny(i as u8))?;
             }
             Ok(())
         })
@@ -182,15 +188,17 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let mut drawn = 0u32;
         let r = with_encoders(2, |w| {
-            // Frames 3 and 5 go to a folder that does not exist; the others reuse 8 names.
+            // Files 3, 4 and 5 go to a folder that does not exist (3 and 4 like a frame's
+            // colour and depth: two encoders may fail them in either order; 3 is reported);
+            // the others reuse 8 names.
             // Drawing must stop once frame 3's write has failed (within a few frames; the
             // bound only keeps a broken writer from running forever).
             for i in 0..100_000u32 {
                 let path = match i {
-                    3 | 5 => dir.join("missing").join(format!("{i}.png")),
+                    3..=5 => dir.join("missing").join(format!("{i}.png")),
                     _ => dir.join(format!("{}.png", i % 8)),
                 };
-                w.write(i, path, tiny(1))?;
+                w.write(path, tiny(1))?;
                 drawn += 1;
             }
             Ok(())

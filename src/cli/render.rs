@@ -508,9 +508,9 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
                 depth.map(|d| (d, Image::Depth(renderer.context().target().depth_image16())));
             match writer {
                 Some(w) => {
-                    w.write(i, out, color)?;
+                    w.write(out, color)?;
                     if let Some((d, image)) = depth {
-                        w.write(i, d, image)?;
+                        w.write(d, image)?;
                     }
                 }
                 None => {
