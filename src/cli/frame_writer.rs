@@ -71,7 +71,8 @@ pub fn encoders(threads: Option<usize>, frame_bytes: u64) -> usize {
 
 /// Hands finished images to the encoders.
 pub struct Writer<'a> {
-    tx: SyncSender<Job>,
+    /// `None`: no encoders; each file is written on the drawing thread.
+    tx: Option<SyncSender<Job>>,
     sent: std::cell::Cell<u64>,
     failed: &'a Mutex<Option<(u64, String)>>,
 }
@@ -83,10 +84,12 @@ impl Writer<'_> {
         if let Some((_, e)) = lock(self.failed).as_ref() {
             return Err(e.clone());
         }
+        let Some(tx) = &self.tx else {
+            return image.save(&path);
+        };
         let order = self.sent.get();
         self.sent.set(order + 1);
-        self.tx
-            .send(Job { order, path, image })
+        tx.send(Job { order, path, image })
             .map_err(|_| "the PNG encoders stopped".to_owned())
     }
 }
@@ -95,8 +98,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Runs `draw` with a [`Writer`] backed by `encoders` threads and waits for every queued
-/// file. Returns the first failed write's error (in hand-over order), else `draw`'s: a file
+/// Runs `draw` with a [`Writer`] backed by `encoders` threads (0: files are written on the
+/// drawing thread, each as it is handed over) and waits for every queued file. Returns the first failed write's error (in hand-over order), else `draw`'s: a file
 /// is handed over only after its frame is drawn, so a failed write always belongs to an
 /// earlier frame than a failed draw.
 pub fn with_encoders<F>(encoders: usize, draw: F) -> Result<(), String>
@@ -107,7 +110,7 @@ where
     let (tx, rx) = sync_channel::<Job>(0);
     let rx = Mutex::new(rx);
     let drawn = std::thread::scope(|scope| {
-        for _ in 0..encoders.max(1) {
+        for _ in 0..encoders {
             scope.spawn(|| loop {
                 let next = lock(&rx).recv();
                 let Ok(job) = next else { return };
@@ -120,7 +123,7 @@ where
             });
         }
         let writer = Writer {
-            tx,
+            tx: (encoders > 0).then_some(tx),
             sent: std::cell::Cell::new(0),
             failed: &failed,
         };

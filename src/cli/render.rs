@@ -474,15 +474,15 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         bar
     });
     // A sequence's files are encoded on other threads while the next frames draw
-    // (`frame_writer`: same bytes, at most `encoders + 1` frames in memory); one frame is
-    // written here.
+    // (`frame_writer`: same bytes, at most `encoders + 1` frames in memory); one frame, or
+    // `--threads 1`, is written on this thread (no encoders).
     let frame_bytes =
         u64::from(width) * u64::from(height) * if args.depth_out.is_some() { 6 } else { 4 };
     let encoders = match sequence {
         Some(ref r) if r.end - r.start > 1 => frame_writer::encoders(args.threads, frame_bytes),
         _ => 0,
     };
-    let mut draw_frames = |writer: Option<&frame_writer::Writer<'_>>| -> Result<(), String> {
+    frame_writer::with_encoders(encoders, |writer| {
         for i in frames.clone() {
             let t = args.image.frame_time(&model, i, fps);
             let stats = model
@@ -506,31 +506,16 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
             let color = Image::Color(renderer.image());
             let depth =
                 depth.map(|d| (d, Image::Depth(renderer.context().target().depth_image16())));
-            match writer {
-                Some(w) => {
-                    w.write(out, color)?;
-                    if let Some((d, image)) = depth {
-                        w.write(d, image)?;
-                    }
-                }
-                None => {
-                    color.save(&out)?;
-                    if let Some((d, image)) = depth {
-                        image.save(&d)?;
-                    }
-                }
+            writer.write(out, color)?;
+            if let Some((d, image)) = depth {
+                writer.write(d, image)?;
             }
             if let Some(bar) = &progress {
                 bar.inc(1);
             }
         }
         Ok(())
-    };
-    if encoders > 0 {
-        frame_writer::with_encoders(encoders, |w| draw_frames(Some(w)))?;
-    } else {
-        draw_frames(None)?;
-    }
+    })?;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
