@@ -14,16 +14,17 @@ use std::sync::Arc;
 use image::RgbaImage;
 use rayon::prelude::*;
 
-use crate::bin::{raster_tile, ChunkBins};
-use crate::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
-use crate::fragment::{FragmentPath, FragmentShader, Scratch, VertexColorShader};
-use crate::screen::{screen_triangle, screen_vertices, Screen, ScreenVertex};
-use crate::setup::{GeometryStats, SetupCtx, TriSink, WinVertex};
-use crate::simd::SimdLevel;
-use crate::state::{PipelineState, PolygonMode};
+use crate::base::error::Error;
+use crate::base::simd::SimdLevel;
+use crate::fragment::path::{FragmentPath, VertexColorShader};
+use crate::fragment::scratch::{FragmentShader, Scratch};
+use crate::fragment::tile::raster_tile;
+use crate::geometry::assemble::{FrontEnd, Primitives};
+use crate::geometry::bin::ChunkBins;
+use crate::geometry::setup::GeometryStats;
+use crate::state::PipelineState;
 use crate::target::{RenderTarget, TileMut, TILE_SIZE};
 use crate::vertex::{ClipVertex, Indices, Topology, VertexInput, MAX_VARYINGS};
-use crate::Error;
 
 /// Primitives per set-up chunk: at least this many (parallel overhead) …
 const MIN_CHUNK: usize = 4096;
@@ -78,14 +79,14 @@ pub struct Context {
     /// A clear not yet written: each tile applies it, in its worker, just before its bins.
     pending_clear: Option<TileClear>,
     /// Set by an [`crate::explain::Explainer`] around each of its draws.
-    pub(crate) probe: Option<crate::explain::ProbeTag>,
+    pub(crate) probe: Option<crate::history::ProbeTag>,
 }
 
 impl Context {
     /// A `width × height` context (cleared to transparent black, depth 1, stencil 0).
     ///
     /// The fragment kernels run at the best instruction set of the CPU, or at the level
-    /// `PLUMB_SIMD` names ([`crate::simd`]); every level gives the same bytes.
+    /// `PLUMB_SIMD` names ([`crate::base::simd`]); every level gives the same bytes.
     ///
     /// # Errors
     /// [`Error::InvalidSize`] for a bad size, [`Error::ThreadPool`] if threads cannot start,
@@ -169,7 +170,7 @@ impl Context {
     pub fn clear(&mut self, color: glam::Vec4, depth: f32, stencil: u8) {
         self.finish();
         self.pending_clear = Some(TileClear {
-            color: [color.x, color.y, color.z, color.w].map(crate::fragment::to_unorm8),
+            color: [color.x, color.y, color.z, color.w].map(crate::base::unorm::to_unorm8),
             depth: crate::target::clear_depth_value(depth),
             stencil,
         });
@@ -192,7 +193,7 @@ impl Context {
         stencil: Option<u8>,
     ) {
         self.finish();
-        let color = color.map(|c| [c.x, c.y, c.z, c.w].map(crate::fragment::to_unorm8));
+        let color = color.map(|c| [c.x, c.y, c.z, c.w].map(crate::base::unorm::to_unorm8));
         self.target.clear_rect(rect, color, depth, stencil);
     }
 
@@ -213,40 +214,33 @@ impl Context {
         vertices.validate()?;
         indices.validate(vertices.positions.len())?;
         let nvar = vertices.layout().count();
-        self.draw_with(
-            state,
-            (nvar, 4),
-            Arc::new(VertexColorShader),
+        let prims = Primitives {
             indices,
             topology,
-            vertices.positions.len(),
-            (|i| vertices.positions[i], |i, out| vertices.fetch(i, out)),
-        )
+            vertex_count: vertices.positions.len(),
+            varyings: (nvar, 4),
+            position: |i| vertices.positions[i],
+            fetch: |i, out: &mut ClipVertex| vertices.fetch(i, out),
+        };
+        self.draw_with(state, Arc::new(VertexColorShader), prims)
     }
 
-    /// The general draw: `position(i)` is vertex `i`'s clip position, `fetch(i, out)` fills
-    /// its clip position and first `nvar` varyings; `shader` turns interpolated varyings into
-    /// colours. Filled triangles are culled and rejected from their positions alone: the
-    /// varyings of a triangle that covers no pixel centre are never fetched.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "internal entry point shared by all draws"
-    )]
+    /// The general draw: `prims` names the vertices and how they form primitives
+    /// ([`Primitives`]); `shader` turns interpolated varyings into colours. The geometry
+    /// front end ([`FrontEnd`]) sets up and bins the primitives chunk by chunk, in parallel
+    /// over the pool; this queues the chunks in submission order.
     pub(crate) fn draw_with<P, F>(
         &mut self,
         state: &PipelineState,
-        (nvar, flat_count): (usize, usize),
         shader: Arc<dyn FragmentShader>,
-        indices: Indices<'_>,
-        topology: Topology,
-        vertex_count: usize,
-        (position, fetch): (P, F),
+        prims: Primitives<'_, P, F>,
     ) -> Result<DrawStats, Error>
     where
         P: Fn(usize) -> glam::Vec4 + Sync,
         F: Fn(usize, &mut ClipVertex) + Sync,
     {
         state.validate()?;
+        let (nvar, _) = prims.varyings;
         if nvar > MAX_VARYINGS {
             return Err(Error::TooMany {
                 what: "varyings",
@@ -254,16 +248,12 @@ impl Context {
                 actual: nvar,
             });
         }
-        let ctx = SetupCtx::new(state, self.width(), self.height(), nvar, flat_count);
-        // Filled polygons clip x/y to the guard band (setup cuts them at the viewport);
-        // points, lines and polygons in line or point mode clip to the view volume.
-        let planes = ClipPlanes::new(&state.viewport, &state.clip_planes);
-        let view_planes = ClipPlanes::view(&state.clip_planes);
-        let elements = indices.len(vertex_count);
-        let prims = topology.primitive_count(elements);
-
         let level = self.level();
+        let tiles = (self.target.tiles_x(), self.target.tiles_y());
+        let size = (self.width(), self.height());
         let probing = self.probe.is_some();
+        let mut front = FrontEnd::new(state, prims, size, tiles, (level, probing));
+        front.screen_vertices(&self.pool);
         let path = Arc::new(FragmentPath::new(
             state,
             nvar,
@@ -271,8 +261,7 @@ impl Context {
             level,
             self.probe.clone(),
         ));
-        // A probed draw's triangles carry their primitive after their planes.
-        let stride = 3 * (2 + nvar) + usize::from(probing);
+        let stride = front.stride;
         if self.paths.len() >= MAX_QUEUED_DRAWS {
             self.finish();
         }
@@ -280,117 +269,9 @@ impl Context {
         self.paths.push((Arc::clone(&path), stride));
         // Whether a chunk of this draw is queued since its path was last pushed.
         let mut queued_any = false;
-        let (tiles_x, tiles_y) = (self.target.tiles_x(), self.target.tiles_y());
-        // Indexed filled triangles share vertices (about six triangles each in a grid): their
-        // screen-space tests are computed once per vertex, in parallel — when the indices
-        // reference at least as many elements as there are vertices (a draw of a few
-        // triangles out of a large vertex array computes them per triangle instead).
-        let filled =
-            topology.vertices_per_primitive() == 3 && ctx.polygon_mode == PolygonMode::Fill;
-        let screen: Option<Vec<ScreenVertex>> =
-            (filled && !matches!(indices, Indices::None) && elements >= vertex_count).then(|| {
-                const BLOCK: usize = 4096;
-                let mut sv = vec![ScreenVertex::default(); vertex_count];
-                let block = |(c, chunk): (usize, &mut [ScreenVertex])| {
-                    screen_vertices(level, &ctx, &planes, c * BLOCK, &position, chunk);
-                };
-                // One block runs on the calling thread (no pool round trip per small draw).
-                if vertex_count > BLOCK {
-                    self.pool
-                        .install(|| sv.par_chunks_mut(BLOCK).enumerate().for_each(block));
-                } else {
-                    sv.chunks_mut(BLOCK).enumerate().for_each(block);
-                }
-                sv
-            });
-        let run = |range: std::ops::Range<usize>, draw: u32| {
-            let mut sink = TriSink {
-                probe_base: probing.then_some(range.start as u32),
-                ..TriSink::default()
-            };
-            // About one triangle per primitive: no growth copies.
-            sink.tris.reserve(range.len());
-            sink.planes.reserve(range.len() * stride);
-            let mut v = [ClipVertex::default(); 3];
-            let mut w = [WinVertex::ZERO; MAX_POLY];
-            let per = topology.vertices_per_primitive();
-            // Unindexed lists and strips: the chunk's vertices are one run, tested in lanes.
-            let run_sv = (filled
-                && screen.is_none()
-                && matches!(indices, Indices::None)
-                && matches!(topology, Topology::TriangleList | Topology::TriangleStrip)
-                && !range.is_empty())
-            .then(|| {
-                let lo = topology
-                    .primitive(range.start)
-                    .into_iter()
-                    .min()
-                    .unwrap_or(0);
-                let hi = topology
-                    .primitive(range.end - 1)
-                    .into_iter()
-                    .max()
-                    .unwrap_or(0)
-                    + 1;
-                let mut sv = vec![ScreenVertex::default(); hi - lo];
-                screen_vertices(level, &ctx, &planes, lo, &position, &mut sv);
-                (lo, sv)
-            });
-            for p in range {
-                let e = topology.primitive(p);
-                if filled {
-                    let idx = [indices.get(e[0]), indices.get(e[1]), indices.get(e[2])];
-                    let sv = match (&screen, &run_sv) {
-                        (Some(sv), _) => [sv[idx[0]], sv[idx[1]], sv[idx[2]]],
-                        (None, Some((lo, sv))) => idx.map(|i| sv[i - lo]),
-                        (None, None) => idx.map(|i| ScreenVertex::new(&ctx, &planes, position(i))),
-                    };
-                    match screen_triangle(&ctx, sv) {
-                        Screen::NeedsClip => {}
-                        Screen::Rejected(count) => {
-                            sink.stats.primitives += 1;
-                            if let Some(c) = count {
-                                *c(&mut sink.stats) += 1;
-                            }
-                            continue;
-                        }
-                        Screen::Draw {
-                            snapped,
-                            tri,
-                            front,
-                        } => {
-                            sink.stats.primitives += 1;
-                            for k in 0..3 {
-                                fetch(idx[k], &mut v[k]);
-                                ctx.to_window_zq_into(&v[k], &mut w[k]);
-                            }
-                            let flat = ctx.flat.then_some((&v[0].var, ctx.flat_count));
-                            let offset = if ctx.has_offset() {
-                                TriSink::polygon_offset(&ctx, &w[..3], &snapped)
-                            } else {
-                                None
-                            };
-                            let v3 = [&w[0], &w[1], &w[2]];
-                            sink.oriented(&ctx, v3, &tri, flat, front, offset);
-                            continue;
-                        }
-                    }
-                }
-                for k in 0..per {
-                    fetch(indices.get(e[k]), &mut v[k]);
-                }
-                let planes = if per == 3 && ctx.polygon_mode == PolygonMode::Fill {
-                    &planes
-                } else {
-                    &view_planes
-                };
-                assemble(&ctx, planes, topology, &v[..per], &mut w, &mut sink);
-            }
-            let bins = ChunkBins::new(&sink.tris, &sink.planes, (draw, stride), tiles_x, tiles_y);
-            (sink.stats, bins)
-        };
         // Geometry in batches of one chunk per worker; each chunk is set up and binned on
         // its worker. Chunks keep submission order.
+        let prims = front.primitive_count();
         let threads = self.threads().max(1);
         let chunk = prims.div_ceil(threads).clamp(MIN_CHUNK, MAX_CHUNK);
         let mut stats = DrawStats::default();
@@ -402,10 +283,15 @@ impl Context {
                     .step_by(chunk)
                     .map(|c| c..(c + chunk).min(end))
                     .collect();
-                self.pool
-                    .install(|| chunks.into_par_iter().map(|r| run(r, draw)).collect())
+                let front = &front;
+                self.pool.install(|| {
+                    chunks
+                        .into_par_iter()
+                        .map(|r| front.chunk(r, draw))
+                        .collect()
+                })
             } else {
-                vec![run(start..end, draw)]
+                vec![front.chunk(start..end, draw)]
             };
             for (st, bins) in parts {
                 stats.geometry.add(&st);
@@ -504,77 +390,6 @@ struct TileClear {
     stencil: u8,
 }
 
-/// Clips and sets up one primitive (`v` holds 1, 2 or 3 vertices) against `planes`: the
-/// guard-band set for filled polygons, the view-volume set for everything else
-/// ([`crate::clip`]). A point is kept only when its centre is inside every plane.
-fn assemble(
-    ctx: &SetupCtx,
-    planes: &ClipPlanes,
-    topology: Topology,
-    v: &[ClipVertex],
-    w: &mut [WinVertex; MAX_POLY],
-    sink: &mut TriSink,
-) {
-    sink.stats.primitives += 1;
-    if v.iter().any(|v| !v.pos.is_finite()) {
-        sink.stats.non_finite += 1;
-        return;
-    }
-    let mut and = !0u32;
-    let mut or = 0u32;
-    for p in v {
-        let c = planes.outcode(p.pos);
-        and &= c;
-        or |= c;
-    }
-    if and != 0 {
-        sink.stats.clipped_away += 1;
-        return;
-    }
-    if or != 0 {
-        sink.stats.clipped += 1;
-    }
-    let flat = ctx.flat.then_some((&v[0].var, ctx.flat_count));
-    match topology {
-        Topology::PointList => {
-            let w = ctx.to_window(&v[0]);
-            sink.point(ctx, &w, None, true, None);
-        }
-        Topology::LineList | Topology::LineStrip => {
-            if let Some((a, b)) = clip_line(&v[0], &v[1], planes, or, ctx.nvar) {
-                let (wa, wb) = (ctx.to_window(&a), ctx.to_window(&b));
-                sink.line(ctx, &wa, &wb, flat, true, None);
-            }
-        }
-        _ if or == 0 => {
-            for k in 0..3 {
-                ctx.to_window_into(&v[k], &mut w[k]);
-            }
-            sink.polygon(ctx, &w[..3], &[true; 3], &[true; 3], flat);
-        }
-        _ => {
-            let poly = clip_triangle([&v[0], &v[1], &v[2]], planes, or, ctx.nvar);
-            if poly.len < 3 {
-                sink.stats.clipped_away += 1;
-                return;
-            }
-            // Window positions, and which vertices are original ones (for point mode).
-            let mut orig = [false; MAX_POLY];
-            for i in 0..poly.len {
-                ctx.to_window_into(&poly.v[i], &mut w[i]);
-                orig[i] = v.iter().any(|o| o.pos == poly.v[i].pos);
-            }
-            sink.polygon(
-                ctx,
-                &w[..poly.len],
-                &poly.edge[..poly.len],
-                &orig[..poly.len],
-                flat,
-            );
-        }
-    }
-}
-
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
     /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
@@ -588,7 +403,8 @@ pub(crate) mod tests {
     ];
 
     use super::*;
-    use crate::{Indices, PipelineState, Topology, VertexInput};
+    use crate::state::PipelineState;
+    use crate::vertex::{Indices, Topology, VertexInput};
     use glam::Vec4;
 
     fn triangle(c: &mut Context, x: f32) {

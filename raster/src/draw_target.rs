@@ -12,10 +12,11 @@
 
 use glam::Vec4;
 
+use crate::base::error::Error;
+use crate::context::{Context, DrawStats, FrameStats};
 use crate::fixed_function::{FixedFunction, MeshInput, Transforms};
 use crate::state::{PipelineState, Rect};
 use crate::vertex::{Indices, Topology, VertexInput};
-use crate::{Context, DrawStats, Error, FrameStats};
 
 /// Where draw calls go: a [`Context`] draws them, the trace `Recorder` writes them down, a
 /// GPU backend submits them. Code written against this trait can render and record with the

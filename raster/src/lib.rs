@@ -76,40 +76,53 @@
 //! are skipped and counted in [`DrawStats`]. Nothing here panics on user data or exits the
 //! process.
 //!
+//! ## Module map
+//!
+//! The crate is a stack of floors, in the order a draw runs through them; a module imports
+//! only from its own floor and the floors below, and every item from its home (never through
+//! this root or a sibling's re-export) — `tests/it/module_cycles.rs` in the workspace checks
+//! it. The public paths (`plumb_raster::math`, `::light`, `::clip`, …) are re-exports here.
+//!
+//! | floor | folder / file | what lives there |
+//! |---|---|---|
+//! | 1 | `base/` | [`error`], [`math`] (the one home of transcendental functions), [`rng`], [`simd`] (the level and its dispatch), [`fixed`] (sub-pixel fixed point), `unorm` (the colour storage rule), `vec_lanes` (8-wide vector lanes), [`text`] |
+//! | 2 | [`state`], [`vertex`], [`target`] | the plain data of a draw and of its pixels |
+//! | 3 | [`texture`] | texels, mip chains, samplers, scalar filters, the 8-lane sampling kernels |
+//! | 4 | `shading/` | [`light`], [`fog`], [`combine`]: GL's formulas, used by the vertex stage and the fragment shader |
+//! | 5 | `history` | the probe's vocabulary (re-exported by [`explain`]) |
+//! | 6 | `geometry/` | [`clip`], `screen` (screen-space tests), [`setup`], `assemble` (primitive assembly of one chunk of a draw), `bin` (binning to tiles) |
+//! | 7 | `fragment/` | `tile` (the tile walk and its three size classes), `scratch`, `path` (the fragment path), `lanes` (its kernels), `fixed_shader` and `fixed_stages` (the fixed-function shader and its stage kinds), `probe` (the recorder `explain` uses) |
+//! | 8 | [`context`] | [`Context`]: the draw queue and the tile workers |
+//! | 9 | [`fixed_function`] | [`Context::draw_fixed`]: its inputs, the vertex stage, the draw |
+//! | 10 | [`draw_target`] | [`DrawTarget`] |
+//! | 11 | [`explain`], `trace` | [`explain::Explainer`]; draw traces (feature `trace`) |
+//!
 //! ## Threads
 //!
 //! Each [`Context`] owns a rayon pool ([`ContextOptions::threads`], default all cores).
 
-pub mod clip;
-pub mod combine;
-pub mod context;
-pub mod draw_target;
-pub mod error;
-pub mod explain;
-pub mod fixed;
-pub mod fixed_function;
-pub mod fog;
-pub mod light;
-pub mod math;
-pub mod rng;
-pub mod setup;
-pub mod simd;
-pub mod state;
-pub mod target;
-pub mod text;
-pub mod texture;
+// The module map, floor by floor, bottom first (see "Module map" above). A module imports
+// only from its own floor and the floors below it (`tests/it/module_cycles.rs`).
+mod base; // 1
+pub mod context; // 8
+pub mod draw_target; // 10
+pub mod explain; // 11
+pub mod fixed_function; // 9
+mod fragment; // 7
+mod geometry; // 6
+mod history; // 5
+mod shading; // 4
+pub mod state; // 2
+pub mod target; // 2
+pub mod texture; // 3
 #[cfg(feature = "trace")]
 pub mod trace;
-pub mod vertex;
+pub mod vertex; // 2 // 11
 
-mod bin;
-mod fixed_shader;
-mod fragment;
-mod fragment_lanes;
-mod fragment_probe;
-mod scratch;
-mod screen;
-mod vec_lanes;
+// Public paths of modules that live inside a floor's folder.
+pub use base::{error, fixed, math, rng, simd, text};
+pub use geometry::{clip, setup};
+pub use shading::{combine, fog, light};
 
 /// One module's unit tests, `(name, test)` (see [`internal_tests`]).
 #[cfg(feature = "internal-tests")]
@@ -124,20 +137,23 @@ pub(crate) type UnitTests = &'static [(&'static str, fn())];
 #[doc(hidden)]
 pub fn internal_tests() -> Vec<(String, fn())> {
     let modules: [(&str, UnitTests); 14] = [
-        ("clip", clip::tests::TESTS),
-        ("combine", combine::tests::TESTS),
-        ("context", context::tests::TESTS),
-        ("fixed", fixed::tests::TESTS),
-        ("fixed_function", fixed_function::tests::TESTS),
-        ("fragment", fragment::tests::TESTS),
-        ("fragment_lanes", fragment_lanes::tests::TESTS),
-        ("math", math::tests::TESTS),
-        ("rng", rng::tests::TESTS),
-        ("screen", screen::tests::TESTS),
-        ("simd", simd::tests::TESTS),
+        ("base::fixed", base::fixed::tests::TESTS),
+        ("base::math", base::math::tests::TESTS),
+        ("base::rng", base::rng::tests::TESTS),
+        ("base::simd", base::simd::tests::TESTS),
+        ("base::text", base::text::tests::TESTS),
         ("target", target::tests::TESTS),
-        ("text", text::tests::TESTS),
         ("vertex", vertex::tests::TESTS),
+        ("shading::combine", shading::combine::tests::TESTS),
+        ("geometry::clip", geometry::clip::tests::TESTS),
+        ("geometry::screen", geometry::screen::tests::TESTS),
+        ("fragment::path", fragment::path::tests::TESTS),
+        ("fragment::lanes", fragment::lanes::tests::TESTS),
+        ("context", context::tests::TESTS),
+        (
+            "fixed_function::vertex_stage",
+            fixed_function::vertex_stage::tests::TESTS,
+        ),
     ];
     let mut all = Vec::new();
     for (module, tests) in modules.into_iter().chain(texture::internal_tests()) {
@@ -148,12 +164,12 @@ pub fn internal_tests() -> Vec<(String, fn())> {
     all
 }
 
+pub use base::error::Error;
+pub use base::simd::SimdLevel;
 pub use context::{Context, ContextOptions, DrawStats, FrameStats};
 pub use draw_target::DrawTarget;
-pub use error::Error;
 pub use fixed_function::{FixedFunction, MeshInput, TexGen, TextureUnit, Transforms};
-pub use setup::GeometryStats;
-pub use simd::SimdLevel;
+pub use geometry::setup::GeometryStats;
 pub use state::*;
 pub use target::RenderTarget;
 pub use vertex::{Indices, Topology, VertexInput};

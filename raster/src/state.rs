@@ -5,7 +5,7 @@
 
 use glam::Vec4;
 
-use crate::Error;
+use crate::base::error::Error;
 
 /// A comparison used by the depth, stencil and alpha tests: `incoming OP stored`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

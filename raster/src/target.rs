@@ -6,7 +6,7 @@
 
 use image::{GrayImage, ImageBuffer, Luma, RgbaImage};
 
-use crate::Error;
+use crate::base::error::Error;
 
 /// log2 of the tile side.
 pub const TILE_SHIFT: u32 = 6;

@@ -7,7 +7,7 @@
 
 use glam::{Vec2, Vec4};
 
-use crate::Error;
+use crate::base::error::Error;
 
 /// Most UV sets a vertex can carry.
 pub const MAX_UV_SETS: usize = 4;

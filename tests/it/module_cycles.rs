@@ -116,6 +116,42 @@ fn scene_layers_import_only_downwards() {
     );
 }
 
+/// plumb-raster's floors, bottom first (its crate docs have the module map): a module imports
+/// from its own floor and the floors below, never from above, and only from an item's home
+/// (`ModuleGraph::import_rules`). A new top-level module must be added to one.
+const RASTER_LAYERS: &[(&str, &[&str])] = &[
+    ("base", &["base"]),
+    ("plain data", &["state", "vertex", "target"]),
+    ("texture", &["texture"]),
+    ("shading", &["shading"]),
+    ("probe vocabulary", &["history"]),
+    ("geometry", &["geometry"]),
+    ("fragment", &["fragment"]),
+    ("context", &["context"]),
+    ("fixed function", &["fixed_function"]),
+    ("draw target", &["draw_target"]),
+    ("explain and trace", &["explain", "trace"]),
+];
+
+/// plumb-raster as written: imports only down its floors, no import through the crate root
+/// or a relay, no cycle between files or folders (re-exports not followed).
+#[test]
+fn raster_floors_import_only_downwards_from_homes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        std::env::var("PLUMB_RASTER_ROOT").unwrap_or_else(|_| "raster/src/lib.rs".to_owned()),
+    );
+    let graph = ModuleGraph::read(&root);
+    let mut problems = graph.upward_imports("plumb-raster", RASTER_LAYERS);
+    problems.extend(graph.import_rules());
+    problems.extend(graph.written_cycles());
+    assert!(
+        problems.is_empty(),
+        "plumb-raster against its floors ({} problems):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
 #[test]
 fn no_module_cycles() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -169,6 +205,17 @@ struct ModuleGraph {
     globs: BTreeMap<Vec<String>, Vec<Vec<String>>>,
     /// Paths each file module names: (module the path is written in, absolute path, line).
     uses: BTreeMap<Module, Vec<Use>>,
+    /// The same paths with how they were written (for the as-written rules).
+    written: BTreeMap<Module, Vec<Written>>,
+}
+
+/// A path as written in a file module, for [`ModuleGraph::import_rules`].
+struct Written {
+    /// Absolute path.
+    abs: Module,
+    line: usize,
+    /// For a `use` leaf, its re-export visibility ([`RawPath::reexport`]).
+    reexport: Option<bool>,
 }
 
 /// A path as written: its first segment decides how it resolves.
@@ -178,6 +225,9 @@ struct RawPath {
     glob: bool,
     alias: Option<String>,
     line: usize,
+    /// For a `use` leaf: `Some(true)` in a `pub use`, `Some(false)` in a restricted one
+    /// (`pub(crate) use`, `pub(super) use`), `None` in a private one.
+    reexport: Option<bool>,
 }
 
 impl ModuleGraph {
@@ -189,6 +239,7 @@ impl ModuleGraph {
             imports: BTreeMap::new(),
             globs: BTreeMap::new(),
             uses: BTreeMap::new(),
+            written: BTreeMap::new(),
         };
         // Pass 1: discover modules, items, imports and raw paths.
         let mut raw: Vec<(Vec<String>, Vec<String>, RawPath, bool)> = Vec::new();
@@ -258,6 +309,14 @@ impl ModuleGraph {
                     }
                 }
             }
+            g.written
+                .entry(file_module.clone())
+                .or_default()
+                .push(Written {
+                    abs: abs.clone(),
+                    line: path.line,
+                    reexport: path.reexport,
+                });
             resolved.push((file_module, at, abs, path.line));
         }
         for (file_module, at, abs, line) in resolved {
@@ -358,6 +417,168 @@ impl ModuleGraph {
             }
         }
         edges
+    }
+
+    /// The module a path is written through (its longest prefix that is a module) and the
+    /// item it names there, if any.
+    fn written_module(&self, abs: &[String]) -> (Module, Option<String>) {
+        let mut k = abs.len();
+        while k > 0 && !self.owner.contains_key(&abs[..k]) {
+            k -= 1;
+        }
+        (abs[..k].to_vec(), abs.get(k).cloned())
+    }
+
+    /// Edges between file modules as the paths are written: to the file of the module a path
+    /// goes through, re-exports not followed (`use crate::Error` is an edge to the crate root).
+    fn written_edges(&self) -> Edges {
+        let mut edges: Edges = BTreeMap::new();
+        for (from, paths) in &self.written {
+            for w in paths {
+                let (through, _) = self.written_module(&w.abs);
+                let Some(to) = self.owner.get(&through) else {
+                    continue;
+                };
+                if to != from {
+                    edges
+                        .entry(from.clone())
+                        .or_default()
+                        .entry(to.clone())
+                        .or_insert_with(|| (w.line, format!("crate::{}", w.abs.join("::"))));
+                }
+            }
+        }
+        edges
+    }
+
+    /// The import rules of a layered crate, as the paths are written: nothing inside the
+    /// crate imports through the crate root; an item is imported from its home, or through
+    /// the facade of a folder it lives in (its `mod.rs` re-export) from outside that folder;
+    /// no module re-exports another's item for the crate (`pub(crate) use` of an item from
+    /// outside its own subtree: a relay). Each problem, with file and line.
+    fn import_rules(&self) -> Vec<String> {
+        let within = |m: &[String], folder: &[String]| m.starts_with(folder);
+        let mut problems = Vec::new();
+        for (from, paths) in &self.written {
+            if from.is_empty() {
+                continue; // the crate root is the module map: it may name anything
+            }
+            let file = self.relative(&self.files[from]);
+            for w in paths {
+                let (through, item) = self.written_module(&w.abs);
+                let path = format!("crate::{}", w.abs.join("::"));
+                let Some(item) = item else {
+                    continue; // a module itself
+                };
+                let home = self.target(&w.abs, 0).unwrap_or_default();
+                let defined = self
+                    .defined
+                    .get(&through)
+                    .is_some_and(|d| d.contains(&item));
+                if through.is_empty() {
+                    problems.push(format!(
+                        "{file}:{} imports {path} through the crate root; its home is `{}`",
+                        w.line,
+                        home.join("::")
+                    ));
+                } else if !defined && !(within(&home, &through) && !within(from, &through)) {
+                    problems.push(format!(
+                        "{file}:{} imports {path} through `{}`, which relays it; its home is `{}`",
+                        w.line,
+                        through.join("::"),
+                        home.join("::")
+                    ));
+                }
+                if w.reexport == Some(false) && !within(&home, from) {
+                    problems.push(format!(
+                        "{file}:{} re-exports {path} for the crate (a relay): import it from `{}` where it is used",
+                        w.line,
+                        home.join("::")
+                    ));
+                }
+            }
+        }
+        problems.sort();
+        problems.dedup();
+        problems
+    }
+
+    /// Imports that reach up `layers` (bottom first; each a list of top-level modules), as
+    /// written, and top-level modules in no layer.
+    fn upward_imports(&self, crate_name: &str, layers: &[(&str, &[&str])]) -> Vec<String> {
+        let layer_of = |m: &Module| -> Option<usize> {
+            let top = m.first()?;
+            layers
+                .iter()
+                .position(|(_, mods)| mods.contains(&top.as_str()))
+        };
+        let mut problems = Vec::new();
+        for m in self.files.keys() {
+            if let (Some(top), None) = (m.first(), layer_of(m)) {
+                problems.push(format!("{crate_name}: module `{top}` is in no layer"));
+            }
+        }
+        for (from, targets) in self.written_edges() {
+            let Some(a) = layer_of(&from) else { continue };
+            for (to, (line, path)) in targets {
+                if let Some(b) = layer_of(&to) {
+                    if b > a {
+                        problems.push(format!(
+                            "{}:{line} ({}, layer {}) uses {path} ({}, layer {})",
+                            self.relative(&self.files[&from]),
+                            from.join("::"),
+                            layers[a].0,
+                            to.join("::"),
+                            layers[b].0
+                        ));
+                    }
+                }
+            }
+        }
+        problems.sort();
+        problems.dedup();
+        problems
+    }
+
+    /// Cycles of the as-written edges between files, and between top-level folders (each
+    /// folder or root file one node; edges inside a folder left out).
+    fn written_cycles(&self) -> Vec<String> {
+        let edges = self.written_edges();
+        let nodes: Vec<Module> = self.files.keys().cloned().collect();
+        let mut out = Vec::new();
+        for c in strongly_connected(&nodes, &edges) {
+            if c.len() > 1 {
+                let names: Vec<String> = c.iter().map(|m| m.join("::")).collect();
+                out.push(format!("file cycle: {}", names.join(", ")));
+            }
+        }
+        let top = |m: &Module| -> Module { m.iter().take(1).cloned().collect() };
+        let mut folder_edges: Edges = BTreeMap::new();
+        for (from, targets) in &edges {
+            for (to, site) in targets {
+                let (a, b) = (top(from), top(to));
+                if a != b && !a.is_empty() && !b.is_empty() {
+                    folder_edges
+                        .entry(a)
+                        .or_default()
+                        .entry(b)
+                        .or_insert_with(|| site.clone());
+                }
+            }
+        }
+        let folders: Vec<Module> = nodes
+            .iter()
+            .map(top)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for c in strongly_connected(&folders, &folder_edges) {
+            if c.len() > 1 {
+                let names: Vec<String> = c.iter().map(|m| m.join("::")).collect();
+                out.push(format!("folder cycle: {}", names.join(", ")));
+            }
+        }
+        out
     }
 
     /// One shortest cycle through every strongly connected component with more than one module.
@@ -786,6 +1007,7 @@ fn parse_file(text: &str) -> Parsed {
                 continue;
             }
             Tok::Ident(w) if w == "use" => {
+                let reexport = reexport_before(&toks, i);
                 let mut j = i + 1;
                 let mut leaves = Vec::new();
                 if matches!(toks.get(j), Some((Tok::Colons, _))) {
@@ -797,8 +1019,15 @@ fn parse_file(text: &str) -> Parsed {
                     j = use_tree(&toks, j, &mut Vec::new(), &mut leaves);
                 }
                 for leaf in leaves {
-                    p.paths
-                        .push((here(&inline), RawPath { line, ..leaf }, true));
+                    p.paths.push((
+                        here(&inline),
+                        RawPath {
+                            line,
+                            reexport,
+                            ..leaf
+                        },
+                        true,
+                    ));
                 }
                 i = j;
                 continue;
@@ -820,6 +1049,7 @@ fn parse_file(text: &str) -> Parsed {
                             glob: false,
                             alias: None,
                             line,
+                            reexport: None,
                         },
                         false,
                     ));
@@ -832,6 +1062,22 @@ fn parse_file(text: &str) -> Parsed {
         i += 1;
     }
     p
+}
+
+/// The visibility of the `use` at `toks[i]`: `Some(true)` after `pub`, `Some(false)` after
+/// `pub(…)`, `None` for a private `use`.
+fn reexport_before(toks: &[(Tok, usize)], i: usize) -> Option<bool> {
+    let is = |k: usize, w: &str| matches!(toks.get(k), Some((Tok::Ident(v), _)) if v == w);
+    if i >= 1 && is(i - 1, "pub") {
+        return Some(true);
+    }
+    if i >= 1 && toks[i - 1].0 == Tok::Punct(')') {
+        let open = (0..i - 1).rev().find(|&k| toks[k].0 == Tok::Punct('('))?;
+        if open >= 1 && is(open - 1, "pub") {
+            return Some(false);
+        }
+    }
+    None
 }
 
 /// Parses a use tree at `toks[i]` with `prefix`; pushes its leaves; returns the index after it
@@ -862,6 +1108,7 @@ fn use_tree(
                         glob: false,
                         alias: None,
                         line: 0,
+                        reexport: None,
                     });
                     prefix.truncate(base);
                 }
@@ -873,6 +1120,7 @@ fn use_tree(
                     glob: true,
                     alias: None,
                     line: 0,
+                    reexport: None,
                 });
                 prefix.truncate(base);
                 i += 1;
@@ -926,4 +1174,101 @@ fn finds_cycles_through_reexports_only_in_code() {
     let report = cyclic.describe(&cycles[0]);
     assert!(report.contains("cycle: a -> b -> a"), "{report}");
     assert!(report.contains("b.rs:1 uses crate::A"), "{report}");
+}
+
+/// Lines a function of plumb-raster may span (STYLE: a function says one thing).
+const MAX_FUNCTION_LINES: usize = 100;
+
+/// Every function of plumb-raster's `src/` spans at most [`MAX_FUNCTION_LINES`] lines, counted
+/// from the line of its `fn` to the line of its closing brace (doc comments and attributes
+/// not counted; comments and blank lines inside counted; a function inside another counts
+/// in both). Unit tests (`mod tests`) are left out.
+#[test]
+fn raster_functions_are_short() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("raster/src");
+    let mut long = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (name, line, lines) in function_spans(&strip(&text)) {
+                    if lines > MAX_FUNCTION_LINES {
+                        let file = path.strip_prefix(&src).unwrap().display();
+                        long.push(format!("raster/src/{file}:{line} fn {name}: {lines} lines"));
+                    }
+                }
+            }
+        }
+    }
+    long.sort();
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines:\n{}",
+        long.join("\n")
+    );
+}
+
+/// `(name, first line, lines)` of every function with a body in `text` (comments and strings
+/// blanked), outside `mod tests { … }`.
+fn function_spans(text: &str) -> Vec<(String, usize, usize)> {
+    let toks = tokenize(text);
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    // Brace depth at which a `mod tests` body closes, while inside one.
+    let mut in_tests: Option<usize> = None;
+    // Open functions: (name, line, depth of their body).
+    let mut open: Vec<(String, usize, usize)> = Vec::new();
+    // A `fn` seen whose body has not opened yet.
+    let mut pending: Option<(String, usize)> = None;
+    let mut i = 0;
+    while i < toks.len() {
+        let (tok, line) = (&toks[i].0, toks[i].1);
+        match tok {
+            Tok::Ident(w) if w == "mod" => {
+                let is_tests = matches!(toks.get(i + 1), Some((Tok::Ident(n), _)) if n == "tests");
+                if is_tests && in_tests.is_none() {
+                    in_tests = Some(depth + 1);
+                }
+            }
+            Tok::Ident(w) if w == "fn" => {
+                if let Some((Tok::Ident(name), _)) = toks.get(i + 1) {
+                    pending = Some((name.clone(), line));
+                }
+            }
+            Tok::Punct(';') if pending.is_some() && depth_is_item_level(&open, depth) => {
+                pending = None; // a declaration without a body (trait method)
+            }
+            Tok::Punct('{') => {
+                depth += 1;
+                if let Some((name, l)) = pending.take() {
+                    open.push((name, l, depth));
+                }
+            }
+            Tok::Punct('}') => {
+                if open.last().is_some_and(|(_, _, d)| *d == depth) {
+                    let (name, l, _) = open.pop().unwrap();
+                    if in_tests.is_none() {
+                        out.push((name, l, line - l + 1));
+                    }
+                }
+                if in_tests == Some(depth) {
+                    in_tests = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether a `;` at `depth` ends an item (not a statement inside a function's signature
+/// types, which have no braces before the body anyway).
+fn depth_is_item_level(open: &[(String, usize, usize)], depth: usize) -> bool {
+    open.last().is_none_or(|(_, _, d)| depth >= *d)
 }

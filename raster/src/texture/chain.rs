@@ -6,7 +6,7 @@
 use super::image::MAX_TEXTURE_SIZE;
 use super::image::{self, MipLevel, TexelFormat};
 use super::mip;
-use crate::Error;
+use crate::base::error::Error;
 
 /// An RGBA8 texture with an optional mip chain. Immutable once built, `Send + Sync`; share it
 /// between draws with an `Arc`.
@@ -140,7 +140,7 @@ impl Texture {
     /// reads it (e.g. `Replace` on an RGB texture keeps the incoming alpha), so a trace can
     /// rebuild a texture from its RGBA8 levels and its recorded format.
     ///
-    /// [`ApplyMode::for_format`]: crate::combine::ApplyMode::for_format
+    /// [`ApplyMode::for_format`]: crate::shading::combine::ApplyMode::for_format
     #[must_use]
     pub fn with_format(mut self, format: TexelFormat) -> Texture {
         self.format = format;

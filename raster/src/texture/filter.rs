@@ -8,7 +8,7 @@ use glam::{Vec2, Vec4};
 use super::chain::Texture;
 use super::image::MipLevel;
 use super::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};
-use crate::math;
+use crate::base::math;
 
 /// Texel coordinates are clamped to ±2²² before taking their floor: past that an `f32` has at
 /// most one fractional bit left, so filtering there is meaningless anyway, and the clamp

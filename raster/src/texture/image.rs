@@ -6,7 +6,9 @@
 
 use glam::Vec4;
 
-use crate::Error;
+use crate::base::unorm::INV_255;
+
+use crate::base::error::Error;
 
 /// Largest allowed texture side, in texels.
 pub const MAX_TEXTURE_SIZE: u32 = 16384;
@@ -49,7 +51,7 @@ impl TexelFormat {
     }
 
     /// Whether the format carries its own alpha (`Rgba8`, `La8`). Formats without one are
-    /// stored with alpha 1; see [`ApplyMode::for_format`](crate::combine::ApplyMode::for_format)
+    /// stored with alpha 1; see [`ApplyMode::for_format`](crate::shading::combine::ApplyMode::for_format)
     /// for the one place where GL treats them differently.
     #[inline]
     pub const fn has_alpha(self) -> bool {
@@ -87,11 +89,6 @@ impl TexelFormat {
         }
     }
 }
-
-/// `1/255` as the nearest `f32`. A stored byte `c` reads as `c × INV_255` (within one ulp of
-/// `c / 255`), which converts back to exactly `c` through the framebuffer rule
-/// `floor(x·255 + 0.5)`.
-pub(crate) const INV_255: f32 = 1.0 / 255.0;
 
 /// Checks a texture side pair against `1..=MAX_TEXTURE_SIZE`.
 pub(crate) fn check_size(width: u32, height: u32) -> Result<(), Error> {

@@ -16,11 +16,9 @@ use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*};
 
 use super::chain::Texture;
 use super::filter::{nearest_mode, wrap, wrap_nb, COORD_LIMIT};
-use super::image::INV_255;
 use super::sampler::{MagFilter, MinFilter, Sampler, Wrap};
-
-/// Lanes per kernel step.
-pub(crate) const LANES: usize = 8;
+use crate::base::unorm::INV_255;
+use crate::base::vec_lanes::{max_or, min_or, LANES};
 
 /// How a sampler filters within and between levels, for [`sample_batch`] and (anisotropic
 /// samplers: each probe) [`sample_grad_batch`].
@@ -182,7 +180,7 @@ fn batch<S: Simd>(
         let v = f32x8::from_slice(simd, &input.v[k..k + LANES]);
         // Inlined at the SIMD levels (one call per eight pixels cost the trilinear fill 2 %
         // of its instructions); the portable copy calls (inlined, it cost LLVM 15 s).
-        let c = if crate::simd::is_portable(simd) {
+        let c = if crate::base::simd::is_portable(simd) {
             sample8_outlined(simd, f, tex, u, v, lambda)
         } else {
             sample8(simd, f, tex, u, v, lambda)
@@ -346,18 +344,6 @@ fn sample8_outlined<S: Simd>(
     )
 }
 
-/// `x > y ? x : y` per lane, NaN in `x` giving `y` — `f32::max(x, y)` for a non-NaN `y`.
-#[inline(always)]
-fn max_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
-    x.simd_gt(y).select(x, y)
-}
-
-/// `x < y ? x : y` per lane — `f32::min(x, y)` for a non-NaN `y`.
-#[inline(always)]
-fn min_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
-    x.simd_lt(y).select(x, y)
-}
-
 /// [`Sampler::adjust_lod`] per lane (bias, then `max(min_lod)`, then `min(max_lod)`; NaN
 /// becomes `min_lod`). The sampler's limits are finite (checked with the pipeline state).
 #[inline(always)]
@@ -367,7 +353,7 @@ fn adjust_lod<S: Simd>(simd: S, s: &Sampler, lambda: f32x8<S>) -> f32x8<S> {
     min_or(l, simd.splat_f32x8(s.max_lod))
 }
 
-/// [`crate::math::log2_lod`] per lane: the same series on the same reduction for positive
+/// [`crate::base::math::log2_lod`] per lane: the same series on the same reduction for positive
 /// normal inputs; other lanes (zero, subnormal, negative, ∞, NaN) are recomputed by the
 /// scalar function, which hands them to `libm`.
 #[inline(always)]
@@ -393,7 +379,7 @@ fn log2_lod<S: Simd>(simd: S, x: f32x8<S>) -> f32x8<S> {
         let ok = lanes(simd, normal);
         for i in 0..LANES {
             if !ok[i] {
-                r[i] = crate::math::log2_lod(xs[i]);
+                r[i] = crate::base::math::log2_lod(xs[i]);
             }
         }
     }
@@ -424,17 +410,17 @@ impl Texture {
     /// use this to hold each level to one expectation.
     ///
     /// # Errors
-    /// [`crate::Error::BufferLength`] if the slices differ in length; [`crate::Error::Simd`] if
+    /// [`crate::base::error::Error::BufferLength`] if the slices differ in length; [`crate::base::error::Error::Simd`] if
     /// this CPU lacks `level`.
     pub fn sample_lod_batch(
         &self,
-        level: crate::simd::SimdLevel,
+        level: crate::base::simd::SimdLevel,
         s: &Sampler,
         uv: &[glam::Vec2],
         lambda_base: &[f32],
-    ) -> Result<Vec<glam::Vec4>, crate::Error> {
+    ) -> Result<Vec<glam::Vec4>, crate::base::error::Error> {
         if uv.len() != lambda_base.len() {
-            return Err(crate::Error::BufferLength {
+            return Err(crate::base::error::Error::BufferLength {
                 what: "lambda_base",
                 expected: uv.len(),
                 actual: lambda_base.len(),
@@ -455,7 +441,7 @@ impl Texture {
         let [r, g, b, a] = &mut out[..] else {
             return Ok(Vec::new());
         };
-        crate::simd::dispatch!(lv, simd => adjust_batch(simd, s, &mut lambda));
+        crate::base::simd::dispatch!(lv, simd => adjust_batch(simd, s, &mut lambda));
         // `sample_lod` has no derivatives, so no anisotropy: the sampler's filter alone.
         let f = LaneFilter::new(s);
         let input = LaneInput {
@@ -463,7 +449,7 @@ impl Texture {
             v: &v,
             lambda: &lambda,
         };
-        crate::simd::dispatch!(lv, simd => sample_batch(simd, self, f, input, [r, g, b, a]));
+        crate::base::simd::dispatch!(lv, simd => sample_batch(simd, self, f, input, [r, g, b, a]));
         Ok((0..uv.len())
             .map(|i| glam::Vec4::new(out[0][i], out[1][i], out[2][i], out[3][i]))
             .collect())
@@ -609,7 +595,7 @@ fn wrap8<S: Simd>(simd: S, w: u8, i: i32x8<S>, n: u32) -> i32x8<S> {
 fn bilinear_level<S: Simd>(
     simd: S,
     wr: (u8, u8),
-    level: &super::MipLevel,
+    level: &super::image::MipLevel,
     u: f32x8<S>,
     v: f32x8<S>,
 ) -> [f32x8<S>; 4] {
@@ -890,7 +876,7 @@ fn pick<S: Simd>(
 
 /// One tap: the texel's bytes and −1, or 0 and 0 for the border.
 #[inline(always)]
-fn tap(level: &super::MipLevel, x: Option<u32>, y: Option<u32>) -> (i32, i32) {
+fn tap(level: &super::image::MipLevel, x: Option<u32>, y: Option<u32>) -> (i32, i32) {
     match (x, y) {
         (Some(x), Some(y)) => (
             i32::from_le_bytes(level.texels()[y as usize * level.width() as usize + x as usize]),
@@ -1023,7 +1009,7 @@ pub(crate) mod tests {
     use glam::Vec2;
 
     use super::*;
-    use crate::simd::SimdLevel;
+    use crate::base::simd::SimdLevel;
 
     fn textures() -> Vec<Texture> {
         let mut seed = 0x1234_5678u32;
@@ -1050,7 +1036,7 @@ pub(crate) mod tests {
             Texture::from_rgba8(16, 16, px(16 * 16 * 4))
                 .unwrap()
                 .with_generated_mips()
-                .with_format(crate::texture::TexelFormat::Rgb8),
+                .with_format(crate::texture::image::TexelFormat::Rgb8),
         ]
     }
 
@@ -1116,7 +1102,7 @@ pub(crate) mod tests {
             } else {
                 // λ spread over −4..12 by ρ² = 2^(2λ).
                 let l = (next() >> 8) as f32 / (1 << 24) as f32 * 16.0 - 4.0;
-                crate::math::exp2(2.0 * l)
+                crate::base::math::exp2(2.0 * l)
             };
             u.push(uu);
             v.push(vv);
@@ -1192,10 +1178,10 @@ pub(crate) mod tests {
         };
         (0..n)
             .map(|i| {
-                let len = crate::math::exp2(next() * 12.0 - 9.0);
+                let len = crate::base::math::exp2(next() * 12.0 - 9.0);
                 let ratio = 1.0 + next() * 39.0;
                 let angle = next() * std::f32::consts::TAU;
-                let (sin, cos) = (crate::math::sin(angle), crate::math::cos(angle));
+                let (sin, cos) = (crate::base::math::sin(angle), crate::base::math::cos(angle));
                 let mut d = [len * cos, len * sin, -len * sin / ratio, len * cos / ratio];
                 if i % 11 == 0 {
                     d[(i / 11) % 4] = special[(i / 44) % special.len()];
@@ -1247,7 +1233,7 @@ pub(crate) mod tests {
                         d: [&rows[0], &rows[1], &rows[2], &rows[3]],
                     };
                     let f = LaneFilter::new(&s);
-                    crate::simd::dispatch!(level.to_level().unwrap(), simd => sample_grad_batch(
+                    crate::base::simd::dispatch!(level.to_level().unwrap(), simd => sample_grad_batch(
                         simd, &tex, &s, f, input, [o0, o1, o2, o3]));
                     for i in 0..n {
                         let got = [0, 1, 2, 3].map(|c| out[c][i].to_bits());
@@ -1290,7 +1276,7 @@ pub(crate) mod tests {
                 let f = LaneFilter::new(&s);
                 let expected: Vec<[u32; 4]> = (0..n)
                     .map(|i| {
-                        let l = s.adjust_lod(0.5 * crate::math::log2_lod(r[i]));
+                        let l = s.adjust_lod(0.5 * crate::base::math::log2_lod(r[i]));
                         let c = tex.sample_adjusted(&s, Vec2::new(u[i], v[i]), l);
                         c.to_array().map(f32::to_bits)
                     })
@@ -1302,13 +1288,13 @@ pub(crate) mod tests {
                     };
                     let mut lambda = r.clone();
                     let lv = level.to_level().unwrap();
-                    crate::simd::dispatch!(lv, simd => lod_batch(simd, &s, &mut lambda));
+                    crate::base::simd::dispatch!(lv, simd => lod_batch(simd, &s, &mut lambda));
                     let input = LaneInput {
                         u: &u,
                         v: &v,
                         lambda: &lambda,
                     };
-                    crate::simd::dispatch!(lv, simd => sample_batch(
+                    crate::base::simd::dispatch!(lv, simd => sample_batch(
                         simd, &tex, f, input, [o0, o1, o2, o3]));
                     for i in 0..n {
                         let got = [0, 1, 2, 3].map(|c| out[c][i].to_bits());

@@ -2,7 +2,7 @@
 
 use glam::{Vec2, Vec4};
 
-use crate::math;
+use crate::base::math;
 
 /// Filter used when the texture is magnified (λ ≤ c, [`Sampler::switch_point`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -262,7 +262,7 @@ impl Sampler {
 /// ```
 ///
 /// This is GL's reference ρ (the upper end of the conformance bracket), computed from squared
-/// lengths so it needs one logarithm ([`crate::math::log2_lod`]) and no square root. Zero derivatives give `−∞`
+/// lengths so it needs one logarithm ([`crate::base::math::log2_lod`]) and no square root. Zero derivatives give `−∞`
 /// (magnification).
 ///
 /// ```

@@ -154,9 +154,9 @@ pub(crate) mod tests {
     pub(crate) const TESTS: &[(&str, fn())] =
         &[("taps_rebuild_the_filter", taps_rebuild_the_filter)];
 
+    use super::super::sampler::Wrap;
     use super::*;
-    use crate::rng::XorShift64;
-    use crate::texture::Wrap;
+    use crate::base::rng::XorShift64;
 
     /// The weighted sum of the taps equals the filter's colour (to rounding: the filter
     /// lerps), the weights sum to 1, and every tap is a texel of its level or the border.

@@ -7,7 +7,7 @@
 //!
 //! **The x/y planes depend on the primitive** (GL 1.4 §2.11, "the view volume"):
 //! - *filled polygons* ([`ClipPlanes::new`]) are clipped only to a guard band (so snapped
-//!   window coordinates stay inside [`crate::fixed::GUARD_BAND_PX`]); the rest of the view
+//!   window coordinates stay inside [`crate::base::fixed::GUARD_BAND_PX`]); the rest of the view
 //!   volume is cut in window space, where it is the viewport rectangle: setup clamps every
 //!   triangle's pixel box to target ∩ scissor ∩ viewport. For a filled polygon that is exactly
 //!   GL's clip to `−w ≤ x, y ≤ w`, and much cheaper.
@@ -25,7 +25,7 @@
 
 use glam::Vec4;
 
-use crate::fixed::GUARD_BAND_PX;
+use crate::base::fixed::GUARD_BAND_PX;
 use crate::state::{Viewport, MAX_CLIP_PLANES};
 use crate::vertex::ClipVertex;
 
@@ -111,7 +111,7 @@ impl ClipPlanes {
             | u32::from(p.y - y_lo * p.w < 0.0) << 4
             | u32::from(y_hi * p.w - p.y < 0.0) << 5;
         for (i, pl) in self.planes().iter().enumerate().skip(6) {
-            if crate::math::dot4(*pl, p) < 0.0 {
+            if crate::base::math::dot4(*pl, p) < 0.0 {
                 code |= 1 << i;
             }
         }
@@ -159,8 +159,8 @@ pub fn clip_triangle(tri: [&ClipVertex; 3], planes: &ClipPlanes, mask: u32, n: u
             let j = if i + 1 == a.len { 0 } else { i + 1 };
             let (vi, vj) = (&a.v[i], &a.v[j]);
             let (di, dj) = (
-                crate::math::dot4(*plane, vi.pos),
-                crate::math::dot4(*plane, vj.pos),
+                crate::base::math::dot4(*plane, vi.pos),
+                crate::base::math::dot4(*plane, vj.pos),
             );
             let (in_i, in_j) = (di >= 0.0, dj >= 0.0);
             if in_i {
@@ -205,8 +205,8 @@ pub fn clip_line(
             continue;
         }
         let (da, db) = (
-            crate::math::dot4(*plane, a.pos),
-            crate::math::dot4(*plane, b.pos),
+            crate::base::math::dot4(*plane, a.pos),
+            crate::base::math::dot4(*plane, b.pos),
         );
         match (da >= 0.0, db >= 0.0) {
             (true, true) => {}
@@ -262,7 +262,7 @@ pub(crate) mod tests {
         let by_dot = |p: Vec4| {
             let mut code = 0;
             for (i, pl) in planes.planes().iter().enumerate() {
-                code |= u32::from(crate::math::dot4(*pl, p) < 0.0) << i;
+                code |= u32::from(crate::base::math::dot4(*pl, p) < 0.0) << i;
             }
             code
         };

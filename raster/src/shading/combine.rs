@@ -31,11 +31,11 @@
 use fearless_simd::{f32x8, prelude::*};
 use glam::{Vec3, Vec4};
 
-use crate::math::saturate;
-use crate::texture::TexelFormat;
+use crate::base::math::saturate;
 #[cfg(feature = "internal-tests")]
-use crate::vec_lanes::LANES;
-use crate::vec_lanes::{self as vl, V3, V4};
+use crate::base::vec_lanes::LANES;
+use crate::base::vec_lanes::{self as vl, V3, V4};
+use crate::texture::TexelFormat;
 
 /// The function of one combiner (RGB or alpha), on arguments `V0, V1, V2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -448,7 +448,7 @@ pub(crate) mod tests {
         &[("combine_lanes_match_apply", combine_lanes_match_apply)];
 
     use super::*;
-    use crate::simd::SimdLevel;
+    use crate::base::simd::SimdLevel;
 
     const OPS: [Operand; 4] = [
         Operand::Color,
@@ -506,7 +506,7 @@ pub(crate) mod tests {
                     apply(&ApplyMode::Combine(c), prev, tex, prim, cst)
                 });
                 for level in SimdLevel::available() {
-                    let got: [[f32; LANES]; 4] = crate::simd::dispatch!(level.to_level().unwrap(), simd => {
+                    let got: [[f32; LANES]; 4] = crate::base::simd::dispatch!(level.to_level().unwrap(), simd => {
                         let src = colors.map(|s| s.map(|ch| f32x8::from_slice(simd, &ch)));
                         combine_lanes(simd, &c, &src).map(|x| x.into())
                     });

@@ -51,15 +51,15 @@ use std::sync::{Arc, Mutex};
 
 use glam::Vec4;
 
+use crate::base::error::Error;
+use crate::context::{Context, ContextOptions, DrawStats};
+use crate::draw_target::DrawTarget;
 use crate::fixed_function::{FixedFunction, MeshInput, Transforms};
 use crate::state::{PipelineState, Rect};
 use crate::vertex::{Indices, Topology, VertexInput};
-use crate::{Context, ContextOptions, DrawStats, DrawTarget, Error};
 
-pub use self::history::*;
-pub(crate) use self::history::{Probe, ProbeTag, Variant};
-
-mod history;
+pub use crate::history::{words, Clear, Discard, Event, Fragment, PixelHistory, Stage, Value};
+use crate::history::{Probe, ProbeTag, Variant};
 
 /// A [`DrawTarget`] that renders like a [`Context`] and records the history of one pixel.
 pub struct Explainer {
@@ -281,7 +281,7 @@ impl Explainer {
         self.clears.push(Clear {
             command,
             rect,
-            color: color.map(|c| c.to_array().map(crate::fragment::to_unorm8)),
+            color: color.map(|c| c.to_array().map(crate::base::unorm::to_unorm8)),
             depth: depth.map(crate::target::clear_depth_value),
             stencil,
         });

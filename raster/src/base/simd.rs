@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 
 use fearless_simd::Level;
 
-use crate::Error;
+use crate::base::error::Error;
 
 /// An instruction-set level for the fragment kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -209,10 +209,10 @@ impl SimdLevel {
 /// instead of `op`: a smaller kernel that gives the same bits (see `FragmentPath::run`).
 macro_rules! dispatch {
     ($level:expr, $simd:ident => $op:expr) => {
-        $crate::simd::dispatch!(@arms $level, $simd => $op; $op; Sse2)
+        $crate::base::simd::dispatch!(@arms $level, $simd => $op; $op; Sse2)
     };
     ($level:expr, $simd:ident => $op:expr; portable => $portable:expr) => {
-        $crate::simd::dispatch!(@arms $level, $simd => $op; $portable; Sse2)
+        $crate::base::simd::dispatch!(@arms $level, $simd => $op; $portable; Sse2)
     };
     (@arms $level:expr, $simd:ident => $op:expr; $portable:expr; $($sse2:ident)?) => {{
         #[allow(unused_imports, reason = "Simd is used by the SIMD arms only on x86 and Arm")]
@@ -260,7 +260,7 @@ macro_rules! dispatch {
                     $op
                 },
             ),
-            _ => $crate::simd::run_fallback(
+            _ => $crate::base::simd::run_fallback(
                 #[inline(always)]
                 |$simd| $portable,
             ),
@@ -278,7 +278,7 @@ pub(crate) use dispatch;
 /// against 80.0). The match names no SSE2 arm, so no SSE2 copy of the shader is compiled.
 macro_rules! dispatch_shader {
     ($level:expr, $simd:ident => $op:expr) => {
-        $crate::simd::dispatch!(@arms $level, $simd => $op; $op;)
+        $crate::base::simd::dispatch!(@arms $level, $simd => $op; $op;)
     };
 }
 pub(crate) use dispatch_shader;

@@ -1,4 +1,4 @@
-//! Eight vectors at a time: the glam and [`crate::math`] operations the vertex stage and
+//! Eight vectors at a time: the glam and [`crate::base::math`] operations the vertex stage and
 //! the lighting equation use, on structure-of-arrays lanes (`[f32x8; 3]` is eight 3-vectors).
 //!
 //! Every function computes, in every lane, exactly the scalar expression it names — the same
@@ -15,6 +15,18 @@ use glam::{Mat3, Mat4, Vec3, Vec4};
 
 /// Lanes per step.
 pub(crate) const LANES: usize = 8;
+
+/// `x > y ? x : y` per lane: `f32::max(x, y)` for a non-NaN `y` (NaN in `x` gives `y`).
+#[inline(always)]
+pub(crate) fn max_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
+    x.simd_gt(y).select(x, y)
+}
+
+/// `x < y ? x : y` per lane: `f32::min(x, y)` for a non-NaN `y`.
+#[inline(always)]
+pub(crate) fn min_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
+    x.simd_lt(y).select(x, y)
+}
 
 /// Eight 3-vectors: x, y and z lanes.
 pub(crate) type V3<S> = [f32x8<S>; 3];
@@ -108,7 +120,7 @@ pub(crate) fn normalize_or_zero3<S: Simd>(simd: S, v: V3<S>) -> V3<S> {
     ]
 }
 
-/// [`math::saturate`](crate::math::saturate) per lane: `x > 0 ? (x < 1 ? x : 1) : 0` (NaN → 0).
+/// [`math::saturate`](crate::base::math::saturate) per lane: `x > 0 ? (x < 1 ? x : 1) : 0` (NaN → 0).
 #[inline(always)]
 pub(crate) fn sat<S: Simd>(simd: S, x: f32x8<S>) -> f32x8<S> {
     let zero = simd.splat_f32x8(0.0);
@@ -179,7 +191,7 @@ pub(crate) fn mat4_transform_point3<S: Simd>(simd: S, m: &Mat4, p: V3<S>) -> V3<
     ]
 }
 
-/// [`crate::math::dot4`] of a constant plane with eight points:
+/// [`crate::base::math::dot4`] of a constant plane with eight points:
 /// `(a.x·b.x + a.z·b.z) + (a.y·b.y + a.w·b.w)`.
 #[inline(always)]
 pub(crate) fn dot4_plane<S: Simd>(simd: S, a: Vec4, b: V4<S>) -> f32x8<S> {
@@ -188,7 +200,7 @@ pub(crate) fn dot4_plane<S: Simd>(simd: S, a: Vec4, b: V4<S>) -> f32x8<S> {
 }
 
 /// `f(x)` for each lane of `x`, by the scalar function (the transcendental functions of
-/// [`crate::math`], `clamp` with its NaN rule).
+/// [`crate::base::math`], `clamp` with its NaN rule).
 #[inline(always)]
 pub(crate) fn per_lane<S: Simd>(simd: S, x: f32x8<S>, f: impl Fn(f32) -> f32) -> f32x8<S> {
     let a: [f32; LANES] = x.into();

@@ -7,8 +7,8 @@
 use fearless_simd::Level;
 use glam::Vec4;
 
-use crate::explain::Stage;
-use crate::setup::TriSetup;
+use crate::geometry::setup::TriSetup;
+use crate::history::Stage;
 use crate::target::TILE_SIZE;
 use crate::vertex::MAX_VARYINGS;
 

@@ -23,7 +23,7 @@
 //!   [`TexelFormat::convert_border`]): an `L8` border is `(r, r, r, 1)`, an `Rgb8` one is
 //!   opaque.
 //! - **Limits.** Each side `1..=`[`MAX_TEXTURE_SIZE`], any size (non-power-of-two included).
-//! - **Determinism.** Only IEEE `f32` arithmetic and [`crate::math::log2_lod`]; no allocation
+//! - **Determinism.** Only IEEE `f32` arithmetic and [`crate::base::math::log2_lod`]; no allocation
 //!   while sampling.
 //!
 //! ```

@@ -27,15 +27,15 @@ use std::sync::Arc;
 use fearless_simd::{Level, Simd};
 use glam::Vec4;
 
-use crate::explain::ProbeTag;
-pub(crate) use crate::fragment_lanes::to_unorm8;
-use crate::fragment_lanes::{self as fl, Finish, LANES};
-use crate::fragment_probe::Rec;
-use crate::setup::TriSetup;
+use crate::base::vec_lanes::LANES;
+use crate::fragment::lanes::{self as fl, Finish};
+use crate::fragment::probe::{Rec, Recorder, Unprobed};
+use crate::geometry::setup::TriSetup;
+use crate::history::ProbeTag;
 use crate::state::{BlendEquation, BlendFactor, BlendState, CompareFunc, PipelineState};
 use crate::target::TileMut;
 
-pub(crate) use crate::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
+use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
 
 /// The colour is the interpolated vertex colour (varyings 0..4).
 pub(crate) struct VertexColorShader;
@@ -213,14 +213,10 @@ impl FragmentPath {
 
     /// Runs the whole fragment pipeline on the span `[x, x + len)` of row `y`, whose pixels
     /// start at index `off` of the tile. Returns the number of fragments written.
-    #[allow(clippy::too_many_arguments, reason = "one span's complete context")]
     pub fn run_span(
         &self,
-        tri: &TriSetup,
-        planes: &[f32],
-        x: i32,
-        y: i32,
-        len: usize,
+        (tri, planes): (&TriSetup, &[f32]),
+        (x, y, len): (i32, i32, usize),
         tile: &mut TileMut<'_>,
         off: usize,
         s: &mut Scratch,
@@ -235,7 +231,17 @@ impl FragmentPath {
             stencil: &mut tile.stencil[range.clone()],
             color: &mut tile.color[range],
         };
-        self.run::<true>(tri, planes, (len, len), (bx, dy), dst, s)
+        self.run::<true>(
+            Batch {
+                tri,
+                planes,
+                live: len,
+                len,
+                row: (bx, dy),
+            },
+            dst,
+            s,
+        )
     }
 
     /// Runs the pipeline on `len` pixels of one triangle whose offsets are already in
@@ -252,23 +258,25 @@ impl FragmentPath {
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
-        self.run::<false>(tri, planes, (live, len), (0.0, 0.0), dst, s)
+        self.run::<false>(
+            Batch {
+                tri,
+                planes,
+                live,
+                len,
+                row: (0.0, 0.0),
+            },
+            dst,
+            s,
+        )
     }
 
     /// The pipeline, dispatched once for the batch.
-    fn run<const ROW: bool>(
-        &self,
-        tri: &TriSetup,
-        planes: &[f32],
-        (live, len): (usize, usize),
-        row: (f32, f32),
-        dst: Dst<'_>,
-        s: &mut Scratch,
-    ) -> u64 {
-        crate::simd::dispatch!(
+    fn run<const ROW: bool>(&self, b: Batch<'_>, dst: Dst<'_>, s: &mut Scratch) -> u64 {
+        crate::base::simd::dispatch!(
             self.level,
-            simd => self.run_at::<_, ROW>(simd, tri, planes, (live, len), row, dst, s);
-            portable => self.run_portable::<ROW>(simd, tri, planes, (live, len), row, dst, s)
+            simd => self.run_at::<_, ROW>(simd, b, dst, s);
+            portable => self.run_portable::<ROW>(simd, b, dst, s)
         )
     }
 
@@ -279,52 +287,65 @@ impl FragmentPath {
     /// fallback of machines without SIMD and a cross-check of the others, not a fast path;
     /// its copies of the row form and the fused kernels cost LLVM 27 s of the crate's
     /// 115 s of function passes (`-Z llvm-time-trace`, `ci` profile).
-    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
     #[inline(always)]
     fn run_portable<const ROW: bool>(
         &self,
         simd: fearless_simd::Fallback,
-        tri: &TriSetup,
-        planes: &[f32],
-        (live, len): (usize, usize),
-        (bx, dy): (f32, f32),
+        b: Batch<'_>,
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
+        let Batch {
+            live,
+            len,
+            row: (bx, dy),
+            ..
+        } = b;
         if ROW {
             let np = len.next_multiple_of(LANES);
             fl::row_offsets(simd, bx, live, &mut s.dxp[..np], &mut s.mask[..np]);
             s.dyp[..np].fill(dy);
         }
-        self.run_staged::<_, false>(simd, tri, planes, (live, len), (0.0, 0.0), dst, s)
+        self.run_staged::<_, false>(
+            simd,
+            Batch {
+                row: (0.0, 0.0),
+                ..b
+            },
+            dst,
+            s,
+        )
     }
 
     /// A probed batch ([`crate::explain`]): the staged path at the context's level, in its
     /// block form (a row span's offsets written out first, as [`FragmentPath::run_portable`]
     /// does), writing down the probed pixel's stages. Only probed draws come here.
-    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
     #[inline(never)]
     #[cold]
     fn run_probed<const ROW: bool>(
         &self,
         probe: &(ProbeTag, PipelineState),
-        tri: &TriSetup,
-        planes: &[f32],
-        (live, len): (usize, usize),
-        (bx, dy): (f32, f32),
+        b: Batch<'_>,
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
-        crate::simd::dispatch!(self.level, simd => {
+        let Batch {
+            tri,
+            planes,
+            live,
+            len,
+            row: (bx, dy),
+        } = b;
+        crate::base::simd::dispatch!(self.level, simd => {
             if ROW {
                 let np = len.next_multiple_of(LANES);
                 fl::row_offsets(simd, bx, live, &mut s.dxp[..np], &mut s.mask[..np]);
                 s.dyp[..np].fill(dy);
             }
             let Some(mut rec) = Rec::new(probe, tri, planes, self.nvar, live, s) else {
-                return self.staged::<_, false>(simd, tri, planes, (live, len), (0.0, 0.0), dst, s, None);
+                return self.staged::<_, false, _>(simd, Batch { row: (0.0, 0.0), ..b }, dst, s, &mut Unprobed);
             };
-            let n = self.staged::<_, false>(simd, tri, planes, (live, len), (0.0, 0.0), dst, s, Some(&mut rec));
+            let n = self.staged::<_, false, _>(simd, Batch { row: (0.0, 0.0), ..b }, dst, s, &mut rec);
             rec.finish(&probe.0);
             n
         })
@@ -333,18 +354,21 @@ impl FragmentPath {
     /// The pipeline at one instruction set; `ROW` says the batch is one row span starting
     /// `row.0` right of and `row.1` below the reference vertex (its offsets are computed
     /// here; row sums are hoisted). Every stage runs on whole groups of [`LANES`].
-    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
     #[inline(always)]
     fn run_at<S: Simd, const ROW: bool>(
         &self,
         simd: S,
-        tri: &TriSetup,
-        planes: &[f32],
-        (live, len): (usize, usize),
-        (bx, dy): (f32, f32),
+        b: Batch<'_>,
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
+        let Batch {
+            tri,
+            planes,
+            live,
+            len,
+            row: (bx, dy),
+        } = b;
         let Dst {
             depth,
             stencil,
@@ -379,22 +403,18 @@ impl FragmentPath {
             stencil,
             color,
         };
-        self.run_staged::<S, ROW>(simd, tri, planes, (live, len), (bx, dy), dst, s)
+        self.run_staged::<S, ROW>(simd, b, dst, s)
     }
 
     /// The staged fragment path of [`FragmentPath::run_at`]: every stage over the batch in
     /// turn. Not inlined (one copy per level and `ROW`, entered through `vectorize` so it
     /// keeps the level's target features), which keeps each function LLVM optimises small:
     /// the portable fallback's copy of the whole path cost it over 20 s as one function.
-    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
     #[inline(never)]
     fn run_staged<S: Simd, const ROW: bool>(
         &self,
         simd: S,
-        tri: &TriSetup,
-        planes: &[f32],
-        lens: (usize, usize),
-        row: (f32, f32),
+        b: Batch<'_>,
         dst: Dst<'_>,
         s: &mut Scratch,
     ) -> u64 {
@@ -402,27 +422,32 @@ impl FragmentPath {
         // off to it: off the fused path, once per batch (measured: the same check at the
         // top of `run` cost 14 instructions per span of the fused kernels).
         if let Some(p) = &self.probe {
-            return self.run_probed::<ROW>(p, tri, planes, lens, row, dst, s);
+            return self.run_probed::<ROW>(p, b, dst, s);
         }
         simd.vectorize(
             #[inline(always)]
-            || self.staged::<S, ROW>(simd, tri, planes, lens, row, dst, s, None),
+            || self.staged::<S, ROW, _>(simd, b, dst, s, &mut Unprobed),
         )
     }
 
-    #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
+    /// The staged path: every stage over the batch in turn, each telling `rec` what it did
+    /// (nothing, for an unprobed batch: [`Unprobed`] compiles to no code).
     #[inline(always)]
-    fn staged<S: Simd, const ROW: bool>(
+    fn staged<S: Simd, const ROW: bool, R: Recorder>(
         &self,
         simd: S,
-        tri: &TriSetup,
-        planes: &[f32],
-        (live, len): (usize, usize),
-        (bx, dy): (f32, f32),
+        b: Batch<'_>,
         dst: Dst<'_>,
         s: &mut Scratch,
-        mut rec: Option<&mut Rec>,
+        rec: &mut R,
     ) -> u64 {
+        let Batch {
+            tri,
+            planes,
+            live,
+            len,
+            row: (bx, dy),
+        } = b;
         let Dst {
             depth,
             stencil,
@@ -440,53 +465,32 @@ impl FragmentPath {
                 fl::coverage(simd, live, &mut mask[..np]);
             }
             let fin = Finish::Depth(self.zmin, self.zmax);
-            fl::plane::<S, ROW>(
-                simd,
-                &planes[0..3],
-                (&dxp[..np], &dyp[..np]),
-                &mut z[..np],
-                fin,
-            );
+            let at = (&dxp[..np], &dyp[..np]);
+            fl::plane::<S, ROW>(simd, &planes[0..3], at, &mut z[..np], fin);
         }
-        if let Some(r) = rec.as_deref_mut() {
-            r.rasterized(s);
-        }
-
+        rec.rasterized(s);
         if self.early_z {
-            let before = rec.as_deref().map(|r| r.stored(depth, stencil));
+            rec.testing(depth, stencil);
             self.depth_stencil(simd, s, depth, stencil, np);
-            if let (Some(r), Some(b)) = (rec.as_deref_mut(), before) {
-                r.tested(s, b, depth, stencil);
-            }
+            rec.tested(s, depth, stencil);
             if !fl::any(simd, &s.mask[..np]) {
                 return 0;
             }
         }
         if self.interpolate {
             self.interpolate::<S, ROW>(simd, tri, planes, np, s);
-            if let Some(r) = rec.as_deref_mut() {
-                r.interpolated(s, usize::from(tri.flat_count), &self.skip);
-            }
+            rec.interpolated(s, usize::from(tri.flat_count), &self.skip);
         }
         if !self.passthrough {
             let span = SpanCtx { len, tri, planes };
-            match rec.as_deref_mut() {
-                None => self.shader.shade(self.level, &span, s),
-                Some(r) => {
-                    let mut lanes = r.take_stages();
-                    self.shader.shade_probed(self.level, &span, s, &mut lanes);
-                    r.put_stages(lanes);
-                }
-            }
+            rec.shade(&*self.shader, self.level, &span, s);
         } else {
             if self.blend.is_some() {
                 for c in 0..4 {
                     s.color[c][..np].copy_from_slice(&s.var[c][..np]);
                 }
             }
-            if let Some(r) = rec.as_deref_mut() {
-                r.vertex_color(s);
-            }
+            rec.vertex_color(s);
         }
         if let Some((f, r)) = self.alpha {
             let a = if self.passthrough {
@@ -495,32 +499,20 @@ impl FragmentPath {
                 &s.color[3]
             };
             alpha_test(simd, f, &mut s.mask[..np], &a[..np], r);
-            if let Some(rec) = rec.as_deref_mut() {
-                rec.alpha_tested(&a[..np], &s.mask[..np]);
-            }
+            rec.alpha_tested(&a[..np], &s.mask[..np]);
         }
         if !self.early_z {
-            let before = rec.as_deref().map(|r| r.stored(depth, stencil));
+            rec.testing(depth, stencil);
             self.depth_stencil(simd, s, depth, stencil, np);
-            if let (Some(r), Some(b)) = (rec.as_deref_mut(), before) {
-                r.tested(s, b, depth, stencil);
-            }
+            rec.tested(s, depth, stencil);
         }
-        let before = rec.as_deref().map(|r| r.stored_color(color));
-        match &self.blend {
-            None => self.write(simd, s, color, np),
-            Some(b) => {
-                let src = rec.as_deref().map(|r| r.source(s));
-                self.blend(b, s, color);
-                if let (Some(r), Some(src)) = (rec.as_deref_mut(), src) {
-                    r.blended(s, src);
-                }
-                self.write(simd, s, color, np);
-            }
+        rec.writing(s, color, self.blend.is_some());
+        if let Some(b) = &self.blend {
+            self.blend(b, s, color);
+            rec.blended(s);
         }
-        if let (Some(r), Some(b)) = (rec, before) {
-            r.written(s, b, color, self.passthrough && self.blend.is_none());
-        }
+        self.write(simd, s, color, np);
+        rec.written(s, color, self.passthrough && self.blend.is_none());
         fl::count(simd, &s.mask[..np])
     }
 
@@ -681,6 +673,19 @@ pub(crate) struct Dst<'a> {
     pub color: &'a mut [[u8; 4]],
 }
 
+/// One batch of the fragment path: pixels of one triangle, with its set-up and planes.
+#[derive(Clone, Copy)]
+pub(crate) struct Batch<'a> {
+    pub tri: &'a TriSetup,
+    pub planes: &'a [f32],
+    /// The real pixels: the first `live` of `len` (the rest pad the batch, masked off).
+    pub live: usize,
+    pub len: usize,
+    /// A row span's first pixel: `bx` right of and `dy` below the reference vertex (unused
+    /// for a block, whose offsets are in `Scratch::dxp` / `dyp`).
+    pub row: (f32, f32),
+}
+
 /// Fills the four factor channels for an (RGB factor, alpha factor) pair.
 #[inline(always)]
 fn factors(
@@ -737,7 +742,7 @@ pub(crate) mod tests {
     /// test fails the build as dead code).
     pub(crate) const TESTS: &[(&str, fn())] = &[("unorm8_conversion", unorm8_conversion)];
 
-    use super::*;
+    use crate::base::unorm::to_unorm8;
 
     fn unorm8_conversion() {
         assert_eq!(to_unorm8(0.0), 0);

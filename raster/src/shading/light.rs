@@ -55,9 +55,9 @@
 use fearless_simd::{f32x8, prelude::*};
 use glam::{Vec3, Vec4};
 
-use crate::math::{saturate, saturate3};
-use crate::vec_lanes::{self as vl, V3, V4};
-use crate::{math, Error};
+use crate::base::math::{saturate, saturate3};
+use crate::base::vec_lanes::{self as vl, V3, V4};
+use crate::base::{error::Error, math};
 
 /// Maximum number of lights (GL's minimum guarantee and WM3's `m_iMaxLights`).
 pub const MAX_LIGHTS: usize = 8;

@@ -9,7 +9,7 @@
 //! Depth (`z_w`) is interpolated linearly in screen space; every other attribute `a` is
 //! perspective-correct: `a/w` and `1/w` are interpolated and divided per pixel.
 
-use crate::fixed::{Fixed, SUBPIXEL_ONE};
+use crate::base::fixed::{Fixed, SUBPIXEL_ONE};
 use crate::state::{CullMode, FrontFace, PipelineState, PolygonMode, ShadeModel, Viewport};
 use crate::vertex::{ClipVertex, MAX_VARYINGS};
 
@@ -97,10 +97,10 @@ pub(crate) struct SetupCtx {
     pub viewport: Viewport,
     /// Pixel rectangle `[x0, x1) × [y0, y1)` a filled polygon may touch: target ∩ scissor ∩
     /// viewport. Cutting there is GL's x/y clip to the view volume (GL 1.4 §2.11), which
-    /// [`crate::clip`] leaves to setup for filled polygons.
+    /// [`crate::geometry::clip`] leaves to setup for filled polygons.
     pub clip_rect: [i32; 4],
     /// Pixel rectangle a point or line quad may touch: target ∩ scissor. Points and lines are
-    /// clipped to the view volume in clip space ([`crate::clip::ClipPlanes::view`]), so only
+    /// clipped to the view volume in clip space ([`crate::geometry::clip::ClipPlanes::view`]), so only
     /// the width of a wide point or line reaches past the viewport, as in GL.
     pub quad_rect: [i32; 4],
     pub cull: CullMode,
@@ -523,7 +523,7 @@ impl TriSink {
         flat: Flat<'_>,
     ) {
         let n = w.len();
-        let mut p = [(0i32, 0i32); crate::clip::MAX_POLY];
+        let mut p = [(0i32, 0i32); crate::geometry::clip::MAX_POLY];
         if !snap_all(w, &mut p) {
             self.stats.degenerate += 1;
             return;

@@ -11,11 +11,11 @@
 //! clamped to [0, 1], and the colour becomes `f·c + (1 − f)·fog` on RGB; alpha is left
 //! alone (GL; the book's formula also fogs alpha). `z` is the eye-space depth `|z_eye|`
 //! ([`FogDistance::EyeDepth`], GL's usual choice) or the radial distance `|pos_eye|`
-//! ([`FogDistance::Radial`], an option). `exp` goes through [`crate::math`].
+//! ([`FogDistance::Radial`], an option). `exp` goes through [`crate::base::math`].
 
 use glam::{Vec3, Vec4};
 
-use crate::math;
+use crate::base::math;
 
 /// The fog density function.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -17,8 +17,7 @@
 use fearless_simd::{f32x16, i32x16};
 use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
 
-/// Lanes per kernel step.
-pub(crate) const LANES: usize = 8;
+use crate::base::vec_lanes::{max_or, min_or, LANES};
 
 const IOTA: [f32; LANES] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
 const IOTA_I: [i32; LANES] = [0, 1, 2, 3, 4, 5, 6, 7];
@@ -32,18 +31,6 @@ pub(crate) fn load_mask<S: Simd>(simd: S, m: &[i32]) -> mask32x8<S> {
 #[inline(always)]
 pub(crate) fn store_mask<S: Simd>(simd: S, m: mask32x8<S>, out: &mut [i32]) {
     simd.to_vector_mask32x8(m).store_slice(&mut out[..LANES]);
-}
-
-/// `x > y ? x : y` per lane: `f32::max(x, y)` for a non-NaN `y` (NaN in `x` gives `y`).
-#[inline(always)]
-pub(crate) fn max_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
-    x.simd_gt(y).select(x, y)
-}
-
-/// `x < y ? x : y` per lane: `f32::min(x, y)` for a non-NaN `y`.
-#[inline(always)]
-pub(crate) fn min_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
-    x.simd_lt(y).select(x, y)
 }
 
 /// `dx[i] = bx + i` for a row span (exact: see `FragmentPath::run_span`), and
@@ -562,33 +549,6 @@ fn vertex_color_16<const ROW: bool, const F: u8>(
     )
 }
 
-/// The scalar definition the pack kernels ([`unorm8`], [`unorm8_fast`](w8::unorm8_fast))
-/// compute per lane: `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.
-#[inline(always)]
-pub(crate) fn to_unorm8(x: f32) -> u8 {
-    unorm8_u32(x) as u8
-}
-
-/// [`to_unorm8`] as a `u32`, in operations that vectorise (a float-to-int `as` cast does not,
-/// on baseline x86-64: it becomes one scalar conversion per lane).
-///
-/// A NaN fails `x > 0` and becomes 0. Then `y = x·255 + 0.5 ∈ [0.5,
-/// 255.5]`; adding 2²³ rounds it to an integer `r = round(y)` held in the mantissa bits, and
-/// `⌊y⌋ = r − [r > y]`. Every step is exact, so this equals `⌊y⌋` bit for bit.
-#[inline(always)]
-fn unorm8_u32(x: f32) -> u32 {
-    const MAGIC: f32 = 8_388_608.0; // 2²³
-                                    // Selects rather than `max`/`min` (whose NaN rules keep SSE2 from vectorising them).
-    let x = if x > 0.0 { x } else { 0.0 };
-    let x = if x < 1.0 { x } else { 1.0 };
-    let y = x * 255.0 + 0.5;
-    let z = y + MAGIC;
-    let r = z.to_bits() & 0x007F_FFFF;
-    // r ≥ 1 whenever r > y ≥ ½, so this never wraps; `wrapping_sub` only spares the overflow
-    // check, which would keep the loop from vectorising.
-    r.wrapping_sub(u32::from(z - MAGIC > y))
-}
-
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
     /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
@@ -596,7 +556,8 @@ pub(crate) mod tests {
     pub(crate) const TESTS: &[(&str, fn())] = &[("kernels_match_scalar", kernels_match_scalar)];
 
     use super::*;
-    use crate::simd::SimdLevel;
+    use crate::base::simd::SimdLevel;
+    use crate::base::unorm::to_unorm8;
 
     fn values() -> Vec<f32> {
         let mut v = vec![
@@ -656,10 +617,10 @@ pub(crate) mod tests {
         let e_unorm: Vec<u32> = (0..n)
             .map(|i| {
                 u32::from_le_bytes([
-                    super::to_unorm8(x[i]),
-                    super::to_unorm8(y[i]),
-                    super::to_unorm8(x[(i + 3) % n]),
-                    super::to_unorm8(y[(i + 5) % n]),
+                    to_unorm8(x[i]),
+                    to_unorm8(y[i]),
+                    to_unorm8(x[(i + 3) % n]),
+                    to_unorm8(y[(i + 5) % n]),
                 ])
             })
             .collect();
@@ -677,7 +638,7 @@ pub(crate) mod tests {
             let lv = level.to_level().unwrap();
             let mut out = [vec![0.0f32; n], vec![0.0f32; n], vec![0.0f32; n]];
             let [o0, o1, o2] = &mut out;
-            crate::simd::dispatch!(lv, simd => {
+            crate::base::simd::dispatch!(lv, simd => {
                 plane::<_, false>(simd, &a, (&dx, &dy), o0, Finish::Depth(zmin, zmax));
                 plane::<_, false>(simd, &a, (&dx, &dy), o1, Finish::Recip);
                 plane::<_, false>(simd, &a, (&dx, &dy), o2, Finish::Persp(&x));
@@ -691,14 +652,14 @@ pub(crate) mod tests {
                 assert_eq!(got, e_plane[i], "{level}: plane at {i}");
             }
             let mut row = vec![0.0f32; n];
-            crate::simd::dispatch!(lv, simd => plane::<_, true>(
+            crate::base::simd::dispatch!(lv, simd => plane::<_, true>(
                 simd, &[a[0], a[1], a[2]], (&dx, &dy), &mut row, Finish::Persp(&vec![1.0; n])));
             for i in 0..n {
                 assert_eq!(row[i].to_bits(), e_row[i].to_bits(), "{level}: row at {i}");
             }
             // Offsets and coverage.
             let (mut d, mut m) = (vec![0.0f32; 64], vec![0i32; 64]);
-            crate::simd::dispatch!(lv, simd => row_offsets(simd, 17.5 - 3.25, 37, &mut d, &mut m));
+            crate::base::simd::dispatch!(lv, simd => row_offsets(simd, 17.5 - 3.25, 37, &mut d, &mut m));
             for i in 0..64 {
                 assert_eq!(d[i], (17.5f32 - 3.25) + i as f32);
                 assert_eq!(m[i], if i < 37 { -1 } else { 0 });
@@ -710,7 +671,7 @@ pub(crate) mod tests {
                     let mut m = live.clone();
                     let mut d = y[..short].to_vec();
                     let np = n;
-                    crate::simd::dispatch!(lv, simd => {
+                    crate::base::simd::dispatch!(lv, simd => {
                         macro_rules! go {
                             ($($k:literal)*) => {
                                 match (f, write) {
@@ -729,7 +690,7 @@ pub(crate) mod tests {
                         assert_eq!(d[i].to_bits(), want.to_bits(), "{level}: depth {f} at {i}");
                     }
                     let mut m = live.clone();
-                    crate::simd::dispatch!(lv, simd => {
+                    crate::base::simd::dispatch!(lv, simd => {
                         match f {
                             0 => alpha::<_, 0>(simd, &mut m, &x, 0.5),
                             1 => alpha::<_, 1>(simd, &mut m, &x, 0.5),
@@ -749,7 +710,7 @@ pub(crate) mod tests {
             }
             // The fast pack conversion against the scalar one.
             let mut fast = vec![0u32; n];
-            crate::simd::dispatch!(lv, simd => {
+            crate::base::simd::dispatch!(lv, simd => {
                 for (k, o) in fast.chunks_exact_mut(LANES).enumerate() {
                     let v = f32x8::from_slice(simd, &x[k * LANES..(k + 1) * LANES]);
                     let u: [u32; LANES] = w8::unorm8_fast(simd, v).into();
@@ -759,11 +720,11 @@ pub(crate) mod tests {
                 }
             });
             for i in 0..n {
-                let want = u32::from(super::to_unorm8(x[i]));
+                let want = u32::from(to_unorm8(x[i]));
                 assert_eq!(fast[i], want, "{level}: unorm8 of {:e}", x[i]);
             }
             // Count and any.
-            let (c, any_live, none) = crate::simd::dispatch!(lv, simd => (
+            let (c, any_live, none) = crate::base::simd::dispatch!(lv, simd => (
                 count(simd, &live),
                 any(simd, &live),
                 any(simd, &vec![0; n]),
@@ -781,7 +742,7 @@ pub(crate) mod tests {
                 let mut dst = old.clone();
                 let mut m = live.clone();
                 let color = [&x[..], &y[..], &x3[..], &y5[..]];
-                crate::simd::dispatch!(lv, simd => if cm == u32::MAX {
+                crate::base::simd::dispatch!(lv, simd => if cm == u32::MAX {
                     write::<_, true>(simd, color, &mut m, cm, &mut dst)
                 } else {
                     write::<_, false>(simd, color, &mut m, cm, &mut dst)

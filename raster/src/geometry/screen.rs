@@ -6,12 +6,10 @@
 use fearless_simd::{Level, Simd};
 use glam::Vec4;
 
-use crate::clip::ClipPlanes;
-use crate::fixed::Fixed;
-use crate::setup::{GeometryStats, Oriented, SetupCtx, TriSink};
-
-/// Vertices per lane block of [`screen_vertices`].
-const LANES: usize = 8;
+use crate::base::fixed::Fixed;
+use crate::base::vec_lanes::LANES;
+use crate::geometry::clip::ClipPlanes;
+use crate::geometry::setup::{GeometryStats, Oriented, SetupCtx, TriSink};
 
 /// Which counter of [`GeometryStats`] a rejected primitive adds to.
 pub(crate) type Counter = fn(&mut GeometryStats) -> &mut u64;
@@ -92,7 +90,7 @@ pub(crate) fn screen_triangle(ctx: &SetupCtx, v: [ScreenVertex; 3]) -> Screen {
     let snapped = [a, b, c];
     let xs = [a.0, b.0, c.0];
     let ys = [a.1, b.1, c.1];
-    let a2 = crate::setup::area2(&xs, &ys);
+    let a2 = crate::geometry::setup::area2(&xs, &ys);
     if a2 == 0 {
         return Screen::Rejected(Some(|s| &mut s.degenerate));
     }
@@ -122,7 +120,7 @@ pub(crate) fn screen_vertices<P: Fn(usize) -> Vec4>(
     position: &P,
     out: &mut [ScreenVertex],
 ) {
-    crate::simd::dispatch!(level, simd => screen_vertices_at(simd, ctx, planes, first, position, out))
+    crate::base::simd::dispatch!(level, simd => screen_vertices_at(simd, ctx, planes, first, position, out))
 }
 
 #[inline(always)]
@@ -164,15 +162,15 @@ fn screen_vertices_at<S: Simd, P: Fn(usize) -> Vec4>(
             let q = 1.0 / w;
             let wx = vp.x + (x * q + 1.0) * hw;
             let wy = vp.y + (1.0 - y * q) * hh;
-            let (okx, fx) = crate::fixed::snap_parts(wx);
-            let (oky, fy) = crate::fixed::snap_parts(wy);
+            let (okx, fx) = crate::base::fixed::snap_parts(wx);
+            let (oky, fy) = crate::base::fixed::snap_parts(wy);
             snapped[i] = okx & oky;
             (sx[i], sy[i]) = (fx, fy);
         }
         for (k, pl) in user.iter().enumerate() {
             for i in 0..LANES {
                 let p = Vec4::new(px[i], py[i], pz[i], pw[i]);
-                code[i] |= u32::from(crate::math::dot4(*pl, p) < 0.0) << (6 + k);
+                code[i] |= u32::from(crate::base::math::dot4(*pl, p) < 0.0) << (6 + k);
             }
         }
         for (i, o) in block.iter_mut().enumerate() {
@@ -199,7 +197,7 @@ pub(crate) mod tests {
     )];
 
     use super::*;
-    use crate::simd::SimdLevel;
+    use crate::base::simd::SimdLevel;
     use crate::state::{PipelineState, Viewport};
 
     /// The lanes kernel equals the scalar definition at every level the machine has, on

@@ -1,238 +1,38 @@
-//! The fixed-function path: object-space meshes in, OpenGL 1.x / Wild Magic 3 pixels out.
-//!
-//! [`Context::draw_fixed`] runs, per draw:
-//! 1. **Vertex stage** (once per vertex, in parallel): `pos_eye = view_from_model · p`,
-//!    `clip = clip_from_view · pos_eye`, eye-space normal by the inverse-transpose (so normals
-//!    stay perpendicular and are renormalised under non-uniform scale); per-vertex (Gouraud)
-//!    lighting with [`PreparedLighting`], front and back colours when two-sided; texture
-//!    coordinates per unit from a UV set or texgen (object-linear, eye-linear, sphere map),
-//!    transformed by the unit's texture matrix into `(s, t, q)`; the fog factor (per vertex)
-//!    or the fog distance (per pixel).
-//! 2. The core rasteriser (clip, set-up, tiles).
-//! 3. **Fragment shader** (`FixedShader`): primary colour (interpolated, or lit per pixel
-//!    for Phong shading), then each texture unit in order — `(s/q, t/q)` with its exact
-//!    analytic screen-space derivatives for the LOD — through the unit's apply/combine mode,
-//!    then the separate specular colour, then fog `c = f·c + (1 − f)·fog`.
-//!
-//! Lights, texgen eye planes and the fog distance are all in **eye space**: the caller
-//! (e.g. the scene graph) transforms world-space lights by `view_from_world`.
+//! The fixed-function vertex stage: per-vertex transform, lighting, texgen and fog, one
+//! vertex at a time ([`VertexStage::run`]) or eight in lanes.
 
 use std::sync::Arc;
 
 use fearless_simd::{f32x8, prelude::*, Level};
 use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
-use rayon::prelude::*;
 
-use crate::combine::ApplyMode;
-use crate::fixed_shader::{FixedShader, ShaderLayout, UnitRt};
-use crate::fog::{fog_factor, FogDistance, FogMode, FogState};
-use crate::light::{LightingState, PreparedLighting};
+use crate::base::vec_lanes::{self as vl, LANES};
+use crate::shading::fog::{fog_factor, FogDistance, FogMode, FogState};
+use crate::shading::light::{LightingState, PreparedLighting};
 use crate::texture::{Sampler, Texture};
-use crate::vec_lanes::{self as vl, LANES};
-use crate::vertex::{Indices, Topology, MAX_UV_SETS, MAX_VARYINGS};
-use crate::{Context, DrawStats, Error, PipelineState};
+use crate::vertex::MAX_VARYINGS;
 
-/// Number of texture units.
-pub const MAX_TEXTURE_UNITS: usize = 8;
-
-/// How a unit's texture coordinates are produced before the texture matrix.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "trace", serde(rename_all = "snake_case"))]
-pub enum TexGen {
-    /// From the unit's UV set: `(u, v, 0, 1)`.
-    #[default]
-    None,
-    /// `(s, t, r, q)` = planes · object-space position.
-    ObjectLinear {
-        /// Planes for s, t, r, q.
-        planes: [Vec4; 4],
-    },
-    /// `(s, t, r, q)` = planes · eye-space position (planes given in eye space). With a
-    /// light's `bias · clip_from_view · view_from_eye` as rows this is a projected texture.
-    EyeLinear {
-        /// Planes for s, t, r, q.
-        planes: [Vec4; 4],
-    },
-    /// GL sphere map from the eye-space reflection vector.
-    SphereMap,
-}
-
-/// One texture unit: texture, sampler, coordinates and how its colour combines.
-#[derive(Clone, Debug)]
-pub struct TextureUnit {
-    /// The texture (shared).
-    pub texture: Arc<Texture>,
-    /// Filtering and wrapping.
-    pub sampler: Sampler,
-    /// Texture environment.
-    pub apply: ApplyMode,
-    /// The unit's constant colour (blend mode, combine `Constant`).
-    pub constant: Vec4,
-    /// Which UV set feeds the unit when `texgen` is `None`.
-    pub uv_set: usize,
-    /// Coordinate generation.
-    pub texgen: TexGen,
-    /// Texture matrix applied to `(s, t, r, q)`; the unit samples at `(s/q, t/q)`.
-    pub matrix: Mat4,
-}
-
-impl TextureUnit {
-    /// A unit reading UV set 0, modulating, with `sampler`.
-    pub fn new(texture: Arc<Texture>, sampler: Sampler) -> TextureUnit {
-        TextureUnit {
-            texture,
-            sampler,
-            apply: ApplyMode::Modulate,
-            constant: Vec4::ZERO,
-            uv_set: 0,
-            texgen: TexGen::None,
-            matrix: Mat4::IDENTITY,
-        }
-    }
-}
-
-/// Lighting, texturing and fog for a draw.
-#[derive(Clone, Debug, Default)]
-pub struct FixedFunction {
-    /// Lighting (eye-space lights). `None` or no lights: the primary colour is the vertex
-    /// colour (white without colours), as the book's renderer does.
-    pub lighting: Option<LightingState>,
-    /// Evaluate the lighting equation per pixel (Phong) instead of per vertex (Gouraud).
-    pub per_pixel_lighting: bool,
-    /// Fog.
-    pub fog: Option<FogState>,
-    /// Texture units, applied in order (at most [`MAX_TEXTURE_UNITS`]).
-    pub units: Vec<TextureUnit>,
-}
-
-/// Model-view and projection for a fixed-function draw.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "trace", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "trace", serde(deny_unknown_fields))]
-pub struct Transforms {
-    /// Model → eye.
-    pub view_from_model: Mat4,
-    /// Eye → clip (depth 0..1).
-    pub clip_from_view: Mat4,
-}
-
-/// Object-space vertex data (all slices the same length as `positions`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MeshInput<'a> {
-    /// Positions.
-    pub positions: &'a [Vec3],
-    /// Normals (required for lighting and sphere maps).
-    pub normals: Option<&'a [Vec3]>,
-    /// Vertex colours (default white).
-    pub colors: Option<&'a [Vec4]>,
-    /// UV sets.
-    pub uvs: &'a [&'a [Vec2]],
-}
-
-/// What [`Context::draw_fixed`] checks before anything else (the pipeline state is checked
-/// by the draw itself): attribute lengths, UV sets and texture units, normals where lighting
-/// or sphere maps need them, indices and finite transforms. Another [`crate::DrawTarget`]
-/// calls it to refuse exactly what the CPU context refuses.
-///
-/// # Errors
-/// [`Error::BufferLength`], [`Error::TooMany`], [`Error::IndexOutOfRange`] or
-/// [`Error::InvalidState`], as [`Context::draw_fixed`].
-pub fn check_fixed_input(
-    ff: &FixedFunction,
-    transforms: &Transforms,
-    mesh: &MeshInput<'_>,
-    indices: Indices<'_>,
-) -> Result<(), Error> {
-    mesh.validate(ff)?;
-    indices.validate(mesh.positions.len())?;
-    if !transforms.view_from_model.is_finite() || !transforms.clip_from_view.is_finite() {
-        return Err(Error::InvalidState("non-finite transform".into()));
-    }
-    Ok(())
-}
-
-impl MeshInput<'_> {
-    fn validate(&self, ff: &FixedFunction) -> Result<(), Error> {
-        let n = self.positions.len();
-        let check = |what: &'static str, len: usize| {
-            if len == n {
-                Ok(())
-            } else {
-                Err(Error::BufferLength {
-                    what,
-                    expected: n,
-                    actual: len,
-                })
-            }
-        };
-        if let Some(x) = self.normals {
-            check("normals", x.len())?;
-        }
-        if let Some(x) = self.colors {
-            check("colors", x.len())?;
-        }
-        if self.uvs.len() > MAX_UV_SETS {
-            return Err(Error::TooMany {
-                what: "uv sets",
-                max: MAX_UV_SETS,
-                actual: self.uvs.len(),
-            });
-        }
-        for uv in self.uvs {
-            check("uvs", uv.len())?;
-        }
-        if ff.units.len() > MAX_TEXTURE_UNITS {
-            return Err(Error::TooMany {
-                what: "texture units",
-                max: MAX_TEXTURE_UNITS,
-                actual: ff.units.len(),
-            });
-        }
-        let lit = ff.lighting.as_ref().is_some_and(LightingState::is_lit);
-        let sphere = ff.units.iter().any(|u| u.texgen == TexGen::SphereMap);
-        if (lit || sphere) && self.normals.is_none() {
-            return Err(Error::InvalidState(
-                "lighting and sphere maps need normals".into(),
-            ));
-        }
-        for (i, u) in ff.units.iter().enumerate() {
-            if u.texgen == TexGen::None && u.uv_set >= self.uvs.len() {
-                return Err(Error::InvalidState(format!(
-                    "texture unit {i} reads uv set {} but the mesh has {}",
-                    u.uv_set,
-                    self.uvs.len()
-                )));
-            }
-            if !u.matrix.is_finite() || !u.constant.is_finite() {
-                return Err(Error::InvalidState(format!(
-                    "texture unit {i}: non-finite matrix or constant"
-                )));
-            }
-        }
-        Ok(())
-    }
-}
+use super::types::*;
 
 /// Where each value sits in a fixed-function vertex's varyings.
 #[derive(Clone, Copy, Debug)]
-struct Layout {
+pub(super) struct Layout {
     /// Colour block (flat-shaded as a whole): primary RGBA, then secondary RGB if separate
     /// specular, then the back-face copies if two-sided vertex lighting.
-    colors: usize,
-    secondary: Option<usize>,
-    back: Option<usize>,
+    pub(super) colors: usize,
+    pub(super) secondary: Option<usize>,
+    pub(super) back: Option<usize>,
     /// `(s, t, q)` per unit.
-    units: usize,
+    pub(super) units: usize,
     /// Fog factor (per vertex) or distance (per pixel).
-    fog: Option<usize>,
+    pub(super) fog: Option<usize>,
     /// Eye position and eye normal (Phong).
-    phong: Option<usize>,
-    count: usize,
+    pub(super) phong: Option<usize>,
+    pub(super) count: usize,
 }
 
 impl Layout {
-    fn new(ff: &FixedFunction) -> Layout {
+    pub(super) fn new(ff: &FixedFunction) -> Layout {
         let lit = ff.lighting.as_ref().is_some_and(LightingState::is_lit);
         let l = ff.lighting.unwrap_or_default();
         let vertex_lit = lit && !ff.per_pixel_lighting;
@@ -270,21 +70,21 @@ impl Layout {
 }
 
 /// Per-vertex work shared by all vertices of a draw.
-struct VertexStage<'a> {
-    mesh: &'a MeshInput<'a>,
-    ff: &'a FixedFunction,
-    layout: Layout,
-    clip_from_model: Mat4,
-    view_from_model: Mat4,
-    normal_matrix: Mat3,
-    lighting: Option<PreparedLighting>,
+pub(super) struct VertexStage<'a> {
+    pub(super) mesh: &'a MeshInput<'a>,
+    pub(super) ff: &'a FixedFunction,
+    pub(super) layout: Layout,
+    pub(super) clip_from_model: Mat4,
+    pub(super) view_from_model: Mat4,
+    pub(super) normal_matrix: Mat3,
+    pub(super) lighting: Option<PreparedLighting>,
 }
 
 impl VertexStage<'_> {
     /// The scalar definition of one vertex: what [`VertexStage::run_lanes`] computes in
     /// every lane (the unit test holds every SIMD level to it).
     #[cfg(feature = "internal-tests")]
-    fn run(&self, i: usize, out: &mut crate::vertex::ClipVertex) {
+    pub(super) fn run(&self, i: usize, out: &mut crate::vertex::ClipVertex) {
         let m = self.mesh;
         let p = m.positions[i];
         let pos_eye = self.view_from_model.transform_point3(p);
@@ -322,19 +122,19 @@ impl VertexStage<'_> {
                 TexGen::ObjectLinear { planes } => {
                     let h = p.extend(1.0);
                     Vec4::new(
-                        crate::math::dot4(planes[0], h),
-                        crate::math::dot4(planes[1], h),
-                        crate::math::dot4(planes[2], h),
-                        crate::math::dot4(planes[3], h),
+                        crate::base::math::dot4(planes[0], h),
+                        crate::base::math::dot4(planes[1], h),
+                        crate::base::math::dot4(planes[2], h),
+                        crate::base::math::dot4(planes[3], h),
                     )
                 }
                 TexGen::EyeLinear { planes } => {
                     let h = pos_eye.extend(1.0);
                     Vec4::new(
-                        crate::math::dot4(planes[0], h),
-                        crate::math::dot4(planes[1], h),
-                        crate::math::dot4(planes[2], h),
-                        crate::math::dot4(planes[3], h),
+                        crate::base::math::dot4(planes[0], h),
+                        crate::base::math::dot4(planes[1], h),
+                        crate::base::math::dot4(planes[2], h),
+                        crate::base::math::dot4(planes[3], h),
                     )
                 }
                 TexGen::SphereMap => {
@@ -371,8 +171,8 @@ impl VertexStage<'_> {
 impl VertexStage<'_> {
     /// The vertices `first..` into `out` (packed: clip position, then the layout's
     /// varyings, `4 + count` floats per vertex), eight at a time at `level`.
-    fn run_block(&self, level: Level, first: usize, out: &mut [f32]) {
-        crate::simd::dispatch!(level, simd => self.run_lanes(simd, first, out));
+    pub(super) fn run_block(&self, level: Level, first: usize, out: &mut [f32]) {
+        crate::base::simd::dispatch!(level, simd => self.run_lanes(simd, first, out));
     }
 
     /// [`VertexStage::run`] in lanes: transform, normal, lighting, texgen and the texture
@@ -436,33 +236,7 @@ impl VertexStage<'_> {
                 _ => put(&mut rows, v, &color),
             }
             for (k, u) in self.ff.units.iter().enumerate() {
-                let stq = match u.texgen {
-                    TexGen::None => {
-                        let mut x = [[0.0f32; LANES]; 2];
-                        for (i, uv) in m.uvs[u.uv_set][base..base + live].iter().enumerate() {
-                            (x[0][i], x[1][i]) = (uv.x, uv.y);
-                        }
-                        let s = f32x8::from_slice(simd, &x[0]);
-                        [s, f32x8::from_slice(simd, &x[1]), zero, one]
-                    }
-                    TexGen::ObjectLinear { planes } => {
-                        planes4(simd, &planes, [p[0], p[1], p[2], one])
-                    }
-                    TexGen::EyeLinear { planes } => {
-                        planes4(simd, &planes, [pos_eye[0], pos_eye[1], pos_eye[2], one])
-                    }
-                    TexGen::SphereMap => {
-                        let u_eye = vl::normalize_or_zero3(simd, pos_eye);
-                        let n = normal;
-                        let two_d = simd.splat_f32x8(2.0) * vl::dot3(n, u_eye);
-                        let r = vl::sub3(u_eye, [n[0] * two_d, n[1] * two_d, n[2] * two_d]);
-                        let rz1 = r[2] + 1.0;
-                        let len = (r[0] * r[0] + r[1] * r[1] + rz1 * rz1).sqrt();
-                        let mm = simd.splat_f32x8(2.0) * len;
-                        let mm = mm.simd_gt(zero).select(mm, one);
-                        [r[0] / mm + 0.5, r[1] / mm + 0.5, zero, one]
-                    }
-                };
+                let stq = self.texgen_lanes(simd, k, (p, pos_eye, normal), (base, live));
                 let t = vl::mat4_mul(simd, &u.matrix, stq);
                 let o = v + l.units + 3 * k;
                 put(&mut rows, o, &[t[0], t[1], t[3]]);
@@ -488,6 +262,46 @@ impl VertexStage<'_> {
                 for (k, x) in vert.iter_mut().enumerate() {
                     *x = rows[k][i];
                 }
+            }
+        }
+    }
+
+    /// Unit `k`'s `(s, t, r, q)` before its texture matrix, for eight vertices: its UV set,
+    /// or texgen from the object position `p`, the eye position or the eye normal.
+    #[inline(always)]
+    fn texgen_lanes<S: Simd>(
+        &self,
+        simd: S,
+        k: usize,
+        (p, pos_eye, normal): (vl::V3<S>, vl::V3<S>, vl::V3<S>),
+        (base, live): (usize, usize),
+    ) -> vl::V4<S> {
+        let m = self.mesh;
+        let u = &self.ff.units[k];
+        let (zero, one) = (simd.splat_f32x8(0.0), simd.splat_f32x8(1.0));
+        match u.texgen {
+            TexGen::None => {
+                let mut x = [[0.0f32; LANES]; 2];
+                for (i, uv) in m.uvs[u.uv_set][base..base + live].iter().enumerate() {
+                    (x[0][i], x[1][i]) = (uv.x, uv.y);
+                }
+                let s = f32x8::from_slice(simd, &x[0]);
+                [s, f32x8::from_slice(simd, &x[1]), zero, one]
+            }
+            TexGen::ObjectLinear { planes } => planes4(simd, &planes, [p[0], p[1], p[2], one]),
+            TexGen::EyeLinear { planes } => {
+                planes4(simd, &planes, [pos_eye[0], pos_eye[1], pos_eye[2], one])
+            }
+            TexGen::SphereMap => {
+                let u_eye = vl::normalize_or_zero3(simd, pos_eye);
+                let n = normal;
+                let two_d = simd.splat_f32x8(2.0) * vl::dot3(n, u_eye);
+                let r = vl::sub3(u_eye, [n[0] * two_d, n[1] * two_d, n[2] * two_d]);
+                let rz1 = r[2] + 1.0;
+                let len = (r[0] * r[0] + r[1] * r[1] + rz1 * rz1).sqrt();
+                let mm = simd.splat_f32x8(2.0) * len;
+                let mm = mm.simd_gt(zero).select(mm, one);
+                [r[0] / mm + 0.5, r[1] / mm + 0.5, zero, one]
             }
         }
     }
@@ -540,102 +354,6 @@ fn fog_factor_lanes<S: Simd>(simd: S, mode: &FogMode, d: f32x8<S>) -> f32x8<S> {
     vl::sat(simd, f)
 }
 
-impl Context {
-    /// Draws an object-space mesh through the fixed-function pipeline (module docs).
-    ///
-    /// # Errors
-    /// Before anything is drawn: attribute arrays of the wrong length, indices out of
-    /// range, more than [`MAX_TEXTURE_UNITS`] units, lighting without normals, a unit
-    /// reading a missing UV set, non-finite transforms, or invalid pipeline state.
-    pub fn draw_fixed(
-        &mut self,
-        state: &PipelineState,
-        ff: &FixedFunction,
-        transforms: &Transforms,
-        mesh: &MeshInput<'_>,
-        indices: Indices<'_>,
-        topology: Topology,
-    ) -> Result<DrawStats, Error> {
-        check_fixed_input(ff, transforms, mesh, indices)?;
-        let layout = Layout::new(ff);
-        debug_assert!(layout.count <= MAX_VARYINGS);
-        let lit = ff
-            .lighting
-            .as_ref()
-            .filter(|l| l.is_lit())
-            .map(PreparedLighting::new);
-        let stage = VertexStage {
-            mesh,
-            ff,
-            layout,
-            clip_from_model: transforms.clip_from_view * transforms.view_from_model,
-            view_from_model: transforms.view_from_model,
-            normal_matrix: Mat3::from_mat4(transforms.view_from_model)
-                .inverse()
-                .transpose(),
-            lighting: lit,
-        };
-        // Vertex stage once per vertex (shared vertices are not re-lit), in parallel, into
-        // a packed array of `4 + count` floats per vertex (a `ClipVertex` holds 52 floats:
-        // for a million-vertex mesh, 200 MB to fill and stream instead of ~50).
-        let n = mesh.positions.len();
-        let stride = 4 + layout.count;
-        const BLOCK: usize = 4096;
-        let mut verts = vec![0.0f32; n * stride];
-        let level = self.level();
-        let block = |(c, chunk): (usize, &mut [f32])| stage.run_block(level, c * BLOCK, chunk);
-        // One block runs on the calling thread: a small mesh (a scene of many small draws)
-        // must not pay a thread-pool round trip per draw. The blocks are the same either way.
-        if n > BLOCK {
-            self.pool().install(|| {
-                verts
-                    .par_chunks_mut(BLOCK * stride)
-                    .enumerate()
-                    .for_each(block)
-            });
-        } else {
-            verts.chunks_mut(BLOCK * stride).enumerate().for_each(block);
-        }
-        let shader = FixedShader::new(
-            ShaderLayout {
-                secondary: layout.secondary,
-                back: layout.back,
-                units: layout.units,
-                fog: layout.fog,
-                phong: layout.phong,
-            },
-            ff.units
-                .iter()
-                .map(|u| UnitRt {
-                    texture: Arc::clone(&u.texture),
-                    sampler: u.sampler,
-                    apply: u.apply.for_format(u.texture.format()),
-                    constant: u.constant,
-                })
-                .collect(),
-            if ff.per_pixel_lighting { lit } else { None },
-            ff.fog,
-        );
-        let verts = &verts;
-        self.draw_with(
-            state,
-            (layout.count, layout.colors),
-            Arc::new(shader),
-            indices,
-            topology,
-            n,
-            (
-                |i| Vec4::from_slice(&verts[i * stride..i * stride + 4]),
-                |i, out| {
-                    let v = &verts[i * stride..(i + 1) * stride];
-                    out.pos = Vec4::from_slice(&v[..4]);
-                    out.var[..layout.count].copy_from_slice(&v[4..]);
-                },
-            ),
-        )
-    }
-}
-
 #[cfg(feature = "internal-tests")]
 pub(crate) mod tests {
     /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
@@ -646,12 +364,12 @@ pub(crate) mod tests {
     )];
 
     use super::*;
-    use crate::light::{Light, LightKind, Material};
-    use crate::simd::SimdLevel;
+    use crate::base::simd::SimdLevel;
+    use crate::shading::light::{Light, LightKind, Material};
     use crate::vertex::ClipVertex;
 
     /// The shared generator with a share of special values.
-    struct Rng(crate::rng::XorShift64);
+    struct Rng(crate::base::rng::XorShift64);
 
     impl Rng {
         fn next(&mut self) -> u64 {
@@ -733,7 +451,7 @@ pub(crate) mod tests {
     /// without normals and colours, partial groups, and NaN, infinite and huge inputs.
     fn lanes_match_the_scalar_vertex_stage() {
         let texture = Arc::new(Texture::from_rgba8(1, 1, vec![255; 4]).unwrap());
-        let mut r = Rng(crate::rng::XorShift64::new(0x9e37_79b9_7f4a_7c15));
+        let mut r = Rng(crate::base::rng::XorShift64::new(0x9e37_79b9_7f4a_7c15));
         let mut checked = 0;
         for case in 0..96 {
             let n = 37 + case % 8;

@@ -1,19 +1,26 @@
-//! The probe's side of a probed batch ([`crate::explain`]): [`Rec`] copies the probed
-//! pixel's values out of the batch's scratch arrays between the fragment stages of
-//! `FragmentPath::staged`, which calls it only on probed batches.
+//! The probe's side of a batch ([`crate::explain`]): `FragmentPath::staged` tells a
+//! [`Recorder`] what each of its stages did. An unprobed batch's recorder is [`Unprobed`],
+//! whose calls compile to nothing; a probed batch's is [`Rec`], which copies the probed
+//! pixels' values out of the batch's scratch arrays.
 
+use std::ops::Range;
+
+use fearless_simd::Level;
 use glam::Vec4;
 
-pub(crate) use crate::explain::words;
-use crate::explain::{Discard, Fragment, ProbeTag, Stage, Value};
-use crate::fixed::SUBPIXEL_ONE;
-pub(crate) use crate::scratch::color_at;
-use crate::scratch::Scratch;
-use crate::setup::TriSetup;
+use crate::base::fixed::SUBPIXEL_ONE;
+use crate::fragment::scratch::{color_at, FragmentShader, Scratch, SpanCtx};
+use crate::geometry::setup::TriSetup;
+use crate::history::{words, Discard, Fragment, ProbeTag, Stage, Value};
 use crate::state::PipelineState;
 
 /// The probed pixels' fragments of one batch, in the making.
 pub(crate) struct Rec {
+    /// Depth and stencil of the probed pixels before the depth/stencil test, their colour
+    /// before the write and their blend source: what [`Recorder`] holds between two calls.
+    before_test: Vec<(f32, u8)>,
+    before_write: Vec<[u8; 4]>,
+    source: Vec<Vec4>,
     nvar: usize,
     state: PipelineState,
     /// The set-up triangle's window vertices, for the first stage.
@@ -87,6 +94,9 @@ impl Rec {
             return None;
         }
         Some(Rec {
+            before_test: Vec::new(),
+            before_write: Vec::new(),
+            source: Vec::new(),
             nvar,
             state: *state,
             vertices: (0..3)
@@ -104,7 +114,7 @@ impl Rec {
     }
 
     /// After the depth plane: where each fragment is.
-    pub fn rasterized(&mut self, s: &Scratch) {
+    fn record_rasterized(&mut self, s: &Scratch) {
         for l in &mut self.lanes {
             let z = s.z[l.lane];
             l.fragment.depth = z;
@@ -126,7 +136,7 @@ impl Rec {
     }
 
     /// The stored depth and stencil of each probed pixel before a test.
-    pub fn stored(&self, depth: &[f32], stencil: &[u8]) -> Vec<(f32, u8)> {
+    fn stored(&self, depth: &[f32], stencil: &[u8]) -> Vec<(f32, u8)> {
         self.lanes
             .iter()
             .map(|l| (depth[l.lane], stencil[l.lane]))
@@ -134,7 +144,13 @@ impl Rec {
     }
 
     /// After the stencil and depth tests.
-    pub fn tested(&mut self, s: &Scratch, before: Vec<(f32, u8)>, depth: &[f32], stencil: &[u8]) {
+    fn record_tested(
+        &mut self,
+        s: &Scratch,
+        before: Vec<(f32, u8)>,
+        depth: &[f32],
+        stencil: &[u8],
+    ) {
         let st = self.state.stencil;
         let d = self.state.depth;
         for (l, (d0, st0)) in self.lanes.iter_mut().zip(before) {
@@ -186,7 +202,7 @@ impl Rec {
     }
 
     /// After interpolation: `w` and the varyings the shader reads.
-    pub fn interpolated(&mut self, s: &Scratch, nflat: usize, skip: &std::ops::Range<usize>) {
+    fn record_interpolated(&mut self, s: &Scratch, nflat: usize, skip: &std::ops::Range<usize>) {
         let nvar = self.nvar;
         for l in &mut self.lanes {
             let i = l.lane;
@@ -205,7 +221,7 @@ impl Rec {
 
     /// Each probed lane with the stages recorded so far (taken out, for the shader to add
     /// its own: `FragmentShader::shade_probed`).
-    pub fn take_stages(&mut self) -> Vec<(usize, Vec<Stage>)> {
+    fn take_stages(&mut self) -> Vec<(usize, Vec<Stage>)> {
         self.lanes
             .iter_mut()
             .map(|l| (l.lane, std::mem::take(&mut l.fragment.stages)))
@@ -213,14 +229,14 @@ impl Rec {
     }
 
     /// Puts back what [`Rec::take_stages`] took, with the shader's stages added.
-    pub fn put_stages(&mut self, stages: Vec<(usize, Vec<Stage>)>) {
+    fn put_stages(&mut self, stages: Vec<(usize, Vec<Stage>)>) {
         for (l, (_, s)) in self.lanes.iter_mut().zip(stages) {
             l.fragment.stages = s;
         }
     }
 
     /// A colour that is the vertex colour as interpolated.
-    pub fn vertex_color(&mut self, s: &Scratch) {
+    fn record_vertex_color(&mut self, s: &Scratch) {
         for l in &mut self.lanes {
             let c = color_at(&s.var[..4], l.lane);
             l.push(Stage::new("vertex_color").output("color", c));
@@ -228,7 +244,7 @@ impl Rec {
     }
 
     /// After the alpha test.
-    pub fn alpha_tested(&mut self, a: &[f32], mask: &[i32]) {
+    fn record_alpha_tested(&mut self, a: &[f32], mask: &[i32]) {
         let t = self.state.alpha_test;
         for l in self.lanes.iter_mut().filter(|l| l.alive) {
             let pass = mask[l.lane] != 0;
@@ -246,12 +262,12 @@ impl Rec {
     }
 
     /// The stored colours before the write.
-    pub fn stored_color(&self, color: &[[u8; 4]]) -> Vec<[u8; 4]> {
+    fn stored_color(&self, color: &[[u8; 4]]) -> Vec<[u8; 4]> {
         self.lanes.iter().map(|l| color[l.lane]).collect()
     }
 
     /// The colours entering the blend.
-    pub fn source(&self, s: &Scratch) -> Vec<Vec4> {
+    fn source(&self, s: &Scratch) -> Vec<Vec4> {
         self.lanes
             .iter()
             .map(|l| color_at(&s.color, l.lane))
@@ -259,7 +275,7 @@ impl Rec {
     }
 
     /// After the blend.
-    pub fn blended(&mut self, s: &Scratch, src: Vec<Vec4>) {
+    fn record_blended(&mut self, s: &Scratch, src: Vec<Vec4>) {
         let b = self.state.blend;
         let factors = format!(
             "rgb {} {} {}, alpha {} {} {}",
@@ -288,7 +304,7 @@ impl Rec {
     }
 
     /// After the colour write.
-    pub fn written(
+    fn record_written(
         &mut self,
         s: &Scratch,
         before: Vec<[u8; 4]>,
@@ -318,5 +334,91 @@ impl Rec {
                     .output("stored", color[i]),
             );
         }
+    }
+}
+
+/// What the fragment path tells a recorder between its stages (`FragmentPath::staged`,
+/// generic over it). Every method's default does nothing, so [`Unprobed`] costs nothing.
+pub(crate) trait Recorder {
+    /// After the depth plane: where each fragment is.
+    fn rasterized(&mut self, _s: &Scratch) {}
+    /// Before the depth/stencil test, with the target's values.
+    fn testing(&mut self, _depth: &[f32], _stencil: &[u8]) {}
+    /// After the depth/stencil test.
+    fn tested(&mut self, _s: &Scratch, _depth: &[f32], _stencil: &[u8]) {}
+    /// After interpolation (the first `nflat` varyings flat, `skip` not interpolated).
+    fn interpolated(&mut self, _s: &Scratch, _nflat: usize, _skip: &Range<usize>) {}
+    /// Runs the shader (recording its stages when probed).
+    #[inline(always)]
+    fn shade(
+        &mut self,
+        shader: &dyn FragmentShader,
+        level: Level,
+        span: &SpanCtx<'_>,
+        s: &mut Scratch,
+    ) {
+        shader.shade(level, span, s);
+    }
+    /// The vertex colour is the fragment colour (no shader).
+    fn vertex_color(&mut self, _s: &Scratch) {}
+    /// After the alpha test of the alphas `a`.
+    fn alpha_tested(&mut self, _a: &[f32], _mask: &[i32]) {}
+    /// Before blending and the write, with the target's colours.
+    fn writing(&mut self, _s: &Scratch, _color: &[[u8; 4]], _blending: bool) {}
+    /// After blending.
+    fn blended(&mut self, _s: &Scratch) {}
+    /// After the colour write (`from_var`: the colour came from the varyings).
+    fn written(&mut self, _s: &Scratch, _color: &[[u8; 4]], _from_var: bool) {}
+}
+
+/// The recorder of an unprobed batch: records nothing.
+pub(crate) struct Unprobed;
+
+impl Recorder for Unprobed {}
+
+impl Recorder for Rec {
+    fn rasterized(&mut self, s: &Scratch) {
+        self.record_rasterized(s);
+    }
+    fn testing(&mut self, depth: &[f32], stencil: &[u8]) {
+        self.before_test = self.stored(depth, stencil);
+    }
+    fn tested(&mut self, s: &Scratch, depth: &[f32], stencil: &[u8]) {
+        let before = std::mem::take(&mut self.before_test);
+        self.record_tested(s, before, depth, stencil);
+    }
+    fn interpolated(&mut self, s: &Scratch, nflat: usize, skip: &Range<usize>) {
+        self.record_interpolated(s, nflat, skip);
+    }
+    fn shade(
+        &mut self,
+        shader: &dyn FragmentShader,
+        level: Level,
+        span: &SpanCtx<'_>,
+        s: &mut Scratch,
+    ) {
+        let mut lanes = self.take_stages();
+        shader.shade_probed(level, span, s, &mut lanes);
+        self.put_stages(lanes);
+    }
+    fn vertex_color(&mut self, s: &Scratch) {
+        self.record_vertex_color(s);
+    }
+    fn alpha_tested(&mut self, a: &[f32], mask: &[i32]) {
+        self.record_alpha_tested(a, mask);
+    }
+    fn writing(&mut self, s: &Scratch, color: &[[u8; 4]], blending: bool) {
+        self.before_write = self.stored_color(color);
+        if blending {
+            self.source = self.source(s);
+        }
+    }
+    fn blended(&mut self, s: &Scratch) {
+        let source = std::mem::take(&mut self.source);
+        self.record_blended(s, source);
+    }
+    fn written(&mut self, s: &Scratch, color: &[[u8; 4]], from_var: bool) {
+        let before = std::mem::take(&mut self.before_write);
+        self.record_written(s, before, color, from_var);
     }
 }

@@ -1,0 +1,405 @@
+//! The tile walk: rasterising one tile's bins, triangle by triangle in submission order,
+//! in three size classes (see [`raster_tile`]). The bins come from `geometry::bin`.
+
+use fearless_simd::{f32x8, i32x8, Level, Simd, SimdBase};
+
+use crate::base::fixed::{half_line_span, Edge32};
+// The width and height of the block a small triangle's box is covered in: one edge
+// evaluation per lane, `i32` lanes, one row of the block at a time.
+use crate::base::vec_lanes::LANES;
+use crate::fragment::path::{Dst, FragmentPath};
+use crate::fragment::scratch::{Scratch, SPAN};
+use crate::geometry::bin::{edges, TileRefs};
+use crate::geometry::setup::TriSetup;
+use crate::target::{TileMut, TILE_PIXELS, TILE_SIZE};
+
+/// Bounding boxes up to this wide find their row spans by scanning.
+const NARROW: i64 = 16;
+
+/// Triangles whose box (clipped to the tile) holds at most this many pixels are shaded as one
+/// block of all their covered pixels instead of row by row: small triangles cover two or
+/// three pixels per row, and the per-batch cost of the fragment stage dominated.
+const BLOCK_PIXELS: i64 = SPAN as i64;
+
+/// Whether every edge value [`cover_block`] computes fits an `i32`: `|E| ≤ |dx|·|Δy| +
+/// |dy|·|Δx| + 1`, where `|dx|, |dy|` (edge deltas) are at most the triangle's extent `X`
+/// and the sampled points lie inside its box, widened by the block's spare lanes and its one
+/// row past the end: `|Δx|, |Δy| ≤ X + 8·256`. With `X ≤ 2¹⁴` (64 pixels) that is below 2³⁰.
+/// (The deltas themselves always fit: snapped coordinates are below 2²⁴ in magnitude.)
+#[inline]
+fn fits_lanes(e: &[Edge32; 3]) -> bool {
+    const MAX: u32 = 1 << 14;
+    e.iter()
+        .all(|e| e.dx.unsigned_abs() <= MAX && e.dy.unsigned_abs() <= MAX)
+}
+
+/// The covered pixels of the box `(x0, y0, n, h)` (`n, h ≤ LANES`, the edges
+/// [`fits_lanes`]) in row-major order, as [`raster_tile`]'s scalar scan finds them: tile
+/// offsets in `g.off`, their target values gathered into `g`, pixel-centre offsets from the
+/// reference point in `s.dxp` / `s.dyp` (the same expressions). Each row's edge values are
+/// `LANES` `i32` lanes; its coverage, a bit mask of their signs; covered pixels are taken
+/// bit by bit. Returns their number.
+#[inline(always)]
+fn cover_block<S: Simd>(
+    simd: S,
+    e: &[Edge32; 3],
+    (x0, y0, n, h): (i32, i32, u32, u32),
+    (tile, tx, ty): (&TileMut<'_>, i32, i32),
+    (ref_x, ref_y): (f32, f32),
+    g: &mut Gather,
+    s: &mut Scratch,
+) -> usize {
+    let ts = TILE_SIZE as i32;
+    let iota = i32x8::from_slice(simd, &[0, 1, 2, 3, 4, 5, 6, 7]);
+    let lane = |j: usize| {
+        let c = e[j].at_pixel(x0, y0);
+        let sx = e[j].step_x();
+        simd.splat_i32x8(c) + iota * simd.splat_i32x8(sx)
+    };
+    let (mut l0, mut l1, mut l2) = (lane(0), lane(1), lane(2));
+    let sy = |j: usize| simd.splat_i32x8(e[j].step_y());
+    let (sy0, sy1, sy2) = (sy(0), sy(1), sy(2));
+    let zero = simd.splat_i32x8(0);
+    let live = (1u32 << n) - 1;
+    let (depth, stencil, color) = full_tile(tile);
+    // Exact, like the row walk's `bx + i` (see `run_span`): `x0 + i` is exact in f32.
+    let iota_f = f32x8::from_slice(simd, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+    let col =
+        ((simd.splat_f32x8(x0 as f32) + iota_f) + simd.splat_f32x8(0.5)) - simd.splat_f32x8(ref_x);
+    let col: [f32; LANES] = col.into();
+    let mut k = 0;
+    let mut row = (y0 - ty) * ts + (x0 - tx);
+    for y in y0..y0 + h as i32 {
+        let outside = simd.simd_lt_i32x8(l0 | l1 | l2, zero);
+        let mut m = !(simd.to_bitmask_mask32x8(outside) as u32) & live;
+        if m != 0 {
+            let dy = (y as f32 + 0.5) - ref_y;
+            while m != 0 {
+                let i = m.trailing_zeros() as i32;
+                m &= m - 1;
+                // In bounds: a pixel of the tile, at most `SPAN` of them (the masks only
+                // spare the bounds checks).
+                let o = (row + i) as usize & (TILE_PIXELS - 1);
+                let j = k & (SPAN - 1);
+                g.off[j] = o as u16;
+                g.depth[j] = depth[o];
+                g.stencil[j] = stencil[o];
+                g.color[j] = color[o];
+                s.dxp[j] = col[i as usize];
+                s.dyp[j] = dy;
+                k += 1;
+            }
+        }
+        (l0, l1, l2) = (l0 + sy0, l1 + sy1, l2 + sy2);
+        row += ts;
+    }
+    k
+}
+
+/// A tile's planes as whole-tile arrays (every tile holds `TILE_PIXELS`), so that offsets
+/// masked to the tile index them without bounds checks.
+#[inline(always)]
+fn full_tile<'t>(
+    tile: &'t TileMut<'_>,
+) -> (
+    &'t [f32; TILE_PIXELS],
+    &'t [u8; TILE_PIXELS],
+    &'t [[u8; 4]; TILE_PIXELS],
+) {
+    let whole = "a tile holds TILE_PIXELS pixels";
+    (
+        tile.depth[..TILE_PIXELS].try_into().expect(whole),
+        tile.stencil[..TILE_PIXELS].try_into().expect(whole),
+        tile.color[..TILE_PIXELS].try_into().expect(whole),
+    )
+}
+
+/// [`full_tile`], mutable.
+#[inline(always)]
+fn full_tile_mut<'t>(
+    tile: &'t mut TileMut<'_>,
+) -> (
+    &'t mut [f32; TILE_PIXELS],
+    &'t mut [u8; TILE_PIXELS],
+    &'t mut [[u8; 4]; TILE_PIXELS],
+) {
+    let whole = "a tile holds TILE_PIXELS pixels";
+    (
+        (&mut tile.depth[..TILE_PIXELS]).try_into().expect(whole),
+        (&mut tile.stencil[..TILE_PIXELS]).try_into().expect(whole),
+        (&mut tile.color[..TILE_PIXELS]).try_into().expect(whole),
+    )
+}
+
+/// A block's pixels: tile offsets and the target values gathered from them.
+struct Gather {
+    off: [u16; SPAN],
+    depth: [f32; SPAN],
+    stencil: [u8; SPAN],
+    color: [[u8; 4]; SPAN],
+}
+
+/// Shades the `k` covered pixels of one triangle whose tile offsets are in `g.off`, target
+/// values gathered in `g` and pixel-centre offsets in `s.dxp` / `s.dyp`: runs the fragment
+/// path on them as one batch and scatters the results back.
+#[inline(always)]
+fn run_block(
+    tile: &mut TileMut<'_>,
+    g: &mut Gather,
+    k: usize,
+    (path, tri, planes): (&FragmentPath, &TriSetup, &[f32]),
+    scratch: &mut Scratch,
+) -> u64 {
+    // Pad to a multiple of 4 (the vector width) with copies of the last pixel, masked off:
+    // measured best for 1–10 pixel triangles.
+    let padded = k.next_multiple_of(4).min(SPAN);
+    for i in k..padded {
+        scratch.dxp[i] = scratch.dxp[k - 1];
+        scratch.dyp[i] = scratch.dyp[k - 1];
+    }
+    let dst = Dst {
+        depth: &mut g.depth[..padded],
+        stencil: &mut g.stencil[..padded],
+        color: &mut g.color[..padded],
+    };
+    let written = path.run_pixels(tri, planes, (k, padded), dst, scratch);
+    let (depth, stencil, color) = full_tile_mut(tile);
+    for (i, &o) in g.off[..k].iter().enumerate() {
+        let o = usize::from(o) & (TILE_PIXELS - 1);
+        depth[o] = g.depth[i];
+        stencil[o] = g.stencil[i];
+        color[o] = g.color[i];
+    }
+    written
+}
+
+/// Rasterises every triangle of `bins` (in order) that falls in the tile whose top-left
+/// pixel is `(tx, ty)`. Returns the number of fragments written.
+///
+/// Three size classes, by the triangle's pixel box inside the tile: at most
+/// [`LANES`]² (and an extent [`fits_lanes`]): edge functions in `i32` lanes over the block
+/// ([`cover_block`]); at most [`BLOCK_PIXELS`]: a scalar scan of the box; larger: row spans.
+/// The first two shade all covered pixels as one batch. Every class finds the same pixels
+/// and the fragment path gives them the same values, so the class never changes a byte.
+pub(crate) fn raster_tile<'a>(
+    level: Level,
+    tile: &mut TileMut<'_>,
+    (tx, ty): (i32, i32),
+    bins: impl Iterator<Item = TileRefs<'a>>,
+    paths: &[(std::sync::Arc<FragmentPath>, usize)],
+    scratch: &mut Scratch,
+) -> u64 {
+    crate::base::simd::dispatch!(level, simd => raster_tile_at(simd, tile, (tx, ty), bins, paths, scratch))
+}
+
+/// [`raster_tile`] at one instruction set: each triangle of each bin, clipped to the tile,
+/// goes to the function of its size class.
+#[inline(always)]
+fn raster_tile_at<'a, S: Simd>(
+    simd: S,
+    tile: &mut TileMut<'_>,
+    (tx, ty): (i32, i32),
+    bins: impl Iterator<Item = TileRefs<'a>>,
+    paths: &[(std::sync::Arc<FragmentPath>, usize)],
+    scratch: &mut Scratch,
+) -> u64 {
+    let mut written = 0;
+    let ts = TILE_SIZE as i32;
+    let mut g = Gather {
+        off: [0; SPAN],
+        depth: [0.0; SPAN],
+        stencil: [0; SPAN],
+        color: [[0; 4]; SPAN],
+    };
+    let mut at = TileAt { tile, tx, ty };
+    for bin in bins {
+        let (path, stride) = &paths[bin.draw as usize];
+        for tri in bin.tris {
+            let po = tri.planes as usize;
+            let planes = &bin.planes[po..po + stride];
+            let x0 = tri.bbox[0].max(tx);
+            let x1 = tri.bbox[2].min(tx + ts);
+            let y0 = tri.bbox[1].max(ty);
+            let y1 = tri.bbox[3].min(ty + ts);
+            if x0 >= x1 || y0 >= y1 {
+                continue;
+            }
+            let t = TriInTile {
+                tri,
+                planes,
+                path,
+                bbox: [x0, y0, x1, y1],
+            };
+            let (n, h) = (x1 - x0, y1 - y0);
+            if n <= LANES as i32 && h <= LANES as i32 {
+                if let Some(w) = lanes_block(simd, &t, &mut at, &mut g, scratch) {
+                    written += w;
+                    continue;
+                }
+            }
+            written += if i64::from(n) * i64::from(h) <= BLOCK_PIXELS {
+                scanned_block(&t, &mut at, &mut g, scratch)
+            } else {
+                row_spans(&t, &mut at, scratch)
+            };
+        }
+    }
+    written
+}
+
+/// One triangle's share of a tile: its set-up, planes and fragment path, and its pixel box
+/// clipped to the tile, `[x0, y0, x1, y1)`.
+struct TriInTile<'a> {
+    tri: &'a TriSetup,
+    planes: &'a [f32],
+    path: &'a FragmentPath,
+    bbox: [i32; 4],
+}
+
+/// The tile being walked, and its top-left pixel.
+struct TileAt<'t, 'a> {
+    tile: &'t mut TileMut<'a>,
+    tx: i32,
+    ty: i32,
+}
+
+/// The smallest class: a box of at most [`LANES`]² pixels whose edges [`fits_lanes`],
+/// covered in `i32` lanes ([`cover_block`]) and shaded as one batch. `None` when the edges
+/// do not fit (the caller takes the next class).
+#[inline(always)]
+fn lanes_block<S: Simd>(
+    simd: S,
+    t: &TriInTile<'_>,
+    at: &mut TileAt<'_, '_>,
+    g: &mut Gather,
+    scratch: &mut Scratch,
+) -> Option<u64> {
+    let tri = t.tri;
+    let [x0, y0, x1, y1] = t.bbox;
+    let p = |i: usize| (tri.xs[i], tri.ys[i]);
+    let e = [
+        Edge32::new(p(0), p(1)),
+        Edge32::new(p(1), p(2)),
+        Edge32::new(p(2), p(0)),
+    ];
+    if !fits_lanes(&e) {
+        return None;
+    }
+    let bx = (x0, y0, (x1 - x0) as u32, (y1 - y0) as u32);
+    let refp = (tri.ref_x, tri.ref_y);
+    let k = cover_block(simd, &e, bx, (&*at.tile, at.tx, at.ty), refp, g, scratch);
+    Some(if k > 0 {
+        run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
+    } else {
+        0
+    })
+}
+
+/// The edge values at the box's top-left pixel and their steps in x and y.
+#[inline(always)]
+fn edge_walk(t: &TriInTile<'_>) -> ([i64; 3], [i64; 3], [i64; 3]) {
+    let e = edges(t.tri);
+    let [x0, y0, ..] = t.bbox;
+    (
+        [
+            e[0].at_pixel(x0, y0),
+            e[1].at_pixel(x0, y0),
+            e[2].at_pixel(x0, y0),
+        ],
+        [e[0].step_x(), e[1].step_x(), e[2].step_x()],
+        [e[0].step_y(), e[1].step_y(), e[2].step_y()],
+    )
+}
+
+/// The middle class: a box of at most [`BLOCK_PIXELS`], every covered pixel found by a
+/// scalar scan, row by row (the same edge test as [`row_spans`]), and shaded as one batch.
+#[inline(always)]
+fn scanned_block(
+    t: &TriInTile<'_>,
+    at: &mut TileAt<'_, '_>,
+    g: &mut Gather,
+    scratch: &mut Scratch,
+) -> u64 {
+    let (tri, ts) = (t.tri, TILE_SIZE as i32);
+    let [x0, y0, x1, y1] = t.bbox;
+    let n = i64::from(x1 - x0);
+    let (mut c, sx, sy) = edge_walk(t);
+    let mut k = 0;
+    for y in y0..y1 {
+        let mut e = c;
+        for i in 0..n {
+            if (e[0] | e[1] | e[2]) >= 0 {
+                let x = x0 + i as i32;
+                g.off[k] = ((y - at.ty) * ts + (x - at.tx)) as u16;
+                // Exact, like the row walk's `bx + i` (see `run_span`).
+                scratch.dxp[k] = (x as f32 + 0.5) - tri.ref_x;
+                scratch.dyp[k] = (y as f32 + 0.5) - tri.ref_y;
+                k += 1;
+            }
+            for j in 0..3 {
+                e[j] += sx[j];
+            }
+        }
+        for j in 0..3 {
+            c[j] += sy[j];
+        }
+    }
+    for (i, &o) in g.off[..k].iter().enumerate() {
+        let o = usize::from(o);
+        g.depth[i] = at.tile.depth[o];
+        g.stencil[i] = at.tile.stencil[o];
+        g.color[i] = at.tile.color[o];
+    }
+    if k == 0 {
+        return 0;
+    }
+    run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
+}
+
+/// The large class: row by row, each row's covered pixels (contiguous) shaded as one span.
+/// Narrow boxes scan (three adds and a sign test per pixel); wide ones solve each edge's
+/// half-line exactly.
+#[inline(always)]
+fn row_spans(t: &TriInTile<'_>, at: &mut TileAt<'_, '_>, scratch: &mut Scratch) -> u64 {
+    let ts = TILE_SIZE as i32;
+    let [x0, y0, x1, y1] = t.bbox;
+    let n = i64::from(x1 - x0);
+    let (mut c, sx, sy) = edge_walk(t);
+    let mut written = 0;
+    for y in y0..y1 {
+        let (lo, hi) = if n <= NARROW {
+            let mut e = c;
+            let (mut lo, mut hi) = (n, 0);
+            for i in 0..n {
+                if (e[0] | e[1] | e[2]) >= 0 {
+                    lo = lo.min(i);
+                    hi = i + 1;
+                }
+                for k in 0..3 {
+                    e[k] += sx[k];
+                }
+            }
+            (lo, hi)
+        } else {
+            let (mut lo, mut hi) = (0, n);
+            for k in 0..3 {
+                let (l, h) = half_line_span(c[k], sx[k], n);
+                lo = lo.max(l);
+                hi = hi.min(h);
+            }
+            (lo, hi)
+        };
+        for k in 0..3 {
+            c[k] += sy[k];
+        }
+        if lo < hi {
+            let x = x0 + lo as i32;
+            let off = ((y - at.ty) * ts + (x - at.tx)) as usize;
+            let len = (hi - lo) as usize;
+            written += t
+                .path
+                .run_span((t.tri, t.planes), (x, y, len), &mut *at.tile, off, scratch);
+        }
+    }
+    written
+}

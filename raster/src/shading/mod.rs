@@ -1,0 +1,7 @@
+//! Floor 4, shading: OpenGL 1.x's formulas, used by both the vertex stage and the fragment
+//! shader — the lighting equation ([`light`]), fog ([`fog`]) and the texture combiners
+//! ([`combine`]).
+
+pub mod combine;
+pub mod fog;
+pub mod light;
