@@ -120,19 +120,29 @@ pub(crate) fn plane<S: Simd, const ROW: bool>(
     }
 }
 
-/// The scalar comparison `cmp::<F>(a, b)` of `fragment` per lane.
+/// The compare functions by index (`fragment::path::func_index`: never, less, equal,
+/// less-or-equal, greater, not-equal, greater-or-equal, always) on vectors `$a`, `$b` of a
+/// mask type `$mask`, at any width: the one definition of the depth and alpha compares in
+/// lanes, used by `cmp8` and the fused kernels of every width (`vertex_color_width!`).
+macro_rules! compare {
+    ($f:expr, $simd:expr, $mask:ident, $a:expr, $b:expr) => {
+        match $f {
+            0 => $mask::splat($simd, false),
+            1 => $a.simd_lt($b),
+            2 => $a.simd_eq($b),
+            3 => $a.simd_le($b),
+            4 => $a.simd_gt($b),
+            5 => $a.simd_ne($b),
+            6 => $a.simd_ge($b),
+            _ => $mask::splat($simd, true),
+        }
+    };
+}
+
+/// The scalar comparison of compare function `F` per lane (`compare!`).
 #[inline(always)]
 fn cmp8<S: Simd, const F: u8>(simd: S, a: f32x8<S>, b: f32x8<S>) -> mask32x8<S> {
-    match F {
-        0 => simd.splat_mask32x8(false),
-        1 => a.simd_lt(b),
-        2 => a.simd_eq(b),
-        3 => a.simd_le(b),
-        4 => a.simd_gt(b),
-        5 => simd.simd_ne_f32x8(a, b),
-        6 => a.simd_ge(b),
-        _ => simd.splat_mask32x8(true),
-    }
+    compare!(F, simd, mask32x8, a, b)
 }
 
 /// Runs `f` on every group of [`LANES`] of `mask.len()` pixels with the matching group of
@@ -158,7 +168,7 @@ fn groups<T: Copy + Default>(
 }
 
 /// The depth test of compare function `F` (with the write when `W`): `pass = mask ∧
-/// cmp(z, d)`, `d = pass ? z : d`, `mask = pass` — `fragment::depth_span` in lanes.
+/// cmp(z, d)`, `d = pass ? z : d`, `mask = pass` — the scalar depth test of `fragment::path` in lanes.
 #[inline(always)]
 pub(crate) fn depth<S: Simd, const F: u8, const W: bool>(
     simd: S,
@@ -213,7 +223,7 @@ pub(crate) fn count<S: Simd>(simd: S, mask: &[i32]) -> u64 {
     a.iter().map(|&x| x as u64).sum()
 }
 
-/// `fragment::to_unorm8` per lane: `⌊clamp(x, 0, 1)·255 + ½⌋` (NaN → 0). The truncating
+/// `base::unorm::to_unorm8` per lane: `⌊clamp(x, 0, 1)·255 + ½⌋` (NaN → 0). The truncating
 /// conversion is the floor here: its input lies in `[½, 255.5]`.
 #[inline(always)]
 pub(crate) fn unorm8<S: Simd>(simd: S, x: f32x8<S>) -> u32x8<S> {
@@ -361,17 +371,7 @@ macro_rules! vertex_color_width {
                     let z = z.simd_gt(self.lo).select(z, self.lo);
                     let z = z.simd_lt(self.hi).select(z, self.hi);
                     let dv = $f32::from_slice(simd, d);
-                    // `cmp8` per lane.
-                    let t = match F {
-                        0 => $mask::splat(simd, false),
-                        1 => z.simd_lt(dv),
-                        2 => z.simd_eq(dv),
-                        3 => z.simd_le(dv),
-                        4 => z.simd_gt(dv),
-                        5 => z.simd_ne(dv),
-                        6 => z.simd_ge(dv),
-                        _ => $mask::splat(simd, true),
-                    };
+                    let t = compare!(F, simd, $mask, z, dv);
                     let pass = match m {
                         Some(m) => m & t,
                         None => t,

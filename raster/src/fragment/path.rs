@@ -19,7 +19,7 @@
 //! `floor(clamp(x, 0, 1)·255 + 0.5)` and read back as `d / 255`.
 //!
 //! A probed draw ([`crate::explain`]) never takes the fused kernels: its batches go through
-//! the staged path with a recorder (`fragment_probe::Rec`) between the stages, which copies
+//! the staged path with a recorder (`fragment::probe::Rec`) between the stages, which copies
 //! the probed pixels' values out; every other batch runs the same code without it.
 
 use std::sync::Arc;
@@ -135,7 +135,7 @@ pub(crate) struct FragmentPath {
     interpolate: bool,
     /// The shader's colour is varyings 0..4 (no shading step).
     passthrough: bool,
-    /// The whole path is `fragment_lanes::vertex_color` (for triangles without flat
+    /// The whole path is `fragment::lanes::vertex_color` (for triangles without flat
     /// varyings).
     fused: bool,
     /// Varyings not interpolated (the shader does not read them).
@@ -283,7 +283,7 @@ impl FragmentPath {
     /// [`FragmentPath::run_at`] at the portable level, with fewer kernels and the same bits:
     /// always the staged path (the fused kernels give its bits, as `run_at` relies on), and
     /// only its block form, a row span's offsets written out first (a plane gives a row
-    /// span and a block the same bits, `fragment_lanes::plane`). The portable level is the
+    /// span and a block the same bits, `fragment::lanes::plane`). The portable level is the
     /// fallback of machines without SIMD and a cross-check of the others, not a fast path;
     /// its copies of the row form and the fused kernels cost LLVM 27 s of the crate's
     /// 115 s of function passes (`-Z llvm-time-trace`, `ci` profile).
@@ -589,7 +589,7 @@ impl FragmentPath {
         }
     }
 
-    /// Packs and stores the colour of the live pixels (`fragment_lanes::write`).
+    /// Packs and stores the colour of the live pixels (`fragment::lanes::write`).
     #[inline(always)]
     fn write<S: Simd>(&self, simd: S, s: &mut Scratch, dst: &mut [[u8; 4]], np: usize) {
         let Scratch {

@@ -1,7 +1,7 @@
 //! What the fragment stage's batches are made of: the scratch arrays ([`Scratch`]) every
 //! stage reads and writes, a batch's context ([`SpanCtx`]) and the shader interface
 //! ([`FragmentShader`]). Below both the fragment path (`fragment`) and the probe that copies
-//! values out of a batch (`fragment_probe`), which therefore do not depend on each other's
+//! values out of a batch (`fragment::probe`), which therefore do not depend on each other's
 //! internals.
 
 use fearless_simd::Level;
@@ -29,7 +29,7 @@ pub(crate) struct Scratch {
     pub w: [f32; SPAN],
     pub var: [[f32; SPAN]; MAX_VARYINGS],
     pub color: [[f32; SPAN]; 4],
-    /// Live pixels as lanes: −1 live, 0 dead (see `fragment_lanes`).
+    /// Live pixels as lanes: −1 live, 0 dead (see `fragment::lanes`).
     pub mask: [i32; SPAN],
     /// Shader scratch: texture coordinates and level of detail of the current unit.
     pub tu: [f32; SPAN],
@@ -103,7 +103,7 @@ pub(crate) trait FragmentShader: Send + Sync {
         false
     }
     /// Writes `s.color[c][..n]` for the batch's `n` pixels rounded up to whole groups of
-    /// `fragment_lanes::LANES`; may clear `s.mask` entries. `level` is the draw's
+    /// `fragment::lanes::LANES`; may clear `s.mask` entries. `level` is the draw's
     /// instruction set: the shader dispatches on it once for the batch.
     fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch);
     /// [`FragmentShader::shade`], writing down what its stages did at each `(lane, stages)`

@@ -1,4 +1,4 @@
-//! The fused vertex-colour path (`fragment_lanes::vertex_color`: interpolate, depth test,
+//! The fused vertex-colour path (`fragment::lanes::vertex_color`: interpolate, depth test,
 //! pack and store per group, 8 lanes at every level and 16 lanes on AVX-512's whole groups)
 //! against the scalar level, bit for bit: colour bytes, depth values and the count of
 //! fragments written, for every depth function it takes (less, less-or-equal, always) with
