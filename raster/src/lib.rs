@@ -46,7 +46,8 @@
 //!   kept may spill past the viewport edge, as in GL. Polygon offset applies to polygons only
 //!   (in any polygon mode), once per polygon ([`PolygonOffset`]).
 //! - **Colour.** RGBA8 unorm framebuffer, `f32` fragment math, `floor(clamp(x, 0, 1)·255 +
-//!   0.5)` to store, `d / 255` to read. No colour management: values are used as stored.
+//!   0.5)` to store, `d / 255` to read (texels: `d · (1/255)`, [`texture`]). No colour
+//!   management: values are used as stored.
 //! - **Depth and stencil.** `f32` depth cleared to 1, `u8` stencil; GL semantics for every
 //!   test and op ([`state`]).
 //! - **Textures.** Texel `i` covers `[i, i+1)/n`; mip chains by box filter; λ from exact

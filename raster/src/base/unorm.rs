@@ -1,10 +1,27 @@
 //! The colour storage rule, both ways: a fragment's `f32` channel to the framebuffer's byte
 //! ([`to_unorm8`], GL's `floor(clamp(x, 0, 1)·255 + 0.5)`) and a stored byte back to `f32`
-//! ([`INV_255`]). The lanes kernels compute the same expressions per lane.
+//! — two rules, each defined here once: the blend's destination reads `c / 255`, correctly
+//! rounded ([`from_unorm8`]); texels read `c × INV_255` ([`texel_to_f32`], the cheaper
+//! product the sampler's lanes compute). They differ by one ulp for 126 of the 256 bytes,
+//! and unifying them changes pixels (`json/transparent_sorted` of the conformance corpus), so
+//! one rule for both waits for the sampler's redefinition (issue 51). The lanes kernels
+//! compute the same expressions per lane.
 
 /// `1/255` as the nearest `f32`. A texel byte `c` reads as `c × INV_255` (within one ulp of
 /// `c / 255`), which converts back to exactly `c` through [`to_unorm8`].
 pub(crate) const INV_255: f32 = 1.0 / 255.0;
+
+/// A framebuffer byte as `f32` (the blend's destination): `c / 255`, correctly rounded.
+#[inline(always)]
+pub(crate) fn from_unorm8(c: u8) -> f32 {
+    f32::from(c) / 255.0
+}
+
+/// A texel byte as `f32`: `c × INV_255`.
+#[inline(always)]
+pub(crate) fn texel_to_f32(c: u8) -> f32 {
+    f32::from(c) * INV_255
+}
 
 /// The scalar definition the pack kernels (`fragment::lanes::unorm8` and its wide forms)
 /// compute per lane: `floor(clamp(x, 0, 1)·255 + 0.5)`; NaN maps to 0.

@@ -27,6 +27,7 @@ use std::sync::Arc;
 use fearless_simd::{Level, Simd};
 use glam::Vec4;
 
+use crate::base::unorm::from_unorm8;
 use crate::base::vec_lanes::LANES;
 use crate::fragment::lanes::{self as fl, Finish};
 use crate::fragment::probe::{Rec, Recorder, Unprobed};
@@ -617,7 +618,7 @@ impl FragmentPath {
         let len = dst.len();
         for i in 0..len {
             for c in 0..4 {
-                s.dst[c][i] = f32::from(dst[i][c]) / 255.0;
+                s.dst[c][i] = from_unorm8(dst[i][c]);
                 s.color[c][i] = s.color[c][i].clamp(0.0, 1.0);
             }
         }

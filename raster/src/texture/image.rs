@@ -6,7 +6,7 @@
 
 use glam::Vec4;
 
-use crate::base::unorm::INV_255;
+use crate::base::unorm::texel_to_f32;
 
 use crate::base::error::Error;
 
@@ -195,6 +195,6 @@ impl MipLevel {
     #[inline(always)]
     pub(crate) fn fetch(&self, x: u32, y: u32) -> Vec4 {
         let t = self.texels[y as usize * self.width as usize + x as usize];
-        Vec4::new(t[0] as f32, t[1] as f32, t[2] as f32, t[3] as f32) * INV_255
+        Vec4::from_array(t.map(texel_to_f32))
     }
 }
