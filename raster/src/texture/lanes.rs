@@ -611,15 +611,38 @@ fn bilinear_level<S: Simd>(
     let a01: [i32; LANES] = (r1 + x0).into();
     let a11: [i32; LANES] = (r1 + x1).into();
     let px = level.texels();
-    let mut q = [[0i32; LANES]; 4];
-    for l in 0..LANES {
-        let fetch = |i: i32| i32::from_le_bytes(px[i as usize]);
-        q[0][l] = fetch(a00[l]);
-        q[1][l] = fetch(a10[l]);
-        q[2][l] = fetch(a01[l]);
-        q[3][l] = fetch(a11[l]);
-    }
+    let at = [&a00, &a10, &a01, &a11];
+    let q = if px.len().is_power_of_two() {
+        fetch_at::<true, 4>(px, at)
+    } else {
+        fetch_at::<false, 4>(px, at)
+    };
     blend_taps(simd, &q, a, b)
+}
+
+/// The texels of one level at `N` addresses per lane. Every address is `y·w + x` with
+/// `x < w` and `y < h` (wrapped in lanes), so it is in range by construction; with `POW2`
+/// (the level holds a power of two of texels) the index is masked by `len − 1`, which
+/// changes no address and lets the compiler drop the bounds check of every load (measured:
+/// the `fill` workload, trilinear + fog + depth, went from 206 to 180 instructions per
+/// fragment, callgrind).
+#[inline(always)]
+fn fetch_at<const POW2: bool, const N: usize>(
+    px: &[[u8; 4]],
+    at: [&[i32; LANES]; N],
+) -> [[i32; LANES]; N] {
+    let mask = px.len().wrapping_sub(1);
+    let fetch = |i: i32| {
+        let i = i as usize;
+        i32::from_le_bytes(px[if POW2 { i & mask } else { i }])
+    };
+    let mut q = [[0i32; LANES]; N];
+    for l in 0..LANES {
+        for k in 0..N {
+            q[k][l] = fetch(at[k][l]);
+        }
+    }
+    q
 }
 
 /// `Texture::sample_adjusted_nb` for 8 lanes at the adjusted λ per lane.
@@ -961,9 +984,11 @@ fn nearest_levels<S: Simd>(
             let at: [i32; LANES] =
                 (wrap8(simd, wr.1, j, h) * w as i32 + wrap8(simd, wr.0, i, w)).into();
             let px = level.texels();
-            for l in 0..LANES {
-                q[l] = i32::from_le_bytes(px[at[l] as usize]);
-            }
+            let [q] = if px.len().is_power_of_two() {
+                fetch_at::<true, 1>(px, [&at])
+            } else {
+                fetch_at::<false, 1>(px, [&at])
+            };
             return texels8(simd, &q);
         }
     }
