@@ -81,6 +81,7 @@ pub mod gltf;
 mod import;
 pub mod imported;
 pub mod json;
+mod ktx2_index;
 pub mod material;
 pub mod obj;
 mod options;
@@ -94,8 +95,9 @@ mod uri;
     clippy::type_complexity,
     reason = "the type of crate::UnitTests, spelled out: no import of the crate root"
 )]
-pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 2] {
+pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 3] {
     [
+        ("io::ktx2_index", ktx2_index::tests::TESTS),
         ("io::texture_image", texture_image::tests::TESTS),
         ("io::uri", uri::tests::TESTS),
     ]

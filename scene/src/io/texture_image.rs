@@ -6,7 +6,8 @@
 //! are charged to the load's [`TextureBudget`]
 //! ([`crate::io::ImportOptions::max_texture_bytes`]) before any texel is allocated. Texels
 //! are stored as they are in the file (no colour-space conversion: plumb does no colour
-//! management). Row 0 of the image is `v = 0`, which is glTF's convention (uv origin at the
+//! management). A KTX2 file's declared sizes are checked and its transcoder's scratch memory
+//! charged too, before it is transcoded ([`ktx2_index`]). Row 0 of the image is `v = 0`, which is glTF's convention (uv origin at the
 //! top left of the image).
 
 use std::io::Cursor;
@@ -16,6 +17,7 @@ use ::image::{ImageFormat, ImageReader, Limits};
 use plumb_raster::texture::Texture;
 
 use super::error::IoError;
+use super::ktx2_index;
 
 /// Decoded bytes of a `width × height` RGBA8 texture with its full mip chain.
 pub(crate) fn mip_chain_bytes(width: u32, height: u32) -> u64 {
@@ -112,13 +114,11 @@ pub(crate) enum Probed {
     Image(Option<ImageFormat>),
 }
 
-/// The twelve bytes a KTX2 file starts with.
-const KTX2_MAGIC: [u8; 12] = [
-    0xAB, b'K', b'T', b'X', b' ', b'2', b'0', 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
-];
-
-/// A KTX2 file's base size, checked to be one 2D image (not a cubemap, an array or a video).
-fn ktx2_size(bytes: &[u8]) -> Result<(u32, u32), String> {
+/// A KTX2 file's base size and the transcoder's scratch bytes: its declared sizes checked
+/// first ([`ktx2_index::check`]), then the transcoder's own reading of the header, checked to
+/// be one 2D image (not a cubemap, an array or a video).
+fn ktx2_size(bytes: &[u8]) -> Result<(u32, u32, u64), String> {
+    let index = ktx2_index::check(bytes)?;
     let t = super::contain::contain(|| {
         basisu::Transcoder::new(bytes).map(|t| {
             let one = t.layer_count() <= 1 && t.face_count() == 1 && !t.is_video();
@@ -131,10 +131,13 @@ fn ktx2_size(bytes: &[u8]) -> Result<(u32, u32), String> {
     if !one {
         return Err("a KTX2 cubemap, array or video is not a 2D texture".to_owned());
     }
-    if levels == 0 || w == 0 || h == 0 {
-        return Err(format!("a KTX2 file of {w}x{h} with {levels} levels"));
+    if (w, h, levels) != (index.width, index.height, index.levels) {
+        return Err(format!(
+            "the transcoder reads a {w}x{h} KTX2 file of {levels} levels, the header says {}x{} and {}",
+            index.width, index.height, index.levels
+        ));
     }
-    Ok((w, h))
+    Ok((w, h, index.scratch_bytes))
 }
 
 /// Every level of a Basis Universal KTX2 file, transcoded to RGBA8: the file's own mip
@@ -193,10 +196,14 @@ pub(crate) fn probe(
     budget: &mut TextureBudget,
 ) -> Result<Probed, IoError> {
     let image_err = image_error(file, name);
-    let ktx2 = mime == Some("image/ktx2") || bytes.starts_with(&KTX2_MAGIC);
+    let ktx2 = mime == Some("image/ktx2") || bytes.starts_with(&ktx2_index::MAGIC);
     let format = mime.and_then(format_from_mime);
+    // Bytes the decoder allocates besides the texture: a KTX2 file's inflated levels.
+    let mut scratch = 0;
     let (width, height) = if ktx2 {
-        ktx2_size(bytes).map_err(&image_err)?
+        let (w, h, s) = ktx2_size(bytes).map_err(&image_err)?;
+        scratch = s;
+        (w, h)
     } else {
         let probe = reader(bytes, format).map_err(&image_err)?;
         if probe.format().is_none() {
@@ -215,7 +222,11 @@ pub(crate) fn probe(
             max: max_side,
         });
     }
-    budget.charge(file, name, mip_chain_bytes(width, height))?;
+    budget.charge(
+        file,
+        name,
+        mip_chain_bytes(width, height).saturating_add(scratch),
+    )?;
     Ok(if ktx2 {
         Probed::Ktx2
     } else {
