@@ -214,14 +214,10 @@ impl ImageArgs {
         {
             return Err(format!("--view {shown} sets the view: drop {flag}"));
         }
-        let meta = std::fs::metadata(&path).map_err(|e| format!("--view {shown}: {e}"))?;
-        if meta.len() > MAX_VIEW_BYTES {
-            return Err(format!(
-                "--view {shown}: {} bytes, more than a view file's {MAX_VIEW_BYTES}",
-                meta.len()
-            ));
-        }
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("--view {shown}: {e}"))?;
+        // A regular file, checked on the opened handle, read no further than the limit: a
+        // FIFO or a device (`/dev/zero`) is refused at once (issue 50).
+        let text = plumb::scene::io::read_regular_to_string(&path, MAX_VIEW_BYTES)
+            .map_err(|e| format!("--view {shown}: {e}"))?;
         let view: plumb::model::ModelView = serde_json::from_str(&text)
             .map_err(|e| format!("--view {shown}:{}:{}: {e}", e.line(), e.column()))?;
         #[derive(clap::Parser)]

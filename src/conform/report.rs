@@ -17,6 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{CaseKind, CaseResult, ConformError, Metrics, Status, Tolerance};
 
+/// Largest `results.json` a merge reads from a shard: 256 MiB. The file must be a regular
+/// file, checked on the opened handle (a FIFO or a device is refused at once).
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
 /// One case in `results.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -167,7 +171,8 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
     std::fs::create_dir_all(out.join("img")).map_err(|e| io_err(out, e))?;
     for shard in shards {
         let path = shard.join("results.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let text = plumb_scene::io::read_regular_to_string(&path, MAX_RESULTS_BYTES)
+            .map_err(|e| io_err(&path, e))?;
         let r: Results = serde_json::from_str(&text)
             .map_err(|e| io_err(&path, format!("{}:{}: {e}", e.line(), e.column())))?;
         if r.format != "plumb-conform-results" || r.version != 1 {

@@ -85,6 +85,7 @@ mod ktx2_index;
 pub mod material;
 pub mod obj;
 mod options;
+pub mod regular_file;
 mod staged;
 mod texture_image;
 mod uri;
@@ -119,6 +120,7 @@ pub use imported::{
     CameraProjection, ExtensionUse, Handling, Imported, ImportedCamera, ImportedLight,
     ImportedLightKind, ImportedScene, SceneInstancing,
 };
+pub use regular_file::{open_regular, read_regular, read_regular_to_string, ReadRefusal};
 
 /// Former name of [`ImportedLightKind`] (plumb-raster's `light::LightKind` is another concept).
 #[deprecated(
