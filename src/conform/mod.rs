@@ -46,6 +46,7 @@
 
 pub mod calibrate;
 pub mod report;
+pub mod safe_write;
 pub mod shard;
 
 /// The wgpu backend (feature `wgpu`).

@@ -139,7 +139,9 @@ fn write_files(dir: &Path, results: &Results) -> Result<(), ConformError> {
         ("junit.xml", junit(results)),
     ] {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| io_err(&path, e))?;
+        // A new file renamed into place: an existing link at `path` is replaced, never
+        // written through (issue 50).
+        super::safe_write::write_replacing(&path, text.as_bytes()).map_err(ConformError)?;
     }
     Ok(())
 }
@@ -167,6 +169,21 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
                 ));
             }
         }
+    }
+    // Nor through a link (issue 50): no output may lead into a shard — the report folder,
+    // its `img/` and the three files, whatever links they are.
+    let roots: Vec<PathBuf> = shards
+        .iter()
+        .map(|s| s.canonicalize().map_err(|e| io_err(s, e)))
+        .collect::<Result<_, _>>()?;
+    let into_shard = |to: &Path| -> Result<(), ConformError> {
+        for (shard, _) in shards.iter().zip(&roots) {
+            super::safe_write::refuse_inside(to, shard, "the shard").map_err(ConformError)?;
+        }
+        Ok(())
+    };
+    for name in ["", "img", "results.json", "index.html", "junit.xml"] {
+        into_shard(&out.join(name))?;
     }
     std::fs::create_dir_all(out.join("img")).map_err(|e| io_err(out, e))?;
     for shard in shards {
@@ -204,7 +221,8 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
                         return Err(io_err(&to, "would be copied onto itself"));
                     }
                 }
-                std::fs::copy(&from, &to).map_err(|e| io_err(&from, e))?;
+                copy_from_shard(&from, shard, &to)?;
+                into_shard(&to)?;
             }
             if by_id.contains_key(&rec.id) {
                 duplicates.push(rec.id.clone());
@@ -230,6 +248,43 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
     };
     write_files(out, &results)?;
     Ok(results)
+}
+
+/// Largest image a merge copies from a shard: 1 GiB.
+pub const MAX_IMAGE_FILE_BYTES: u64 = 1 << 30;
+
+/// Copies `from`, an image a record of `shard` names, to `to` — only a regular file (not a
+/// link) whose real path is inside the shard (a linked folder on the way that leads out is
+/// refused too), written through [`super::safe_write::write_replacing`] (issue 50: a shard
+/// image that was a link to a file outside was copied into, and published by, the report).
+fn copy_from_shard(from: &Path, shard: &Path, to: &Path) -> Result<(), ConformError> {
+    let meta = from.symlink_metadata().map_err(|e| io_err(from, e))?;
+    if !meta.is_file() {
+        return Err(io_err(
+            from,
+            "not a regular file (a link, a folder or a device): only the shard's own files are copied",
+        ));
+    }
+    let (real, root) = (
+        from.canonicalize().map_err(|e| io_err(from, e))?,
+        shard.canonicalize().map_err(|e| io_err(shard, e))?,
+    );
+    if !real.starts_with(&root) {
+        return Err(io_err(
+            from,
+            format!(
+                "resolves to {}, outside the shard {}",
+                real.display(),
+                shard.display()
+            ),
+        ));
+    }
+    let bytes =
+        plumb_scene::io::read_regular(&real, MAX_IMAGE_FILE_BYTES).map_err(|e| io_err(from, e))?;
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+    }
+    super::safe_write::write_replacing(to, &bytes).map_err(ConformError)
 }
 
 /// Escapes text for HTML text and attributes and for XML 1.0 text and attributes alike:
