@@ -12,7 +12,7 @@
 pub fn glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     fn padded(b: &[u8], pad: u8) -> Vec<u8> {
         let mut v = b.to_vec();
-        while v.len() % 4 != 0 {
+        while !v.len().is_multiple_of(4) {
             v.push(pad);
         }
         v
