@@ -16,6 +16,7 @@ mod conform_links;
 #[cfg(feature = "wgpu")]
 mod conform_wgpu;
 mod explain;
+mod explain_budget;
 mod hostile_budgets;
 mod linear_parsing;
 mod load_path;
