@@ -36,7 +36,9 @@ fn merge_copies_no_link_out_of_a_shard() {
     shard(&s, "a/x");
     symlink(&secret, s.join("img/x.png")).unwrap();
     let out = dir.join("merged");
-    let e = merge(std::slice::from_ref(&s), &out).unwrap_err().to_string();
+    let e = merge(std::slice::from_ref(&s), &out)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("img/x.png: not a regular file"), "{e}");
     assert!(!out.join("img/x.png").exists());
     // A linked folder on the way that leads out is refused too.
@@ -66,14 +68,18 @@ fn merge_never_writes_into_a_shard_through_a_link() {
     let out = dir.join("merged");
     std::fs::create_dir_all(&out).unwrap();
     symlink(s.join("results.json"), out.join("results.json")).unwrap();
-    let e = merge(std::slice::from_ref(&s), &out).unwrap_err().to_string();
+    let e = merge(std::slice::from_ref(&s), &out)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("an input"), "{e}");
     assert_eq!(std::fs::read(s.join("results.json")).unwrap(), before);
     // An `img` folder that is a link into the shard: refused before anything is copied.
     let out2 = dir.join("merged2");
     std::fs::create_dir_all(&out2).unwrap();
     symlink(s.join("img"), out2.join("img")).unwrap();
-    let e = merge(std::slice::from_ref(&s), &out2).unwrap_err().to_string();
+    let e = merge(std::slice::from_ref(&s), &out2)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("an input"), "{e}");
     assert_eq!(std::fs::read(s.join("results.json")).unwrap(), before);
 }
