@@ -273,7 +273,8 @@ fn an_ik_chain_solved_at_load_is_refused_by_info_too() {
 #[test]
 fn collision_entries_add_up_past_the_total() {
     let dir = temp_dir("budget-collisions");
-    // Entries of 4050 × 4050 pairs each, at the per-entry limit: the second passes the total.
+    // Entries of 4050 × 4050 pairs each, under the per-entry limit: the first passes the
+    // total (2²⁰ pairs by default, issue 50).
     let entries: Vec<Value> = (0..12)
         .map(|i| json!({"objects": [format!("a{i}"), format!("a{}", i + 1)], "mode": "first", "hit_uv": [0, 0]}))
         .collect();
@@ -287,7 +288,7 @@ fn collision_entries_add_up_past_the_total() {
         &dir,
         "pairs.json",
         &[],
-        &["--max-collision-pairs", "collision 1", "4050 × 4050"],
+        &["--max-collision-pairs", "collision 0", "4050 × 4050"],
     );
 }
 

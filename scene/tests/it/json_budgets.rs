@@ -320,6 +320,31 @@ fn ik_controllers_add_up_per_update() {
 
 // ---- Collisions -------------------------------------------------------------------------
 
+/// Issue 50, class 6: every entry is charged before any is tested. Twenty all-hits entries
+/// crossing coplanar planes of 4050 triangles (16,402,500 pairs each, under the per-entry
+/// limit): before the fix the first was tested in full (about 30 s) before the second was
+/// refused; now the second is refused before anything is tested.
+#[test]
+fn collision_entries_are_all_charged_before_any_is_tested() {
+    let text = doc(
+        named("a", 21, json!({"plane": {"divisions": 45}})),
+        json!({"collisions": (0..20).map(|i| json!({"objects": [format!("a{i}"), format!("a{}", i + 1)], "hit_uv": [0, 0]})).collect::<Vec<_>>()}),
+    );
+    let start = std::time::Instant::now();
+    let (b, context, amount, total, max) =
+        refused(&text, budget(|b| b.max_collision_pairs = 1 << 24));
+    assert_eq!(b, Budget::CollisionPairs);
+    assert_eq!(
+        (context.as_str(), amount, total, max),
+        ("collision 1", 4050 * 4050, 2 * 4050 * 4050, 1 << 24)
+    );
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 #[test]
 fn collision_entries_add_up() {
     // Planes of 4 × 4 × 2 = 32 triangles: 1024 pairs per entry.
@@ -333,7 +358,7 @@ fn collision_entries_add_up() {
         (context.as_str(), amount, total),
         ("collision 2", 1024, 3072)
     );
-    // At the defaults, two entries at the per-entry limit (2²⁴ each) pass the total.
+    // At the defaults (2²⁰ pairs, issue 50), an entry of 4050 × 4050 passes the total.
     let text = doc(
         named("a", 3, json!({"plane": {"divisions": 45}})),
         json!({"collisions": [
@@ -342,7 +367,7 @@ fn collision_entries_add_up() {
         ]}),
     );
     let (_, context, amount, ..) = refused(&text, WorkBudget::default());
-    assert_eq!((context.as_str(), amount), ("collision 1", 4050 * 4050));
+    assert_eq!((context.as_str(), amount), ("collision 0", 4050 * 4050));
 }
 
 // ---- Instancing and shared meshes -------------------------------------------------------
