@@ -62,6 +62,12 @@ pub fn parse_spec(s: &str) -> Result<PartitionSpec, String> {
         }
         None => (Split::Count, s),
     };
+    // One kind only (issue 50: `count:count:1/2` was read as `count:1/2`).
+    if rest.contains(':') {
+        return Err(format!(
+            "'{s}': one kind only: expected count:K/N, weighted:K/N, weighted:auto, K/N or auto"
+        ));
+    }
     let shard = if rest.trim() == "auto" {
         None
     } else {
@@ -459,6 +465,14 @@ mod tests {
         );
         assert_eq!(s("weighted:1/3").shard, Some((1, 3)));
         assert!(parse_spec("hash:1/2").is_err());
+        for doubled in [
+            "count:count:1/2",
+            "weighted:count:1/2",
+            "count:weighted:auto",
+        ] {
+            let e = parse_spec(doubled).unwrap_err();
+            assert!(e.contains("one kind only"), "{e}");
+        }
         assert!(parse_spec("5/4").is_err());
     }
 

@@ -265,7 +265,7 @@ pub(crate) fn decode_probed(
     limits.max_image_width = Some(max_side);
     limits.max_image_height = Some(max_side);
     r.limits(limits);
-    if let Err(reason) = check_png_chunks(bytes) {
+    if let Err(reason) = check_png_chunks(bytes).and_then(|()| check_riff(bytes)) {
         return Err(image_err(reason));
     }
     // Containment: the decoders are not panic-free on malformed data (`png` 0.18 indexes
@@ -277,6 +277,56 @@ pub(crate) fn decode_probed(
         .map_err(|e| image_err(e.to_string()))?;
     let tex = Texture::from_image(&img).map_err(|e| image_err(e.to_string()))?;
     Ok(tex.with_generated_mips())
+}
+
+/// Structural checks on a WebP file's RIFF container, which the decoder does not make
+/// (issue 50): the RIFF size is even (every chunk is padded to an even length) and inside the
+/// file, and the chunks it holds end exactly at its end, none running past it. Bytes that are
+/// not RIFF WebP pass.
+///
+/// # Errors
+/// The reason, for [`IoError::Image`].
+fn check_riff(bytes: &[u8]) -> Result<(), String> {
+    if bytes.len() < 12 || &bytes[0..4] != b"RIFF" || &bytes[8..12] != b"WEBP" {
+        return Ok(());
+    }
+    let size = u64::from(u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]));
+    if size % 2 == 1 {
+        return Err(format!(
+            "the RIFF size {size} is odd (chunks are padded to even lengths)"
+        ));
+    }
+    let end = 8 + size;
+    if end > bytes.len() as u64 {
+        return Err(format!(
+            "the RIFF size {size} runs past the file's {} bytes",
+            bytes.len()
+        ));
+    }
+    let mut at = 12u64;
+    while at < end {
+        let h = at as usize;
+        if at + 8 > end {
+            return Err(format!(
+                "a chunk header at byte {at} runs past the RIFF end"
+            ));
+        }
+        let len = u64::from(u32::from_le_bytes([
+            bytes[h + 4],
+            bytes[h + 5],
+            bytes[h + 6],
+            bytes[h + 7],
+        ]));
+        let next = at + 8 + len + len % 2;
+        if next > end {
+            let kind = String::from_utf8_lossy(&bytes[h..h + 4]).into_owned();
+            return Err(format!(
+                "chunk {kind:?} at byte {at} ({len} bytes) runs past the RIFF end at {end}"
+            ));
+        }
+        at = next;
+    }
+    Ok(())
 }
 
 /// Structural checks on a PNG's chunks that the `png` decoder relies on without checking:

@@ -46,5 +46,6 @@ mod recording_renderer;
 mod reflection_lighting;
 mod render_state;
 mod robot;
+mod strict_validation;
 mod update_props;
 mod worlds;
