@@ -302,9 +302,9 @@ fn calibrate(
     // Refused before anything is measured: the file may not lead into the corpus (a golden,
     // a case file) or onto the tolerance file read (issue 50: `--calibrated` naming a golden
     // replaced it).
-    conform::safe_write::refuse_inside(&out, &args.refimages, "the corpus")?;
+    plumb::safe_write::refuse_inside(&out, &args.refimages, "the corpus")?;
     if let Some(t) = &args.tolerances {
-        conform::safe_write::refuse_inside(&out, t, "the tolerance file")?;
+        plumb::safe_write::refuse_inside(&out, t, "the tolerance file")?;
     }
     let measured =
         conform::calibrate::measure(cases, backend, runs, args.max_golden_pixels, |_, _| {});
@@ -314,7 +314,7 @@ fn calibrate(
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
     let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-    conform::safe_write::write_replacing(&out, (text + "\n").as_bytes())?;
+    plumb::safe_write::write_replacing(&out, (text + "\n").as_bytes())?;
     let errors: Vec<&conform::calibrate::Measured> =
         measured.iter().filter(|m| m.error.is_some()).collect();
     for m in &errors {

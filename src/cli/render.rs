@@ -322,6 +322,30 @@ pub fn frame_path(out: &Path, index: u32) -> PathBuf {
     out.with_file_name(name)
 }
 
+/// Refuses, before anything is loaded or drawn, an output (`-o`, `--depth-out`, every frame
+/// of a sequence, `--trace-out` and its `.bin`) that resolves to the scene file being
+/// rendered (issue 50): through a link too.
+fn refuse_outputs_onto_input(args: &RenderArgs) -> Result<(), String> {
+    let Some(input) = &args.scene else {
+        return Ok(());
+    };
+    let refuse = |out: &Path| plumb::safe_write::refuse_inside(out, input, "the scene file");
+    let sequence = args.frame_range.clone().or(args.frames.map(|n| 0..n));
+    for out in std::iter::once(&args.out).chain(&args.depth_out) {
+        match &sequence {
+            Some(frames) => frames
+                .clone()
+                .try_for_each(|i| refuse(&frame_path(out, i)))?,
+            None => refuse(out)?,
+        }
+    }
+    if let Some(t) = &args.trace_out {
+        refuse(t)?;
+        refuse(&t.with_extension("bin"))?;
+    }
+    Ok(())
+}
+
 /// Renders the scene file or the showcase and writes the PNG(s).
 pub fn run(args: &RenderArgs) -> CliResult {
     if let Some(image) = args.image.with_view_file()? {
@@ -330,6 +354,7 @@ pub fn run(args: &RenderArgs) -> CliResult {
             ..args.clone()
         });
     }
+    refuse_outputs_onto_input(args)?;
     match &args.scene {
         Some(path) if trace::is_trace_file(path) => run_trace(args, path),
         Some(path) => run_scene(args, path),
@@ -402,16 +427,16 @@ fn run_showcase(args: &RenderArgs) -> CliResult {
     })
 }
 
-/// Saves an image, with the path in the message on failure.
+/// Saves an image, with the path in the message on failure: encoded as `save` would (the
+/// format from the extension), then written to a new file renamed over `path`, so a link at
+/// `path` is replaced, not written through (issue 50).
 fn save_png<P, C>(image: &image::ImageBuffer<P, C>, path: &Path) -> Result<(), String>
 where
     P: image::PixelWithColorType,
     [P::Subpixel]: image::EncodableLayout,
     C: std::ops::Deref<Target = [P::Subpixel]>,
 {
-    image
-        .save(path)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    frame_writer::save_replacing(path, |out, format| image.write_to(out, format))
 }
 
 pub(crate) use plumb::model::load_mapped;

@@ -46,7 +46,6 @@
 
 pub mod calibrate;
 pub mod report;
-pub mod safe_write;
 pub mod shard;
 
 /// The wgpu backend (feature `wgpu`).

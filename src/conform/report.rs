@@ -141,7 +141,7 @@ fn write_files(dir: &Path, results: &Results) -> Result<(), ConformError> {
         let path = dir.join(name);
         // A new file renamed into place: an existing link at `path` is replaced, never
         // written through (issue 50).
-        super::safe_write::write_replacing(&path, text.as_bytes()).map_err(ConformError)?;
+        crate::safe_write::write_replacing(&path, text.as_bytes()).map_err(ConformError)?;
     }
     Ok(())
 }
@@ -178,7 +178,7 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
         .collect::<Result<_, _>>()?;
     let into_shard = |to: &Path| -> Result<(), ConformError> {
         for (shard, _) in shards.iter().zip(&roots) {
-            super::safe_write::refuse_inside(to, shard, "the shard").map_err(ConformError)?;
+            crate::safe_write::refuse_inside(to, shard, "the shard").map_err(ConformError)?;
         }
         Ok(())
     };
@@ -255,7 +255,7 @@ pub const MAX_IMAGE_FILE_BYTES: u64 = 1 << 30;
 
 /// Copies `from`, an image a record of `shard` names, to `to` — only a regular file (not a
 /// link) whose real path is inside the shard (a linked folder on the way that leads out is
-/// refused too), written through [`super::safe_write::write_replacing`] (issue 50: a shard
+/// refused too), written through [`crate::safe_write::write_replacing`] (issue 50: a shard
 /// image that was a link to a file outside was copied into, and published by, the report).
 fn copy_from_shard(from: &Path, shard: &Path, to: &Path) -> Result<(), ConformError> {
     let meta = from.symlink_metadata().map_err(|e| io_err(from, e))?;
@@ -284,7 +284,7 @@ fn copy_from_shard(from: &Path, shard: &Path, to: &Path) -> Result<(), ConformEr
     if let Some(parent) = to.parent() {
         std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
     }
-    super::safe_write::write_replacing(to, &bytes).map_err(ConformError)
+    crate::safe_write::write_replacing(to, &bytes).map_err(ConformError)
 }
 
 /// Escapes text for HTML text and attributes and for XML 1.0 text and attributes alike:

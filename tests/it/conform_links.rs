@@ -1,7 +1,9 @@
 //! Issue 50, class 4: writers never follow links out or over inputs. A shard image that was
 //! a link to a file outside the shard was copied into the merged report (which then
 //! published it); a report folder whose `results.json` was a link into a shard overwrote
-//! that shard's results (exit 0); `--calibrated` naming a golden replaced it (exit 0).
+//! that shard's results (exit 0); `--calibrated` naming a golden replaced it (exit 0); and
+//! `plumb render -o` (or a frame, or `--depth-out`) naming a link to the model wrote the
+//! image over the model.
 
 #![cfg(unix)]
 
@@ -120,4 +122,60 @@ fn calibrated_file_may_not_replace_a_golden() {
     );
     assert_bad_input(&out, "the corpus");
     assert_eq!(std::fs::read(&golden).unwrap(), before);
+}
+
+/// A one-triangle glTF with its buffer inline.
+const TRIANGLE: &str = r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],
+"nodes":[{"mesh":0}],"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],
+"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}],
+"bufferViews":[{"buffer":0,"byteLength":36}],
+"buffers":[{"byteLength":36,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]}"#;
+
+#[test]
+fn render_outputs_never_replace_the_model() {
+    let dir = temp_dir("render-onto-model");
+    std::fs::write(dir.join("t.gltf"), TRIANGLE).unwrap();
+    symlink(dir.join("t.gltf"), dir.join("link.png")).unwrap();
+    symlink(dir.join("t.gltf"), dir.join("seq_0001.png")).unwrap();
+    for args in [
+        &["render", "t.gltf", "-o", "t.gltf"][..],
+        &["render", "t.gltf", "-o", "link.png"],
+        &["render", "t.gltf", "--frames", "3", "-o", "seq.png"],
+        &[
+            "render",
+            "t.gltf",
+            "-o",
+            "ok.png",
+            "--depth-out",
+            "link.png",
+        ],
+    ] {
+        let out = plumb(&dir, args);
+        assert_bad_input(&out, "which is the scene file");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("t.gltf")).unwrap(),
+            TRIANGLE
+        );
+    }
+    // A link to another file is replaced by the image, not written through.
+    std::fs::write(dir.join("other.txt"), "keep").unwrap();
+    symlink(dir.join("other.txt"), dir.join("out.png")).unwrap();
+    let out = plumb(
+        &dir,
+        &["render", "t.gltf", "-o", "out.png", "--size", "8x8"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("other.txt")).unwrap(),
+        "keep"
+    );
+    assert!(!std::fs::symlink_metadata(dir.join("out.png"))
+        .unwrap()
+        .is_symlink());
+    assert!(image::open(dir.join("out.png")).is_ok());
 }

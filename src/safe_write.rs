@@ -1,5 +1,5 @@
-//! Writing the kit's outputs without following a link out of a folder or over an input
-//! (issue 50).
+//! Writing outputs without following a link out of a folder or over an input (issue 50):
+//! the conformance kit's reports and calibrated files, `plumb render`'s images and frames.
 //!
 //! - [`write_replacing`] writes a new file beside the target (created exclusively, so a link
 //!   planted at its name is not followed) and renames it over the target: a target that is a
@@ -37,14 +37,15 @@ pub fn resolve(path: &Path) -> PathBuf {
 /// (`input` a file or a folder: a shard, the corpus, a tolerance file).
 ///
 /// # Errors
-/// One line naming both: `OUT: resolves to INPUT (INPUT_WHAT), an input: …`.
+/// One line naming both: `OUT: resolves to R, inside the shard S, an input: …`.
 pub fn refuse_inside(out: &Path, input: &Path, input_what: &str) -> Result<(), String> {
     let (o, i) = (resolve(out), resolve(input));
     if o == i || o.starts_with(&i) {
         return Err(format!(
-            "{}: resolves to {} (inside {input_what} {}), an input: write it elsewhere",
+            "{}: resolves to {}, {} {input_what} {}, an input: write it elsewhere",
             out.display(),
             o.display(),
+            if o == i { "which is" } else { "inside" },
             input.display()
         ));
     }
