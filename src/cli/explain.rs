@@ -62,6 +62,7 @@ pub fn run(args: &ExplainArgs) -> CliResult {
         let trace = Trace::load(path).map_err(|e| e.to_string())?;
         let (w, h) = trace.size();
         args.image.check_trace_size(w, h)?;
+        args.image.check_trace_primitives(&trace, path)?;
         check_pixel(args, w, h)?;
         explain_within(
             Input::Trace(&trace),
