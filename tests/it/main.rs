@@ -15,6 +15,7 @@ mod conform;
 mod conform_links;
 #[cfg(feature = "wgpu")]
 mod conform_wgpu;
+mod decoder_ceilings;
 mod explain;
 mod explain_budget;
 mod hostile_budgets;

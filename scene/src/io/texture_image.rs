@@ -107,12 +107,28 @@ pub(crate) fn decode(
 }
 
 /// What [`probe`] found: a KTX2 container (Basis Universal), or the format the `image` crate
-/// decodes it with (`None`: sniff).
+/// decodes it with (`None`: sniff) and the size its header declares.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Probed {
     Ktx2,
-    Image(Option<ImageFormat>),
+    Image {
+        format: Option<ImageFormat>,
+        width: u32,
+        height: u32,
+    },
 }
+
+/// Bytes the `image` crate's decoders may allocate for a `width × height` image: its pixels
+/// at the widest layout they produce (RGBA, 16 bits a channel) and 16 MiB for metadata
+/// (an ICC profile, text). Set as the decoder's `max_alloc` (issue 50: a 4 × 4 PNG whose
+/// compressed iCCP and zTXt chunks declared 400 MB each took 420 MB; the default ceiling is
+/// 512 MiB whatever the image's size).
+fn decoder_ceiling(width: u32, height: u32) -> u64 {
+    (u64::from(width) * u64::from(height) * 8).saturating_add(METADATA_BYTES)
+}
+
+/// What a decoder may allocate for an image's metadata (ICC profile, text): 16 MiB.
+const METADATA_BYTES: u64 = 16 << 20;
 
 /// A KTX2 file's base size and the transcoder's scratch bytes: its declared sizes checked
 /// first ([`ktx2_index::check`]), then the transcoder's own reading of the header, checked to
@@ -205,7 +221,12 @@ pub(crate) fn probe(
         scratch = s;
         (w, h)
     } else {
-        let probe = reader(bytes, format).map_err(&image_err)?;
+        let mut probe = reader(bytes, format).map_err(&image_err)?;
+        // Reading the header reads the metadata before it (a PNG's compressed iCCP): it
+        // gets the metadata allowance only, not the default 512 MiB (issue 50).
+        let mut limits = Limits::default();
+        limits.max_alloc = Some(METADATA_BYTES);
+        probe.limits(limits);
         if probe.format().is_none() {
             return Err(image_err("unknown image format".to_owned()));
         }
@@ -230,7 +251,11 @@ pub(crate) fn probe(
     Ok(if ktx2 {
         Probed::Ktx2
     } else {
-        Probed::Image(format)
+        Probed::Image {
+            format,
+            width,
+            height,
+        }
     })
 }
 
@@ -256,14 +281,19 @@ pub(crate) fn decode_probed(
     max_side: u32,
 ) -> Result<Texture, IoError> {
     let image_err = image_error(file, name);
-    let format = match probed {
+    let (format, width, height) = match probed {
         Probed::Ktx2 => return ktx2_texture(bytes).map_err(&image_err),
-        Probed::Image(format) => format,
+        Probed::Image {
+            format,
+            width,
+            height,
+        } => (format, width, height),
     };
     let mut r = reader(bytes, format).map_err(&image_err)?;
     let mut limits = Limits::default();
     limits.max_image_width = Some(max_side);
     limits.max_image_height = Some(max_side);
+    limits.max_alloc = Some(decoder_ceiling(width, height));
     r.limits(limits);
     if let Err(reason) = check_png_chunks(bytes).and_then(|()| check_riff(bytes)) {
         return Err(image_err(reason));
