@@ -327,7 +327,10 @@ fn fan(n: usize, upright: bool) -> Value {
     let mut positions = Vec::with_capacity(3 * n);
     for i in 0..n {
         let t = std::f64::consts::PI * i as f64 / n as f64;
-        let (c, s) = (t.cos(), t.sin());
+        let (c, s) = (
+            plumb_raster::math::cos_f64(t),
+            plumb_raster::math::sin_f64(t),
+        );
         let p = |a: f64, b: f64| {
             if upright {
                 json!([a, 0.0, b])
