@@ -99,6 +99,9 @@ pub fn run(args: &ConformArgs) -> CliResult {
     if !args.merge.is_empty() {
         return merge(args);
     }
+    // The report (and an --exec backend's work folder under it) may not lead into the corpus
+    // it is checked against (issue 50).
+    plumb::safe_write::refuse_inside(&args.report, &args.refimages, "the corpus")?;
     let mut cases = load_corpus(args)?;
     if let Some(f) = &args.filter {
         cases.retain(|c| c.id.contains(f.as_str()));

@@ -88,15 +88,24 @@ pub fn write(dir: &Path, backend: &str, results: &[CaseResult]) -> Result<Result
         let mut images: [Option<String>; 3] = [None, None, None];
         // Images only where they tell something: a pass of an exact backend needs none.
         if r.status != Status::Pass || r.metrics.is_some_and(|m| m.max_delta > 0) {
+            // Every image through a new file renamed into place: a link at its name is
+            // replaced, not written through (issue 50).
             let expected = format!("img/{stem}.expected.png");
-            std::fs::copy(&r.case.golden, dir.join(&expected))
+            let golden = plumb_scene::io::read_regular(&r.case.golden, MAX_IMAGE_FILE_BYTES)
                 .map_err(|e| io_err(&r.case.golden, e))?;
+            crate::safe_write::write_replacing(&dir.join(&expected), &golden)
+                .map_err(ConformError)?;
             images[0] = Some(expected);
             for (slot, kind, image) in [(1, "actual", &r.actual), (2, "heat", &r.heat)] {
                 if let Some(image) = image {
                     let name = format!("img/{stem}.{kind}.png");
                     let path = dir.join(&name);
-                    image.save(&path).map_err(|e| io_err(&path, e))?;
+                    let mut png = std::io::Cursor::new(Vec::new());
+                    image
+                        .write_to(&mut png, image::ImageFormat::Png)
+                        .map_err(|e| io_err(&path, e))?;
+                    crate::safe_write::write_replacing(&path, png.get_ref())
+                        .map_err(ConformError)?;
                     images[slot] = Some(name);
                 }
             }

@@ -179,3 +179,17 @@ fn render_outputs_never_replace_the_model() {
         .is_symlink());
     assert!(image::open(dir.join("out.png")).is_ok());
 }
+
+#[test]
+fn the_report_may_not_lead_into_the_corpus() {
+    let dir = temp_dir("report-in-corpus");
+    std::fs::create_dir_all(dir.join("refimages/raster")).unwrap();
+    symlink(dir.join("refimages/raster"), dir.join("out")).unwrap();
+    for report in ["refimages/report", "out"] {
+        let o = plumb(
+            &dir,
+            &["conform", "--refimages", "refimages", "--report", report],
+        );
+        assert_bad_input(&o, "inside the corpus refimages, an input");
+    }
+}
