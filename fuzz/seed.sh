@@ -49,6 +49,11 @@ fi
 # Lossless WebP files made by the `image` crate's encoder (plumb's own content, committed
 # under fuzz/seeds/; there is no lossy encoder to make lossy seeds with).
 cp seeds/webp_texture/*.webp corpus/webp_texture/
+# Committed seeds every texture target decodes (scene/tests/it/fuzz_seeds.rs checks that each
+# decodes to the size in its name): two refimage PNGs, and hand-made UASTC KTX2 files (one
+# uncompressed level; five Zstandard levels), made as scene/tests/it/ktx2_builder.rs makes them.
+cp seeds/png_texture/*.png corpus/png_texture/
+cp seeds/ktx2_texture/*.ktx2 corpus/ktx2_texture/
 find $repo/refimages -name '*.png' -size -4k | head -30 | while read -r f; do
     cp "$f" "corpus/png_texture/$(echo "$f" | md5sum | cut -c1-12)"
     { cat "$f"; printf '%s' "$sep"; cat "$f"; } > "corpus/diff/$(echo "$f" | md5sum | cut -c1-12)"

@@ -262,6 +262,34 @@ pub fn working_set_bytes(width: u32, pixels_per_degree: f32) -> u64 {
     2 * rows * u64::from(width) * (4 + 18 * 4)
 }
 
+/// Default limit of [`filter_work`] (`plumb diff --max-filter-work`): what the largest
+/// default image (16384 × 16384) costs at the default 67 ppd, 159,249,334,272 filter taps. A
+/// larger ppd costs more per pixel (issue 50: the largest on 8192² images ran past 60 s), so
+/// it is refused from the headers, before anything is decoded, unless this is raised.
+pub const DEFAULT_MAX_FILTER_WORK: u64 = 159_249_334_272;
+
+/// Filter taps (multiply-adds) [`compare_rows`] spends on two `width × height` images at
+/// `pixels_per_degree`, estimated from the sizes alone, for a caller's time limit: every
+/// separable kernel's taps, both passes, over each band's window (its rows plus the filters'
+/// reach above and below, recomputed per band), for both images. It grows with the area and
+/// with the square of the pixels per degree (longer kernels over taller windows).
+pub fn filter_work(width: u32, height: u32, pixels_per_degree: f32) -> u64 {
+    let flip = Flip::new(effective_ppd(pixels_per_degree));
+    let taps = flip
+        .csf
+        .iter()
+        .flatten()
+        .map(|t| t.kernel.len() as u64)
+        .sum::<u64>()
+        + (flip.gauss.len() + flip.d1.len() + flip.d2.len()) as u64;
+    let window = (BAND_ROWS + 2 * flip.radius()) as u64;
+    let per_row = 2 * 2 * taps * u64::from(width);
+    per_row
+        .saturating_mul(u64::from(height))
+        .saturating_mul(window)
+        / BAND_ROWS as u64
+}
+
 /// [`DiffOptions::pixels_per_degree`], or the default where it is unusable.
 fn effective_ppd(ppd: f32) -> f32 {
     if ppd.is_finite() && ppd > 0.0 {

@@ -8,11 +8,16 @@
 
 use std::fmt::Write as _;
 
+use glam::Vec4;
 use plumb_raster::explain::{Clear, Event, Explainer, Fragment, Stage, Value};
-use plumb_raster::state::Rect;
+use plumb_raster::state::{PipelineState, PolygonMode, Rect};
 use plumb_raster::trace::Trace;
-use plumb_raster::SimdLevel;
+use plumb_raster::{
+    DrawStats, DrawTarget, Error, FixedFunction, Indices, MeshInput, SimdLevel, Topology,
+    Transforms, VertexInput,
+};
 use plumb_scene::FixedRenderer;
+use serde::Serialize as _;
 use serde_json::{json, Map, Value as Json};
 
 pub use plumb_raster::explain::{Discard, PixelHistory};
@@ -94,6 +99,385 @@ pub fn explain_region(
         }
     };
     ex.finish_histories().map_err(|e| e.to_string())
+}
+
+/// Default of `plumb explain --max-fragments`: 2¹⁴ fragments recorded at the pixel (a few
+/// hundred bytes to a few kilobytes each, with their stages).
+pub const DEFAULT_MAX_FRAGMENTS: u64 = 1 << 14;
+
+/// What a fragment budget left out of a history ([`explain_within`]): from command
+/// `from_command` on, nothing was recorded; the draws were still drawn (at the pixel only), so
+/// the final colour, depth and stencil are the rendered ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// The first command (clear or draw) not recorded.
+    pub from_command: u32,
+    /// Draws not recorded.
+    pub draws: u64,
+    /// Clears not recorded.
+    pub clears: u64,
+    /// Their primitives.
+    pub primitives: u64,
+    /// Fragments of those draws written to the pixel (that passed every test).
+    pub fragments_written: u64,
+}
+
+/// [`explain`] with a fragment budget: each draw is charged, **before** it is drawn, the most
+/// fragments it can leave at the pixel — its primitives × the runs the explainer makes of it
+/// (as given, then without clip planes and without the scissor where those apply) × 3 in a
+/// line or point polygon mode. The first draw that does not fit, and every command after it,
+/// is drawn without being recorded, cut to the pixel: the history's memory is bounded by
+/// `max_fragments` whatever the overdraw, and [`Skipped`] says what was left out.
+///
+/// # Errors
+/// As [`explain`].
+pub fn explain_within(
+    input: Input<'_>,
+    (width, height): (u32, u32),
+    (x, y): (u32, u32),
+    simd: Option<SimdLevel>,
+    max_fragments: u64,
+) -> Result<(PixelHistory, Option<Skipped>), String> {
+    let pixel = Rect {
+        x,
+        y,
+        width: 1,
+        height: 1,
+    };
+    let mut ex = Explainer::region(width, height, pixel, Some(1)).map_err(|e| e.to_string())?;
+    if let Some(level) = simd {
+        ex.context_mut()
+            .set_simd_level(level)
+            .map_err(|e| e.to_string())?;
+    }
+    let mut target = Budgeted {
+        ex,
+        pixel,
+        max: max_fragments,
+        charged: 0,
+        commands: 0,
+        skipped: None,
+    };
+    let target = match input {
+        Input::Trace(trace) => {
+            if trace.size() != (width, height) {
+                let (w, h) = trace.size();
+                return Err(format!(
+                    "--size {width}x{height}: a draw trace renders at its recorded size {w}x{h}"
+                ));
+            }
+            trace.replay(&mut target).map_err(|e| e.to_string())?;
+            target
+        }
+        Input::Model { model, time, view } => {
+            let mut renderer = FixedRenderer::with_target(target);
+            model.draw_at(time, view, &mut renderer)?;
+            renderer.into_target()
+        }
+    };
+    target.finish_history().map_err(|e| e.to_string())
+}
+
+/// An [`Explainer`] behind a fragment budget (see [`explain_within`]).
+struct Budgeted {
+    ex: Explainer,
+    pixel: Rect,
+    max: u64,
+    charged: u64,
+    /// Commands seen (the explainer's numbering).
+    commands: u32,
+    skipped: Option<Skipped>,
+}
+
+impl Budgeted {
+    /// Charges a draw of `elements` vertices or indices; `false` when it does not fit (from
+    /// then on nothing is recorded).
+    fn charge(&mut self, state: &PipelineState, elements: usize, topology: Topology) -> bool {
+        let primitives = topology.primitive_count(elements) as u64;
+        if self.skipped.is_none() {
+            let clipped = u64::from(state.clip_planes.iter().any(Option::is_some));
+            let in_scissor = state
+                .scissor
+                .is_none_or(|s| intersect(&s, &self.pixel) == Some(self.pixel));
+            let runs = 1 + clipped + u64::from(!in_scissor) * (1 + clipped);
+            let per = if state.polygon_mode == PolygonMode::Fill {
+                1
+            } else {
+                3
+            };
+            let cost = primitives.saturating_mul(runs).saturating_mul(per);
+            match self.charged.checked_add(cost).filter(|&t| t <= self.max) {
+                Some(total) => {
+                    self.charged = total;
+                    self.commands += 1;
+                    return true;
+                }
+                None => {
+                    // Everything recorded so far is drawn first, so the counters below are
+                    // the unrecorded draws' alone.
+                    let ctx = self.ex.context_mut();
+                    ctx.finish();
+                    ctx.reset_stats();
+                    self.skipped = Some(Skipped {
+                        from_command: self.commands,
+                        ..Skipped::default()
+                    });
+                }
+            }
+        }
+        self.commands += 1;
+        if let Some(s) = &mut self.skipped {
+            s.draws += 1;
+            s.primitives = s.primitives.saturating_add(primitives);
+        }
+        false
+    }
+
+    /// `state` cut to the pixel, or `None` when its scissor misses it.
+    fn at_pixel(&self, state: &PipelineState) -> Option<PipelineState> {
+        let mut s = *state;
+        s.scissor = Some(match state.scissor {
+            None => self.pixel,
+            Some(r) => intersect(&r, &self.pixel)?,
+        });
+        Some(s)
+    }
+
+    /// A clear: recorded, or drawn unrecorded once over budget.
+    fn clear_skipped(&mut self) -> bool {
+        self.commands += 1;
+        match &mut self.skipped {
+            Some(s) => {
+                s.clears += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn finish_history(mut self) -> Result<(PixelHistory, Option<Skipped>), Error> {
+        if let Some(s) = &mut self.skipped {
+            let ctx = self.ex.context_mut();
+            ctx.finish();
+            s.fragments_written = ctx.stats().fragments_written;
+        }
+        Ok((self.ex.finish_history()?, self.skipped))
+    }
+}
+
+/// The overlap of two rectangles, if any.
+fn intersect(a: &Rect, b: &Rect) -> Option<Rect> {
+    let end = |p: u32, len: u32| u64::from(p) + u64::from(len);
+    let (x0, y0) = (a.x.max(b.x), a.y.max(b.y));
+    let x1 = end(a.x, a.width).min(end(b.x, b.width));
+    let y1 = end(a.y, a.height).min(end(b.y, b.height));
+    (u64::from(x0) < x1 && u64::from(y0) < y1).then(|| Rect {
+        x: x0,
+        y: y0,
+        width: (x1 - u64::from(x0)) as u32,
+        height: (y1 - u64::from(y0)) as u32,
+    })
+}
+
+impl DrawTarget for Budgeted {
+    fn width(&self) -> u32 {
+        self.ex.width()
+    }
+    fn height(&self) -> u32 {
+        self.ex.height()
+    }
+    fn clear(&mut self, color: Vec4, depth: f32, stencil: u8) {
+        if self.clear_skipped() {
+            self.ex.context_mut().clear(color, depth, stencil);
+        } else {
+            self.ex.clear(color, depth, stencil);
+        }
+    }
+    fn clear_rect(
+        &mut self,
+        rect: Rect,
+        color: Option<Vec4>,
+        depth: Option<f32>,
+        stencil: Option<u8>,
+    ) {
+        if self.clear_skipped() {
+            self.ex
+                .context_mut()
+                .clear_rect(rect, color, depth, stencil);
+        } else {
+            self.ex.clear_rect(rect, color, depth, stencil);
+        }
+    }
+    fn draw(
+        &mut self,
+        state: &PipelineState,
+        vertices: &VertexInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        let n = indices.len(vertices.positions.len());
+        if self.charge(state, n, topology) {
+            return self.ex.draw(state, vertices, indices, topology);
+        }
+        match self.at_pixel(state) {
+            Some(s) => self.ex.context_mut().draw(&s, vertices, indices, topology),
+            None => Ok(DrawStats::default()),
+        }
+    }
+    fn draw_fixed(
+        &mut self,
+        state: &PipelineState,
+        ff: &FixedFunction,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        let n = indices.len(mesh.positions.len());
+        if self.charge(state, n, topology) {
+            return self
+                .ex
+                .draw_fixed(state, ff, transforms, mesh, indices, topology);
+        }
+        match self.at_pixel(state) {
+            Some(s) => self
+                .ex
+                .context_mut()
+                .draw_fixed(&s, ff, transforms, mesh, indices, topology),
+            None => Ok(DrawStats::default()),
+        }
+    }
+    fn finish(&mut self) -> Result<(), Error> {
+        self.ex.finish()
+    }
+    fn wants_labels(&self) -> bool {
+        true
+    }
+    fn label(&mut self, label: &str) {
+        if self.skipped.is_none() {
+            self.ex.label(label);
+        }
+    }
+}
+
+/// The line [`to_text`] ends with, and the `"skipped"` member of [`to_json`]'s form, when a
+/// budget left commands out.
+pub fn skipped_text(s: &Skipped, max_fragments: u64) -> String {
+    format!(
+        "not recorded from command #{} on (--max-fragments {max_fragments}): {} draw(s) of {} primitive(s) and {} clear(s), drawn at the pixel: {} more fragment(s) written",
+        s.from_command, s.draws, s.primitives, s.clears, s.fragments_written
+    )
+}
+
+/// [`to_json`] with the [`Skipped`] record (`null` when nothing was left out).
+pub fn to_json_within(h: &PixelHistory, skipped: Option<&Skipped>, max_fragments: u64) -> Json {
+    let mut j = to_json(h);
+    if let Json::Object(m) = &mut j {
+        m.insert("max_fragments".to_owned(), json!(max_fragments));
+        m.insert(
+            "skipped".to_owned(),
+            skipped.map_or(Json::Null, |s| {
+                json!({
+                    "from_command": s.from_command,
+                    "draws": s.draws,
+                    "clears": s.clears,
+                    "primitives": s.primitives,
+                    "fragments_written": s.fragments_written,
+                })
+            }),
+        );
+    }
+    j
+}
+
+/// [`to_json_within`], written to `out` as pretty JSON without building the document: one
+/// fragment's JSON exists at a time, so the memory does not grow with the fragments. The
+/// bytes are those of `serde_json::to_writer_pretty(out, &to_json_within(…))` (keys sorted).
+///
+/// # Errors
+/// The writer's.
+pub fn write_json_within(
+    out: &mut dyn std::io::Write,
+    h: &PixelHistory,
+    skipped: Option<&Skipped>,
+    max_fragments: u64,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::pretty(out);
+    Streamed {
+        h,
+        skipped,
+        max_fragments,
+    }
+    .serialize(&mut ser)
+    .map_err(std::io::Error::other)
+}
+
+/// [`to_json_within`]'s document, serialised member by member (see [`write_json_within`]).
+struct Streamed<'a> {
+    h: &'a PixelHistory,
+    skipped: Option<&'a Skipped>,
+    max_fragments: u64,
+}
+
+/// A history's fragments, serialised one at a time.
+struct Fragments<'a>(&'a PixelHistory);
+
+impl serde::Serialize for Fragments<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.fragments().map(fragment_json))
+    }
+}
+
+impl serde::Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        // Everything but the fragments, as `to_json_within` makes it (small).
+        let mut rest = match to_json_within(
+            &PixelHistory {
+                x: self.h.x,
+                y: self.h.y,
+                width: self.h.width,
+                height: self.h.height,
+                events: Vec::new(),
+                color: self.h.color,
+                depth: self.h.depth,
+                stencil: self.h.stencil,
+            },
+            self.skipped,
+            self.max_fragments,
+        ) {
+            Json::Object(m) => m,
+            _ => Map::new(),
+        };
+        rest.insert(
+            "clears".to_owned(),
+            Json::Array(
+                self.h
+                    .events
+                    .iter()
+                    .filter_map(|e| match e {
+                        Event::Clear(c) => Some(clear_json(c)),
+                        Event::Fragment(_) => None,
+                    })
+                    .collect(),
+            ),
+        );
+        rest.remove("fragments");
+        // Sorted keys, as serde_json's map writes them: "fragments" in its place.
+        let mut m = s.serialize_map(Some(rest.len() + 1))?;
+        let mut fragments_done = false;
+        for (k, v) in &rest {
+            if !fragments_done && k.as_str() > "fragments" {
+                m.serialize_entry("fragments", &Fragments(self.h))?;
+                fragments_done = true;
+            }
+            m.serialize_entry(k, v)?;
+        }
+        if !fragments_done {
+            m.serialize_entry("fragments", &Fragments(self.h))?;
+        }
+        m.end()
+    }
 }
 
 /// The JSON form (format `plumb-pixel-history`, version 1; `docs/explain.md`).

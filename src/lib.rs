@@ -14,4 +14,5 @@ pub mod explain;
 pub mod mesh;
 pub mod model;
 pub mod orbit;
+pub mod safe_write;
 pub mod showcase;

@@ -99,6 +99,9 @@ pub fn run(args: &ConformArgs) -> CliResult {
     if !args.merge.is_empty() {
         return merge(args);
     }
+    // The report (and an --exec backend's work folder under it) may not lead into the corpus
+    // it is checked against (issue 50).
+    plumb::safe_write::refuse_inside(&args.report, &args.refimages, "the corpus")?;
     let mut cases = load_corpus(args)?;
     if let Some(f) = &args.filter {
         cases.retain(|c| c.id.contains(f.as_str()));
@@ -295,19 +298,26 @@ fn calibrate(
     runs: usize,
 ) -> CliResult {
     let name = backend.name();
-    let measured =
-        conform::calibrate::measure(cases, backend, runs, args.max_golden_pixels, |_, _| {});
-    let base = load_tolerances(args)?;
-    let file = conform::calibrate::tolerances(&base, &measured, &name);
     let out = args
         .calibrated
         .clone()
         .unwrap_or_else(|| args.report.join("conform.calibrated.json"));
+    // Refused before anything is measured: the file may not lead into the corpus (a golden,
+    // a case file) or onto the tolerance file read (issue 50: `--calibrated` naming a golden
+    // replaced it).
+    plumb::safe_write::refuse_inside(&out, &args.refimages, "the corpus")?;
+    if let Some(t) = &args.tolerances {
+        plumb::safe_write::refuse_inside(&out, t, "the tolerance file")?;
+    }
+    let measured =
+        conform::calibrate::measure(cases, backend, runs, args.max_golden_pixels, |_, _| {});
+    let base = load_tolerances(args)?;
+    let file = conform::calibrate::tolerances(&base, &measured, &name);
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
     let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-    std::fs::write(&out, text + "\n").map_err(|e| format!("{}: {e}", out.display()))?;
+    plumb::safe_write::write_replacing(&out, (text + "\n").as_bytes())?;
     let errors: Vec<&conform::calibrate::Measured> =
         measured.iter().filter(|m| m.error.is_some()).collect();
     for m in &errors {

@@ -61,6 +61,11 @@ pub struct DiffArgs {
     /// Pixels per degree of visual angle for the perceptual metric.
     #[arg(long, value_name = "PPD", default_value_t = DiffOptions::DEFAULT_PPD, value_parser = parse_ppd)]
     pub ppd: f32,
+    /// Most filter taps the perceptual metric may spend, estimated from the headers and
+    /// `--ppd` before anything is decoded (it bounds time: it grows with the area and the
+    /// square of the ppd).
+    #[arg(long, value_name = "N", default_value_t = plumb::diff::DEFAULT_MAX_FILTER_WORK)]
+    pub max_filter_work: u64,
 }
 
 fn parse_mean(s: &str) -> Result<f64, String> {
@@ -87,6 +92,17 @@ pub fn run(args: &DiffArgs) -> CliResult {
         pixels_per_degree: args.ppd,
     };
     let (w, h) = a.size();
+    let work = plumb::diff::filter_work(w, h, args.ppd);
+    if work > args.max_filter_work {
+        return Err(format!(
+            "{} vs {}: comparing {w}x{h} images at {} ppd needs about {work} filter taps, more \
+             than the limit of {} (--max-filter-work)",
+            args.a.display(),
+            args.b.display(),
+            args.ppd,
+            args.max_filter_work
+        ));
+    }
     let needed = working_set_bytes(w, args.ppd) + a.held_bytes() + b.held_bytes();
     if needed > args.max_memory {
         return Err(format!(

@@ -3,11 +3,15 @@
 //! with each stage's inputs and outputs, and the final colour, depth and stencil
 //! ([`plumb::explain`]; `docs/explain.md` walks through examples and the JSON schema).
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use plumb::explain::{explain, to_json, to_text, Input};
+
+use plumb::explain::{
+    explain_within, skipped_text, to_text, write_json_within, Input, DEFAULT_MAX_FRAGMENTS,
+};
 use plumb::raster::trace::{self, Trace};
 
 use super::args::Size;
@@ -33,6 +37,11 @@ pub struct ExplainArgs {
     /// Print the history as JSON (format `plumb-pixel-history`, docs/explain.md).
     #[arg(long)]
     pub json: bool,
+    /// The most fragments recorded at the pixel. Each draw is charged, before it is drawn,
+    /// the most it can leave there (primitives × runs); from the first that does not fit on,
+    /// commands are drawn but not recorded, and the history says how many were left out.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FRAGMENTS)]
+    pub max_fragments: u64,
 }
 
 /// Explains the pixel and prints the history.
@@ -53,8 +62,15 @@ pub fn run(args: &ExplainArgs) -> CliResult {
         let trace = Trace::load(path).map_err(|e| e.to_string())?;
         let (w, h) = trace.size();
         args.image.check_trace_size(w, h)?;
+        args.image.check_trace_primitives(&trace, path)?;
         check_pixel(args, w, h)?;
-        explain(Input::Trace(&trace), (w, h), (args.x, args.y), None)?
+        explain_within(
+            Input::Trace(&trace),
+            (w, h),
+            (args.x, args.y),
+            None,
+            args.max_fragments,
+        )?
     } else {
         let Size { width, height } = args.image.size();
         check_pixel(args, width, height)?;
@@ -65,14 +81,28 @@ pub fn run(args: &ExplainArgs) -> CliResult {
             time,
             view: &args.image.view,
         };
-        explain(input, (width, height), (args.x, args.y), None)
-            .map_err(|e| format!("{}: {e}", path.display()))?
+        explain_within(
+            input,
+            (width, height),
+            (args.x, args.y),
+            None,
+            args.max_fragments,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?
     };
+    let (history, skipped) = history;
     if args.json {
-        let text = serde_json::to_string_pretty(&to_json(&history)).map_err(|e| e.to_string())?;
-        say!("{text}");
+        // Streamed: one fragment's JSON at a time (issue 50).
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        let _ = write_json_within(&mut out, &history, skipped.as_ref(), args.max_fragments)
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush());
     } else {
         say!("{}", to_text(&history).trim_end());
+        if let Some(s) = &skipped {
+            say!("{}", skipped_text(s, args.max_fragments));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

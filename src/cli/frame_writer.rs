@@ -34,14 +34,32 @@ pub enum Image {
 }
 
 impl Image {
-    /// Encodes and writes the PNG file, with the path in the message on failure.
+    /// Encodes and writes the PNG file, with the path in the message on failure (through
+    /// [`save_replacing`]).
     pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
-        match self {
-            Image::Color(i) => i.save(path),
-            Image::Depth(i) => i.save(path),
-        }
-        .map_err(|e| format!("{}: {e}", path.display()))
+        save_replacing(path, |out, format| match self {
+            Image::Color(i) => i.write_to(out, format),
+            Image::Depth(i) => i.write_to(out, format),
+        })
     }
+}
+
+/// Encodes with `encode` in the format `path`'s extension names (as `ImageBuffer::save`
+/// does), then writes the bytes to a new file renamed over `path`
+/// ([`plumb::safe_write::write_replacing`]): a link at `path` is replaced, never written
+/// through, and no reader sees half a file.
+///
+/// # Errors
+/// The encoder's or the file system's, naming `path`.
+pub fn save_replacing(
+    path: &std::path::Path,
+    encode: impl FnOnce(&mut std::io::Cursor<Vec<u8>>, image::ImageFormat) -> image::ImageResult<()>,
+) -> Result<(), String> {
+    let shown = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let format = image::ImageFormat::from_path(path).map_err(|e| shown(&e))?;
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    encode(&mut bytes, format).map_err(|e| shown(&e))?;
+    plumb::safe_write::write_replacing(path, bytes.get_ref())
 }
 
 /// One file to write: its place in the hand-over order, where, and what.

@@ -182,7 +182,38 @@ impl ImageArgs {
         ]
         .into_iter()
         .find_map(|(given, name)| given.then_some(name))
-        .or(self.budget.first_given())
+        .or(self.budget.first_given_but_drawn())
+    }
+
+    /// Refuses a draw trace whose draws have more primitives together than
+    /// `--max-drawn-primitives` (default 2²⁴, as for a scene's frame), counted from the
+    /// trace's document before anything is replayed (issue 50: 1,000 draws of 600,000
+    /// vertices replayed for over a minute).
+    pub fn check_trace_primitives(&self, trace: &Trace, path: &Path) -> Result<(), String> {
+        use plumb::raster::trace::{CommandDoc, IndexView};
+        let max = self.budget.budget().max_drawn_primitives;
+        let mut total = 0u64;
+        for (i, command) in trace.doc.commands.iter().enumerate() {
+            let (positions, indices, topology) = match command {
+                CommandDoc::Draw(d) => (d.positions.count, d.indices, d.topology),
+                CommandDoc::DrawFixed(d) => (d.positions.count, d.indices, d.topology),
+                CommandDoc::Clear { .. } | CommandDoc::ClearRect { .. } => continue,
+            };
+            let elements = match indices {
+                Some(IndexView::U16(v) | IndexView::U32(v)) => v.count,
+                None => positions,
+            };
+            let n =
+                topology.primitive_count(usize::try_from(elements).unwrap_or(usize::MAX)) as u64;
+            total = total.saturating_add(n);
+            if total > max {
+                return Err(format!(
+                    "{}: command {i}: a draw of {n} primitives brings the trace to {total}, past the budget of {max} drawn primitives (--max-drawn-primitives)",
+                    path.display()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Refuses a `--size` that differs from a draw trace's recorded size.
@@ -214,14 +245,10 @@ impl ImageArgs {
         {
             return Err(format!("--view {shown} sets the view: drop {flag}"));
         }
-        let meta = std::fs::metadata(&path).map_err(|e| format!("--view {shown}: {e}"))?;
-        if meta.len() > MAX_VIEW_BYTES {
-            return Err(format!(
-                "--view {shown}: {} bytes, more than a view file's {MAX_VIEW_BYTES}",
-                meta.len()
-            ));
-        }
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("--view {shown}: {e}"))?;
+        // A regular file, checked on the opened handle, read no further than the limit: a
+        // FIFO or a device (`/dev/zero`) is refused at once (issue 50).
+        let text = plumb::scene::io::read_regular_to_string(&path, MAX_VIEW_BYTES)
+            .map_err(|e| format!("--view {shown}: {e}"))?;
         let view: plumb::model::ModelView = serde_json::from_str(&text)
             .map_err(|e| format!("--view {shown}:{}:{}: {e}", e.line(), e.column()))?;
         #[derive(clap::Parser)]
@@ -326,6 +353,30 @@ pub fn frame_path(out: &Path, index: u32) -> PathBuf {
     out.with_file_name(name)
 }
 
+/// Refuses, before anything is loaded or drawn, an output (`-o`, `--depth-out`, every frame
+/// of a sequence, `--trace-out` and its `.bin`) that resolves to the scene file being
+/// rendered (issue 50): through a link too.
+fn refuse_outputs_onto_input(args: &RenderArgs) -> Result<(), String> {
+    let Some(input) = &args.scene else {
+        return Ok(());
+    };
+    let refuse = |out: &Path| plumb::safe_write::refuse_inside(out, input, "the scene file");
+    let sequence = args.frame_range.clone().or(args.frames.map(|n| 0..n));
+    for out in std::iter::once(&args.out).chain(&args.depth_out) {
+        match &sequence {
+            Some(frames) => frames
+                .clone()
+                .try_for_each(|i| refuse(&frame_path(out, i)))?,
+            None => refuse(out)?,
+        }
+    }
+    if let Some(t) = &args.trace_out {
+        refuse(t)?;
+        refuse(&t.with_extension("bin"))?;
+    }
+    Ok(())
+}
+
 /// Renders the scene file or the showcase and writes the PNG(s).
 pub fn run(args: &RenderArgs) -> CliResult {
     if let Some(image) = args.image.with_view_file()? {
@@ -334,6 +385,7 @@ pub fn run(args: &RenderArgs) -> CliResult {
             ..args.clone()
         });
     }
+    refuse_outputs_onto_input(args)?;
     match &args.scene {
         Some(path) if trace::is_trace_file(path) => run_trace(args, path),
         Some(path) => run_scene(args, path),
@@ -351,6 +403,7 @@ fn run_trace(args: &RenderArgs, path: &Path) -> CliResult {
     let trace = Trace::load(path).map_err(|e| e.to_string())?;
     let (width, height) = trace.size();
     args.image.check_trace_size(width, height)?;
+    args.image.check_trace_primitives(&trace, path)?;
     draw_direct(args, width, height, |ctx| {
         trace.replay(ctx).map_err(|e| e.to_string())
     })
@@ -406,16 +459,16 @@ fn run_showcase(args: &RenderArgs) -> CliResult {
     })
 }
 
-/// Saves an image, with the path in the message on failure.
+/// Saves an image, with the path in the message on failure: encoded as `save` would (the
+/// format from the extension), then written to a new file renamed over `path`, so a link at
+/// `path` is replaced, not written through (issue 50).
 fn save_png<P, C>(image: &image::ImageBuffer<P, C>, path: &Path) -> Result<(), String>
 where
     P: image::PixelWithColorType,
     [P::Subpixel]: image::EncodableLayout,
     C: std::ops::Deref<Target = [P::Subpixel]>,
 {
-    image
-        .save(path)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    frame_writer::save_replacing(path, |out, format| image.write_to(out, format))
 }
 
 pub(crate) use plumb::model::load_mapped;

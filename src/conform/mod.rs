@@ -148,7 +148,7 @@ impl Tolerances {
     /// # Errors
     /// [`ConformError`] naming the file, and the line and column of a syntax error.
     pub fn load(path: &Path) -> Result<Tolerances, ConformError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConformError::io(path, &e))?;
+        let text = read_list(path)?;
         let t: Tolerances = serde_json::from_str(&text).map_err(|e| {
             ConformError(format!(
                 "{}:{}:{}: {e}",
@@ -326,7 +326,7 @@ impl ModelCases {
     /// # Errors
     /// [`ConformError`] naming the file, and the line and column of a syntax error.
     pub fn load(path: &Path) -> Result<ModelCases, ConformError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConformError::io(path, &e))?;
+        let text = read_list(path)?;
         let m: ModelCases = serde_json::from_str(&text).map_err(|e| {
             ConformError(format!(
                 "{}:{}:{}: {e}",
@@ -804,6 +804,16 @@ impl Backend for Actual {
     }
 }
 
+/// Largest list file the kit reads (a tolerance file, a `cases.json`): 64 MiB.
+pub const MAX_LIST_BYTES: u64 = 64 << 20;
+
+/// Reads a list file the kit takes (tolerances, model cases): a regular file, checked on the
+/// opened handle, of at most [`MAX_LIST_BYTES`] (a FIFO or a device is refused at once).
+fn read_list(path: &Path) -> Result<String, ConformError> {
+    plumb_scene::io::read_regular_to_string(path, MAX_LIST_BYTES)
+        .map_err(|e| ConformError(format!("{}: {e}", path.display())))
+}
+
 /// Largest image the kit decodes: 16384 × 16384 pixels (`plumb diff`'s default).
 pub const MAX_IMAGE_PIXELS: u64 = 16384 * 16384;
 
@@ -817,10 +827,19 @@ fn read_png(
     max_pixels: u64,
 ) -> Result<RgbaImage, String> {
     let max_pixels = max_pixels.min(MAX_IMAGE_PIXELS);
-    if !path.is_file() {
-        return Err(format!("{}: no such image", path.display()));
-    }
-    let (w, h) = image::image_dimensions(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let shown = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    // A regular file, checked on the opened handle (issue 50); one handle for the header and
+    // the decode.
+    let (file, _) = plumb_scene::io::open_regular(path).map_err(|e| match e {
+        plumb_scene::io::ReadRefusal::Io(_) => format!("{}: no such image", path.display()),
+        e => shown(&e),
+    })?;
+    let decoder = image::ImageReader::new(std::io::BufReader::new(file))
+        .with_guessed_format()
+        .map_err(|e| shown(&e))?
+        .into_decoder()
+        .map_err(|e| shown(&e))?;
+    let (w, h) = image::ImageDecoder::dimensions(&decoder);
     if let Some((ew, eh)) = expected.filter(|&e| e != (w, h)) {
         return Err(format!(
             "{}: the image is {w}x{h}, the golden {ew}x{eh}",
@@ -833,7 +852,7 @@ fn read_png(
             path.display()
         ));
     }
-    let img = image::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let img = image::DynamicImage::from_decoder(decoder).map_err(|e| shown(&e))?;
     Ok(img.to_rgba8())
 }
 

@@ -17,6 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{CaseKind, CaseResult, ConformError, Metrics, Status, Tolerance};
 
+/// Largest `results.json` a merge reads from a shard: 256 MiB. The file must be a regular
+/// file, checked on the opened handle (a FIFO or a device is refused at once).
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
 /// One case in `results.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -84,15 +88,24 @@ pub fn write(dir: &Path, backend: &str, results: &[CaseResult]) -> Result<Result
         let mut images: [Option<String>; 3] = [None, None, None];
         // Images only where they tell something: a pass of an exact backend needs none.
         if r.status != Status::Pass || r.metrics.is_some_and(|m| m.max_delta > 0) {
+            // Every image through a new file renamed into place: a link at its name is
+            // replaced, not written through (issue 50).
             let expected = format!("img/{stem}.expected.png");
-            std::fs::copy(&r.case.golden, dir.join(&expected))
+            let golden = plumb_scene::io::read_regular(&r.case.golden, MAX_IMAGE_FILE_BYTES)
                 .map_err(|e| io_err(&r.case.golden, e))?;
+            crate::safe_write::write_replacing(&dir.join(&expected), &golden)
+                .map_err(ConformError)?;
             images[0] = Some(expected);
             for (slot, kind, image) in [(1, "actual", &r.actual), (2, "heat", &r.heat)] {
                 if let Some(image) = image {
                     let name = format!("img/{stem}.{kind}.png");
                     let path = dir.join(&name);
-                    image.save(&path).map_err(|e| io_err(&path, e))?;
+                    let mut png = std::io::Cursor::new(Vec::new());
+                    image
+                        .write_to(&mut png, image::ImageFormat::Png)
+                        .map_err(|e| io_err(&path, e))?;
+                    crate::safe_write::write_replacing(&path, png.get_ref())
+                        .map_err(ConformError)?;
                     images[slot] = Some(name);
                 }
             }
@@ -135,7 +148,9 @@ fn write_files(dir: &Path, results: &Results) -> Result<(), ConformError> {
         ("junit.xml", junit(results)),
     ] {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| io_err(&path, e))?;
+        // A new file renamed into place: an existing link at `path` is replaced, never
+        // written through (issue 50).
+        crate::safe_write::write_replacing(&path, text.as_bytes()).map_err(ConformError)?;
     }
     Ok(())
 }
@@ -164,10 +179,26 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
             }
         }
     }
+    // Nor through a link (issue 50): no output may lead into a shard — the report folder,
+    // its `img/` and the three files, whatever links they are.
+    let roots: Vec<PathBuf> = shards
+        .iter()
+        .map(|s| s.canonicalize().map_err(|e| io_err(s, e)))
+        .collect::<Result<_, _>>()?;
+    let into_shard = |to: &Path| -> Result<(), ConformError> {
+        for (shard, _) in shards.iter().zip(&roots) {
+            crate::safe_write::refuse_inside(to, shard, "the shard").map_err(ConformError)?;
+        }
+        Ok(())
+    };
+    for name in ["", "img", "results.json", "index.html", "junit.xml"] {
+        into_shard(&out.join(name))?;
+    }
     std::fs::create_dir_all(out.join("img")).map_err(|e| io_err(out, e))?;
     for shard in shards {
         let path = shard.join("results.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let text = plumb_scene::io::read_regular_to_string(&path, MAX_RESULTS_BYTES)
+            .map_err(|e| io_err(&path, e))?;
         let r: Results = serde_json::from_str(&text)
             .map_err(|e| io_err(&path, format!("{}:{}: {e}", e.line(), e.column())))?;
         if r.format != "plumb-conform-results" || r.version != 1 {
@@ -199,7 +230,8 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
                         return Err(io_err(&to, "would be copied onto itself"));
                     }
                 }
-                std::fs::copy(&from, &to).map_err(|e| io_err(&from, e))?;
+                copy_from_shard(&from, shard, &to)?;
+                into_shard(&to)?;
             }
             if by_id.contains_key(&rec.id) {
                 duplicates.push(rec.id.clone());
@@ -225,6 +257,43 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Results, ConformError> {
     };
     write_files(out, &results)?;
     Ok(results)
+}
+
+/// Largest image a merge copies from a shard: 1 GiB.
+pub const MAX_IMAGE_FILE_BYTES: u64 = 1 << 30;
+
+/// Copies `from`, an image a record of `shard` names, to `to` — only a regular file (not a
+/// link) whose real path is inside the shard (a linked folder on the way that leads out is
+/// refused too), written through [`crate::safe_write::write_replacing`] (issue 50: a shard
+/// image that was a link to a file outside was copied into, and published by, the report).
+fn copy_from_shard(from: &Path, shard: &Path, to: &Path) -> Result<(), ConformError> {
+    let meta = from.symlink_metadata().map_err(|e| io_err(from, e))?;
+    if !meta.is_file() {
+        return Err(io_err(
+            from,
+            "not a regular file (a link, a folder or a device): only the shard's own files are copied",
+        ));
+    }
+    let (real, root) = (
+        from.canonicalize().map_err(|e| io_err(from, e))?,
+        shard.canonicalize().map_err(|e| io_err(shard, e))?,
+    );
+    if !real.starts_with(&root) {
+        return Err(io_err(
+            from,
+            format!(
+                "resolves to {}, outside the shard {}",
+                real.display(),
+                shard.display()
+            ),
+        ));
+    }
+    let bytes =
+        plumb_scene::io::read_regular(&real, MAX_IMAGE_FILE_BYTES).map_err(|e| io_err(from, e))?;
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+    }
+    crate::safe_write::write_replacing(to, &bytes).map_err(ConformError)
 }
 
 /// Escapes text for HTML text and attributes and for XML 1.0 text and attributes alike:

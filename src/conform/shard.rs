@@ -62,6 +62,12 @@ pub fn parse_spec(s: &str) -> Result<PartitionSpec, String> {
         }
         None => (Split::Count, s),
     };
+    // One kind only (issue 50: `count:count:1/2` was read as `count:1/2`).
+    if rest.contains(':') {
+        return Err(format!(
+            "'{s}': one kind only: expected count:K/N, weighted:K/N, weighted:auto, K/N or auto"
+        ));
+    }
     let shard = if rest.trim() == "auto" {
         None
     } else {
@@ -215,24 +221,30 @@ pub const MAX_TIMINGS_BYTES: u64 = 64 << 20;
 /// (with its line).
 pub fn read_timings(path: &Path) -> Result<BTreeMap<String, f64>, ConformError> {
     let err = |m: String| ConformError(format!("{}: {m}", path.display()));
-    let len = std::fs::metadata(path)
-        .map_err(|e| err(e.to_string()))?
-        .len();
-    if len > MAX_TIMINGS_BYTES {
-        return Err(err(format!("{len} bytes, more than {MAX_TIMINGS_BYTES}")));
+    // A regular file, checked on the opened handle, read no further than the limit (issue
+    // 50: a FIFO blocked, /dev/zero was read to 4 GB).
+    let text = plumb_scene::io::read_regular_to_string(path, MAX_TIMINGS_BYTES)
+        .map_err(|e| err(e.to_string()))?;
+    // Linear in the file (issue 50: a 500,000-case file ran past 150 s): a tag ends at its
+    // `>` or at the next `<`, whichever comes first, so no byte is scanned twice, and the line
+    // of a testcase is counted only for an error.
+    let line_of = |pos: usize| text[..pos].matches('\n').count() + 1;
+    if !text.contains("<testsuite") && !text.contains("<testcase") {
+        return Err(err(
+            "not JUnit XML: no <testsuite> or <testcase> element".to_owned()
+        ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
     let mut out = BTreeMap::new();
     let mut rest = text.as_str();
     while let Some(at) = rest.find("<testcase") {
-        let line = text.len() - rest.len() + at;
-        let line = text[..line].matches('\n').count() + 1;
+        let pos = text.len() - rest.len() + at;
         rest = &rest[at + "<testcase".len()..];
-        let tag = &rest[..rest.find('>').unwrap_or(rest.len())];
+        let tag = &rest[..rest.find(['>', '<']).unwrap_or(rest.len())];
         let attr = |name: &str| attribute(tag, name);
         let (Some(area), Some(case)) = (attr("classname"), attr("name")) else {
             return Err(err(format!(
-                "line {line}: a testcase without classname and name"
+                "line {}: a testcase without classname and name",
+                line_of(pos)
             )));
         };
         let time = attr("time")
@@ -240,7 +252,8 @@ pub fn read_timings(path: &Path) -> Result<BTreeMap<String, f64>, ConformError> 
             .filter(|t| t.is_finite() && *t >= 0.0)
             .ok_or_else(|| {
                 err(format!(
-                    "line {line}: testcase {area}/{case} has no time in seconds"
+                    "line {}: testcase {area}/{case} has no time in seconds",
+                    line_of(pos)
                 ))
             })?;
         out.insert(format!("{area}/{case}"), time);
@@ -452,6 +465,14 @@ mod tests {
         );
         assert_eq!(s("weighted:1/3").shard, Some((1, 3)));
         assert!(parse_spec("hash:1/2").is_err());
+        for doubled in [
+            "count:count:1/2",
+            "weighted:count:1/2",
+            "count:weighted:auto",
+        ] {
+            let e = parse_spec(doubled).unwrap_err();
+            assert!(e.contains("one kind only"), "{e}");
+        }
         assert!(parse_spec("5/4").is_err());
     }
 

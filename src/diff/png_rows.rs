@@ -66,11 +66,9 @@ impl PngRows {
     pub fn open(path: &Path, max_pixels: u64) -> Result<PngRows, String> {
         let name = plumb_scene::io::escape_control(&path.display().to_string()).into_owned();
         let err = |e: &dyn std::fmt::Display| format!("{name}: {e}");
-        let meta = std::fs::metadata(path).map_err(|e| err(&e))?;
-        if !meta.is_file() {
-            return Err(err(&"not a regular file"));
-        }
-        let mut file = BufReader::new(File::open(path).map_err(|e| err(&e))?);
+        // Checked on the opened handle, not the path (issue 50).
+        let (file, _) = plumb_scene::io::open_regular(path).map_err(|e| err(&e))?;
+        let mut file = BufReader::new(file);
         plumb_scene::io::check_png_chunks_in(&mut file).map_err(|e| err(&e))?;
         file.seek(SeekFrom::Start(0)).map_err(|e| err(&e))?;
         let mut decoder = png::Decoder::new(file);

@@ -66,6 +66,16 @@ impl BudgetArgs {
         }
     }
 
+    /// The first budget flag given other than `--max-drawn-primitives`, which also bounds a
+    /// draw trace (for draw traces, where no other applies).
+    pub fn first_given_but_drawn(&self) -> Option<&'static str> {
+        BudgetArgs {
+            max_drawn_primitives: None,
+            ..self.clone()
+        }
+        .first_given()
+    }
+
     /// The first budget flag given, if any (for commands where none applies).
     pub fn first_given(&self) -> Option<&'static str> {
         [

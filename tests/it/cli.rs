@@ -825,3 +825,35 @@ fn diff_heat_map_is_streamed_to_the_same_pixels() {
     );
     assert!(expected.pixels().any(|p| p.0 != [0, 0, 0, 255]));
 }
+
+/// Issue 50, class 6: `plumb diff`'s filter cost is bounded up front. At the largest `--ppd`
+/// (1000) the kernels are 15 to 30 times longer and the band windows 4 times taller than at
+/// the default 67: 8192² images ran past 60 s. The cost is estimated from the headers and
+/// refused past `--max-filter-work` (default: the largest default image at the default ppd)
+/// before anything is decoded.
+#[test]
+fn diff_filter_work_is_bounded_from_the_headers() {
+    assert_eq!(
+        plumb::diff::filter_work(16384, 16384, 67.0),
+        plumb::diff::DEFAULT_MAX_FILTER_WORK
+    );
+    let dir = temp_dir("diff-ppd");
+    // Headers only: 8192 × 8192 RGBA, no image data (never read).
+    let header = png_bytes::png(&png_bytes::ihdr(8192, 8192, 8, 6, 0), &[], &[]);
+    std::fs::write(dir.join("a.png"), &header).unwrap();
+    let start = std::time::Instant::now();
+    let o = plumb(&dir, &["diff", "a.png", "a.png", "--ppd", "1000"]);
+    assert_bad_input(
+        &o,
+        &format!(
+            "comparing 8192x8192 images at 1000 ppd needs about {} filter taps, more than the limit of {} (--max-filter-work)",
+            plumb::diff::filter_work(8192, 8192, 1000.0),
+            plumb::diff::DEFAULT_MAX_FILTER_WORK
+        ),
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    // The default ppd on the same images is within the limit (it fails later, on the missing
+    // data, not on the estimate).
+    let o = plumb(&dir, &["diff", "a.png", "a.png"]);
+    assert!(!stderr(&o).contains("--max-filter-work"), "{}", stderr(&o));
+}

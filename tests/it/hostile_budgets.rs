@@ -273,7 +273,8 @@ fn an_ik_chain_solved_at_load_is_refused_by_info_too() {
 #[test]
 fn collision_entries_add_up_past_the_total() {
     let dir = temp_dir("budget-collisions");
-    // Entries of 4050 × 4050 pairs each, at the per-entry limit: the second passes the total.
+    // Entries of 4050 × 4050 pairs each, under the per-entry limit: the first passes the
+    // total (2²⁰ pairs by default, issue 50).
     let entries: Vec<Value> = (0..12)
         .map(|i| json!({"objects": [format!("a{i}"), format!("a{}", i + 1)], "mode": "first", "hit_uv": [0, 0]}))
         .collect();
@@ -287,7 +288,7 @@ fn collision_entries_add_up_past_the_total() {
         &dir,
         "pairs.json",
         &[],
-        &["--max-collision-pairs", "collision 1", "4050 × 4050"],
+        &["--max-collision-pairs", "collision 0", "4050 × 4050"],
     );
 }
 
@@ -520,4 +521,66 @@ fn budget_flags_are_checked_and_only_for_scene_files() {
         &o,
         "root/b0: a mesh of 12 primitives passes the budget of 0 drawn primitives per frame",
     );
+}
+
+/// Issue 50, class 6: a draw trace's draws are charged before it is replayed. 1,000 draws
+/// naming one view of 600,000 vertices (200,000 triangles each; views may overlap, so the
+/// file stays at 9.6 MB) replayed for over a minute; the trace's primitives together are now
+/// held to `--max-drawn-primitives` (2²⁴, as a scene's frame) before anything is drawn.
+#[test]
+fn a_trace_of_many_large_draws_is_refused_before_replay() {
+    use glam::Vec4;
+    use plumb::raster::trace::{CommandDoc, Recorder};
+    use plumb::raster::{DrawTarget, Indices, PipelineState, Topology, VertexInput};
+    let dir = temp_dir("budget-trace");
+    let mut r = Recorder::new(16, 16).unwrap();
+    let positions = vec![Vec4::new(0.0, 0.0, 0.5, 1.0); 600_000];
+    let vertices = VertexInput {
+        positions: &positions,
+        colors: None,
+        uvs: &[],
+        fog: None,
+    };
+    r.draw(
+        &PipelineState::new(16, 16),
+        &vertices,
+        Indices::None,
+        Topology::TriangleList,
+    )
+    .unwrap();
+    let mut trace = r.finish("t.bin");
+    let draw = trace.doc.commands[0].clone();
+    assert!(matches!(draw, CommandDoc::Draw(_)));
+    trace.doc.commands = vec![draw; 1000];
+    trace.save(&dir.join("t.json")).unwrap();
+    let start = std::time::Instant::now();
+    for args in [
+        &["render", "t.json", "-o", "o.png"][..],
+        &["explain", "t.json", "1", "1"],
+    ] {
+        let o = plumb(&dir, args);
+        assert_bad_input(
+            &o,
+            "t.json: command 83: a draw of 200000 primitives brings the trace to 16800000, past the budget of 16777216 drawn primitives (--max-drawn-primitives)",
+        );
+    }
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    // The flag lowers (or raises) it; other budget flags still do not apply to a trace.
+    let o = plumb(
+        &dir,
+        &[
+            "render",
+            "t.json",
+            "-o",
+            "o.png",
+            "--max-drawn-primitives",
+            "10",
+        ],
+    );
+    assert_bad_input(&o, "command 0: a draw of 200000 primitives");
+    let o = plumb(
+        &dir,
+        &["render", "t.json", "-o", "o.png", "--max-particles", "10"],
+    );
+    assert_bad_input(&o, "--max-particles does not apply to a draw trace");
 }

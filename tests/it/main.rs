@@ -12,11 +12,16 @@ mod cli_render;
 mod cli_scene;
 mod cli_worlds;
 mod conform;
+mod conform_links;
 #[cfg(feature = "wgpu")]
 mod conform_wgpu;
+mod decoder_ceilings;
 mod explain;
+mod explain_budget;
 mod hostile_budgets;
+mod linear_parsing;
 mod load_path;
 mod module_cycles;
 mod save_roundtrip;
+mod special_files;
 mod text_goldens;

@@ -21,7 +21,7 @@
 //! | [`max_particles`](WorkBudget::max_particles) | particles of all particle systems (each rebuilt for every frame), per load | 2¹⁸ |
 //! | [`max_drawn_primitives`](WorkBudget::max_drawn_primitives) | primitives of every geometry leaf and screen polygon — a mesh shared by `n` leaves counts `n` times — the most one frame can draw | 2²⁴ |
 //! | [`max_solver_steps`](WorkBudget::max_solver_steps) | IK work per update: Σ over controllers of iterations × free axes (at least one per joint) × (joints + goals) | 2²² |
-//! | [`max_collision_pairs`](WorkBudget::max_collision_pairs) | triangle pairs of every `collisions` entry (`a × b`), per load | 2²⁴ |
+//! | [`max_collision_pairs`](WorkBudget::max_collision_pairs) | triangle pairs of every `collisions` entry (`a × b`), per load, every entry charged before any is tested | 2²⁰ |
 //! | [`max_instance_nodes`](WorkBudget::max_instance_nodes) | the `max_nodes` every `instance` node declares, summed, and the nodes glTF `EXT_mesh_gpu_instancing` creates, per load | 2²⁰ |
 //! | [`max_clear_pixels`](WorkBudget::max_clear_pixels) | pixels the layer and depth-layer clears of one frame write, at the target's size | 2³⁰ |
 
@@ -41,8 +41,10 @@ pub const DEFAULT_MAX_DRAWN_PRIMITIVES: u64 = 1 << 24;
 /// Default of [`WorkBudget::max_solver_steps`]: 2²² (a quarter of a second per update: a
 /// step takes about 60 ns).
 pub const DEFAULT_MAX_SOLVER_STEPS: u64 = 1 << 22;
-/// Default of [`WorkBudget::max_collision_pairs`]: 2²⁴ (one entry at the per-entry limit).
-pub const DEFAULT_MAX_COLLISION_PAIRS: u64 = 1 << 24;
+/// Default of [`WorkBudget::max_collision_pairs`]: 2²⁰ (about two seconds of testing when
+/// every pair overlaps: one entry at the per-entry limit, 2²⁴ pairs, took 31 s — issue 50;
+/// raise it with `--max-collision-pairs` for such entries).
+pub const DEFAULT_MAX_COLLISION_PAIRS: u64 = 1 << 20;
 /// Default of [`WorkBudget::max_instance_nodes`]: 2²⁰ (the scene-file node limit).
 pub const DEFAULT_MAX_INSTANCE_NODES: u64 = 1 << 20;
 /// Default of [`WorkBudget::max_clear_pixels`]: 2³⁰ (four full clears of a 16384² target,

@@ -226,6 +226,22 @@ fn load_buffers(
         // streams, so it is never loaded (its byteLength may be large).
         let placeholder =
             matches!(b.source(), ::gltf::buffer::Source::Bin) && (bin.is_none() || b.index() > 0);
+        // A buffer without data that carries the extension must say it is the fallback
+        // (issue 50: `"fallback": false` was loaded as a placeholder all the same).
+        let declared = b
+            .extension_value("EXT_meshopt_compression")
+            .map(|e| e.get("fallback"));
+        if let Some(f) =
+            declared.filter(|f| placeholder && f.and_then(|f| f.as_bool()) != Some(true))
+        {
+            return Err(ctx.invalid(
+                &format!("buffer {} EXT_meshopt_compression", b.index()),
+                format!(
+                    "the buffer has no data, so fallback must be true, not {}",
+                    f.map_or_else(|| "absent".to_owned(), ToString::to_string)
+                ),
+            ));
+        }
         if meshopt::is_fallback(&b) || (placeholder && meshopt::used(doc)) {
             out.push(Vec::new());
             continue;
@@ -589,7 +605,13 @@ fn build(
                 };
                 let Some(c) = converted else { continue };
                 let plabel = format!("{} primitive {}", mlabel(), prim.index());
-                let mat_index = variants::material(ctx, doc, &prim, variant, &plabel)?;
+                let mat_index = variants::material(
+                    ctx,
+                    doc,
+                    &prim,
+                    (variant, imported.variants.len()),
+                    &plabel,
+                )?;
                 let mat = match materials.get(&mat_index) {
                     Some(m) => m.clone(),
                     None => {

@@ -81,9 +81,11 @@ pub mod gltf;
 mod import;
 pub mod imported;
 pub mod json;
+mod ktx2_index;
 pub mod material;
 pub mod obj;
 mod options;
+pub mod regular_file;
 mod staged;
 mod texture_image;
 mod uri;
@@ -94,8 +96,9 @@ mod uri;
     clippy::type_complexity,
     reason = "the type of crate::UnitTests, spelled out: no import of the crate root"
 )]
-pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 2] {
+pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())]); 3] {
     [
+        ("io::ktx2_index", ktx2_index::tests::TESTS),
         ("io::texture_image", texture_image::tests::TESTS),
         ("io::uri", uri::tests::TESTS),
     ]
@@ -117,6 +120,7 @@ pub use imported::{
     CameraProjection, ExtensionUse, Handling, Imported, ImportedCamera, ImportedLight,
     ImportedLightKind, ImportedScene, SceneInstancing,
 };
+pub use regular_file::{open_regular, read_regular, read_regular_to_string, ReadRefusal};
 
 /// Former name of [`ImportedLightKind`] (plumb-raster's `light::LightKind` is another concept).
 #[deprecated(

@@ -6,7 +6,8 @@
 //! are charged to the load's [`TextureBudget`]
 //! ([`crate::io::ImportOptions::max_texture_bytes`]) before any texel is allocated. Texels
 //! are stored as they are in the file (no colour-space conversion: plumb does no colour
-//! management). Row 0 of the image is `v = 0`, which is glTF's convention (uv origin at the
+//! management). A KTX2 file's declared sizes are checked and its transcoder's scratch memory
+//! charged too, before it is transcoded ([`ktx2_index`]). Row 0 of the image is `v = 0`, which is glTF's convention (uv origin at the
 //! top left of the image).
 
 use std::io::Cursor;
@@ -16,6 +17,7 @@ use ::image::{ImageFormat, ImageReader, Limits};
 use plumb_raster::texture::Texture;
 
 use super::error::IoError;
+use super::ktx2_index;
 
 /// Decoded bytes of a `width × height` RGBA8 texture with its full mip chain.
 pub(crate) fn mip_chain_bytes(width: u32, height: u32) -> u64 {
@@ -105,20 +107,34 @@ pub(crate) fn decode(
 }
 
 /// What [`probe`] found: a KTX2 container (Basis Universal), or the format the `image` crate
-/// decodes it with (`None`: sniff).
+/// decodes it with (`None`: sniff) and the size its header declares.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Probed {
     Ktx2,
-    Image(Option<ImageFormat>),
+    Image {
+        format: Option<ImageFormat>,
+        width: u32,
+        height: u32,
+    },
 }
 
-/// The twelve bytes a KTX2 file starts with.
-const KTX2_MAGIC: [u8; 12] = [
-    0xAB, b'K', b'T', b'X', b' ', b'2', b'0', 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
-];
+/// Bytes the `image` crate's decoders may allocate for a `width × height` image: its pixels
+/// at the widest layout they produce (RGBA, 16 bits a channel) and 16 MiB for metadata
+/// (an ICC profile, text). Set as the decoder's `max_alloc` (issue 50: a 4 × 4 PNG whose
+/// compressed iCCP and zTXt chunks declared 400 MB each took 420 MB; the default ceiling is
+/// 512 MiB whatever the image's size).
+fn decoder_ceiling(width: u32, height: u32) -> u64 {
+    (u64::from(width) * u64::from(height) * 8).saturating_add(METADATA_BYTES)
+}
 
-/// A KTX2 file's base size, checked to be one 2D image (not a cubemap, an array or a video).
-fn ktx2_size(bytes: &[u8]) -> Result<(u32, u32), String> {
+/// What a decoder may allocate for an image's metadata (ICC profile, text): 16 MiB.
+const METADATA_BYTES: u64 = 16 << 20;
+
+/// A KTX2 file's base size and the transcoder's scratch bytes: its declared sizes checked
+/// first ([`ktx2_index::check`]), then the transcoder's own reading of the header, checked to
+/// be one 2D image (not a cubemap, an array or a video).
+fn ktx2_size(bytes: &[u8]) -> Result<(u32, u32, u64), String> {
+    let index = ktx2_index::check(bytes)?;
     let t = super::contain::contain(|| {
         basisu::Transcoder::new(bytes).map(|t| {
             let one = t.layer_count() <= 1 && t.face_count() == 1 && !t.is_video();
@@ -131,10 +147,13 @@ fn ktx2_size(bytes: &[u8]) -> Result<(u32, u32), String> {
     if !one {
         return Err("a KTX2 cubemap, array or video is not a 2D texture".to_owned());
     }
-    if levels == 0 || w == 0 || h == 0 {
-        return Err(format!("a KTX2 file of {w}x{h} with {levels} levels"));
+    if (w, h, levels) != (index.width, index.height, index.levels) {
+        return Err(format!(
+            "the transcoder reads a {w}x{h} KTX2 file of {levels} levels, the header says {}x{} and {}",
+            index.width, index.height, index.levels
+        ));
     }
-    Ok((w, h))
+    Ok((w, h, index.scratch_bytes))
 }
 
 /// Every level of a Basis Universal KTX2 file, transcoded to RGBA8: the file's own mip
@@ -193,12 +212,21 @@ pub(crate) fn probe(
     budget: &mut TextureBudget,
 ) -> Result<Probed, IoError> {
     let image_err = image_error(file, name);
-    let ktx2 = mime == Some("image/ktx2") || bytes.starts_with(&KTX2_MAGIC);
+    let ktx2 = mime == Some("image/ktx2") || bytes.starts_with(&ktx2_index::MAGIC);
     let format = mime.and_then(format_from_mime);
+    // Bytes the decoder allocates besides the texture: a KTX2 file's inflated levels.
+    let mut scratch = 0;
     let (width, height) = if ktx2 {
-        ktx2_size(bytes).map_err(&image_err)?
+        let (w, h, s) = ktx2_size(bytes).map_err(&image_err)?;
+        scratch = s;
+        (w, h)
     } else {
-        let probe = reader(bytes, format).map_err(&image_err)?;
+        let mut probe = reader(bytes, format).map_err(&image_err)?;
+        // Reading the header reads the metadata before it (a PNG's compressed iCCP): it
+        // gets the metadata allowance only, not the default 512 MiB (issue 50).
+        let mut limits = Limits::default();
+        limits.max_alloc = Some(METADATA_BYTES);
+        probe.limits(limits);
         if probe.format().is_none() {
             return Err(image_err("unknown image format".to_owned()));
         }
@@ -215,11 +243,19 @@ pub(crate) fn probe(
             max: max_side,
         });
     }
-    budget.charge(file, name, mip_chain_bytes(width, height))?;
+    budget.charge(
+        file,
+        name,
+        mip_chain_bytes(width, height).saturating_add(scratch),
+    )?;
     Ok(if ktx2 {
         Probed::Ktx2
     } else {
-        Probed::Image(format)
+        Probed::Image {
+            format,
+            width,
+            height,
+        }
     })
 }
 
@@ -245,16 +281,21 @@ pub(crate) fn decode_probed(
     max_side: u32,
 ) -> Result<Texture, IoError> {
     let image_err = image_error(file, name);
-    let format = match probed {
+    let (format, width, height) = match probed {
         Probed::Ktx2 => return ktx2_texture(bytes).map_err(&image_err),
-        Probed::Image(format) => format,
+        Probed::Image {
+            format,
+            width,
+            height,
+        } => (format, width, height),
     };
     let mut r = reader(bytes, format).map_err(&image_err)?;
     let mut limits = Limits::default();
     limits.max_image_width = Some(max_side);
     limits.max_image_height = Some(max_side);
+    limits.max_alloc = Some(decoder_ceiling(width, height));
     r.limits(limits);
-    if let Err(reason) = check_png_chunks(bytes) {
+    if let Err(reason) = check_png_chunks(bytes).and_then(|()| check_riff(bytes)) {
         return Err(image_err(reason));
     }
     // Containment: the decoders are not panic-free on malformed data (`png` 0.18 indexes
@@ -266,6 +307,56 @@ pub(crate) fn decode_probed(
         .map_err(|e| image_err(e.to_string()))?;
     let tex = Texture::from_image(&img).map_err(|e| image_err(e.to_string()))?;
     Ok(tex.with_generated_mips())
+}
+
+/// Structural checks on a WebP file's RIFF container, which the decoder does not make
+/// (issue 50): the RIFF size is even (every chunk is padded to an even length) and inside the
+/// file, and the chunks it holds end exactly at its end, none running past it. Bytes that are
+/// not RIFF WebP pass.
+///
+/// # Errors
+/// The reason, for [`IoError::Image`].
+fn check_riff(bytes: &[u8]) -> Result<(), String> {
+    if bytes.len() < 12 || &bytes[0..4] != b"RIFF" || &bytes[8..12] != b"WEBP" {
+        return Ok(());
+    }
+    let size = u64::from(u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]));
+    if size % 2 == 1 {
+        return Err(format!(
+            "the RIFF size {size} is odd (chunks are padded to even lengths)"
+        ));
+    }
+    let end = 8 + size;
+    if end > bytes.len() as u64 {
+        return Err(format!(
+            "the RIFF size {size} runs past the file's {} bytes",
+            bytes.len()
+        ));
+    }
+    let mut at = 12u64;
+    while at < end {
+        let h = at as usize;
+        if at + 8 > end {
+            return Err(format!(
+                "a chunk header at byte {at} runs past the RIFF end"
+            ));
+        }
+        let len = u64::from(u32::from_le_bytes([
+            bytes[h + 4],
+            bytes[h + 5],
+            bytes[h + 6],
+            bytes[h + 7],
+        ]));
+        let next = at + 8 + len + len % 2;
+        if next > end {
+            let kind = String::from_utf8_lossy(&bytes[h..h + 4]).into_owned();
+            return Err(format!(
+                "chunk {kind:?} at byte {at} ({len} bytes) runs past the RIFF end at {end}"
+            ));
+        }
+        at = next;
+    }
+    Ok(())
 }
 
 /// Structural checks on a PNG's chunks that the `png` decoder relies on without checking:

@@ -118,21 +118,11 @@ fn inside_lexically(base: &Path, rel: &str) -> Result<PathBuf, String> {
     Ok(base.join(p))
 }
 
-/// Reads a whole file after checking its size against `max_bytes`. Only regular files are
-/// read: the metadata is checked before the file is opened, so a FIFO (which would block)
-/// or a device (`/dev/zero`, which never ends) is refused.
+/// Reads a whole regular file of at most `max_bytes` ([`super::regular_file::read_regular`]:
+/// checked on the opened handle, so a FIFO, a device or a socket is refused, and read no
+/// further than the limit).
 pub(crate) fn read_file(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".to_owned());
-    }
-    if meta.len() > max_bytes {
-        return Err(format!(
-            "{} bytes exceeds the limit of {max_bytes} bytes",
-            meta.len()
-        ));
-    }
-    std::fs::read(path).map_err(|e| e.to_string())
+    super::regular_file::read_regular(path, max_bytes).map_err(|e| e.to_string())
 }
 
 /// The path a relative URI names, under `base`.

@@ -320,6 +320,60 @@ fn ik_controllers_add_up_per_update() {
 
 // ---- Collisions -------------------------------------------------------------------------
 
+/// A fan of `n` long, thin triangles through the origin (each from `-dir` to `dir`, at an
+/// angle of its own), in the xy plane or, `upright`, in the xz plane: every triangle's bound
+/// holds the origin, so no tree prunes a pair, and each of one fan crosses each of the other.
+fn fan(n: usize, upright: bool) -> Value {
+    let mut positions = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        let t = std::f64::consts::PI * i as f64 / n as f64;
+        let (c, s) = (
+            plumb_raster::math::cos_f64(t),
+            plumb_raster::math::sin_f64(t),
+        );
+        let p = |a: f64, b: f64| {
+            if upright {
+                json!([a, 0.0, b])
+            } else {
+                json!([a, b, 0.0])
+            }
+        };
+        positions.push(p(c, s));
+        positions.push(p(-c, -s));
+        positions.push(p(-c - 0.01 * s, -s + 0.01 * c));
+    }
+    let uvs = vec![json!([0, 0]); 3 * n];
+    json!({"inline": {"positions": positions, "uvs": [uvs]}})
+}
+
+/// Issue 50, class 6: every entry is charged before any is tested. Twenty all-hits entries
+/// crossing two fans of 4050 slivers (16,402,500 pairs each, under the per-entry limit, none
+/// prunable): before the fix the first was tested in full before the second was refused;
+/// now the second is refused before anything is tested.
+#[test]
+fn collision_entries_are_all_charged_before_any_is_tested() {
+    let text = doc(
+        json!([
+            {"name": "a", "mesh": fan(4050, false)},
+            {"name": "b", "mesh": fan(4050, true)}
+        ]),
+        json!({"collisions": (0..20).map(|_| json!({"objects": ["a", "b"], "mode": "all", "hit_uv": [1, 1]})).collect::<Vec<_>>()}),
+    );
+    let start = std::time::Instant::now();
+    let (b, context, amount, total, max) =
+        refused(&text, budget(|b| b.max_collision_pairs = 1 << 24));
+    assert_eq!(b, Budget::CollisionPairs);
+    assert_eq!(
+        (context.as_str(), amount, total, max),
+        ("collision 1", 4050 * 4050, 2 * 4050 * 4050, 1 << 24)
+    );
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 #[test]
 fn collision_entries_add_up() {
     // Planes of 4 × 4 × 2 = 32 triangles: 1024 pairs per entry.
@@ -333,7 +387,7 @@ fn collision_entries_add_up() {
         (context.as_str(), amount, total),
         ("collision 2", 1024, 3072)
     );
-    // At the defaults, two entries at the per-entry limit (2²⁴ each) pass the total.
+    // At the defaults (2²⁰ pairs, issue 50), an entry of 4050 × 4050 passes the total.
     let text = doc(
         named("a", 3, json!({"plane": {"divisions": 45}})),
         json!({"collisions": [
@@ -342,7 +396,7 @@ fn collision_entries_add_up() {
         ]}),
     );
     let (_, context, amount, ..) = refused(&text, WorkBudget::default());
-    assert_eq!((context.as_str(), amount), ("collision 1", 4050 * 4050));
+    assert_eq!((context.as_str(), amount), ("collision 0", 4050 * 4050));
 }
 
 // ---- Instancing and shared meshes -------------------------------------------------------

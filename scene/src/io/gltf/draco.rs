@@ -13,7 +13,9 @@
 //!   semantic still gives the type (its `type` must match the stream's component count) and
 //!   the conversion: a `normalized` integer accessor maps the stream's integers to 0..1 or
 //!   −1..1 exactly as an uncompressed accessor would; `JOINTS_n` stay integers. Its `count`
-//!   and `bufferView` are not used (the stream's point count is the vertex count).
+//!   must be the stream's point count (the vertex count) and the indices accessor's must be
+//!   three per face; its `bufferView` is not used. `POSITION` must be compressed, each
+//!   attribute id used once, and the stream's version one the decoder knows (issue 50).
 //! * **Indices** are the stream's faces (mode `TRIANGLES`), or none (mode `POINTS`, a
 //!   Draco point cloud). Other modes are refused.
 //! * **Attributes the extension does not list**, and morph targets, are read from their
@@ -68,7 +70,7 @@ fn parse_extension(
     let Some(attributes) = ext.get("attributes").and_then(|a| a.as_object()) else {
         return Err(ctx.invalid(label, "has no attributes object".to_owned()));
     };
-    let mut ids = Vec::with_capacity(attributes.len());
+    let mut ids: Vec<(String, u32)> = Vec::with_capacity(attributes.len());
     for (name, id) in attributes {
         let id = id
             .as_u64()
@@ -79,7 +81,21 @@ fn parse_extension(
                     format!("{id} is not a Draco attribute id"),
                 )
             })?;
+        // One stream attribute per semantic (issue 50: two semantics read the same one).
+        if let Some((other, _)) = ids.iter().find(|(_, i)| *i == id) {
+            return Err(ctx.invalid(
+                &format!("{label}.attributes.{name}"),
+                format!("Draco attribute id {id} is {other}'s too"),
+            ));
+        }
         ids.push((name.clone(), id));
+    }
+    // The stream's point count is the vertex count: its positions come from the stream.
+    if !ids.iter().any(|(name, _)| name == "POSITION") {
+        return Err(ctx.invalid(
+            &format!("{label}.attributes"),
+            "has no POSITION: a Draco primitive's positions come from its stream".to_owned(),
+        ));
     }
     Ok((view, ids))
 }
@@ -139,6 +155,7 @@ pub(crate) fn decode(
     };
     let (view, ids) = parse_extension(ctx, ext, &label)?;
     let bytes = view_bytes(ctx, doc, view, &label)?;
+    check_version(bytes).map_err(|m| ctx.invalid(&label, m))?;
     let limits = DecodeLimits::default()
         .with_max_points(MAX_ACCESSOR_ELEMENTS as u64)
         .with_max_faces(MAX_ACCESSOR_ELEMENTS as u64)
@@ -163,6 +180,44 @@ pub(crate) fn decode(
         }
     };
     let points = mesh.num_points();
+    // The primitive's accessors must agree with the stream (issue 50): each compressed
+    // attribute's accessor counts the stream's points, and the indices accessor its faces.
+    for (name, _) in &ids {
+        let accessor = prim
+            .attributes()
+            .find(|(semantic, _)| semantic.to_string() == *name)
+            .map(|(_, a)| a)
+            .ok_or_else(|| {
+                ctx.invalid(
+                    &format!("{label}.attributes.{name}"),
+                    "is not one of the primitive's attributes".to_owned(),
+                )
+            })?;
+        if accessor.count() != points {
+            return Err(ctx.invalid(
+                &format!("{label}.attributes.{name}"),
+                format!(
+                    "accessor {} counts {} elements, the Draco stream has {points} points",
+                    accessor.index(),
+                    accessor.count()
+                ),
+            ));
+        }
+    }
+    if let Some(a) = prim.indices().filter(|_| !points_only) {
+        let want = 3 * mesh.faces().len();
+        if a.count() != want {
+            return Err(ctx.invalid(
+                &label,
+                format!(
+                    "indices accessor {} counts {}, the Draco stream has {want} ({} faces)",
+                    a.index(),
+                    a.count(),
+                    mesh.faces().len()
+                ),
+            ));
+        }
+    }
     let indices = if points_only {
         None
     } else {
@@ -198,6 +253,29 @@ pub(crate) fn decode(
         indices,
         points,
     }))
+}
+
+/// The Draco bitstream versions the decoder knows, as the reference decoder accepts them: a
+/// mesh of version 1.x or 2.0 to 2.2, a point cloud of 1.x or 2.0 to 2.3.
+///
+/// # Errors
+/// The reason, for a version outside them (issue 50: unknown versions were decoded as if
+/// known). A stream too short to have a header passes (the decoder reports it).
+fn check_version(bytes: &[u8]) -> Result<(), String> {
+    let (Some(&major), Some(&minor), Some(&kind)) = (bytes.get(5), bytes.get(6), bytes.get(7))
+    else {
+        return Ok(());
+    };
+    if !bytes.starts_with(b"DRACO") {
+        return Ok(());
+    }
+    let latest_minor = if kind == 0 { 3 } else { 2 };
+    if major == 1 || (major == 2 && minor <= latest_minor) {
+        return Ok(());
+    }
+    Err(format!(
+        "Draco bitstream version {major}.{minor} is not one the decoder knows (1.x, 2.0 to 2.{latest_minor})"
+    ))
 }
 
 /// Where a primitive's vertex data comes from: its accessors, or its Draco stream first.

@@ -414,7 +414,7 @@ pub(crate) fn convert(
 const SPEC_GLOSS: &str = "KHR_materials_pbrSpecularGlossiness";
 
 /// The extension's `diffuseFactor` (default white) and its specular and glossiness factors
-/// (defaults 1), each in 0..1 after clamping; non-finite or malformed values are errors.
+/// (defaults 1), each in 0..1; values outside, non-finite or malformed are errors.
 fn spec_gloss_factors(
     ctx: &Ctx<'_>,
     v: &::gltf::json::Value,
@@ -450,11 +450,21 @@ fn spec_gloss_factors(
     {
         return Err(ctx.non_finite(&what, "factors"));
     }
+    // The extension's factors are in [0, 1]; one outside is refused, not clamped (issue 50).
+    for (key, values) in [
+        ("diffuseFactor", &diffuse),
+        ("specularFactor", &specular),
+        ("glossinessFactor", &glossiness),
+    ] {
+        if let Some(x) = values.iter().find(|x| !(0.0..=1.0).contains(*x)) {
+            return Err(ctx.invalid(&what, format!("{key} holds {x}, outside [0, 1]")));
+        }
+    }
     Ok((
-        Vec4::from_slice(&diffuse).clamp(Vec4::ZERO, Vec4::ONE),
+        Vec4::from_slice(&diffuse),
         SpecularGlossiness {
-            specular: Vec3::from_slice(&specular).clamp(Vec3::ZERO, Vec3::ONE),
-            glossiness: glossiness[0].clamp(0.0, 1.0),
+            specular: Vec3::from_slice(&specular),
+            glossiness: glossiness[0],
         },
     ))
 }
@@ -466,6 +476,24 @@ fn spec_gloss_texture(
     v: &::gltf::json::Value,
     label: &str,
 ) -> Result<Option<TextureBinding>, IoError> {
+    // The specular-glossiness texture is not drawn, but it must name a texture (issue 50).
+    if let Some(info) = v.get("specularGlossinessTexture") {
+        let index = info.get("index");
+        if index
+            .and_then(|i| i.as_u64())
+            .and_then(|i| usize::try_from(i).ok())
+            .is_none_or(|i| i >= doc.textures().len())
+        {
+            return Err(ctx.invalid(
+                &format!("{label} {SPEC_GLOSS} specularGlossinessTexture"),
+                format!(
+                    "index {} is not a texture ({} textures)",
+                    index.map_or_else(|| "(none)".to_owned(), |i| i.to_string()),
+                    doc.textures().len()
+                ),
+            ));
+        }
+    }
     let what = format!("{label} {SPEC_GLOSS} diffuseTexture");
     let Some(info) = v.get("diffuseTexture") else {
         return Ok(None);

@@ -61,36 +61,46 @@ pub(super) fn check(ctx: &Ctx<'_>, names: &[String], index: usize) -> Result<usi
 }
 
 /// The material index `prim` takes under variant `selected` (`None`: no variant chosen, or
-/// no mapping for it: the primitive's own material).
+/// no mapping for it: the primitive's own material). Every mapping is checked, whether or not
+/// a variant is chosen (issue 50): its `variants` are indices of the file's `count` variants
+/// and its `material` one of the file's materials.
 ///
 /// # Errors
-/// [`IoError::Invalid`] for malformed mappings or a material that does not exist.
+/// [`IoError::Invalid`] for malformed mappings, a variant or a material that does not exist.
 pub(super) fn material(
     ctx: &Ctx<'_>,
     doc: &Document,
     prim: &::gltf::Primitive<'_>,
-    selected: Option<usize>,
+    (selected, count): (Option<usize>, usize),
     label: &str,
 ) -> Result<Option<usize>, IoError> {
     let own = prim.material().index();
-    let (Some(selected), Some(ext)) = (selected, prim.extension_value(EXT)) else {
+    let Some(ext) = prim.extension_value(EXT) else {
         return Ok(own);
     };
     let context = format!("{label} {EXT}.mappings");
     let Some(mappings) = ext.get("mappings").and_then(Value::as_array) else {
         return Err(ctx.invalid(&context, "is not a list".to_owned()));
     };
+    let mut chosen = None;
     for (k, m) in mappings.iter().enumerate() {
         let bad = |what: &str| ctx.invalid(&format!("{context}[{k}]"), what.to_owned());
         let variants = m
             .get("variants")
             .and_then(Value::as_array)
             .ok_or_else(|| bad("has no variants list"))?;
-        let hit = variants
-            .iter()
-            .any(|v| v.as_u64().is_some_and(|v| v == selected as u64));
-        if !hit {
-            continue;
+        let mut hit = false;
+        for v in variants {
+            let i = v
+                .as_u64()
+                .and_then(|i| usize::try_from(i).ok())
+                .filter(|&i| i < count)
+                .ok_or_else(|| {
+                    bad(&format!(
+                        "variant {v} is not one of the file's {count} variants"
+                    ))
+                })?;
+            hit |= Some(i) == selected;
         }
         let material = m
             .get("material")
@@ -103,7 +113,9 @@ pub(super) fn material(
                     doc.materials().len()
                 ))
             })?;
-        return Ok(Some(material));
+        if hit && chosen.is_none() {
+            chosen = Some(material);
+        }
     }
-    Ok(own)
+    Ok(chosen.or(own))
 }

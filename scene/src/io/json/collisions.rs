@@ -18,7 +18,7 @@ use crate::graph::{NodeId, Scene};
 use crate::io::budget::Budget;
 use crate::io::error::IoError;
 use crate::passes::collide::{collide, BvKind, BvTreeOptions, CollideMode, Collider};
-use crate::values::mesh::MeshTopology;
+use crate::values::mesh::{Mesh, MeshTopology};
 
 /// Largest product of the two meshes' triangle counts a collision entry may ask for: it bounds
 /// the pairs an all-hits query can report (memory) and test (time) when a file crosses two
@@ -27,11 +27,17 @@ use crate::values::mesh::MeshTopology;
 pub const MAX_TRIANGLE_PAIRS: u64 = 1 << 24;
 
 /// Runs every collision of the file in order and marks the hit triangles.
+///
+/// Every entry is checked and charged first — its two leaves found, their triangle counts
+/// multiplied, the product held to [`MAX_TRIANGLE_PAIRS`] and the entries' sum to the
+/// load's budget — before any bounding-volume tree is built or queried (issue 50: one entry
+/// was tested, for seconds, before the next was refused).
 pub(super) fn apply(
     scene: &mut Scene,
     ctx: &mut Ctx<'_>,
     docs: &[CollisionDoc],
 ) -> Result<(), IoError> {
+    let mut checked = Vec::with_capacity(docs.len());
     for (i, d) in docs.iter().enumerate() {
         let context = format!("collision {i}");
         ctx.point(&context, format!("/collisions/{i}"));
@@ -42,6 +48,30 @@ pub(super) fn apply(
         if ids[0] == ids[1] {
             return Err(ctx.invalid(&context, "a collision needs two different objects"));
         }
+        let mut counts = [0u64; 2];
+        for ((&id, name), count) in ids.iter().zip(&d.objects).zip(&mut counts) {
+            *count = triangle_mesh(scene, ctx, &context, id, name)?.triangle_count() as u64;
+        }
+        let pairs_asked = counts[0].saturating_mul(counts[1]);
+        if pairs_asked > MAX_TRIANGLE_PAIRS {
+            return Err(ctx.invalid(
+                &context,
+                format!(
+                    "{} × {} triangles is more than the limit of {MAX_TRIANGLE_PAIRS} triangle pairs",
+                    counts[0], counts[1]
+                ),
+            ));
+        }
+        // The entries' pairs together, before any tree is built or queried.
+        ctx.charge(&context, Budget::CollisionPairs, pairs_asked, || {
+            format!(
+                "a collision of {} × {} = {pairs_asked} triangle pairs",
+                counts[0], counts[1]
+            )
+        })?;
+        checked.push((context, ids));
+    }
+    for (d, (context, ids)) in docs.iter().zip(checked) {
         let options = BvTreeOptions {
             kind: match d.bound {
                 CollisionBoundDoc::Box => BvKind::Box,
@@ -53,26 +83,6 @@ pub(super) fn apply(
         for (&id, name) in ids.iter().zip(&d.objects) {
             colliders.push(collider(scene, ctx, &context, id, name, options)?);
         }
-        let pairs_asked = colliders[0].mesh().triangle_count() as u64
-            * colliders[1].mesh().triangle_count() as u64;
-        if pairs_asked > MAX_TRIANGLE_PAIRS {
-            return Err(ctx.invalid(
-                &context,
-                format!(
-                    "{} × {} triangles is more than the limit of {MAX_TRIANGLE_PAIRS} triangle pairs",
-                    colliders[0].mesh().triangle_count(),
-                    colliders[1].mesh().triangle_count()
-                ),
-            ));
-        }
-        // The entries' pairs together, before the trees are queried.
-        ctx.charge(&context, Budget::CollisionPairs, pairs_asked, || {
-            format!(
-                "a collision of {} × {} = {pairs_asked} triangle pairs",
-                colliders[0].mesh().triangle_count(),
-                colliders[1].mesh().triangle_count()
-            )
-        })?;
         let mode = match d.mode {
             CollisionModeDoc::All => CollideMode::AllHits,
             CollisionModeDoc::First => CollideMode::FirstHit,
@@ -90,15 +100,14 @@ pub(super) fn apply(
     Ok(())
 }
 
-/// The collider of geometry leaf `id`: a triangle mesh with uv set 0, at its world transform.
-fn collider(
-    scene: &Scene,
+/// Geometry leaf `id`'s mesh, checked to be a triangle mesh with uv set 0.
+fn triangle_mesh<'s>(
+    scene: &'s Scene,
     ctx: &Ctx<'_>,
     context: &str,
     id: NodeId,
     name: &str,
-    options: BvTreeOptions,
-) -> Result<Collider, IoError> {
+) -> Result<&'s Arc<Mesh>, IoError> {
     let mesh = scene
         .mesh(id)
         .map_err(|_| ctx.invalid(context, format!("'{name}' is not a geometry leaf")))?;
@@ -111,6 +120,19 @@ fn collider(
             format!("'{name}' has no uv set to mark the hit triangles in"),
         ));
     }
+    Ok(mesh)
+}
+
+/// The collider of geometry leaf `id`: a triangle mesh with uv set 0, at its world transform.
+fn collider(
+    scene: &Scene,
+    ctx: &Ctx<'_>,
+    context: &str,
+    id: NodeId,
+    name: &str,
+    options: BvTreeOptions,
+) -> Result<Collider, IoError> {
+    let mesh = triangle_mesh(scene, ctx, context, id, name)?;
     let world = scene.compute_world(id).map_err(ctx.scene_err(context))?;
     Ok(Collider::new(Arc::clone(mesh), options)
         .map_err(ctx.scene_err(context))?
