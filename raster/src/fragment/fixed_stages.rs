@@ -500,9 +500,9 @@ impl StageKind for FogBlend {
     #[inline(always)]
     fn run<S: Simd>(&self, _: &ShaderData, _: S, b: &Batch<'_, '_>, s: &mut Scratch) {
         let Scratch { color, tl, .. } = s;
-        for c in 0..3 {
+        for (c, ch) in color.iter_mut().take(3).enumerate() {
             let k = self.color[c];
-            for (x, &f) in color[c][..b.n].iter_mut().zip(&tl[..b.n]) {
+            for (x, &f) in ch[..b.n].iter_mut().zip(&tl[..b.n]) {
                 *x = *x * f + k * (1.0 - f);
             }
         }

@@ -500,6 +500,60 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     wide_written + a.iter().map(|&x| x as u64).sum::<u64>()
 }
 
+/// A small triangle's pixels in one block of [`LANES`]² pixels of a tile, for
+/// [`vertex_color_block`]: its coverage, one byte per row of the block (lane `i` of row `r`
+/// is bit `8r + i`), and where the block is.
+pub(crate) struct Block {
+    pub cover: u64,
+    /// The block's top-left pixel.
+    pub x: i32,
+    pub y: i32,
+    /// Its tile offset, and the tile offset of one row below.
+    pub off: usize,
+    pub stride: usize,
+    /// The triangle's reference point (pixel-centre offsets are taken from it).
+    pub ref_x: f32,
+    pub ref_y: f32,
+}
+
+/// [`vertex_color`] on one [`Block`], straight on the tile's planes: each row with a
+/// covered pixel is one group of [`LANES`] contiguous pixels of the tile row, with the row's
+/// coverage as its mask (no copies in or out; the block lies inside the tile, so every
+/// group does). A pixel's offsets are the gathered block's (`(x + i) + ½ − ref_x`,
+/// `(y + ½) − ref_y`, the same operations), so every value is the one
+/// `vertex_color` gives it there. Returns the number of fragments written.
+#[inline(always)]
+pub(crate) fn vertex_color_block<S: Simd, const F: u8>(
+    simd: S,
+    planes: &[f32],
+    b: &Block,
+    z: (f32, f32),
+    write: bool,
+    (depth, color): (&mut [f32], &mut [[u8; 4]]),
+) -> u64 {
+    let vc = w8::VertexColor::new::<false>(simd, planes, 0.0, z, write);
+    let iota = f32x8::from_slice(simd, &IOTA);
+    let dx =
+        ((simd.splat_f32x8(b.x as f32) + iota) + simd.splat_f32x8(0.5)) - simd.splat_f32x8(b.ref_x);
+    let bits = i32x8::from_slice(simd, &[1, 2, 4, 8, 16, 32, 64, 128]);
+    let mut written = simd.splat_i32x8(0);
+    let (mut cover, mut y, mut off) = (b.cover, b.y, b.off);
+    while cover != 0 {
+        let row = (cover & 0xff) as i32;
+        if row != 0 {
+            let m = (simd.splat_i32x8(row) & bits).simd_eq(bits);
+            let dy = simd.splat_f32x8((y as f32 + 0.5) - b.ref_y);
+            let (d, c) = (&mut depth[off..off + LANES], &mut color[off..off + LANES]);
+            written -= vc.group::<false, F>((dx, dy), Some(m), d, c);
+        }
+        cover >>= 8;
+        y += 1;
+        off += b.stride;
+    }
+    let a: [i32; LANES] = written.into();
+    a.iter().map(|&x| x as u64).sum()
+}
+
 /// [`vertex_color`]'s whole groups at AVX-512 on 16 lanes: the groups `0..whole / 16 * 16`.
 /// Returns the fragments written and where the 8-lane groups go on. One copy per `ROW` and
 /// `F` (not per level: only AVX-512 has it), entered through `vectorize` so it keeps the

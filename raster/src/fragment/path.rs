@@ -245,6 +245,37 @@ impl FragmentPath {
         )
     }
 
+    /// Whether a triangle's small block may go to [`FragmentPath::run_block`]: the draw
+    /// takes the fused vertex-colour kernel (`fragment::lanes::vertex_color`) at one of its
+    /// depth functions, and the triangle has no flat varyings.
+    #[inline(always)]
+    pub fn writes_blocks(&self, tri: &TriSetup) -> bool {
+        self.fused && tri.flat_count == 0 && matches!(self.depth.0, 1 | 3 | 7)
+    }
+
+    /// Runs the fused vertex-colour path on the covered pixels of one block of the tile,
+    /// straight on its planes (`fragment::lanes::vertex_color_block`), at the caller's
+    /// instruction set. Only for triangles [`FragmentPath::writes_blocks`] accepts; the
+    /// same values as [`FragmentPath::run_pixels`] on those pixels gathered. Returns the
+    /// number of fragments written.
+    #[inline(always)]
+    pub fn run_block<S: Simd>(
+        &self,
+        simd: S,
+        planes: &[f32],
+        b: &fl::Block,
+        tile: &mut TileMut<'_>,
+    ) -> u64 {
+        let (f, w) = self.depth;
+        let z = (self.zmin, self.zmax);
+        let dst = (&mut *tile.depth, &mut *tile.color);
+        match f {
+            1 => fl::vertex_color_block::<S, 1>(simd, planes, b, z, w, dst),
+            3 => fl::vertex_color_block::<S, 3>(simd, planes, b, z, w, dst),
+            _ => fl::vertex_color_block::<S, 7>(simd, planes, b, z, w, dst),
+        }
+    }
+
     /// Runs the pipeline on `len` pixels of one triangle whose offsets are already in
     /// `s.dxp` / `s.dyp` and whose target values are `dst` (gathered by the caller: any
     /// pixels, each at most once). Only the first `live` are real: the rest pad the batch to

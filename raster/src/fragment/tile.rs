@@ -6,7 +6,9 @@ use fearless_simd::{f32x8, i32x8, Level, Simd, SimdBase};
 use crate::base::fixed::{half_line_span, Edge32};
 // The width and height of the block a small triangle's box is covered in: one edge
 // evaluation per lane, `i32` lanes, one row of the block at a time.
+use crate::base::simd::is_portable;
 use crate::base::vec_lanes::LANES;
+use crate::fragment::lanes::Block;
 use crate::fragment::path::{Dst, FragmentPath};
 use crate::fragment::scratch::{Scratch, SPAN};
 use crate::geometry::bin::{edges, TileRefs};
@@ -23,8 +25,9 @@ const BLOCK_PIXELS: i64 = SPAN as i64;
 
 /// Whether every edge value [`cover_block`] computes fits an `i32`: `|E| ≤ |dx|·|Δy| +
 /// |dy|·|Δx| + 1`, where `|dx|, |dy|` (edge deltas) are at most the triangle's extent `X`
-/// and the sampled points lie inside its box, widened by the block's spare lanes and its one
-/// row past the end: `|Δx|, |Δy| ≤ X + 8·256`. With `X ≤ 2¹⁴` (64 pixels) that is below 2³⁰.
+/// and the sampled points lie inside its box, widened by the block's spare lanes (right of
+/// the box, or left of it where [`cover_rows`] moves the block back into the tile) and its
+/// one row past the end: `|Δx|, |Δy| ≤ X + 8·256`. With `X ≤ 2¹⁴` (64 pixels) that is below 2³⁰.
 /// (The deltas themselves always fit: snapped coordinates are below 2²⁴ in magnitude.)
 #[inline]
 fn fits_lanes(e: &[Edge32; 3]) -> bool {
@@ -94,6 +97,50 @@ fn cover_block<S: Simd>(
         row += ts;
     }
     k
+}
+
+/// The coverage of the box `(x0, y0, n, h)` (`n, h ≤ LANES`, the edges [`fits_lanes`]) as
+/// one [`Block`] of the tile for the direct path (`FragmentPath::run_block`): the block
+/// starts at the box's top-left pixel, moved left as far as it takes to end inside the tile
+/// row (so each of its rows is `LANES` pixels of one tile row), and its rows' coverage bits
+/// are the signs of `LANES` `i32` edge lanes, as in [`cover_block`], for the box's columns
+/// only.
+#[inline(always)]
+fn cover_rows<S: Simd>(
+    simd: S,
+    e: &[Edge32; 3],
+    (x0, y0, n, h): (i32, i32, u32, u32),
+    (tx, ty): (i32, i32),
+    (ref_x, ref_y): (f32, f32),
+) -> Block {
+    let ts = TILE_SIZE as i32;
+    let x = x0.min(tx + ts - LANES as i32);
+    let iota = i32x8::from_slice(simd, &[0, 1, 2, 3, 4, 5, 6, 7]);
+    let lane = |j: usize| {
+        let c = e[j].at_pixel(x, y0);
+        simd.splat_i32x8(c) + iota * simd.splat_i32x8(e[j].step_x())
+    };
+    let (mut l0, mut l1, mut l2) = (lane(0), lane(1), lane(2));
+    let sy = |j: usize| simd.splat_i32x8(e[j].step_y());
+    let (sy0, sy1, sy2) = (sy(0), sy(1), sy(2));
+    let zero = simd.splat_i32x8(0);
+    let live = ((1u64 << n) - 1) << (x0 - x);
+    let mut cover = 0u64;
+    for r in 0..h {
+        let outside = simd.simd_lt_i32x8(l0 | l1 | l2, zero);
+        let m = !simd.to_bitmask_mask32x8(outside) & live;
+        cover |= m << (8 * r);
+        (l0, l1, l2) = (l0 + sy0, l1 + sy1, l2 + sy2);
+    }
+    Block {
+        cover,
+        x,
+        y: y0,
+        off: ((y0 - ty) * ts + (x - tx)) as usize,
+        stride: TILE_SIZE as usize,
+        ref_x,
+        ref_y,
+    }
 }
 
 /// A tile's planes as whole-tile arrays (every tile holds `TILE_PIXELS`), so that offsets
@@ -287,6 +334,14 @@ fn lanes_block<S: Simd>(
     }
     let bx = (x0, y0, (x1 - x0) as u32, (y1 - y0) as u32);
     let refp = (tri.ref_x, tri.ref_y);
+    if !is_portable(simd) && t.path.writes_blocks(tri) {
+        let b = cover_rows(simd, &e, bx, (at.tx, at.ty), refp);
+        return Some(if b.cover != 0 {
+            t.path.run_block(simd, t.planes, &b, at.tile)
+        } else {
+            0
+        });
+    }
     let k = cover_block(simd, &e, bx, (&*at.tile, at.tx, at.ty), refp, g, scratch);
     Some(if k > 0 {
         run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
@@ -358,8 +413,11 @@ fn scanned_block(
 
 /// The large class: row by row, each row's covered pixels (contiguous) shaded as one span.
 /// Narrow boxes scan (three adds and a sign test per pixel); wide ones solve each edge's
-/// half-line exactly.
-#[inline(always)]
+/// half-line exactly. Not inlined: scalar code, entered once per large triangle and tile,
+/// and kept apart from the small classes' lanes code (inlined, it cost the gouraud
+/// workload of `examples/kernels` 0.06 instructions per fragment once the direct block
+/// path joined the tile walk).
+#[inline(never)]
 fn row_spans(t: &TriInTile<'_>, at: &mut TileAt<'_, '_>, scratch: &mut Scratch) -> u64 {
     let ts = TILE_SIZE as i32;
     let [x0, y0, x1, y1] = t.bbox;
