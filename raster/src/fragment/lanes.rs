@@ -223,16 +223,14 @@ pub(crate) fn count<S: Simd>(simd: S, mask: &[i32]) -> u64 {
     a.iter().map(|&x| x as u64).sum()
 }
 
-/// `base::unorm::to_unorm8` per lane: `⌊clamp(x, 0, 1)·255 + ½⌋` (NaN → 0). The truncating
-/// conversion is the floor here: its input lies in `[½, 255.5]`.
+/// Four channel bytes (lanes of `0..=255`) as RGBA8 words, red in the low byte: the one
+/// packing of the colour store, at every width (`write` and the fused kernels).
 #[inline(always)]
-pub(crate) fn unorm8<S: Simd>(simd: S, x: f32x8<S>) -> u32x8<S> {
-    let zero = simd.splat_f32x8(0.0);
-    let one = simd.splat_f32x8(1.0);
-    let x = x.simd_gt(zero).select(x, zero);
-    let x = x.simd_lt(one).select(x, one);
-    let y = x * 255.0 + 0.5;
-    simd.cvt_i32_f32x8(y).bitcast()
+pub(crate) fn pack_rgba<V>(c: [V; 4]) -> V
+where
+    V: Copy + std::ops::Shl<u32, Output = V> + std::ops::BitOr<Output = V>,
+{
+    c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24)
 }
 
 /// Packs the colour channels to RGBA8 and stores the live pixels through the colour mask
@@ -254,13 +252,10 @@ pub(crate) fn write<S: Simd, const FULL: bool>(
         |m, d, k| {
             macro_rules! ch {
                 ($c:literal) => {
-                    unorm8(simd, f32x8::from_slice(simd, &color[$c][k..k + LANES]))
+                    w8::unorm8_fast(simd, f32x8::from_slice(simd, &color[$c][k..k + LANES]))
                 };
             }
-            let p = ch!(0)
-                | simd.shl_u32x8(ch!(1), 8)
-                | simd.shl_u32x8(ch!(2), 16)
-                | simd.shl_u32x8(ch!(3), 24);
+            let p = pack_rgba([ch!(0), ch!(1), ch!(2), ch!(3)]);
             let bytes = d.as_flattened_mut();
             let old: u32x8<S> = u8x32::from_slice(simd, bytes).bitcast();
             let new = if FULL { p } else { (p & cmv) | (old & ncm) };
@@ -386,7 +381,7 @@ macro_rules! vertex_color_width {
                             unorm8_fast(simd, p[2 + $j].at::<ROW>(dx, dy) * w)
                         };
                     }
-                    let px = ch!(0) | (ch!(1) << 8) | (ch!(2) << 16) | (ch!(3) << 24);
+                    let px = crate::fragment::lanes::pack_rgba([ch!(0), ch!(1), ch!(2), ch!(3)]);
                     let bytes = c.as_flattened_mut();
                     let old: $u32<S> = $u8::from_slice(simd, bytes).bitcast();
                     let out: $u8<S> = pass.select(px, old).bitcast();
@@ -395,7 +390,8 @@ macro_rules! vertex_color_width {
                 }
             }
 
-            /// [`unorm8`](super::unorm8) in fewer operations, the same value: `x & (x > 0)`
+            /// `base::unorm::to_unorm8` per lane (the one conversion of the colour store, at
+            /// every width), in few operations: `x & (x > 0)`
             /// is `x > 0 ? x : 0` (NaN and −0 give +0), after which `x` is never NaN and the
             /// level's `min` is exactly `x < 1 ? x : 1`.
             #[inline(always)]
@@ -768,8 +764,6 @@ pub(crate) mod tests {
                 for (k, o) in fast.chunks_exact_mut(LANES).enumerate() {
                     let v = f32x8::from_slice(simd, &x[k * LANES..(k + 1) * LANES]);
                     let u: [u32; LANES] = w8::unorm8_fast(simd, v).into();
-                    let w: [u32; LANES] = unorm8(simd, v).into();
-                    assert_eq!(u, w);
                     o.copy_from_slice(&u);
                 }
             });
