@@ -1,15 +1,12 @@
 //! The fixed-function vertex stage: per-vertex transform, lighting, texgen and fog, one
 //! vertex at a time ([`VertexStage::run`]) or eight in lanes.
 
-use std::sync::Arc;
-
 use fearless_simd::{f32x8, prelude::*, Level};
-use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
+use glam::{Mat3, Mat4, Vec3, Vec4};
 
 use crate::base::vec_lanes::{self as vl, LANES};
-use crate::shading::fog::{fog_factor, FogDistance, FogMode, FogState};
+use crate::shading::fog::{fog_factor, FogDistance, FogMode};
 use crate::shading::light::{LightingState, PreparedLighting};
-use crate::texture::{Sampler, Texture};
 use crate::vertex::MAX_VARYINGS;
 
 use super::types::*;
@@ -363,9 +360,15 @@ pub(crate) mod tests {
         lanes_match_the_scalar_vertex_stage,
     )];
 
+    use std::sync::Arc;
+
+    use glam::Vec2;
+
     use super::*;
     use crate::base::simd::SimdLevel;
+    use crate::shading::fog::FogState;
     use crate::shading::light::{Light, LightKind, Material};
+    use crate::texture::{Sampler, Texture};
     use crate::vertex::ClipVertex;
 
     /// The shared generator with a share of special values.
