@@ -1,10 +1,10 @@
 //! The fixed-function path: object-space meshes in, OpenGL 1.x / Wild Magic 3 pixels out.
 //!
-//! [`Context::draw_fixed`] runs, per draw:
+//! [`Context::draw_fixed`](crate::Context::draw_fixed) runs, per draw:
 //! 1. **Vertex stage** (once per vertex, in parallel): `pos_eye = view_from_model · p`,
 //!    `clip = clip_from_view · pos_eye`, eye-space normal by the inverse-transpose (so normals
 //!    stay perpendicular and are renormalised under non-uniform scale); per-vertex (Gouraud)
-//!    lighting with [`PreparedLighting`], front and back colours when two-sided; texture
+//!    lighting with [`PreparedLighting`](crate::light::PreparedLighting), front and back colours when two-sided; texture
 //!    coordinates per unit from a UV set or texgen (object-linear, eye-linear, sphere map),
 //!    transformed by the unit's texture matrix into `(s, t, q)`; the fog factor (per vertex)
 //!    or the fog distance (per pixel).

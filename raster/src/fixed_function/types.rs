@@ -1,5 +1,5 @@
 //! The fixed-function draw's inputs: texture units and texgen, the state bundle
-//! [`FixedFunction`], the transforms and the object-space mesh, and their validation.
+//! [`FixedFunction`](crate::FixedFunction), the transforms and the object-space mesh, and their validation.
 
 use std::sync::Arc;
 
@@ -110,14 +110,14 @@ pub struct MeshInput<'a> {
     pub uvs: &'a [&'a [Vec2]],
 }
 
-/// What [`Context::draw_fixed`] checks before anything else (the pipeline state is checked
+/// What [`Context::draw_fixed`](crate::Context::draw_fixed) checks before anything else (the pipeline state is checked
 /// by the draw itself): attribute lengths, UV sets and texture units, normals where lighting
 /// or sphere maps need them, indices and finite transforms. Another [`crate::DrawTarget`]
 /// calls it to refuse exactly what the CPU context refuses.
 ///
 /// # Errors
 /// [`Error::BufferLength`], [`Error::TooMany`], [`Error::IndexOutOfRange`] or
-/// [`Error::InvalidState`], as [`Context::draw_fixed`].
+/// [`Error::InvalidState`], as [`Context::draw_fixed`](crate::Context::draw_fixed).
 pub fn check_fixed_input(
     ff: &FixedFunction,
     transforms: &Transforms,

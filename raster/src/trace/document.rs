@@ -76,31 +76,31 @@ pub struct TextureDoc {
 pub struct UnitDoc {
     /// Index into [`TraceDoc::textures`].
     pub texture: usize,
-    /// As [`TextureUnit::sampler`].
+    /// As [`TextureUnit::sampler`](crate::TextureUnit::sampler).
     pub sampler: Sampler,
-    /// As [`TextureUnit::apply`].
+    /// As [`TextureUnit::apply`](crate::TextureUnit::apply).
     pub apply: ApplyMode,
-    /// As [`TextureUnit::constant`].
+    /// As [`TextureUnit::constant`](crate::TextureUnit::constant).
     pub constant: Vec4,
-    /// As [`TextureUnit::uv_set`].
+    /// As [`TextureUnit::uv_set`](crate::TextureUnit::uv_set).
     pub uv_set: usize,
-    /// As [`TextureUnit::texgen`].
+    /// As [`TextureUnit::texgen`](crate::TextureUnit::texgen).
     pub texgen: TexGen,
-    /// As [`TextureUnit::matrix`].
+    /// As [`TextureUnit::matrix`](crate::TextureUnit::matrix).
     pub matrix: Mat4,
 }
 
-/// [`FixedFunction`] with units by texture index.
+/// [`FixedFunction`](crate::FixedFunction) with units by texture index.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FixedDoc {
-    /// As [`FixedFunction::lighting`].
+    /// As [`FixedFunction::lighting`](crate::FixedFunction::lighting).
     pub lighting: Option<LightingState>,
-    /// As [`FixedFunction::per_pixel_lighting`].
+    /// As [`FixedFunction::per_pixel_lighting`](crate::FixedFunction::per_pixel_lighting).
     pub per_pixel_lighting: bool,
-    /// As [`FixedFunction::fog`].
+    /// As [`FixedFunction::fog`](crate::FixedFunction::fog).
     pub fog: Option<FogState>,
-    /// As [`FixedFunction::units`].
+    /// As [`FixedFunction::units`](crate::FixedFunction::units).
     pub units: Vec<UnitDoc>,
 }
 
@@ -209,7 +209,7 @@ pub struct TraceDoc {
 }
 
 /// A recorded frame: the document, its buffer and the textures decoded from it. The
-/// textures are decoded once, by [`Recorder::finish`] or [`Trace::from_parts`]; after editing
+/// textures are decoded once, by [`Recorder::finish`](crate::trace::Recorder::finish) or [`Trace::from_parts`]; after editing
 /// `doc.textures` or the texels in `buffer`, rebuild the trace with [`Trace::from_parts`] so
 /// that [`Trace::replay`] sees the change.
 #[derive(Clone, Debug)]

@@ -10,7 +10,7 @@
 //! same stream and compare against plumb's pixels).
 //!
 //! Recording: anything that draws through [`DrawTarget`] can draw into a [`Recorder`]
-//! instead of a [`Context`](crate::Context); [`Recorder::finish`] gives the [`Trace`], [`Trace::save`] writes
+//! instead of a [`Context`](crate::Context); [`Recorder::finish`](crate::trace::Recorder::finish) gives the [`Trace`], [`Trace::save`] writes
 //! the pair, [`Trace::load`] reads it back (every view and index checked, typed errors, no
 //! panics) and [`Trace::replay`] draws it.
 //!
@@ -31,8 +31,8 @@
 //! A view is `{ "offset": bytes, "count": elements }` into the buffer; the element type
 //! follows from the field: clip positions and colours are 4 × f32, object positions and
 //! normals 3 × f32, uvs 2 × f32, fog coordinates f32, texels 4 × u8 (RGBA), and indices are
-//! `{ "u16": view }` or `{ "u32": view }`. States are the serde forms of [`PipelineState`],
-//! [`LightingState`], [`FogState`], [`Transforms`] … with snake_case names; a texture unit
+//! `{ "u16": view }` or `{ "u32": view }`. States are the serde forms of [`PipelineState`](crate::PipelineState),
+//! [`LightingState`](crate::light::LightingState), [`FogState`](crate::fog::FogState), [`Transforms`](crate::Transforms) … with snake_case names; a texture unit
 //! names its texture by index.
 
 mod document;
