@@ -4,9 +4,9 @@
 use fearless_simd::{f32x8, i32x8, Level, Simd, SimdBase};
 
 use crate::base::fixed::{half_line_span, Edge32};
+use crate::base::simd::is_portable;
 // The width and height of the block a small triangle's box is covered in: one edge
 // evaluation per lane, `i32` lanes, one row of the block at a time.
-use crate::base::simd::is_portable;
 use crate::base::vec_lanes::LANES;
 use crate::fragment::lanes::Block;
 use crate::fragment::path::{Dst, FragmentPath};
