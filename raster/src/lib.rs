@@ -86,7 +86,7 @@
 //!
 //! | floor | folder / file | what lives there |
 //! |---|---|---|
-//! | 1 | `base/` | [`error`], [`math`] (the one home of transcendental functions), [`rng`], [`simd`] (the level and its dispatch), [`fixed`] (sub-pixel fixed point), `unorm` (the colour storage rule), `vec_lanes` (8-wide vector lanes), [`text`] |
+//! | 1 | `base/` | [`error`], [`math`] (the one home of transcendental functions), [`regular_file`] (reading an input within a limit), [`rng`], [`simd`] (the level and its dispatch), [`fixed`] (sub-pixel fixed point), `unorm` (the colour storage rule), `vec_lanes` (8-wide vector lanes), [`text`] |
 //! | 2 | [`state`], [`vertex`], [`target`] | the plain data of a draw and of its pixels |
 //! | 3 | [`texture`] | texels, mip chains, samplers, scalar filters, the 8-lane sampling kernels |
 //! | 4 | `shading/` | [`light`], [`fog`], [`combine`]: GL's formulas, used by the vertex stage and the fragment shader |
@@ -121,7 +121,7 @@ pub mod trace;
 pub mod vertex; // 2 // 11
 
 // Public paths of modules that live inside a floor's folder.
-pub use base::{error, fixed, math, rng, simd, text};
+pub use base::{error, fixed, math, regular_file, rng, simd, text};
 pub use geometry::{clip, setup};
 pub use shading::{combine, fog, light};
 

@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use super::document::*;
 use crate::base::error::Error;
+use crate::base::regular_file::{read_regular, read_regular_to_string};
 use crate::draw_target::DrawTarget;
 use crate::fixed_function::{FixedFunction, MeshInput, TextureUnit};
 use crate::texture::{Texture, MAX_TEXTURE_SIZE};
@@ -72,21 +73,11 @@ impl OwnedIndices {
     }
 }
 
-/// Reads a regular file of at most `max` bytes. The metadata is checked before the file is
-/// opened: a FIFO would block the read forever and a device (`/dev/zero`) never ends.
+/// Reads a regular file of at most `max` bytes, checked on the opened handle and read to
+/// `max + 1` bytes at most ([`crate::regular_file`]): a FIFO, a device or a file that grows
+/// is refused, never waited on or read without end.
 fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
-    let meta = std::fs::metadata(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
-    if !meta.is_file() {
-        return Err(err(format!("{}: not a regular file", path.display())));
-    }
-    if meta.len() > max {
-        return Err(err(format!(
-            "{}: {} bytes is more than the limit of {max}",
-            path.display(),
-            meta.len()
-        )));
-    }
-    std::fs::read(path).map_err(|e| err(format!("{}: {e}", path.display())))
+    read_regular(path, max).map_err(|e| err(format!("{}: {e}", path.display())))
 }
 
 /// Whether `path` holds a draw trace: JSON (at most [`MAX_JSON_BYTES`]) whose `format` is
@@ -97,12 +88,11 @@ pub fn is_trace_file(path: &Path) -> bool {
     struct Format {
         format: String,
     }
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= MAX_JSON_BYTES)
-        && std::fs::read_to_string(path)
-            .ok()
-            .filter(|t| may_name_format(t))
-            .and_then(|t| serde_json::from_str::<Format>(&t).ok())
-            .is_some_and(|f| f.format == FORMAT)
+    read_regular_to_string(path, MAX_JSON_BYTES)
+        .ok()
+        .filter(|t| may_name_format(t))
+        .and_then(|t| serde_json::from_str::<Format>(&t).ok())
+        .is_some_and(|f| f.format == FORMAT)
 }
 
 /// Whether JSON `text` can hold the string [`FORMAT`] at all: it must appear literally, or be

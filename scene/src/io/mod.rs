@@ -85,7 +85,6 @@ mod ktx2_index;
 pub mod material;
 pub mod obj;
 mod options;
-pub mod regular_file;
 mod staged;
 mod texture_image;
 mod uri;
@@ -120,6 +119,9 @@ pub use imported::{
     CameraProjection, ExtensionUse, Handling, Imported, ImportedCamera, ImportedLight,
     ImportedLightKind, ImportedScene, SceneInstancing,
 };
+/// Reading an input file: only a regular file, on the opened handle, never past a limit
+/// (plumb-raster's, which its draw traces use too).
+pub use plumb_raster::regular_file;
 pub use regular_file::{open_regular, read_regular, read_regular_to_string, ReadRefusal};
 
 /// Former name of [`ImportedLightKind`] (plumb-raster's `light::LightKind` is another concept).
