@@ -261,7 +261,9 @@ def diff(a: Any, b: Any, *, threshold: int = 0, pixels_per_degree: float = 67.0,
 
 def explain(path: PathLike, x: int, y: int, size: Optional[Tuple[int, int]] = None, **options: Any) -> Dict[str, Any]:
     """The history of pixel ``(x, y)``: ``plumb explain --json`` as a dict (schema in
-    docs/explain.md). ``options`` are :func:`render`'s camera, time and scene options."""
+    docs/explain.md). ``options`` are :func:`render`'s camera, time and scene options, and
+    ``max_fragments`` (default 16384, as ``--max-fragments``): the fragments recorded before
+    the rest of the frame is drawn unrecorded (``"skipped"`` in the dict says what)."""
     if "loop" in options:
         options["loop_mode"] = options.pop("loop")
     text = _plumb.explain(os.fspath(path), int(x), int(y), None if size is None else (int(size[0]), int(size[1])), **options)

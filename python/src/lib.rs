@@ -537,11 +537,12 @@ fn write_png(py: Python<'_>, path: PathBuf, bytes: Vec<u8>, size: (u32, u32)) ->
     })
 }
 
-/// `plumb.explain`: the pixel history as `plumb explain --json` prints it.
+/// `plumb.explain`: the pixel history as `plumb explain --json` prints it, within the same
+/// fragment budget (`max_fragments`, the CLI's `--max-fragments` and its default).
 #[pyfunction]
 #[pyo3(signature = (path, x, y, size=None, *, camera=None, eye=None, target=None, up=None,
     fov=None, near=None, far=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
-    background=None, loop_mode="clamp"))]
+    background=None, loop_mode="clamp", max_fragments=plumb::explain::DEFAULT_MAX_FRAGMENTS))]
 #[allow(
     clippy::too_many_arguments,
     reason = "Python keyword arguments, one per render option"
@@ -566,8 +567,9 @@ fn explain(
     unlit: bool,
     background: Option<Vec<f32>>,
     loop_mode: &str,
+    max_fragments: u64,
 ) -> PyResult<String> {
-    use plumb::explain::{explain as run, to_json, Input};
+    use plumb::explain::{explain_within as run, to_json_within, Input};
     let view = camera_args(camera, eye, target, up, fov, near, far)?;
     let mode = parse_loop(loop_mode)?;
     let load = Load {
@@ -582,7 +584,13 @@ fn explain(
             let trace = load_trace(&path, size)?;
             let (w, h) = trace.size();
             check_pixel(x, y, w, h)?;
-            return Ok(run(Input::Trace(&trace), (w, h), (x, y), None)?);
+            return Ok(run(
+                Input::Trace(&trace),
+                (w, h),
+                (x, y),
+                None,
+                max_fragments,
+            )?);
         }
         let (w, h) = size.unwrap_or((800, 600));
         check_pixel(x, y, w, h)?;
@@ -593,9 +601,10 @@ fn explain(
             time,
             view: &view,
         };
-        Ok(run(input, (w, h), (x, y), None)?)
+        Ok(run(input, (w, h), (x, y), None, max_fragments)?)
     })?;
-    Ok(to_json(&history).to_string())
+    let (history, skipped) = history;
+    Ok(to_json_within(&history, skipped.as_ref(), max_fragments).to_string())
 }
 
 /// The time of frame `frame` of a sequence at `fps` starting at `time`, in `f32` as `plumb

@@ -118,11 +118,11 @@ fn inside_lexically(base: &Path, rel: &str) -> Result<PathBuf, String> {
     Ok(base.join(p))
 }
 
-/// Reads a whole regular file of at most `max_bytes` ([`super::regular_file::read_regular`]:
+/// Reads a whole regular file of at most `max_bytes` ([`plumb_raster::regular_file::read_regular`]:
 /// checked on the opened handle, so a FIFO, a device or a socket is refused, and read no
 /// further than the limit).
 pub(crate) fn read_file(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
-    super::regular_file::read_regular(path, max_bytes).map_err(|e| e.to_string())
+    plumb_raster::regular_file::read_regular(path, max_bytes).map_err(|e| e.to_string())
 }
 
 /// The path a relative URI names, under `base`.
