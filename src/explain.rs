@@ -198,7 +198,7 @@ impl Budgeted {
             let clipped = u64::from(state.clip_planes.iter().any(Option::is_some));
             let in_scissor = state
                 .scissor
-                .is_none_or(|s| intersect(&s, &self.pixel) == Some(self.pixel));
+                .is_none_or(|s| s.intersect(&self.pixel) == Some(self.pixel));
             let runs = 1 + clipped + u64::from(!in_scissor) * (1 + clipped);
             let per = if state.polygon_mode == PolygonMode::Fill {
                 1
@@ -238,7 +238,7 @@ impl Budgeted {
         let mut s = *state;
         s.scissor = Some(match state.scissor {
             None => self.pixel,
-            Some(r) => intersect(&r, &self.pixel)?,
+            Some(r) => r.intersect(&self.pixel)?,
         });
         Some(s)
     }
@@ -263,20 +263,6 @@ impl Budgeted {
         }
         Ok((self.ex.finish_history()?, self.skipped))
     }
-}
-
-/// The overlap of two rectangles, if any.
-fn intersect(a: &Rect, b: &Rect) -> Option<Rect> {
-    let end = |p: u32, len: u32| u64::from(p) + u64::from(len);
-    let (x0, y0) = (a.x.max(b.x), a.y.max(b.y));
-    let x1 = end(a.x, a.width).min(end(b.x, b.width));
-    let y1 = end(a.y, a.height).min(end(b.y, b.height));
-    (u64::from(x0) < x1 && u64::from(y0) < y1).then(|| Rect {
-        x: x0,
-        y: y0,
-        width: (x1 - u64::from(x0)) as u32,
-        height: (y1 - u64::from(y0)) as u32,
-    })
 }
 
 impl DrawTarget for Budgeted {

@@ -221,11 +221,11 @@ impl Explainer {
         let probed = self.probe.rect;
         let in_scissor = state
             .scissor
-            .is_none_or(|s| intersect(&s, &probed) == Some(probed));
+            .is_none_or(|s| s.intersect(&probed) == Some(probed));
         let mut given = *state;
         given.scissor = Some(match state.scissor {
             None => probed,
-            Some(s) => intersect(&s, &probed).unwrap_or(Rect {
+            Some(s) => s.intersect(&probed).unwrap_or(Rect {
                 width: 0,
                 height: 0,
                 ..probed
@@ -275,7 +275,7 @@ impl Explainer {
     ) {
         let command = self.commands;
         self.commands += 1;
-        if rect.is_some_and(|r| intersect(&r, &self.probe.rect).is_none()) {
+        if rect.is_some_and(|r| r.intersect(&self.probe.rect).is_none()) {
             return;
         }
         self.clears.push(Clear {
@@ -293,20 +293,6 @@ fn contains(r: &Rect, x: u32, y: u32) -> bool {
     let inside =
         |p: u32, lo: u32, len: u32| p >= lo && u64::from(p) < u64::from(lo) + u64::from(len);
     inside(x, r.x, r.width) && inside(y, r.y, r.height)
-}
-
-/// The overlap of two rectangles, if any.
-fn intersect(a: &Rect, b: &Rect) -> Option<Rect> {
-    let end = |p: u32, len: u32| u64::from(p) + u64::from(len);
-    let (x0, y0) = (a.x.max(b.x), a.y.max(b.y));
-    let x1 = end(a.x, a.width).min(end(b.x, b.width));
-    let y1 = end(a.y, a.height).min(end(b.y, b.height));
-    (u64::from(x0) < x1 && u64::from(y0) < y1).then(|| Rect {
-        x: x0,
-        y: y0,
-        width: (x1 - u64::from(x0)) as u32,
-        height: (y1 - u64::from(y0)) as u32,
-    })
 }
 
 /// One pixel's fragments: every fragment of the runs as given, then, per draw and

@@ -530,6 +530,22 @@ pub struct Rect {
     pub height: u32,
 }
 
+impl Rect {
+    /// The overlap of two rectangles, if they share a pixel.
+    pub fn intersect(&self, other: &Rect) -> Option<Rect> {
+        let end = |p: u32, len: u32| u64::from(p) + u64::from(len);
+        let (x0, y0) = (self.x.max(other.x), self.y.max(other.y));
+        let x1 = end(self.x, self.width).min(end(other.x, other.width));
+        let y1 = end(self.y, self.height).min(end(other.y, other.height));
+        (u64::from(x0) < x1 && u64::from(y0) < y1).then(|| Rect {
+            x: x0,
+            y: y0,
+            width: (x1 - u64::from(x0)) as u32,
+            height: (y1 - u64::from(y0)) as u32,
+        })
+    }
+}
+
 /// Maximum number of user clip planes.
 pub const MAX_CLIP_PLANES: usize = 6;
 
