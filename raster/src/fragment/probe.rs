@@ -113,8 +113,85 @@ impl Rec {
         }
     }
 
+    /// The stored depth and stencil of each probed pixel before a test.
+    fn stored(&self, depth: &[f32], stencil: &[u8]) -> Vec<(f32, u8)> {
+        self.lanes
+            .iter()
+            .map(|l| (depth[l.lane], stencil[l.lane]))
+            .collect()
+    }
+
+    /// Each probed lane with the stages recorded so far (taken out, for the shader to add
+    /// its own: `FragmentShader::shade_probed`).
+    fn take_stages(&mut self) -> Vec<(usize, Vec<Stage>)> {
+        self.lanes
+            .iter_mut()
+            .map(|l| (l.lane, std::mem::take(&mut l.fragment.stages)))
+            .collect()
+    }
+
+    /// Puts back what [`Rec::take_stages`] took, with the shader's stages added.
+    fn put_stages(&mut self, stages: Vec<(usize, Vec<Stage>)>) {
+        for (l, (_, s)) in self.lanes.iter_mut().zip(stages) {
+            l.fragment.stages = s;
+        }
+    }
+
+    /// The stored colours before the write.
+    fn stored_color(&self, color: &[[u8; 4]]) -> Vec<[u8; 4]> {
+        self.lanes.iter().map(|l| color[l.lane]).collect()
+    }
+
+    /// The colours entering the blend.
+    fn source(&self, s: &Scratch) -> Vec<Vec4> {
+        self.lanes
+            .iter()
+            .map(|l| color_at(&s.color, l.lane))
+            .collect()
+    }
+}
+
+/// What the fragment path tells a recorder between its stages (`FragmentPath::staged`,
+/// generic over it). Every method's default does nothing, so [`Unprobed`] costs nothing.
+pub(crate) trait Recorder {
     /// After the depth plane: where each fragment is.
-    fn record_rasterized(&mut self, s: &Scratch) {
+    fn rasterized(&mut self, _s: &Scratch) {}
+    /// Before the depth/stencil test, with the target's values.
+    fn testing(&mut self, _depth: &[f32], _stencil: &[u8]) {}
+    /// After the depth/stencil test.
+    fn tested(&mut self, _s: &Scratch, _depth: &[f32], _stencil: &[u8]) {}
+    /// After interpolation (the first `nflat` varyings flat, `skip` not interpolated).
+    fn interpolated(&mut self, _s: &Scratch, _nflat: usize, _skip: &Range<usize>) {}
+    /// Runs the shader (recording its stages when probed).
+    #[inline(always)]
+    fn shade(
+        &mut self,
+        shader: &dyn FragmentShader,
+        level: Level,
+        span: &SpanCtx<'_>,
+        s: &mut Scratch,
+    ) {
+        shader.shade(level, span, s);
+    }
+    /// The vertex colour is the fragment colour (no shader).
+    fn vertex_color(&mut self, _s: &Scratch) {}
+    /// After the alpha test of the alphas `a`.
+    fn alpha_tested(&mut self, _a: &[f32], _mask: &[i32]) {}
+    /// Before blending and the write, with the target's colours.
+    fn writing(&mut self, _s: &Scratch, _color: &[[u8; 4]], _blending: bool) {}
+    /// After blending.
+    fn blended(&mut self, _s: &Scratch) {}
+    /// After the colour write (`from_var`: the colour came from the varyings).
+    fn written(&mut self, _s: &Scratch, _color: &[[u8; 4]], _from_var: bool) {}
+}
+
+/// The recorder of an unprobed batch: records nothing.
+pub(crate) struct Unprobed;
+
+impl Recorder for Unprobed {}
+
+impl Recorder for Rec {
+    fn rasterized(&mut self, s: &Scratch) {
         for l in &mut self.lanes {
             let z = s.z[l.lane];
             l.fragment.depth = z;
@@ -134,23 +211,11 @@ impl Rec {
             l.push(stage);
         }
     }
-
-    /// The stored depth and stencil of each probed pixel before a test.
-    fn stored(&self, depth: &[f32], stencil: &[u8]) -> Vec<(f32, u8)> {
-        self.lanes
-            .iter()
-            .map(|l| (depth[l.lane], stencil[l.lane]))
-            .collect()
+    fn testing(&mut self, depth: &[f32], stencil: &[u8]) {
+        self.before_test = self.stored(depth, stencil);
     }
-
-    /// After the stencil and depth tests.
-    fn record_tested(
-        &mut self,
-        s: &Scratch,
-        before: Vec<(f32, u8)>,
-        depth: &[f32],
-        stencil: &[u8],
-    ) {
+    fn tested(&mut self, s: &Scratch, depth: &[f32], stencil: &[u8]) {
+        let before = std::mem::take(&mut self.before_test);
         let st = self.state.stencil;
         let d = self.state.depth;
         for (l, (d0, st0)) in self.lanes.iter_mut().zip(before) {
@@ -200,9 +265,7 @@ impl Rec {
             }
         }
     }
-
-    /// After interpolation: `w` and the varyings the shader reads.
-    fn record_interpolated(&mut self, s: &Scratch, nflat: usize, skip: &std::ops::Range<usize>) {
+    fn interpolated(&mut self, s: &Scratch, nflat: usize, skip: &Range<usize>) {
         let nvar = self.nvar;
         for l in &mut self.lanes {
             let i = l.lane;
@@ -218,33 +281,24 @@ impl Rec {
             );
         }
     }
-
-    /// Each probed lane with the stages recorded so far (taken out, for the shader to add
-    /// its own: `FragmentShader::shade_probed`).
-    fn take_stages(&mut self) -> Vec<(usize, Vec<Stage>)> {
-        self.lanes
-            .iter_mut()
-            .map(|l| (l.lane, std::mem::take(&mut l.fragment.stages)))
-            .collect()
+    fn shade(
+        &mut self,
+        shader: &dyn FragmentShader,
+        level: Level,
+        span: &SpanCtx<'_>,
+        s: &mut Scratch,
+    ) {
+        let mut lanes = self.take_stages();
+        shader.shade_probed(level, span, s, &mut lanes);
+        self.put_stages(lanes);
     }
-
-    /// Puts back what [`Rec::take_stages`] took, with the shader's stages added.
-    fn put_stages(&mut self, stages: Vec<(usize, Vec<Stage>)>) {
-        for (l, (_, s)) in self.lanes.iter_mut().zip(stages) {
-            l.fragment.stages = s;
-        }
-    }
-
-    /// A colour that is the vertex colour as interpolated.
-    fn record_vertex_color(&mut self, s: &Scratch) {
+    fn vertex_color(&mut self, s: &Scratch) {
         for l in &mut self.lanes {
             let c = color_at(&s.var[..4], l.lane);
             l.push(Stage::new("vertex_color").output("color", c));
         }
     }
-
-    /// After the alpha test.
-    fn record_alpha_tested(&mut self, a: &[f32], mask: &[i32]) {
+    fn alpha_tested(&mut self, a: &[f32], mask: &[i32]) {
         let t = self.state.alpha_test;
         for l in self.lanes.iter_mut().filter(|l| l.alive) {
             let pass = mask[l.lane] != 0;
@@ -260,22 +314,14 @@ impl Rec {
             }
         }
     }
-
-    /// The stored colours before the write.
-    fn stored_color(&self, color: &[[u8; 4]]) -> Vec<[u8; 4]> {
-        self.lanes.iter().map(|l| color[l.lane]).collect()
+    fn writing(&mut self, s: &Scratch, color: &[[u8; 4]], blending: bool) {
+        self.before_write = self.stored_color(color);
+        if blending {
+            self.source = self.source(s);
+        }
     }
-
-    /// The colours entering the blend.
-    fn source(&self, s: &Scratch) -> Vec<Vec4> {
-        self.lanes
-            .iter()
-            .map(|l| color_at(&s.color, l.lane))
-            .collect()
-    }
-
-    /// After the blend.
-    fn record_blended(&mut self, s: &Scratch, src: Vec<Vec4>) {
+    fn blended(&mut self, s: &Scratch) {
+        let src = std::mem::take(&mut self.source);
         let b = self.state.blend;
         let factors = format!(
             "rgb {} {} {}, alpha {} {} {}",
@@ -302,15 +348,8 @@ impl Rec {
             );
         }
     }
-
-    /// After the colour write.
-    fn record_written(
-        &mut self,
-        s: &Scratch,
-        before: Vec<[u8; 4]>,
-        color: &[[u8; 4]],
-        from_var: bool,
-    ) {
+    fn written(&mut self, s: &Scratch, color: &[[u8; 4]], from_var: bool) {
+        let before = std::mem::take(&mut self.before_write);
         let mask: String = ['r', 'g', 'b', 'a']
             .iter()
             .zip(self.state.color_mask)
@@ -334,91 +373,5 @@ impl Rec {
                     .output("stored", color[i]),
             );
         }
-    }
-}
-
-/// What the fragment path tells a recorder between its stages (`FragmentPath::staged`,
-/// generic over it). Every method's default does nothing, so [`Unprobed`] costs nothing.
-pub(crate) trait Recorder {
-    /// After the depth plane: where each fragment is.
-    fn rasterized(&mut self, _s: &Scratch) {}
-    /// Before the depth/stencil test, with the target's values.
-    fn testing(&mut self, _depth: &[f32], _stencil: &[u8]) {}
-    /// After the depth/stencil test.
-    fn tested(&mut self, _s: &Scratch, _depth: &[f32], _stencil: &[u8]) {}
-    /// After interpolation (the first `nflat` varyings flat, `skip` not interpolated).
-    fn interpolated(&mut self, _s: &Scratch, _nflat: usize, _skip: &Range<usize>) {}
-    /// Runs the shader (recording its stages when probed).
-    #[inline(always)]
-    fn shade(
-        &mut self,
-        shader: &dyn FragmentShader,
-        level: Level,
-        span: &SpanCtx<'_>,
-        s: &mut Scratch,
-    ) {
-        shader.shade(level, span, s);
-    }
-    /// The vertex colour is the fragment colour (no shader).
-    fn vertex_color(&mut self, _s: &Scratch) {}
-    /// After the alpha test of the alphas `a`.
-    fn alpha_tested(&mut self, _a: &[f32], _mask: &[i32]) {}
-    /// Before blending and the write, with the target's colours.
-    fn writing(&mut self, _s: &Scratch, _color: &[[u8; 4]], _blending: bool) {}
-    /// After blending.
-    fn blended(&mut self, _s: &Scratch) {}
-    /// After the colour write (`from_var`: the colour came from the varyings).
-    fn written(&mut self, _s: &Scratch, _color: &[[u8; 4]], _from_var: bool) {}
-}
-
-/// The recorder of an unprobed batch: records nothing.
-pub(crate) struct Unprobed;
-
-impl Recorder for Unprobed {}
-
-impl Recorder for Rec {
-    fn rasterized(&mut self, s: &Scratch) {
-        self.record_rasterized(s);
-    }
-    fn testing(&mut self, depth: &[f32], stencil: &[u8]) {
-        self.before_test = self.stored(depth, stencil);
-    }
-    fn tested(&mut self, s: &Scratch, depth: &[f32], stencil: &[u8]) {
-        let before = std::mem::take(&mut self.before_test);
-        self.record_tested(s, before, depth, stencil);
-    }
-    fn interpolated(&mut self, s: &Scratch, nflat: usize, skip: &Range<usize>) {
-        self.record_interpolated(s, nflat, skip);
-    }
-    fn shade(
-        &mut self,
-        shader: &dyn FragmentShader,
-        level: Level,
-        span: &SpanCtx<'_>,
-        s: &mut Scratch,
-    ) {
-        let mut lanes = self.take_stages();
-        shader.shade_probed(level, span, s, &mut lanes);
-        self.put_stages(lanes);
-    }
-    fn vertex_color(&mut self, s: &Scratch) {
-        self.record_vertex_color(s);
-    }
-    fn alpha_tested(&mut self, a: &[f32], mask: &[i32]) {
-        self.record_alpha_tested(a, mask);
-    }
-    fn writing(&mut self, s: &Scratch, color: &[[u8; 4]], blending: bool) {
-        self.before_write = self.stored_color(color);
-        if blending {
-            self.source = self.source(s);
-        }
-    }
-    fn blended(&mut self, s: &Scratch) {
-        let source = std::mem::take(&mut self.source);
-        self.record_blended(s, source);
-    }
-    fn written(&mut self, s: &Scratch, color: &[[u8; 4]], from_var: bool) {
-        let before = std::mem::take(&mut self.before_write);
-        self.record_written(s, before, color, from_var);
     }
 }
