@@ -270,7 +270,7 @@ impl WgpuTarget {
                         origin: wgpu::Origin3d::ZERO,
                         aspect: wgpu::TextureAspect::All,
                     },
-                    l.as_bytes(),
+                    &l.to_bytes(),
                     wgpu::TexelCopyBufferLayout {
                         offset: 0,
                         bytes_per_row: Some(l.width() * 4),

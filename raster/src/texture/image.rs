@@ -103,12 +103,19 @@ pub(crate) fn check_size(width: u32, height: u32) -> Result<(), Error> {
 }
 
 /// One RGBA8 image of a texture's mip chain.
+///
+/// Stored as **texel pairs**: entry `y·w + x` holds texel `(x, y)` and its right neighbour
+/// `((x + 1) mod w, y)` (each as little-endian RGBA8 in a `u32`), 8 bytes per texel. A
+/// bilinear row is then one 8-byte load per lane instead of two 4-byte ones, at any `x`
+/// and any wrap mode (the neighbour is the repeat wrap's; the other modes select between
+/// the two halves), and every index is `< w·h`, so for a power-of-two level a mask by
+/// `w·h − 1` proves each load in range. The cost is twice the memory of dense RGBA8.
 #[derive(Clone, PartialEq)]
 pub struct MipLevel {
     width: u32,
     height: u32,
-    /// Row-major texels, row 0 first.
-    texels: Vec<[u8; 4]>,
+    /// Row-major texel pairs, row 0 first: `[t(x, y), t((x + 1) mod w, y)]`.
+    pairs: Vec<[u32; 2]>,
     /// `width` and `height` as `f32` (exact: both ≤ 16384), precomputed for the samplers.
     pub(crate) size_f: glam::Vec2,
 }
@@ -127,10 +134,20 @@ impl MipLevel {
     /// `texels.len() == width·height`.
     pub(crate) fn from_texels(width: u32, height: u32, texels: Vec<[u8; 4]>) -> MipLevel {
         debug_assert_eq!(texels.len(), width as usize * height as usize);
+        let w = width as usize;
+        let pairs = texels
+            .chunks_exact(w.max(1))
+            .flat_map(|row| {
+                (0..row.len()).map(move |x| {
+                    let next = if x + 1 == row.len() { 0 } else { x + 1 };
+                    [u32::from_le_bytes(row[x]), u32::from_le_bytes(row[next])]
+                })
+            })
+            .collect();
         MipLevel {
             width,
             height,
-            texels,
+            pairs,
             size_f: glam::Vec2::new(width as f32, height as f32),
         }
     }
@@ -168,23 +185,27 @@ impl MipLevel {
         self.height
     }
 
-    /// All texels, row-major, row 0 first.
-    #[inline]
-    pub fn texels(&self) -> &[[u8; 4]] {
-        &self.texels
+    /// All texels, row-major, row 0 first (a copy: the level stores texel pairs).
+    pub fn to_texels(&self) -> Vec<[u8; 4]> {
+        self.pairs.iter().map(|p| p[0].to_le_bytes()).collect()
     }
 
-    /// The texels as `width·height·4` bytes (RGBA, row-major).
-    #[inline]
-    pub fn as_bytes(&self) -> &[u8] {
-        self.texels.as_flattened()
+    /// The texels as `width·height·4` bytes (RGBA, row-major; a copy).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.pairs.iter().flat_map(|p| p[0].to_le_bytes()).collect()
+    }
+
+    /// The stored texel pairs ([`MipLevel`]), for the samplers.
+    #[inline(always)]
+    pub(crate) fn pairs(&self) -> &[[u32; 2]] {
+        &self.pairs
     }
 
     /// The texel at column `x`, row `y`, or `None` outside the level.
     #[inline]
     pub fn texel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
         if x < self.width && y < self.height {
-            Some(self.texels[y as usize * self.width as usize + x as usize])
+            Some(self.pairs[y as usize * self.width as usize + x as usize][0].to_le_bytes())
         } else {
             None
         }
@@ -194,7 +215,7 @@ impl MipLevel {
     /// guarantee it).
     #[inline(always)]
     pub(crate) fn fetch(&self, x: u32, y: u32) -> Vec4 {
-        let t = self.texels[y as usize * self.width as usize + x as usize];
+        let t = self.pairs[y as usize * self.width as usize + x as usize][0].to_le_bytes();
         Vec4::from_array(t.map(texel_to_f32))
     }
 }

@@ -12,7 +12,7 @@
 //! selection, texel coordinates and weights, the RGBA8 → float conversion and the three
 //! lerps per level — runs in `f32x8` / `i32x8`.
 
-use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*};
+use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8};
 
 use super::chain::Texture;
 use super::filter::{nearest_mode, wrap, wrap_nb, COORD_LIMIT};
@@ -536,28 +536,31 @@ fn bilinear8<S: Simd>(
             wrap_nb_dyn(wr.1, j0, h, ph),
             wrap_nb_dyn(wr.1, j0 + 1, h, ph),
         );
-        let px = level.texels();
+        let px = level.pairs();
         let (r0, r1) = (y0 as usize * w as usize, y1 as usize * w as usize);
-        let fetch = |i: usize| i32::from_le_bytes(px[i]);
+        let fetch = |i: usize| px[i][0] as i32;
         q[0][l] = fetch(r0 + x0 as usize);
         q[1][l] = fetch(r0 + x1 as usize);
         q[2][l] = fetch(r1 + x0 as usize);
         q[3][l] = fetch(r1 + x1 as usize);
     }
-    blend_taps(simd, &q, t.a, t.b)
+    let q = [
+        i32x8::from_slice(simd, &q[0]),
+        i32x8::from_slice(simd, &q[1]),
+        i32x8::from_slice(simd, &q[2]),
+        i32x8::from_slice(simd, &q[3]),
+    ];
+    blend_taps(simd, q, t.a, t.b)
 }
 
 /// The bilinear weights applied to four gathered RGBA8 texels per lane: per channel
 /// `top·(1−β) + bottom·β`, `top = t00·(1−α) + t10·α`, texel bytes read as `b · (1/255)`.
 #[inline(always)]
-fn blend_taps<S: Simd>(simd: S, q: &[[i32; LANES]; 4], a: f32x8<S>, b: f32x8<S>) -> [f32x8<S>; 4] {
+fn blend_taps<S: Simd>(simd: S, q: [i32x8<S>; 4], a: f32x8<S>, b: f32x8<S>) -> [f32x8<S>; 4] {
     // (No closures or `array::map` around vector operations here: a closure that LLVM does
     // not inline is compiled without the target features, and every vector operation in it
     // becomes an out-of-line call.)
-    let q00 = i32x8::from_slice(simd, &q[0]);
-    let q10 = i32x8::from_slice(simd, &q[1]);
-    let q01 = i32x8::from_slice(simd, &q[2]);
-    let q11 = i32x8::from_slice(simd, &q[3]);
+    let [q00, q10, q01, q11] = q;
     let one = simd.splat_f32x8(1.0);
     let (a1, b1) = (one - a, one - b);
     let mut out = [one; 4];
@@ -591,6 +594,11 @@ fn wrap8<S: Simd>(simd: S, w: u8, i: i32x8<S>, n: u32) -> i32x8<S> {
 }
 
 /// Bilinear on one level for 8 lanes, wraps and addresses in lanes (see [`filter_levels`]).
+///
+/// Each row is one load per lane: the stored pair at `(x0, y)` holds `x0`'s texel and its
+/// repeat neighbour ([`MipLevel`](super::image::MipLevel)), which is the second tap for
+/// repeat. For clamp to edge the second tap is `clamp(i0 + 1)`: `x0 + 1` inside, and `x0`
+/// itself where `i0 < 0` or `i0 ≥ w − 1`, so those lanes take the pair's first half twice.
 #[inline(always)]
 fn bilinear_level<S: Simd>(
     simd: S,
@@ -603,38 +611,66 @@ fn bilinear_level<S: Simd>(
     let (i0, a) = index_frac(simd, u * level.size_f.x - 0.5);
     let (j0, b) = index_frac(simd, v * level.size_f.y - 0.5);
     let x0 = wrap8(simd, wr.0, i0, w);
-    let x1 = wrap8(simd, wr.0, i0 + 1, w);
     let r0 = wrap8(simd, wr.1, j0, h) * w as i32;
     let r1 = wrap8(simd, wr.1, j0 + 1, h) * w as i32;
-    let a00: [i32; LANES] = (r0 + x0).into();
-    let a10: [i32; LANES] = (r0 + x1).into();
-    let a01: [i32; LANES] = (r1 + x0).into();
-    let a11: [i32; LANES] = (r1 + x1).into();
-    let px = level.texels();
-    let at = [&a00, &a10, &a01, &a11];
-    let q = if px.len().is_power_of_two() {
-        fetch_at::<true, 4>(px, at)
+    let a0: [i32; LANES] = (r0 + x0).into();
+    let a1: [i32; LANES] = (r1 + x0).into();
+    let px = level.pairs();
+    let (p0, p1) = if px.len().is_power_of_two() {
+        (fetch_pairs::<true>(px, &a0), fetch_pairs::<true>(px, &a1))
     } else {
-        fetch_at::<false, 4>(px, at)
+        (fetch_pairs::<false>(px, &a0), fetch_pairs::<false>(px, &a1))
     };
-    blend_taps(simd, &q, a, b)
+    let (t00, t10) = split_pairs(simd, &p0);
+    let (t01, t11) = split_pairs(simd, &p1);
+    let (t10, t11) = if wr.0 == 0 {
+        (t10, t11)
+    } else {
+        let edge = i0.simd_lt(simd.splat_i32x8(0)) | i0.simd_ge(simd.splat_i32x8(w as i32 - 1));
+        (edge.select(t00, t10), edge.select(t01, t11))
+    };
+    blend_taps(simd, [t00, t10, t01, t11], a, b)
 }
 
-/// The texels of one level at `N` addresses per lane. Every address is `y·w + x` with
-/// `x < w` and `y < h` (wrapped in lanes), so it is in range by construction; with `POW2`
-/// (the level holds a power of two of texels) the index is masked by `len − 1`, which
-/// changes no address and lets the compiler drop the bounds check of every load (measured:
-/// the `fill` workload, trilinear + fog + depth, went from 206 to 180 instructions per
-/// fragment, callgrind).
+/// The stored pairs of one level at one address per lane, each address `y·w + x` with
+/// `x < w`, `y < h` (wrapped in lanes): in range by construction. With `POW2` (the level
+/// holds a power of two of texels) the index is also masked by `len − 1`, which changes no
+/// address and lets the compiler drop the bounds check of every load (measured: the `fill`
+/// workload went from 206 to 180 instructions per fragment, callgrind). (Widening the
+/// address as `u32` instead lost the proof: LLVM narrowed the mask to 32 bits and put the
+/// check back.)
+#[inline(always)]
+fn fetch_pairs<const POW2: bool>(px: &[[u32; 2]], at: &[i32; LANES]) -> [[u32; 2]; LANES] {
+    let mask = px.len().wrapping_sub(1);
+    let mut q = [[0u32; 2]; LANES];
+    for l in 0..LANES {
+        let i = at[l] as usize;
+        q[l] = px[if POW2 { i & mask } else { i }];
+    }
+    q
+}
+
+/// Eight stored pairs as the texels of their first and of their second halves.
+#[inline(always)]
+fn split_pairs<S: Simd>(simd: S, p: &[[u32; 2]; LANES]) -> (i32x8<S>, i32x8<S>) {
+    let flat = p.as_flattened();
+    let lo = u32x8::from_slice(simd, &flat[..LANES]);
+    let hi = u32x8::from_slice(simd, &flat[LANES..]);
+    let (first, second) = simd.deinterleave_u32x8(lo, hi);
+    (first.bitcast(), second.bitcast())
+}
+
+/// The first halves of the stored pairs (the texels) of one level at `N` addresses per
+/// lane, in range as in [`fetch_pairs`].
 #[inline(always)]
 fn fetch_at<const POW2: bool, const N: usize>(
-    px: &[[u8; 4]],
+    px: &[[u32; 2]],
     at: [&[i32; LANES]; N],
 ) -> [[i32; LANES]; N] {
     let mask = px.len().wrapping_sub(1);
     let fetch = |i: i32| {
         let i = i as usize;
-        i32::from_le_bytes(px[if POW2 { i & mask } else { i }])
+        px[if POW2 { i & mask } else { i }][0] as i32
     };
     let mut q = [[0i32; LANES]; N];
     for l in 0..LANES {
@@ -902,7 +938,7 @@ fn pick<S: Simd>(
 fn tap(level: &super::image::MipLevel, x: Option<u32>, y: Option<u32>) -> (i32, i32) {
     match (x, y) {
         (Some(x), Some(y)) => (
-            i32::from_le_bytes(level.texels()[y as usize * level.width() as usize + x as usize]),
+            level.pairs()[y as usize * level.width() as usize + x as usize][0] as i32,
             -1,
         ),
         _ => (0, 0),
@@ -983,7 +1019,7 @@ fn nearest_levels<S: Simd>(
             let (j, _) = index_frac(simd, v * level.size_f.y);
             let at: [i32; LANES] =
                 (wrap8(simd, wr.1, j, h) * w as i32 + wrap8(simd, wr.0, i, w)).into();
-            let px = level.texels();
+            let px = level.pairs();
             let [q] = if px.len().is_power_of_two() {
                 fetch_at::<true, 1>(px, [&at])
             } else {
@@ -1005,7 +1041,7 @@ fn nearest_levels<S: Simd>(
         let (w, h) = (level.width(), level.height());
         let x = wrap_nb_dyn(wr.0, i[l], w, w.is_power_of_two());
         let y = wrap_nb_dyn(wr.1, j[l], h, h.is_power_of_two());
-        q[l] = i32::from_le_bytes(level.texels()[y as usize * w as usize + x as usize]);
+        q[l] = level.pairs()[y as usize * w as usize + x as usize][0] as i32;
     }
     texels8(simd, &q)
 }

@@ -100,7 +100,7 @@ fn axis_taps(n: u32) -> (Vec<Taps>, u32) {
 pub(crate) fn downsample(src: &MipLevel) -> MipLevel {
     let (sw, sh) = (src.width(), src.height());
     let (dw, dh) = (half(sw), half(sh));
-    let texels = src.texels();
+    let texels = src.to_texels();
     let sw_us = sw as usize;
     let mut out = Vec::with_capacity(dw as usize * dh as usize);
 

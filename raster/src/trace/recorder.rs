@@ -80,7 +80,7 @@ impl Recorder {
                     .map(|l| LevelDoc {
                         width: l.width(),
                         height: l.height(),
-                        texels: writer.put(l.texels()),
+                        texels: writer.put(&l.to_texels()),
                     })
                     .collect(),
             })

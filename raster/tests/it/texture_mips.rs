@@ -55,7 +55,7 @@ fn checkerboard_averages_to_grey() {
         assert!(t
             .level(l)
             .unwrap()
-            .texels()
+            .to_texels()
             .iter()
             .all(|&p| p == [128, 128, 128, 255]));
     }
@@ -101,7 +101,13 @@ fn odd_three_by_three_and_seven_by_one() {
     //  level 2: 3 → 1, (21 + 90 + 159)/3 = 90.
     let t = rgba(7, 1, |x, _| [(30 * x) as u8, 0, 0, 255]).with_generated_mips();
     assert_eq!(sizes(&t), vec![(7, 1), (3, 1), (1, 1)]);
-    let r: Vec<u8> = t.level(1).unwrap().texels().iter().map(|p| p[0]).collect();
+    let r: Vec<u8> = t
+        .level(1)
+        .unwrap()
+        .to_texels()
+        .iter()
+        .map(|p| p[0])
+        .collect();
     assert_eq!(r, vec![21, 90, 159]);
     assert_eq!(t.level(2).unwrap().texel(0, 0), Some([90, 0, 0, 255]));
 }
@@ -164,7 +170,7 @@ fn chain_lengths() {
 fn formats_convert_at_load() {
     let l8 = Texture::from_format(TexelFormat::L8, 2, 1, &[7, 200]).unwrap();
     assert_eq!(
-        l8.level(0).unwrap().as_bytes(),
+        l8.level(0).unwrap().to_bytes(),
         &[7, 7, 7, 255, 200, 200, 200, 255]
     );
     let la8 = Texture::from_format(TexelFormat::La8, 1, 1, &[7, 9]).unwrap();

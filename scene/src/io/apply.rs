@@ -536,13 +536,17 @@ impl DerivedTextures {
             // Output channel c is table c at input channel `from[c]`: the same bytes as
             // `texel`, without its float work per texel (a third of a load's CPU, measured).
             Some((from, table)) => level
-                .texels()
+                .to_texels()
                 .iter()
                 .flat_map(|t| {
                     std::array::from_fn::<u8, 4, _>(|c| table[c][usize::from(t[from[c]])])
                 })
                 .collect(),
-            None => level.texels().iter().flat_map(|&t| rule.texel(t)).collect(),
+            None => level
+                .to_texels()
+                .iter()
+                .flat_map(|&t| rule.texel(t))
+                .collect(),
         };
         let format = match rule {
             Derive::Occlusion(_) | Derive::Metal(_) => plumb_raster::texture::TexelFormat::Rgb8,
@@ -567,7 +571,7 @@ fn mean_blue_green(texture: &Texture) -> (f32, f32) {
     let Some(level) = texture.level(0) else {
         return (1.0, 1.0);
     };
-    let texels = level.texels();
+    let texels = level.to_texels();
     if texels.is_empty() {
         return (1.0, 1.0);
     }
@@ -1181,7 +1185,7 @@ pub(crate) mod tests {
         let (a, b, white) = (emission(ids[0]), emission(ids[1]), emission(ids[2]));
         // ⌊t·f + ½⌋ on RGB, alpha kept: 200·0.5 = 100, 100·1, 50·0; 10·0.5 + ½ = 5.5 → 5.
         assert_eq!(
-            a.level(0).unwrap().texels(),
+            a.level(0).unwrap().to_texels(),
             &[[100, 100, 0, 255], [5, 20, 0, 128]]
         );
         assert_eq!(a.level_count(), texture.level_count(), "mips rebuilt");

@@ -115,7 +115,7 @@ fn normal_map_becomes_a_bump_map_with_its_own_uv_set() {
     let occ = &extra[1];
     assert_eq!(occ.coords, TexCoords::Uv(0));
     // Red 64: 1 + 0.25·(64/255 − 1) = 207.25/255, ⌊207.25 + ½⌋ = 207, grey.
-    let t = occ.texture.level(0).unwrap().texels()[0];
+    let t = occ.texture.level(0).unwrap().to_texels()[0];
     assert_eq!(t, [207, 207, 207, 255]);
     // Set 1 mirrors u: the generated tangents run along −x with w = −1.
     let mesh = s.scene.mesh(id).unwrap();
@@ -165,7 +165,7 @@ fn normal_scale_rewrites_the_map() {
     // Source (64, 200, 30): x, y scaled by 0 → (0, 0, 2·30/255 − 1 < 0) → (0, 0, −1),
     // encoded (128, 128, 0) (0.5·255 + ½ = 128).
     assert_eq!(
-        normal_map.texture.level(0).unwrap().texels()[0],
+        normal_map.texture.level(0).unwrap().to_texels()[0],
         [128, 128, 0, 255]
     );
 }
@@ -279,7 +279,7 @@ fn specular_glossiness_maps_diffuse_specular_and_glossiness() {
     assert_eq!(m.base_color.to_array(), [0.8, 0.4, 0.2, 0.5]);
     let t = m.base_color_texture.as_ref().expect("the diffuse texture");
     assert_eq!(
-        (t.tex_coord, t.texture.level(0).unwrap().texels()[0]),
+        (t.tex_coord, t.texture.level(0).unwrap().to_texels()[0]),
         (1, [64, 200, 30, 255])
     );
     let ff = m.fixed_function_approximation();

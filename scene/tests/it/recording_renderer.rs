@@ -107,7 +107,7 @@ impl Renderer for Recorder {
                     .iter()
                     .map(|t| {
                         let l0 = t.texture.level(0).expect("level 0 exists");
-                        let b = l0.as_bytes();
+                        let b = l0.to_bytes();
                         ([b[0], b[1], b[2], b[3]], t.texture.level_count())
                     })
                     .collect(),

@@ -1184,7 +1184,7 @@ fn states_doc<'s>(
 fn png_of(t: &Texture) -> Result<Vec<u8>, String> {
     use ::image::{ExtendedColorType, ImageEncoder};
     let level = t.level(0).ok_or("no level 0")?;
-    let texels = level.texels();
+    let texels = level.to_texels();
     let (data, color): (Vec<u8>, ExtendedColorType) = match t.format() {
         TexelFormat::L8 => (texels.iter().map(|p| p[0]).collect(), ExtendedColorType::L8),
         TexelFormat::La8 => (
