@@ -18,7 +18,7 @@ use crate::fragment::fixed_stages::{
     Lighting, Lod, Modulate, Primary, Replace, SampleAniso, SampleLanes, Secondary, ShaderData,
     ShaderLayout, Stage, StageKind, UnitRt,
 };
-use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
+use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, TextureFusion, SPAN};
 use crate::history::Stage as ExplainStage;
 use crate::shading::combine::ApplyMode;
 use crate::shading::fog::FogState;
@@ -125,6 +125,34 @@ impl FixedShader {
 impl FragmentShader for FixedShader {
     fn uses_varyings(&self) -> bool {
         true
+    }
+
+    /// One unit (not anisotropic) modulating the front colour block, then vertex fog or
+    /// none: the stage list `primary, coords, lod, sample, modulate[, fog_vertex,
+    /// fog_blend]`.
+    fn fused_texture(&self) -> Option<TextureFusion> {
+        let d = &self.data;
+        if d.layout.back.is_some() || d.phong || d.lighting.is_some() || d.units.len() != 1 {
+            return None;
+        }
+        let [Stage::Primary(_), Stage::Coords(c), Stage::Lod(_), Stage::SampleLanes(sl), Stage::Modulate(_), rest @ ..] =
+            self.stages.as_slice()
+        else {
+            return None;
+        };
+        let fog = match rest {
+            [] => None,
+            [Stage::FogVertex(fv), Stage::FogBlend(fb)] => Some((fv.at, fb.color)),
+            _ => return None,
+        };
+        let u = &d.units[0];
+        Some(TextureFusion {
+            texture: std::sync::Arc::clone(&u.texture),
+            sampler: u.sampler,
+            filter: sl.filter,
+            uv_plane: c.plane,
+            fog,
+        })
     }
 
     fn skip_varyings(&self) -> std::ops::Range<usize> {

@@ -19,8 +19,10 @@ use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
 
 use crate::base::vec_lanes::{max_or, min_or, LANES};
 
-const IOTA: [f32; LANES] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
-const IOTA_I: [i32; LANES] = [0, 1, 2, 3, 4, 5, 6, 7];
+/// Lane `i` holds `i`.
+pub(crate) const IOTA: [f32; LANES] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+/// Lane `i` holds `i`.
+pub(crate) const IOTA_I: [i32; LANES] = [0, 1, 2, 3, 4, 5, 6, 7];
 
 /// A mask as stored in `Scratch::mask` (one `i32` per pixel: −1 live, 0 dead).
 #[inline(always)]

@@ -6,6 +6,7 @@
 
 pub(crate) mod fixed_shader;
 pub(crate) mod fixed_stages;
+pub(crate) mod fused_texture;
 pub(crate) mod lanes;
 pub(crate) mod path;
 pub(crate) mod probe;

@@ -29,6 +29,7 @@ use glam::Vec4;
 
 use crate::base::unorm::from_unorm8;
 use crate::base::vec_lanes::LANES;
+use crate::fragment::fused_texture as ft;
 use crate::fragment::lanes::{self as fl, Finish};
 use crate::fragment::probe::{Rec, Recorder, Unprobed};
 use crate::geometry::setup::TriSetup;
@@ -36,7 +37,7 @@ use crate::history::ProbeTag;
 use crate::state::{BlendEquation, BlendFactor, BlendState, CompareFunc, PipelineState};
 use crate::target::TileMut;
 
-use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
+use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, TextureFusion, SPAN};
 
 /// The colour is the interpolated vertex colour (varyings 0..4).
 pub(crate) struct VertexColorShader;
@@ -139,6 +140,9 @@ pub(crate) struct FragmentPath {
     /// The whole path is `fragment::lanes::vertex_color` (for triangles without flat
     /// varyings).
     fused: bool,
+    /// The whole path is `fragment::fused_texture::textured` (for triangles without flat
+    /// varyings, at the depth functions it has).
+    textured: Option<Box<TextureFusion>>,
     /// Varyings not interpolated (the shader does not read them).
     skip: std::ops::Range<usize>,
     early_z: bool,
@@ -189,8 +193,17 @@ impl FragmentPath {
             && !state.blend.enabled
             && color_mask == u32::MAX
             && probe.is_none();
+        let textured = (early_z
+            && !state.stencil.enabled
+            && !state.blend.enabled
+            && color_mask == u32::MAX
+            && probe.is_none())
+        .then(|| shader.fused_texture())
+        .flatten()
+        .map(Box::new);
         FragmentPath {
             fused,
+            textured,
             nvar,
             interpolate: shader.uses_varyings(),
             passthrough: shader.color_is_varyings(),
@@ -429,6 +442,28 @@ impl FragmentPath {
                 };
             }
             go!(1 3 7);
+        }
+        if let Some(t) = &self.textured {
+            let (f, w) = self.depth;
+            if tri.flat_count == 0 && matches!(f, 1 | 3 | 7) {
+                let at = if ROW {
+                    fl::At::Row(bx, dy)
+                } else {
+                    fl::At::Pixels(&s.dxp[..np], &s.dyp[..np])
+                };
+                let z = (self.zmin, self.zmax);
+                return ft::textured::<S, ROW>(
+                    simd,
+                    t,
+                    planes,
+                    at,
+                    (live, len),
+                    z,
+                    (f, w),
+                    depth,
+                    color,
+                );
+            }
         }
         let dst = Dst {
             depth,

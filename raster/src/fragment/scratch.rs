@@ -10,6 +10,8 @@ use glam::Vec4;
 use crate::geometry::setup::TriSetup;
 use crate::history::Stage;
 use crate::target::TILE_SIZE;
+use crate::texture::lanes::LaneFilter;
+use crate::texture::{Sampler, Texture};
 use crate::vertex::MAX_VARYINGS;
 
 /// Lane `i` of four colour rows.
@@ -85,8 +87,25 @@ pub(crate) struct SpanCtx<'a> {
     pub planes: &'a [f32],
 }
 
+/// A shader that is one texture unit's sample modulating the interpolated colour, then
+/// optionally vertex fog: what the fused textured kernel (`fragment::fused_texture`) needs
+/// to run it without the stage list.
+pub(crate) struct TextureFusion {
+    pub texture: std::sync::Arc<Texture>,
+    pub sampler: Sampler,
+    pub filter: LaneFilter,
+    /// The first of the unit's `(s, t, q)` planes (an index into the batch's planes).
+    pub uv_plane: usize,
+    /// The fog factor's varying and the fog colour.
+    pub fog: Option<(usize, Vec4)>,
+}
+
 /// Computes fragment colours (`Scratch::color`) from interpolated varyings.
 pub(crate) trait FragmentShader: Send + Sync {
+    /// The shader as a [`TextureFusion`], if it is one (`None` by default).
+    fn fused_texture(&self) -> Option<TextureFusion> {
+        None
+    }
     /// Whether the shader reads `Scratch::var` (if not, interpolation is skipped).
     fn uses_varyings(&self) -> bool;
     /// Varyings the shader never reads from `Scratch::var` (not interpolated).

@@ -94,7 +94,7 @@ impl LaneFilter {
 
     /// The filter with its border colour converted to `tex`'s format (as
     /// `Texture::in_format`), once per batch.
-    fn in_format(mut self, tex: &Texture) -> LaneFilter {
+    pub(crate) fn in_format(mut self, tex: &Texture) -> LaneFilter {
         if let Some((wu, wv, c)) = self.border {
             let c = tex.format.convert_border(glam::Vec4::from_array(c));
             self.border = Some((wu, wv, c.to_array()));
@@ -190,6 +190,30 @@ fn batch<S: Simd>(
         c[2].store_slice(&mut b[k..k + LANES]);
         c[3].store_slice(&mut a[k..k + LANES]);
     }
+}
+
+/// One group of 8 lanes as [`lod_batch`] then [`sample_batch`] give it: λ =
+/// `adjust(½·log2_lod ρ²)` from the squared texel-space derivative lengths `rho2`, then
+/// the sample at `(u, v)` (the same expressions, so the same bits). `f` must already be in
+/// `tex`'s format ([`LaneFilter::in_format`], once per batch). For the fused textured
+/// fragment kernel (`fragment::fused_texture`); not inlined, as [`sample8_outlined`]: one
+/// copy of the sampler per level, and a call per eight pixels.
+#[inline(never)]
+pub(crate) fn sample_rho2<S: Simd>(
+    simd: S,
+    s: &Sampler,
+    f: LaneFilter,
+    tex: &Texture,
+    (u, v): (f32x8<S>, f32x8<S>),
+    rho2: f32x8<S>,
+) -> [f32x8<S>; 4] {
+    simd.vectorize(
+        #[inline(always)]
+        || {
+            let lambda = adjust_lod(simd, s, log2_lod(simd, rho2) * 0.5);
+            sample8(simd, f, tex, u, v, lambda)
+        },
+    )
 }
 
 /// Inputs of an anisotropic batch: texture coordinates and their exact screen derivatives

@@ -8,6 +8,7 @@ mod combine;
 mod common;
 mod determinism;
 mod fog;
+mod fused_texture;
 mod lighting;
 mod queue_limits;
 mod rules;

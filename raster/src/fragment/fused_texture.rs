@@ -1,0 +1,247 @@
+//! The fused textured fragment kernel: a draw whose shader is one texture unit modulating
+//! the interpolated colour, then optionally vertex fog ([`TextureFusion`]), with an early
+//! depth test of less, less-or-equal or always and nothing else (no stencil, alpha test or
+//! blending; every channel written), runs its whole fragment path in one pass over groups of
+//! [`LANES`]: depth, coordinates and their derivatives, λ and the sample, colour, fog, pack
+//! and store, each group in registers from the planes to the store.
+//!
+//! Every value is the one the staged path computes (`fragment::path`'s interpolation, the
+//! stages of `fixed_stages`: the same IEEE operations in the same order, the scalar code's
+//! `max`/`clamp`/`saturate` NaN rules as compare-and-select), so the two give the same bits
+//! at every level; the portable level always runs the staged path, and the goldens and
+//! `tests/it/fused_texture.rs` hold every level to it.
+
+use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
+use glam::Vec4;
+
+use crate::base::vec_lanes::{max_or, min_or, LANES};
+use crate::fragment::lanes::{pack_rgba, w8::unorm8_fast, At, IOTA, IOTA_I};
+use crate::fragment::scratch::TextureFusion;
+use crate::texture::lanes::{sample_rho2, LaneFilter};
+
+/// A plane `[a₀, ∂x, ∂y]` set up for a batch: with `ROW` its row sum `a₀ + ∂y·dy` in `a0`.
+#[derive(Clone, Copy)]
+struct Plane<S: Simd> {
+    a0: f32x8<S>,
+    ax: f32x8<S>,
+    ay: f32x8<S>,
+}
+
+impl<S: Simd> Plane<S> {
+    #[inline(always)]
+    fn new<const ROW: bool>(simd: S, a: &[f32], dy: f32) -> Plane<S> {
+        Plane {
+            a0: simd.splat_f32x8(if ROW { a[0] + a[2] * dy } else { a[0] }),
+            ax: simd.splat_f32x8(a[1]),
+            ay: simd.splat_f32x8(a[2]),
+        }
+    }
+
+    /// `(a₀ + ∂y·dy) + ∂x·dx`, as `fragment::lanes::plane` and `fixed_stages`'
+    /// `uv_derivatives` evaluate it.
+    #[inline(always)]
+    fn at<const ROW: bool>(&self, dx: f32x8<S>, dy: f32x8<S>) -> f32x8<S> {
+        let r = if ROW { self.a0 } else { self.a0 + self.ay * dy };
+        r + self.ax * dx
+    }
+}
+
+/// The per-batch constants of [`textured`].
+struct Kernel<'t, S: Simd> {
+    simd: S,
+    t: &'t TextureFusion,
+    filter: LaneFilter,
+    /// z, 1/w, the four colour planes, the fog plane (or 1/w again, unused).
+    p: [Plane<S>; 7],
+    /// s/w, t/w, q/w of the unit, with their `∂x`, `∂y` as scalars too.
+    uv: [Plane<S>; 3],
+    size: (f32x8<S>, f32x8<S>),
+    fog: [f32x8<S>; 3],
+    zlim: (f32x8<S>, f32x8<S>),
+    func: u8,
+    write: mask32x8<S>,
+}
+
+impl<'t, S: Simd> Kernel<'t, S> {
+    /// One group at offsets `(dx, dy)` with live lanes `m` (all when `None`) on its
+    /// [`LANES`] target values. Returns the written lanes as −1.
+    #[inline(always)]
+    fn group<const ROW: bool>(
+        &self,
+        (dx, dy): (f32x8<S>, f32x8<S>),
+        m: Option<mask32x8<S>>,
+        d: &mut [f32],
+        c: &mut [[u8; 4]],
+    ) -> i32x8<S> {
+        let simd = self.simd;
+        let p = &self.p;
+        // Depth: `Finish::Depth`, then the early test and write (`fragment::lanes::depth`).
+        let z = min_or(max_or(p[0].at::<ROW>(dx, dy), self.zlim.0), self.zlim.1);
+        let dv = f32x8::from_slice(simd, d);
+        let t = match self.func {
+            1 => z.simd_lt(dv),
+            3 => z.simd_le(dv),
+            _ => simd.splat_mask32x8(true),
+        };
+        let pass = match m {
+            Some(m) => m & t,
+            None => t,
+        };
+        (pass & self.write).select(z, dv).store_slice(d);
+        if !pass.any_true() {
+            return simd.splat_i32x8(0);
+        }
+        let tex = self.sample::<ROW>(dx, dy);
+        let one = simd.splat_f32x8(1.0);
+        let zero = simd.splat_f32x8(0.0);
+        // `Finish::Recip`, then `Finish::Persp` of each colour varying (`Primary`), and
+        // `Modulate`: `saturate(c · t)`.
+        let w = one / p[1].at::<ROW>(dx, dy);
+        let mut col = [zero; 4];
+        for (j, o) in col.iter_mut().enumerate() {
+            let x = p[2 + j].at::<ROW>(dx, dy) * w * tex[j];
+            *o = x.simd_gt(zero).select(x.simd_lt(one).select(x, one), zero);
+        }
+        if self.t.fog.is_some() {
+            // `FogVertex`: the factor's `clamp(0, 1)` (NaN stays NaN), then `FogBlend`:
+            // `rgb·f + fog·(1 − f)`.
+            let f = p[6].at::<ROW>(dx, dy) * w;
+            let f = f.simd_lt(zero).select(zero, f);
+            let f = f.simd_gt(one).select(one, f);
+            let g = one - f;
+            for (c, k) in col.iter_mut().zip(&self.fog) {
+                *c = *c * f + *k * g;
+            }
+        }
+        let px = pack_rgba([
+            unorm8_fast(simd, col[0]),
+            unorm8_fast(simd, col[1]),
+            unorm8_fast(simd, col[2]),
+            unorm8_fast(simd, col[3]),
+        ]);
+        let bytes = c.as_flattened_mut();
+        let old: u32x8<S> = u8x32::from_slice(simd, bytes).bitcast();
+        let out: u8x32<S> = pass.select(px, old).bitcast();
+        out.store_slice(bytes);
+        pass.to_vector()
+    }
+
+    /// `Coords` then `Lod` and `SampleLanes`: `(u, v)` and their exact derivatives from the
+    /// unit's planes (`uv_derivatives`), `ρ² = max(|∂uv/∂x·size|², |∂uv/∂y·size|²)` with
+    /// `f32::max`'s rule (a NaN side gives the other), then the sample.
+    #[inline(always)]
+    fn sample<const ROW: bool>(&self, dx: f32x8<S>, dy: f32x8<S>) -> [f32x8<S>; 4] {
+        let simd = self.simd;
+        let [ps, pt, pq] = &self.uv;
+        let (sv, tv, qv) = (
+            ps.at::<ROW>(dx, dy),
+            pt.at::<ROW>(dx, dy),
+            pq.at::<ROW>(dx, dy),
+        );
+        let inv_q = simd.splat_f32x8(1.0) / qv;
+        let (u, v) = (sv * inv_q, tv * inv_q);
+        let ux = (ps.ax - u * pq.ax) * inv_q;
+        let vx = (pt.ax - v * pq.ax) * inv_q;
+        let uy = (ps.ay - u * pq.ay) * inv_q;
+        let vy = (pt.ay - v * pq.ay) * inv_q;
+        let (ax, ay) = (ux * self.size.0, vx * self.size.1);
+        let (bx, by) = (uy * self.size.0, vy * self.size.1);
+        let (a, b) = (ax * ax + ay * ay, bx * bx + by * by);
+        let rho2 = b.simd_ne(b).select(a, max_or(a, b));
+        let t = self.t;
+        sample_rho2(simd, &t.sampler, self.filter, &t.texture, (u, v), rho2)
+    }
+}
+
+/// The fused path of one batch (see the module documentation): `planes` the triangle's
+/// (`[z, 1/w, varyings…]`), pixels `at`, `n` of them (the first `live` real), depth range
+/// `zlim`, depth function index `func` (1 less, 3 less-or-equal, 7 always) and write flag.
+/// Returns the number of fragments written.
+#[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
+#[inline(always)]
+pub(crate) fn textured<S: Simd, const ROW: bool>(
+    simd: S,
+    t: &TextureFusion,
+    planes: &[f32],
+    at: At<'_>,
+    (live, n): (usize, usize),
+    zlim: (f32, f32),
+    (func, write): (u8, bool),
+    depth: &mut [f32],
+    color: &mut [[u8; 4]],
+) -> u64 {
+    let (bx, dy0) = match at {
+        At::Row(bx, dy) => (bx, dy),
+        At::Pixels(..) => (0.0, 0.0),
+    };
+    let plane = |i: usize| Plane::new::<ROW>(simd, &planes[i..i + 3], dy0);
+    let fog_at = t.fog.map_or(3, |(at, _)| 6 + 3 * at);
+    let fog = t.fog.map_or(Vec4::ZERO, |(_, c)| c);
+    let size = t.texture.base_size();
+    let k = Kernel {
+        simd,
+        t,
+        filter: t.filter.in_format(&t.texture),
+        p: [
+            plane(0),
+            plane(3),
+            plane(6),
+            plane(9),
+            plane(12),
+            plane(15),
+            plane(fog_at),
+        ],
+        uv: [
+            plane(t.uv_plane),
+            plane(t.uv_plane + 3),
+            plane(t.uv_plane + 6),
+        ],
+        size: (simd.splat_f32x8(size.x), simd.splat_f32x8(size.y)),
+        fog: [
+            simd.splat_f32x8(fog.x),
+            simd.splat_f32x8(fog.y),
+            simd.splat_f32x8(fog.z),
+        ],
+        zlim: (simd.splat_f32x8(zlim.0), simd.splat_f32x8(zlim.1)),
+        func,
+        write: simd.splat_mask32x8(write),
+    };
+    // `bx + i` for lane i of group k, stepped by 8: exact (see `lanes::vertex_color`).
+    let mut dxr = simd.splat_f32x8(bx) + f32x8::from_slice(simd, &IOTA);
+    let offsets = |g: usize, dxr: f32x8<S>| match at {
+        At::Row(_, dy) => (dxr, simd.splat_f32x8(dy)),
+        At::Pixels(dx, dy) => (
+            f32x8::from_slice(simd, &dx[g..g + LANES]),
+            f32x8::from_slice(simd, &dy[g..g + LANES]),
+        ),
+    };
+    let mut written = simd.splat_i32x8(0);
+    let np = n.next_multiple_of(LANES);
+    let len = depth.len().min(color.len());
+    let whole = live.min(len) / LANES * LANES;
+    let mut g = 0;
+    while g < whole {
+        let o = offsets(g, dxr);
+        let (d, c) = (&mut depth[g..g + LANES], &mut color[g..g + LANES]);
+        written -= k.group::<ROW>(o, None, d, c);
+        dxr += 8.0;
+        g += LANES;
+    }
+    let iota_i = i32x8::from_slice(simd, &IOTA_I);
+    let livev = simd.splat_i32x8(live as i32);
+    let (mut pd, mut pc) = ([0.0f32; LANES], [[0u8; 4]; LANES]);
+    while g < np {
+        let o = offsets(g, dxr);
+        let m = (iota_i + g as i32).simd_lt(livev);
+        let r = len.saturating_sub(g).min(LANES);
+        pd[..r].copy_from_slice(&depth[g..g + r]);
+        pc[..r].copy_from_slice(&color[g..g + r]);
+        written -= k.group::<ROW>(o, Some(m), &mut pd, &mut pc);
+        depth[g..g + r].copy_from_slice(&pd[..r]);
+        color[g..g + r].copy_from_slice(&pc[..r]);
+        dxr += 8.0;
+        g += LANES;
+    }
+    let a: [i32; LANES] = written.into();
+    a.iter().map(|&x| x as u64).sum()
+}
