@@ -18,10 +18,10 @@ use crate::fragment::fixed_stages::{
     Lighting, Lod, Modulate, Primary, Replace, SampleAniso, SampleLanes, Secondary, ShaderData,
     ShaderLayout, Stage, StageKind, UnitRt,
 };
-use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, TextureFusion, SPAN};
+use crate::fragment::scratch::{FragmentShader, FusedFog, Scratch, SpanCtx, TextureFusion, SPAN};
 use crate::history::Stage as ExplainStage;
 use crate::shading::combine::ApplyMode;
-use crate::shading::fog::FogState;
+use crate::shading::fog::{FogMode, FogState};
 use crate::shading::light::PreparedLighting;
 use crate::texture::lanes::LaneFilter;
 
@@ -127,32 +127,43 @@ impl FragmentShader for FixedShader {
         true
     }
 
-    /// One unit (not anisotropic) modulating the front colour block, then vertex fog or
-    /// none: the stage list `primary, coords, lod, sample, modulate[, fog_vertex,
-    /// fog_blend]`.
+    /// The front colour block, modulated by one unit (not anisotropic) or not, then vertex
+    /// fog, per-pixel linear fog or none: the stage lists `primary[, coords, lod, sample,
+    /// modulate][, fog_vertex | fog_factor (linear), fog_blend]`.
     fn fused_texture(&self) -> Option<TextureFusion> {
         let d = &self.data;
-        if d.layout.back.is_some() || d.phong || d.lighting.is_some() || d.units.len() != 1 {
+        if d.layout.back.is_some() || d.phong || d.lighting.is_some() {
             return None;
         }
-        let [Stage::Primary(_), Stage::Coords(c), Stage::Lod(_), Stage::SampleLanes(sl), Stage::Modulate(_), rest @ ..] =
-            self.stages.as_slice()
-        else {
-            return None;
+        let (unit, rest) = match self.stages.as_slice() {
+            [Stage::Primary(_), Stage::Coords(c), Stage::Lod(_), Stage::SampleLanes(sl), Stage::Modulate(_), rest @ ..]
+                if d.units.len() == 1 =>
+            {
+                let u = &d.units[0];
+                let t = std::sync::Arc::clone(&u.texture);
+                (Some((t, u.sampler, sl.filter, c.plane)), rest)
+            }
+            [Stage::Primary(_), rest @ ..] if d.units.is_empty() => (None, rest),
+            _ => return None,
         };
         let fog = match rest {
             [] => None,
-            [Stage::FogVertex(fv), Stage::FogBlend(fb)] => Some((fv.at, fb.color)),
+            [Stage::FogVertex(fv), Stage::FogBlend(fb)] => Some(FusedFog {
+                at: fv.at,
+                linear: None,
+                color: fb.color,
+            }),
+            [Stage::FogFactor(ff), Stage::FogBlend(fb)] => match ff.mode {
+                FogMode::Linear { start, end } => Some(FusedFog {
+                    at: ff.at,
+                    linear: Some((start, end)),
+                    color: fb.color,
+                }),
+                _ => return None,
+            },
             _ => return None,
         };
-        let u = &d.units[0];
-        Some(TextureFusion {
-            texture: std::sync::Arc::clone(&u.texture),
-            sampler: u.sampler,
-            filter: sl.filter,
-            uv_plane: c.plane,
-            fog,
-        })
+        Some(TextureFusion { unit, fog })
     }
 
     fn skip_varyings(&self) -> std::ops::Range<usize> {

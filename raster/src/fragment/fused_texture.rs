@@ -1,5 +1,6 @@
-//! The fused textured fragment kernel: a draw whose shader is one texture unit modulating
-//! the interpolated colour, then optionally vertex fog ([`TextureFusion`]), with an early
+//! The fused fixed-function fragment kernel: a draw whose shader is the interpolated colour,
+//! modulated by one texture unit or not, then vertex fog, per-pixel linear fog or none
+//! ([`TextureFusion`]), with an early
 //! depth test of less, less-or-equal or always and nothing else (no stencil, alpha test or
 //! blending; every channel written), runs its whole fragment path in one pass over groups of
 //! [`LANES`]: depth, coordinates and their derivatives, λ and the sample, colour, fog, pack
@@ -16,8 +17,9 @@ use glam::Vec4;
 
 use crate::base::vec_lanes::{max_or, min_or, LANES};
 use crate::fragment::lanes::{pack_rgba, w8::unorm8_fast, At, IOTA, IOTA_I};
-use crate::fragment::scratch::TextureFusion;
+use crate::fragment::scratch::{FusedFog, TextureFusion};
 use crate::texture::lanes::{sample_rho2, LaneFilter};
+use crate::texture::{Sampler, Texture};
 
 /// A plane `[a₀, ∂x, ∂y]` set up for a batch: with `ROW` its row sum `a₀ + ∂y·dy` in `a0`.
 #[derive(Clone, Copy)]
@@ -49,14 +51,18 @@ impl<S: Simd> Plane<S> {
 /// The per-batch constants of [`textured`].
 struct Kernel<'t, S: Simd> {
     simd: S,
-    t: &'t TextureFusion,
-    filter: LaneFilter,
+    /// The unit: its texture, sampler and filter (in the texture's format).
+    unit: Option<(&'t Texture, &'t Sampler, LaneFilter)>,
+    /// The fog: 0 none, 1 the vertex factor, 2 linear, 3 linear with `start == end`.
+    fog_kind: u8,
     /// z, 1/w, the four colour planes, the fog plane (or 1/w again, unused).
     p: [Plane<S>; 7],
     /// s/w, t/w, q/w of the unit, with their `∂x`, `∂y` as scalars too.
     uv: [Plane<S>; 3],
     size: (f32x8<S>, f32x8<S>),
     fog: [f32x8<S>; 3],
+    /// Linear per-pixel fog: `end`, `end − start` and `start`.
+    linear: (f32x8<S>, f32x8<S>, f32x8<S>),
     zlim: (f32x8<S>, f32x8<S>),
     func: u8,
     write: mask32x8<S>,
@@ -91,7 +97,8 @@ impl<'t, S: Simd> Kernel<'t, S> {
         if !pass.any_true() {
             return simd.splat_i32x8(0);
         }
-        let tex = self.sample::<ROW>(dx, dy);
+        // The sample first: fewer values live across its call.
+        let tex = self.unit.as_ref().map(|u| self.sample::<ROW>(u, dx, dy));
         let one = simd.splat_f32x8(1.0);
         let zero = simd.splat_f32x8(0.0);
         // `Finish::Recip`, then `Finish::Persp` of each colour varying (`Primary`), and
@@ -99,15 +106,17 @@ impl<'t, S: Simd> Kernel<'t, S> {
         let w = one / p[1].at::<ROW>(dx, dy);
         let mut col = [zero; 4];
         for (j, o) in col.iter_mut().enumerate() {
-            let x = p[2 + j].at::<ROW>(dx, dy) * w * tex[j];
-            *o = x.simd_gt(zero).select(x.simd_lt(one).select(x, one), zero);
+            *o = p[2 + j].at::<ROW>(dx, dy) * w;
         }
-        if self.t.fog.is_some() {
-            // `FogVertex`: the factor's `clamp(0, 1)` (NaN stays NaN), then `FogBlend`:
-            // `rgb·f + fog·(1 − f)`.
-            let f = p[6].at::<ROW>(dx, dy) * w;
-            let f = f.simd_lt(zero).select(zero, f);
-            let f = f.simd_gt(one).select(one, f);
+        if let Some(tex) = tex {
+            for (x, t) in col.iter_mut().zip(tex) {
+                let m = *x * t;
+                *x = m.simd_gt(zero).select(m.simd_lt(one).select(m, one), zero);
+            }
+        }
+        if self.fog_kind != 0 {
+            let f = self.fog_factor(p[6].at::<ROW>(dx, dy) * w);
+            // `FogBlend`: `rgb·f + fog·(1 − f)`.
             let g = one - f;
             for (c, k) in col.iter_mut().zip(&self.fog) {
                 *c = *c * f + *k * g;
@@ -126,11 +135,36 @@ impl<'t, S: Simd> Kernel<'t, S> {
         pass.to_vector()
     }
 
+    /// The fog factor from its interpolated varying `d`: `FogVertex`'s `clamp(0, 1)` (NaN
+    /// stays NaN), or `FogFactor`'s linear `fog_factor` — `(end − d)/(end − start)`, or
+    /// `d < start` as 1 or 0 when `end == start`; then `f > 0 ? min(f, 1) : 0` (NaN → 0)
+    /// — whose `clamp(0, 1)` after that changes nothing.
+    #[inline(always)]
+    fn fog_factor(&self, d: f32x8<S>) -> f32x8<S> {
+        let simd = self.simd;
+        let (one, zero) = (simd.splat_f32x8(1.0), simd.splat_f32x8(0.0));
+        let (end, span, start) = self.linear;
+        let f = match self.fog_kind {
+            1 => {
+                let f = d.simd_lt(zero).select(zero, d);
+                return f.simd_gt(one).select(one, f);
+            }
+            2 => (end - d) / span,
+            _ => d.simd_lt(start).select(one, zero),
+        };
+        f.simd_gt(zero).select(f.simd_lt(one).select(f, one), zero)
+    }
+
     /// `Coords` then `Lod` and `SampleLanes`: `(u, v)` and their exact derivatives from the
     /// unit's planes (`uv_derivatives`), `ρ² = max(|∂uv/∂x·size|², |∂uv/∂y·size|²)` with
     /// `f32::max`'s rule (a NaN side gives the other), then the sample.
     #[inline(always)]
-    fn sample<const ROW: bool>(&self, dx: f32x8<S>, dy: f32x8<S>) -> [f32x8<S>; 4] {
+    fn sample<const ROW: bool>(
+        &self,
+        (texture, sampler, filter): &(&Texture, &Sampler, LaneFilter),
+        dx: f32x8<S>,
+        dy: f32x8<S>,
+    ) -> [f32x8<S>; 4] {
         let simd = self.simd;
         let [ps, pt, pq] = &self.uv;
         let (sv, tv, qv) = (
@@ -148,8 +182,7 @@ impl<'t, S: Simd> Kernel<'t, S> {
         let (bx, by) = (uy * self.size.0, vy * self.size.1);
         let (a, b) = (ax * ax + ay * ay, bx * bx + by * by);
         let rho2 = b.simd_ne(b).select(a, max_or(a, b));
-        let t = self.t;
-        sample_rho2(simd, &t.sampler, self.filter, &t.texture, (u, v), rho2)
+        sample_rho2(simd, sampler, filter, texture, (u, v), rho2)
     }
 }
 
@@ -175,13 +208,26 @@ pub(crate) fn textured<S: Simd, const ROW: bool>(
         At::Pixels(..) => (0.0, 0.0),
     };
     let plane = |i: usize| Plane::new::<ROW>(simd, &planes[i..i + 3], dy0);
-    let fog_at = t.fog.map_or(3, |(at, _)| 6 + 3 * at);
-    let fog = t.fog.map_or(Vec4::ZERO, |(_, c)| c);
-    let size = t.texture.base_size();
+    let fog_at = t.fog.map_or(3, |f| 6 + 3 * f.at);
+    let fog = t.fog.map_or(Vec4::ZERO, |f| f.color);
+    let (start, end) = t.fog.and_then(|f| f.linear).unwrap_or((0.0, 1.0));
+    // No unit: the uv planes are never read (any three planes will do).
+    let (size, uv) = match &t.unit {
+        Some((texture, _, _, at)) => (texture.base_size(), *at),
+        None => (glam::Vec2::ONE, 0),
+    };
     let k = Kernel {
         simd,
-        t,
-        filter: t.filter.in_format(&t.texture),
+        unit: t
+            .unit
+            .as_ref()
+            .map(|(tex, s, f, _)| (&**tex, s, f.in_format(tex))),
+        fog_kind: match t.fog {
+            None => 0,
+            Some(FusedFog { linear: None, .. }) => 1,
+            Some(_) if start != end => 2,
+            Some(_) => 3,
+        },
         p: [
             plane(0),
             plane(3),
@@ -191,17 +237,18 @@ pub(crate) fn textured<S: Simd, const ROW: bool>(
             plane(15),
             plane(fog_at),
         ],
-        uv: [
-            plane(t.uv_plane),
-            plane(t.uv_plane + 3),
-            plane(t.uv_plane + 6),
-        ],
+        uv: [plane(uv), plane(uv + 3), plane(uv + 6)],
         size: (simd.splat_f32x8(size.x), simd.splat_f32x8(size.y)),
         fog: [
             simd.splat_f32x8(fog.x),
             simd.splat_f32x8(fog.y),
             simd.splat_f32x8(fog.z),
         ],
+        linear: (
+            simd.splat_f32x8(end),
+            simd.splat_f32x8(end - start),
+            simd.splat_f32x8(start),
+        ),
         zlim: (simd.splat_f32x8(zlim.0), simd.splat_f32x8(zlim.1)),
         func,
         write: simd.splat_mask32x8(write),

@@ -87,17 +87,25 @@ pub(crate) struct SpanCtx<'a> {
     pub planes: &'a [f32],
 }
 
-/// A shader that is one texture unit's sample modulating the interpolated colour, then
-/// optionally vertex fog: what the fused textured kernel (`fragment::fused_texture`) needs
-/// to run it without the stage list.
+/// A shader that is the interpolated colour, modulated by one texture unit or not, then
+/// fog or none: what the fused kernel (`fragment::fused_texture`) needs to run it without
+/// the stage list.
 pub(crate) struct TextureFusion {
-    pub texture: std::sync::Arc<Texture>,
-    pub sampler: Sampler,
-    pub filter: LaneFilter,
-    /// The first of the unit's `(s, t, q)` planes (an index into the batch's planes).
-    pub uv_plane: usize,
-    /// The fog factor's varying and the fog colour.
-    pub fog: Option<(usize, Vec4)>,
+    /// The unit: its texture, sampler, lane filter and first `(s, t, q)` plane (an index
+    /// into the batch's planes).
+    pub unit: Option<(std::sync::Arc<Texture>, Sampler, LaneFilter, usize)>,
+    pub fog: Option<FusedFog>,
+}
+
+/// The fog of a [`TextureFusion`]: the factor's (or distance's) varying, how the factor
+/// comes from it, and the fog colour.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FusedFog {
+    pub at: usize,
+    /// `None`: the factor is interpolated (`FogVertex`); `Some((start, end))`: linear fog of
+    /// the interpolated distance per pixel (`FogFactor`).
+    pub linear: Option<(f32, f32)>,
+    pub color: Vec4,
 }
 
 /// Computes fragment colours (`Scratch::color`) from interpolated varyings.

@@ -202,7 +202,7 @@ fn batch<S: Simd>(
 pub(crate) fn sample_rho2<S: Simd>(
     simd: S,
     s: &Sampler,
-    f: LaneFilter,
+    f: &LaneFilter,
     tex: &Texture,
     (u, v): (f32x8<S>, f32x8<S>),
     rho2: f32x8<S>,
@@ -211,7 +211,7 @@ pub(crate) fn sample_rho2<S: Simd>(
         #[inline(always)]
         || {
             let lambda = adjust_lod(simd, s, log2_lod(simd, rho2) * 0.5);
-            sample8(simd, f, tex, u, v, lambda)
+            sample8(simd, *f, tex, u, v, lambda)
         },
     )
 }

@@ -1,12 +1,14 @@
-//! The fused textured path (`fragment::fused_texture`: one texture unit modulating the
-//! colour, then vertex fog or none, early depth test; depth, coordinates, λ, sample,
-//! colour, fog, pack and store per group of 8 lanes) against the scalar level, which always
+//! The fused fixed-function path (`fragment::fused_texture`: the colour, modulated by one
+//! texture unit or not, then vertex fog, per-pixel linear fog or none, early depth test;
+//! depth, coordinates, λ, sample, colour, fog, pack and store per group of 8 lanes)
+//! against the scalar level, which always
 //! runs the staged path, bit for bit: colour bytes, depth values and fragments written.
 //! Every depth function it takes (less, less-or-equal, always) with and without writes, and
 //! one it leaves to the staged path (greater); samplers of every kind (trilinear, bilinear,
 //! nearest mipmaps, clamp to edge and to border, mirrored repeat, a bias), power-of-two and
-//! other texture sizes; no fog, linear and exponential vertex fog, and per-pixel fog (the
-//! staged path again); colours past both ends of 0..1.
+//! other texture sizes, and no texture; no fog, linear and exponential vertex fog, linear
+//! per-pixel fog (also with `start == end`) and exponential per-pixel fog (the staged path
+//! again); colours past both ends of 0..1.
 
 use std::sync::Arc;
 
@@ -94,6 +96,24 @@ fn frame(level: plumb_raster::SimdLevel, case: usize, func: CompareFunc, write: 
             ..FogState::DEFAULT
         }),
         Some(FogState {
+            mode: FogMode::Linear {
+                start: 2.0,
+                end: 7.5,
+            },
+            color: Vec4::new(0.3, 0.9, 0.6, 1.0),
+            per_pixel: true,
+            ..FogState::DEFAULT
+        }),
+        Some(FogState {
+            mode: FogMode::Linear {
+                start: 4.0,
+                end: 4.0,
+            },
+            per_pixel: true,
+            ..FogState::DEFAULT
+        }),
+        Some(FogState {
+            mode: FogMode::Exp2 { density: 0.2 },
             per_pixel: true,
             ..FogState::DEFAULT
         }),
@@ -105,7 +125,12 @@ fn frame(level: plumb_raster::SimdLevel, case: usize, func: CompareFunc, write: 
     };
     let ff = FixedFunction {
         fog: fogs[case % fogs.len()],
-        units: vec![TextureUnit::new(tex, samplers[case % samplers.len()])],
+        // Every seventh case without a texture.
+        units: if case % 7 == 6 {
+            Vec::new()
+        } else {
+            vec![TextureUnit::new(tex, samplers[case % samplers.len()])]
+        },
         ..Default::default()
     };
     let t = Transforms {
@@ -135,7 +160,7 @@ fn frame(level: plumb_raster::SimdLevel, case: usize, func: CompareFunc, write: 
 
 #[test]
 fn fused_texture_path_matches_the_scalar_level_everywhere() {
-    for case in 0..20 {
+    for case in 0..24 {
         for func in [
             CompareFunc::Less,
             CompareFunc::LessEqual,
