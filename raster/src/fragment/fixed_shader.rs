@@ -18,7 +18,9 @@ use crate::fragment::fixed_stages::{
     Lighting, Lod, Modulate, Primary, Replace, SampleAniso, SampleLanes, Secondary, ShaderData,
     ShaderLayout, Stage, StageKind, UnitRt,
 };
-use crate::fragment::scratch::{FragmentShader, FusedFog, Scratch, SpanCtx, TextureFusion, SPAN};
+use crate::fragment::scratch::{
+    FragmentShader, FusedFog, FusedUnit, Scratch, SpanCtx, TextureFusion, SPAN,
+};
 use crate::history::Stage as ExplainStage;
 use crate::shading::combine::ApplyMode;
 use crate::shading::fog::{FogMode, FogState};
@@ -127,21 +129,29 @@ impl FragmentShader for FixedShader {
         true
     }
 
-    /// The front colour block, modulated by one unit (not anisotropic) or not, then vertex
-    /// fog, per-pixel linear fog or none: the stage lists `primary[, coords, lod, sample,
-    /// modulate][, fog_vertex | fog_factor (linear), fog_blend]`.
+    /// The front colour block, modulated or replaced by one unit (not anisotropic) or
+    /// neither, then vertex fog, per-pixel linear fog or none: the stage lists `primary[,
+    /// coords, lod, sample, modulate | replace][, fog_vertex | fog_factor (linear),
+    /// fog_blend]`.
     fn fused_texture(&self) -> Option<TextureFusion> {
         let d = &self.data;
         if d.layout.back.is_some() || d.phong || d.lighting.is_some() {
             return None;
         }
         let (unit, rest) = match self.stages.as_slice() {
-            [Stage::Primary(_), Stage::Coords(c), Stage::Lod(_), Stage::SampleLanes(sl), Stage::Modulate(_), rest @ ..]
-                if d.units.len() == 1 =>
+            [Stage::Primary(_), Stage::Coords(c), Stage::Lod(_), Stage::SampleLanes(sl), apply, rest @ ..]
+                if d.units.len() == 1
+                    && matches!(apply, Stage::Modulate(_) | Stage::Replace(_)) =>
             {
                 let u = &d.units[0];
-                let t = std::sync::Arc::clone(&u.texture);
-                (Some((t, u.sampler, sl.filter, c.plane)), rest)
+                let unit = FusedUnit {
+                    texture: std::sync::Arc::clone(&u.texture),
+                    sampler: u.sampler,
+                    filter: sl.filter,
+                    uv_plane: c.plane,
+                    replace: matches!(apply, Stage::Replace(_)),
+                };
+                (Some(unit), rest)
             }
             [Stage::Primary(_), rest @ ..] if d.units.is_empty() => (None, rest),
             _ => return None,

@@ -1,5 +1,6 @@
 //! The fused fixed-function fragment kernel: a draw whose shader is the interpolated colour,
-//! modulated by one texture unit or not, then vertex fog, per-pixel linear fog or none
+//! modulated or replaced by one texture unit or neither, then vertex fog, per-pixel linear
+//! fog or none
 //! ([`TextureFusion`]), with an early
 //! depth test of less, less-or-equal or always and nothing else (no stencil, alpha test or
 //! blending; every channel written), runs its whole fragment path in one pass over groups of
@@ -51,8 +52,10 @@ impl<S: Simd> Plane<S> {
 /// The per-batch constants of [`textured`].
 struct Kernel<'t, S: Simd> {
     simd: S,
-    /// The unit: its texture, sampler and filter (in the texture's format).
+    /// The unit: its texture, sampler and filter (in the texture's format), and whether it
+    /// replaces the colour.
     unit: Option<(&'t Texture, &'t Sampler, LaneFilter)>,
+    replace: bool,
     /// The fog: 0 none, 1 the vertex factor, 2 linear, 3 linear with `start == end`.
     fog_kind: u8,
     /// z, 1/w, the four colour planes, the fog plane (or 1/w again, unused).
@@ -105,13 +108,23 @@ impl<'t, S: Simd> Kernel<'t, S> {
         // `Modulate`: `saturate(c · t)`.
         let w = one / p[1].at::<ROW>(dx, dy);
         let mut col = [zero; 4];
-        for (j, o) in col.iter_mut().enumerate() {
-            *o = p[2 + j].at::<ROW>(dx, dy) * w;
-        }
-        if let Some(tex) = tex {
-            for (x, t) in col.iter_mut().zip(tex) {
-                let m = *x * t;
-                *x = m.simd_gt(zero).select(m.simd_lt(one).select(m, one), zero);
+        match tex {
+            // `Replace`: `saturate(t)`.
+            Some(tex) if self.replace => {
+                for (x, t) in col.iter_mut().zip(tex) {
+                    *x = t.simd_gt(zero).select(t.simd_lt(one).select(t, one), zero);
+                }
+            }
+            _ => {
+                for (j, o) in col.iter_mut().enumerate() {
+                    *o = p[2 + j].at::<ROW>(dx, dy) * w;
+                }
+                if let Some(tex) = tex {
+                    for (x, t) in col.iter_mut().zip(tex) {
+                        let m = *x * t;
+                        *x = m.simd_gt(zero).select(m.simd_lt(one).select(m, one), zero);
+                    }
+                }
             }
         }
         if self.fog_kind != 0 {
@@ -213,7 +226,7 @@ pub(crate) fn textured<S: Simd, const ROW: bool>(
     let (start, end) = t.fog.and_then(|f| f.linear).unwrap_or((0.0, 1.0));
     // No unit: the uv planes are never read (any three planes will do).
     let (size, uv) = match &t.unit {
-        Some((texture, _, _, at)) => (texture.base_size(), *at),
+        Some(u) => (u.texture.base_size(), u.uv_plane),
         None => (glam::Vec2::ONE, 0),
     };
     let k = Kernel {
@@ -221,7 +234,8 @@ pub(crate) fn textured<S: Simd, const ROW: bool>(
         unit: t
             .unit
             .as_ref()
-            .map(|(tex, s, f, _)| (&**tex, s, f.in_format(tex))),
+            .map(|u| (&*u.texture, &u.sampler, u.filter.in_format(&u.texture))),
+        replace: t.unit.as_ref().is_some_and(|u| u.replace),
         fog_kind: match t.fog {
             None => 0,
             Some(FusedFog { linear: None, .. }) => 1,

@@ -91,10 +91,20 @@ pub(crate) struct SpanCtx<'a> {
 /// fog or none: what the fused kernel (`fragment::fused_texture`) needs to run it without
 /// the stage list.
 pub(crate) struct TextureFusion {
-    /// The unit: its texture, sampler, lane filter and first `(s, t, q)` plane (an index
-    /// into the batch's planes).
-    pub unit: Option<(std::sync::Arc<Texture>, Sampler, LaneFilter, usize)>,
+    /// The unit, if any.
+    pub unit: Option<FusedUnit>,
     pub fog: Option<FusedFog>,
+}
+
+/// The texture unit of a [`TextureFusion`].
+pub(crate) struct FusedUnit {
+    pub texture: std::sync::Arc<Texture>,
+    pub sampler: Sampler,
+    pub filter: LaneFilter,
+    /// The first of its `(s, t, q)` planes (an index into the batch's planes).
+    pub uv_plane: usize,
+    /// `REPLACE` (the colour is the texel), else `MODULATE`.
+    pub replace: bool,
 }
 
 /// The fog of a [`TextureFusion`]: the factor's (or distance's) varying, how the factor

@@ -1,5 +1,5 @@
-//! The fused fixed-function path (`fragment::fused_texture`: the colour, modulated by one
-//! texture unit or not, then vertex fog, per-pixel linear fog or none, early depth test;
+//! The fused fixed-function path (`fragment::fused_texture`: the colour, modulated or
+//! replaced by one texture unit or neither, then vertex fog, per-pixel linear fog or none, early depth test;
 //! depth, coordinates, λ, sample, colour, fog, pack and store per group of 8 lanes)
 //! against the scalar level, which always
 //! runs the staged path, bit for bit: colour bytes, depth values and fragments written.
@@ -13,6 +13,7 @@
 use std::sync::Arc;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
+use plumb_raster::combine::ApplyMode;
 use plumb_raster::fog::{FogMode, FogState};
 use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
 use plumb_raster::{
@@ -129,7 +130,16 @@ fn frame(level: plumb_raster::SimdLevel, case: usize, func: CompareFunc, write: 
         units: if case % 7 == 6 {
             Vec::new()
         } else {
-            vec![TextureUnit::new(tex, samplers[case % samplers.len()])]
+            // Every third case replaces the colour instead of modulating it.
+            let apply = if case % 3 == 1 {
+                ApplyMode::Replace
+            } else {
+                ApplyMode::Modulate
+            };
+            vec![TextureUnit {
+                apply,
+                ..TextureUnit::new(tex, samplers[case % samplers.len()])
+            }]
         },
         ..Default::default()
     };
