@@ -4,7 +4,9 @@
 # Builds the OSMesa probe from ../shared/bench/llvmpipe-terrain/ (needs libosmesa6-dev:
 # `apt-get install -y libosmesa6-dev`) and plumb's `terrain` example, then for each grid and
 # thread count alternates plumb and llvmpipe runs (ROUNDS rounds of FRAMES frames each) and
-# prints the median of the per-run medians and the ratio plumb / llvmpipe. Both run on the
+# prints the median of the per-run medians and the ratio plumb / llvmpipe, and again against
+# llvmpipe with float filtering (`GALLIVM_PERF=no_aos_sampling`: its 8-bit fixed-point
+# sampler off, so the ratio shows how much of its lead is filter precision). All run on the
 # same machine in the same minute, so the ratio is meaningful even on a noisy machine; the
 # absolute numbers are not.
 #
@@ -42,21 +44,26 @@ ms() { sed -n 's/.*median \([0-9.]*\) ms\/frame.*/\1/p' | head -n1; }
 
 echo "rounds: $ROUNDS x $FRAMES frames, alternating; plumb SIMD level: ${PLUMB_SIMD:-auto}"
 echo
-echo "| grid | threads | plumb ms/frame | llvmpipe ms/frame | plumb / llvmpipe |"
-echo "|---|---|---|---|---|"
+echo "| grid | threads | plumb ms/frame | llvmpipe ms/frame | plumb / llvmpipe | llvmpipe float filtering ms/frame | plumb / that |"
+echo "|---|---|---|---|---|---|---|"
 for grid in $GRIDS; do
     for t in $THREADS; do
         : >"$WORK/plumb.txt"
         : >"$WORK/llvmpipe.txt"
+        : >"$WORK/llvmpipe-float.txt"
         for _ in $(seq "$ROUNDS"); do
             "$PLUMB" --threads "$t" --grid "$grid" --frames "$FRAMES" --out "$WORK/plumb.png" \
                 | ms >>"$WORK/plumb.txt"
             (cd "$WORK" && LP_NUM_THREADS=$t PROBE_GRID=$grid GALLIUM_DRIVER=llvmpipe ./probe "$FRAMES") \
                 | ms >>"$WORK/llvmpipe.txt"
+            (cd "$WORK" && GALLIVM_PERF=no_aos_sampling LP_NUM_THREADS=$t PROBE_GRID=$grid \
+                GALLIUM_DRIVER=llvmpipe ./probe "$FRAMES") | ms >>"$WORK/llvmpipe-float.txt"
         done
         p=$(median <"$WORK/plumb.txt")
         l=$(median <"$WORK/llvmpipe.txt")
+        f=$(median <"$WORK/llvmpipe-float.txt")
         r=$(awk -v p="$p" -v l="$l" 'BEGIN {printf "%.2f", p / l}')
-        echo "| $grid | $t | $p | $l | $r |"
+        rf=$(awk -v p="$p" -v l="$f" 'BEGIN {printf "%.2f", p / l}')
+        echo "| $grid | $t | $p | $l | $r | $f | $rf |"
     done
 done

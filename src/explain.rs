@@ -145,6 +145,9 @@ pub fn explain_within(
         height: 1,
     };
     let mut ex = Explainer::region(width, height, pixel, Some(1)).map_err(|e| e.to_string())?;
+    // The budget below charges every primitive before it is drawn, so the explainer's own
+    // per-pixel cap (the same number) is never what stops it.
+    ex.set_max_fragments(max_fragments);
     if let Some(level) = simd {
         ex.context_mut()
             .set_simd_level(level)
@@ -428,6 +431,7 @@ impl serde::Serialize for Streamed<'_> {
                 color: self.h.color,
                 depth: self.h.depth,
                 stencil: self.h.stencil,
+                skipped_fragments: self.h.skipped_fragments,
             },
             self.skipped,
             self.max_fragments,
@@ -477,7 +481,7 @@ pub fn to_json(h: &PixelHistory) -> Json {
         })
         .collect();
     let fragments: Vec<Json> = h.fragments().map(fragment_json).collect();
-    json!({
+    let mut j = json!({
         "format": "plumb-pixel-history",
         "version": 1,
         "pixel": [h.x, h.y],
@@ -490,7 +494,14 @@ pub fn to_json(h: &PixelHistory) -> Json {
         },
         "clears": clears,
         "fragments": fragments,
-    })
+    });
+    // Only past the library's per-pixel budget (`Explainer::set_max_fragments`).
+    if h.skipped_fragments > 0 {
+        if let Json::Object(m) = &mut j {
+            m.insert("skipped_fragments".to_owned(), json!(h.skipped_fragments));
+        }
+    }
+    j
 }
 
 fn clear_json(c: &Clear) -> Json {
@@ -676,6 +687,13 @@ pub fn to_text(h: &PixelHistory) -> String {
         h.depth,
         h.stencil
     );
+    if h.skipped_fragments > 0 {
+        let _ = writeln!(
+            out,
+            "{} more fragment(s) drawn here past the explainer's per-pixel budget, not recorded",
+            h.skipped_fragments
+        );
+    }
     let fragments = h.fragments().count();
     let kept = h.fragments().filter(|f| f.discarded_by.is_none()).count();
     if fragments == 0 {

@@ -47,7 +47,8 @@
 //!
 //! [`Texture::taps`]: crate::texture::Texture::taps
 
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use glam::Vec4;
 
@@ -60,6 +61,10 @@ use crate::vertex::{Indices, Topology, VertexInput};
 
 pub use crate::history::{words, Clear, Discard, Event, Fragment, PixelHistory, Stage, Value};
 use crate::history::{Probe, ProbeTag, Variant};
+
+/// Default of [`Explainer::set_max_fragments`]: fragments recorded per pixel (a fragment's
+/// record is about a kilobyte, so about 16 MiB per pixel at most).
+pub const DEFAULT_MAX_FRAGMENTS: u64 = 1 << 14;
 
 /// A [`DrawTarget`] that renders like a [`Context`] and records the history of one pixel.
 pub struct Explainer {
@@ -126,16 +131,23 @@ impl Explainer {
         }
         Ok(Explainer {
             ctx,
-            probe: Arc::new(Probe {
-                rect,
-                records: Mutex::new(Vec::new()),
-            }),
+            probe: Arc::new(Probe::new(rect, DEFAULT_MAX_FRAGMENTS)),
             commands: 0,
             draws: 0,
             label: None,
             clears: Vec::new(),
             draw_info: Vec::new(),
         })
+    }
+
+    /// Records at most `max` fragments per pixel (default [`DEFAULT_MAX_FRAGMENTS`]); the
+    /// rest are drawn and counted ([`PixelHistory::skipped_fragments`]) but not recorded, so
+    /// memory stays bounded whatever the overdraw. Set it before the first draw: a budget
+    /// set later applies to the fragments still to come.
+    pub fn set_max_fragments(&mut self, max: u64) {
+        // Draws already queued record under the budget they were given.
+        self.ctx.finish();
+        self.probe.max.store(max, Ordering::Relaxed);
     }
 
     /// The context the draws go to (to choose its [`crate::SimdLevel`]).
@@ -160,7 +172,8 @@ impl Explainer {
     /// None today; kept for targets that can fail at finish.
     pub fn finish_histories(mut self) -> Result<Vec<PixelHistory>, Error> {
         self.ctx.finish();
-        let records = self.probe.take();
+        let taken = self.probe.take();
+        let records = taken.kept;
         let rect = self.probe.rect;
         let (width, height) = (self.ctx.width(), self.ctx.height());
         let target = self.ctx.target();
@@ -170,7 +183,9 @@ impl Explainer {
         for (tag, (x, y), f) in records {
             by_pixel[((y - rect.y) * rect.width + (x - rect.x)) as usize].push((tag, f));
         }
-        for (i, records) in by_pixel.into_iter().enumerate() {
+        for (i, (records, &skipped_fragments)) in
+            by_pixel.into_iter().zip(&taken.skipped).enumerate()
+        {
             let (x, y) = (
                 rect.x + i as u32 % rect.width,
                 rect.y + i as u32 / rect.width,
@@ -201,6 +216,7 @@ impl Explainer {
                 color: target.pixel(x, y).unwrap_or_default(),
                 depth: target.depth_at(x, y).unwrap_or(1.0),
                 stencil: target.stencil_at(x, y).unwrap_or(0),
+                skipped_fragments,
             });
         }
         Ok(out)

@@ -3,6 +3,7 @@
 //! which both use them; [`super::Explainer`] sits above the context.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use glam::Vec4;
@@ -220,6 +221,10 @@ pub struct PixelHistory {
     pub depth: f32,
     /// The final stencil value.
     pub stencil: u8,
+    /// Fragments at the pixel past the explainer's budget
+    /// ([`Explainer::set_max_fragments`](crate::explain::Explainer::set_max_fragments)):
+    /// drawn, counted, not recorded (0 when every fragment is in `events`).
+    pub skipped_fragments: u64,
 }
 
 impl PixelHistory {
@@ -253,13 +258,39 @@ pub(crate) enum Variant {
 pub(crate) type Record = ((u32, Variant), (u32, u32), Fragment);
 
 /// The probed pixels (a rectangle) and the fragments recorded so far (in the order the
-/// tiles' workers met them: submission order within each pixel).
+/// tiles' workers met them: submission order within each pixel), at most `max` per pixel:
+/// past that a pixel's fragments are only counted. Each pixel's fragments come from one
+/// worker in submission order, so which ones are kept never depends on the threads.
 pub(crate) struct Probe {
     pub rect: Rect,
-    pub(crate) records: Mutex<Vec<Record>>,
+    pub max: AtomicU64,
+    pub(crate) records: Mutex<Records>,
+}
+
+/// What a [`Probe`] holds: the kept records, and per pixel (row by row in the rectangle)
+/// how many were kept and how many were not.
+#[derive(Default)]
+pub(crate) struct Records {
+    pub kept: Vec<Record>,
+    pub count: Vec<u64>,
+    pub skipped: Vec<u64>,
 }
 
 impl Probe {
+    /// A probe of `rect` keeping at most `max` fragments per pixel.
+    pub(crate) fn new(rect: Rect, max: u64) -> Probe {
+        let n = rect.width as usize * rect.height as usize;
+        Probe {
+            rect,
+            max: AtomicU64::new(max),
+            records: Mutex::new(Records {
+                kept: Vec::new(),
+                count: vec![0; n],
+                skipped: vec![0; n],
+            }),
+        }
+    }
+
     /// Whether the pixel whose centre is `(x, y)` is probed.
     pub(crate) fn holds(&self, x: f32, y: f32) -> bool {
         let r = &self.rect;
@@ -268,12 +299,23 @@ impl Probe {
             && x < (r.x + r.width) as f32
             && y < (r.y + r.height) as f32
     }
+
     pub(crate) fn push(&self, record: Record) {
         // A poisoned lock only means another record's thread panicked: keep recording.
         let mut r = self.records.lock().unwrap_or_else(|e| e.into_inner());
-        r.push(record);
+        let (x, y) = record.1;
+        let r_ = &self.rect;
+        let i = (y.wrapping_sub(r_.y) as usize) * r_.width as usize + x.wrapping_sub(r_.x) as usize;
+        let Some(&n) = r.count.get(i) else { return };
+        if n < self.max.load(Ordering::Relaxed) {
+            r.count[i] = n + 1;
+            r.kept.push(record);
+        } else {
+            r.skipped[i] = r.skipped[i].saturating_add(1);
+        }
     }
-    pub(crate) fn take(&self) -> Vec<Record> {
+
+    pub(crate) fn take(&self) -> Records {
         std::mem::take(&mut *self.records.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }

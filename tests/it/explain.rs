@@ -592,3 +592,64 @@ fn worked_examples_show_what_the_docs_say() {
         serde_json::json!(rendered(shadow, "256x192", 150, 110))
     );
 }
+
+/// The library explainer keeps at most its budget of fragments per pixel, in submission
+/// order, and counts the rest; the final colour is still the rendered one. Its default
+/// bounds a draw of many overlapping triangles too.
+#[test]
+fn the_library_budget_keeps_the_first_fragments_and_counts_the_rest() {
+    let state = PipelineState {
+        depth: DepthState {
+            func: CompareFunc::Always,
+            write: true,
+        },
+        ..target().default_state()
+    };
+    let mut ex = target();
+    ex.set_max_fragments(10);
+    for k in 0..50 {
+        quad(
+            &mut ex,
+            &state,
+            0.5,
+            Vec4::new(k as f32 / 49.0, 0.0, 1.0, 1.0),
+        );
+    }
+    let h = ex.finish_history().unwrap();
+    assert_eq!(h.fragments().count(), 10);
+    assert_eq!(h.skipped_fragments, 40);
+    // The first ten draws are the ones recorded; the last one set the colour.
+    let commands: Vec<u32> = h.fragments().map(|f| f.command).collect();
+    assert_eq!(commands, (1..=10).collect::<Vec<u32>>());
+    assert_eq!(h.color, [255, 0, 255, 255]);
+    assert!(
+        to_text(&h).contains("40 more fragment(s)"),
+        "{}",
+        to_text(&h)
+    );
+    assert_eq!(to_json(&h)["skipped_fragments"], 40);
+
+    // The default: one draw of many triangles over the pixel.
+    let mut ex = target();
+    let n = plumb::raster::explain::DEFAULT_MAX_FRAGMENTS as usize + 7;
+    let tri = [
+        Vec4::new(-1.0, -1.0, 0.5, 1.0),
+        Vec4::new(3.0, -1.0, 0.5, 1.0),
+        Vec4::new(-1.0, 3.0, 0.5, 1.0),
+    ];
+    let pos: Vec<Vec4> = tri.iter().copied().cycle().take(3 * n).collect();
+    let col = vec![Vec4::ONE; 3 * n];
+    ex.draw(
+        &state,
+        &VertexInput::colored(&pos, &col),
+        Indices::None,
+        Topology::TriangleList,
+    )
+    .unwrap();
+    let h = ex.finish_history().unwrap();
+    assert_eq!(
+        h.fragments().count() as u64,
+        plumb::raster::explain::DEFAULT_MAX_FRAGMENTS
+    );
+    assert_eq!(h.skipped_fragments, 7);
+}

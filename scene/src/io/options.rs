@@ -7,7 +7,8 @@ use super::budget::WorkBudget;
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
 /// Default for [`ImportOptions::max_texture_size`]: 8192 texels per side.
 pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
-/// Default for [`ImportOptions::max_texture_bytes`]: 1 GiB of decoded texels.
+/// Default for [`ImportOptions::max_texture_bytes`]: 1 GiB of decoded texels, counted at 4
+/// bytes per texel (RGBA8; a level holds 8 per texel in memory, `MipLevel`'s texel pairs).
 pub const DEFAULT_MAX_TEXTURE_BYTES: u64 = 1 << 30;
 /// Default for [`ImportOptions::max_geometry_bytes`]: 512 MiB of decoded vertex and index
 /// data per load.
