@@ -130,9 +130,9 @@ impl FragmentShader for FixedShader {
     }
 
     /// The front colour block, modulated or replaced by one unit (not anisotropic) or
-    /// neither, then vertex fog, per-pixel linear fog or none: the stage lists `primary[,
-    /// coords, lod, sample, modulate | replace][, fog_vertex | fog_factor (linear),
-    /// fog_blend]`.
+    /// neither, plus the interpolated secondary colour or not, then vertex fog, per-pixel
+    /// linear fog or none: the stage lists `primary[, coords, lod, sample, modulate |
+    /// replace][, secondary][, fog_vertex | fog_factor (linear), fog_blend]`.
     fn fused_texture(&self) -> Option<TextureFusion> {
         let d = &self.data;
         if d.layout.back.is_some() || d.phong || d.lighting.is_some() {
@@ -156,6 +156,10 @@ impl FragmentShader for FixedShader {
             [Stage::Primary(_), rest @ ..] if d.units.is_empty() => (None, rest),
             _ => return None,
         };
+        let (secondary, rest) = match rest {
+            [Stage::Secondary(_), rest @ ..] => (Some(d.layout.secondary?), rest),
+            _ => (None, rest),
+        };
         let fog = match rest {
             [] => None,
             [Stage::FogVertex(fv), Stage::FogBlend(fb)] => Some(FusedFog {
@@ -173,7 +177,11 @@ impl FragmentShader for FixedShader {
             },
             _ => return None,
         };
-        Some(TextureFusion { unit, fog })
+        Some(TextureFusion {
+            unit,
+            secondary,
+            fog,
+        })
     }
 
     fn skip_varyings(&self) -> std::ops::Range<usize> {

@@ -1,6 +1,6 @@
 //! The fused fixed-function fragment kernel: a draw whose shader is the interpolated colour,
-//! modulated or replaced by one texture unit or neither, then vertex fog, per-pixel linear
-//! fog or none
+//! modulated or replaced by one texture unit or neither, plus a secondary colour or not,
+//! then vertex fog, per-pixel linear fog or none
 //! ([`TextureFusion`]), with an early
 //! depth test of less, less-or-equal or always and nothing else (no stencil, alpha test or
 //! blending; every channel written), runs its whole fragment path in one pass over groups of
@@ -60,6 +60,8 @@ struct Kernel<'t, S: Simd> {
     fog_kind: u8,
     /// z, 1/w, the four colour planes, the fog plane (or 1/w again, unused).
     p: [Plane<S>; 7],
+    /// The secondary colour's planes (r, g, b).
+    secondary: Option<[Plane<S>; 3]>,
     /// s/w, t/w, q/w of the unit, with their `∂x`, `∂y` as scalars too.
     uv: [Plane<S>; 3],
     size: (f32x8<S>, f32x8<S>),
@@ -125,6 +127,12 @@ impl<'t, S: Simd> Kernel<'t, S> {
                         *x = m.simd_gt(zero).select(m.simd_lt(one).select(m, one), zero);
                     }
                 }
+            }
+        }
+        if let Some(sec) = &self.secondary {
+            // `Secondary`: `rgb = min(rgb + secondary, 1)` (`f32::min`: NaN gives 1).
+            for (x, p) in col.iter_mut().zip(sec) {
+                *x = min_or(*x + p.at::<ROW>(dx, dy) * w, one);
             }
         }
         if self.fog_kind != 0 {
@@ -251,6 +259,9 @@ pub(crate) fn textured<S: Simd, const ROW: bool>(
             plane(15),
             plane(fog_at),
         ],
+        secondary: t
+            .secondary
+            .map(|o| [plane(6 + 3 * o), plane(9 + 3 * o), plane(12 + 3 * o)]),
         uv: [plane(uv), plane(uv + 3), plane(uv + 6)],
         size: (simd.splat_f32x8(size.x), simd.splat_f32x8(size.y)),
         fog: [

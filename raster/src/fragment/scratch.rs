@@ -93,6 +93,8 @@ pub(crate) struct SpanCtx<'a> {
 pub(crate) struct TextureFusion {
     /// The unit, if any.
     pub unit: Option<FusedUnit>,
+    /// The secondary colour's first varying, added after the unit (`Secondary`).
+    pub secondary: Option<usize>,
     pub fog: Option<FusedFog>,
 }
 

@@ -1,5 +1,6 @@
-//! The fused fixed-function path (`fragment::fused_texture`: the colour, modulated or
-//! replaced by one texture unit or neither, then vertex fog, per-pixel linear fog or none, early depth test;
+//! The fused fixed-function path (`fragment::fused_texture`: the colour (vertex colours, or
+//! lit per vertex with a separate specular colour), modulated or replaced by one texture
+//! unit or neither, plus the secondary colour, then vertex fog, per-pixel linear fog or none, early depth test;
 //! depth, coordinates, λ, sample, colour, fog, pack and store per group of 8 lanes)
 //! against the scalar level, which always
 //! runs the staged path, bit for bit: colour bytes, depth values and fragments written.
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use plumb_raster::combine::ApplyMode;
 use plumb_raster::fog::{FogMode, FogState};
+use plumb_raster::light::{Light, LightKind, LightingState, Material};
 use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
 use plumb_raster::{
     CompareFunc, DepthState, FixedFunction, Indices, MeshInput, PipelineState, TextureUnit,
@@ -124,7 +126,28 @@ fn frame(level: plumb_raster::SimdLevel, case: usize, func: CompareFunc, write: 
     } else {
         texture(37, 19, 11)
     };
+    // Every fourth case lit per vertex with separate specular (a secondary colour), the
+    // normals facing the eye more or less.
+    let lighting = (case % 4 == 3).then(|| {
+        let light = Light::new(LightKind::Directional {
+            direction: Vec3::new(0.3, -0.5, -1.0).normalize(),
+        })
+        .with_diffuse(Vec3::new(0.9, 0.8, 0.7))
+        .with_specular(Vec3::ONE);
+        let mut st = LightingState {
+            material: Material {
+                specular: Vec3::splat(0.8),
+                shininess: 12.0,
+                ..Material::DEFAULT
+            },
+            separate_specular: true,
+            ..LightingState::DEFAULT
+        };
+        st.lights[0] = Some(light);
+        st
+    });
     let ff = FixedFunction {
+        lighting,
         fog: fogs[case % fogs.len()],
         // Every seventh case without a texture.
         units: if case % 7 == 6 {
@@ -153,9 +176,16 @@ fn frame(level: plumb_raster::SimdLevel, case: usize, func: CompareFunc, write: 
     };
     let (p, col, uv) = mesh(80, 0x9e37_79b9_7f4a_7c15 ^ case as u64);
     let uvs = [&uv[..]];
+    let normals: Vec<Vec3> = p
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            (Vec3::new((i % 5) as f32 * 0.1, (i % 3) as f32 * 0.2, 1.0) - *q * 0.05).normalize()
+        })
+        .collect();
     let m = MeshInput {
         positions: &p,
-        normals: None,
+        normals: Some(&normals),
         colors: Some(&col),
         uvs: &uvs,
     };
