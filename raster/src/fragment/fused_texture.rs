@@ -4,7 +4,7 @@
 //! ([`TextureFusion`]), with an early
 //! depth test of less, less-or-equal or always and nothing else (no stencil, alpha test or
 //! blending; every channel written), runs its whole fragment path in one pass over groups of
-//! [`LANES`]: depth, coordinates and their derivatives, λ and the sample, colour, fog, pack
+//! [`LANES`](crate::base::vec_lanes::LANES): depth, coordinates and their derivatives, λ and the sample, colour, fog, pack
 //! and store, each group in registers from the planes to the store.
 //!
 //! Every value is the one the staged path computes (`fragment::path`'s interpolation, the
@@ -16,8 +16,8 @@
 use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
 use glam::Vec4;
 
-use crate::base::vec_lanes::{max_or, min_or, LANES};
-use crate::fragment::lanes::{pack_rgba, w8::unorm8_fast, At, IOTA, IOTA_I};
+use crate::base::vec_lanes::{max_or, min_or};
+use crate::fragment::lanes::{fused_groups, pack_rgba, w8::unorm8_fast, At};
 use crate::fragment::scratch::{FusedFog, TextureFusion};
 use crate::texture::lanes::{sample_rho2, LaneFilter};
 use crate::texture::{Sampler, Texture};
@@ -75,7 +75,7 @@ struct Kernel<'t, S: Simd> {
 
 impl<'t, S: Simd> Kernel<'t, S> {
     /// One group at offsets `(dx, dy)` with live lanes `m` (all when `None`) on its
-    /// [`LANES`] target values. Returns the written lanes as −1.
+    /// [`LANES`](crate::base::vec_lanes::LANES) target values. Returns the written lanes as −1.
     #[inline(always)]
     fn group<const ROW: bool>(
         &self,
@@ -278,42 +278,14 @@ pub(crate) fn textured<S: Simd, const ROW: bool>(
         func,
         write: simd.splat_mask32x8(write),
     };
-    // `bx + i` for lane i of group k, stepped by 8: exact (see `lanes::vertex_color`).
-    let mut dxr = simd.splat_f32x8(bx) + f32x8::from_slice(simd, &IOTA);
-    let offsets = |g: usize, dxr: f32x8<S>| match at {
-        At::Row(_, dy) => (dxr, simd.splat_f32x8(dy)),
-        At::Pixels(dx, dy) => (
-            f32x8::from_slice(simd, &dx[g..g + LANES]),
-            f32x8::from_slice(simd, &dy[g..g + LANES]),
-        ),
-    };
-    let mut written = simd.splat_i32x8(0);
-    let np = n.next_multiple_of(LANES);
-    let len = depth.len().min(color.len());
-    let whole = live.min(len) / LANES * LANES;
-    let mut g = 0;
-    while g < whole {
-        let o = offsets(g, dxr);
-        let (d, c) = (&mut depth[g..g + LANES], &mut color[g..g + LANES]);
-        written -= k.group::<ROW>(o, None, d, c);
-        dxr += 8.0;
-        g += LANES;
-    }
-    let iota_i = i32x8::from_slice(simd, &IOTA_I);
-    let livev = simd.splat_i32x8(live as i32);
-    let (mut pd, mut pc) = ([0.0f32; LANES], [[0u8; 4]; LANES]);
-    while g < np {
-        let o = offsets(g, dxr);
-        let m = (iota_i + g as i32).simd_lt(livev);
-        let r = len.saturating_sub(g).min(LANES);
-        pd[..r].copy_from_slice(&depth[g..g + r]);
-        pc[..r].copy_from_slice(&color[g..g + r]);
-        written -= k.group::<ROW>(o, Some(m), &mut pd, &mut pc);
-        depth[g..g + r].copy_from_slice(&pd[..r]);
-        color[g..g + r].copy_from_slice(&pc[..r]);
-        dxr += 8.0;
-        g += LANES;
-    }
-    let a: [i32; LANES] = written.into();
-    a.iter().map(|&x| x as u64).sum()
+    fused_groups(
+        simd,
+        at,
+        bx,
+        (live, n),
+        0,
+        (depth, color),
+        #[inline(always)]
+        |o, m, d, c| k.group::<ROW>(o, m, d, c),
+    )
 }

@@ -19,10 +19,8 @@ use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
 
 use crate::base::vec_lanes::{max_or, min_or, LANES};
 
-/// Lane `i` holds `i`.
-pub(crate) const IOTA: [f32; LANES] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
-/// Lane `i` holds `i`.
-pub(crate) const IOTA_I: [i32; LANES] = [0, 1, 2, 3, 4, 5, 6, 7];
+const IOTA: [f32; LANES] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+const IOTA_I: [i32; LANES] = [0, 1, 2, 3, 4, 5, 6, 7];
 
 /// A mask as stored in `Scratch::mask` (one `i32` per pixel: −1 live, 0 dead).
 #[inline(always)]
@@ -439,10 +437,64 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
         At::Pixels(..) => (0.0, 0.0),
     };
     let vc = w8::VertexColor::new::<ROW>(simd, planes, dy0, (zmin, zmax), write);
-    // `bx + i` for lane i of group k, stepped by 8: every value is a multiple of 1/256
-    // below 2^15, so each step is exact and equals `bx + (k + i)`.
+    let np = n.next_multiple_of(LANES);
+    let len = depth.len().min(color.len());
+    // Groups entirely live and inside the target: no mask, no copies.
+    let whole = live.min(len) / LANES * LANES;
+    // AVX-512: whole groups of 16 lanes first (issue 26 Build 4; see `w16`).
+    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
+    let (wide_written, k0) = match simd.level() {
+        fearless_simd::Level::Avx512(t) if whole >= w16::N => {
+            let row = (bx, dy0);
+            let z = (zmin, zmax);
+            vertex_color_16::<ROW, F>(t, planes, at, row, whole, z, write, depth, color)
+        }
+        _ => (0, 0),
+    };
+    #[cfg(not(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512))))]
+    let (wide_written, k0) = (0u64, 0);
+    debug_assert!(k0 <= np);
+    wide_written
+        + fused_groups(
+            simd,
+            at,
+            bx,
+            (live, n),
+            k0,
+            (depth, color),
+            #[inline(always)]
+            |o, m, d, c| vc.group::<ROW, F>(o, m, d, c),
+        )
+}
+
+/// The groups of one batch of a fused kernel, from pixel `k0` (a multiple of [`LANES`]) to
+/// `n` rounded up: each group's offsets (`at`; a row's `bx + i`, stepped by 8: every value
+/// is a multiple of 1/256 below 2^15, so each step is exact and equals `bx + (k + i)`),
+/// whole live groups straight on the target, the last ones through a copy with their live
+/// lanes (the first `live` of the batch) as the mask, so nothing past the target slices'
+/// ends is read or written. `group` returns its written lanes as −1; returns their number.
+#[inline(always)]
+pub(crate) fn fused_groups<S: Simd>(
+    simd: S,
+    at: At<'_>,
+    bx: f32,
+    (live, n): (usize, usize),
+    k0: usize,
+    (depth, color): (&mut [f32], &mut [[u8; 4]]),
+    mut group: impl FnMut(
+        (f32x8<S>, f32x8<S>),
+        Option<mask32x8<S>>,
+        &mut [f32],
+        &mut [[u8; 4]],
+    ) -> i32x8<S>,
+) -> u64 {
     let mut dxr = simd.splat_f32x8(bx) + f32x8::from_slice(simd, &IOTA);
+    if k0 > 0 {
+        // `bx + (k + i)`: exact, as every step below is.
+        dxr += k0 as f32;
+    }
     let offsets = |k: usize, dxr: f32x8<S>| match at {
+        // A row's `dy` is in its planes' row sums; the second value is unused.
         At::Row(..) => (dxr, dxr),
         At::Pixels(dx, dy) => (
             f32x8::from_slice(simd, &dx[k..k + LANES]),
@@ -452,30 +504,12 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     let mut written = simd.splat_i32x8(0);
     let np = n.next_multiple_of(LANES);
     let len = depth.len().min(color.len());
-    // Groups entirely live and inside the target: no mask, no copies.
     let whole = live.min(len) / LANES * LANES;
-    let mut k = 0;
-    // AVX-512: whole groups of 16 lanes first (issue 26 Build 4; see `w16`).
-    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
-    let wide_written = match simd.level() {
-        fearless_simd::Level::Avx512(t) if whole >= w16::N => {
-            let row = (bx, dy0);
-            let z = (zmin, zmax);
-            let (wide, end) =
-                vertex_color_16::<ROW, F>(t, planes, at, row, whole, z, write, depth, color);
-            k = end;
-            // `bx + (k + i)`: exact, as every step below is.
-            dxr += k as f32;
-            wide
-        }
-        _ => 0,
-    };
-    #[cfg(not(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512))))]
-    let wide_written = 0u64;
+    let mut k = k0;
     while k < whole {
-        let at = offsets(k, dxr);
+        let o = offsets(k, dxr);
         let (d, c) = (&mut depth[k..k + LANES], &mut color[k..k + LANES]);
-        written -= vc.group::<ROW, F>(at, None, d, c);
+        written -= group(o, None, d, c);
         dxr += 8.0;
         k += LANES;
     }
@@ -483,19 +517,19 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     let livev = simd.splat_i32x8(live as i32);
     let (mut pd, mut pc) = ([0.0f32; LANES], [[0u8; 4]; LANES]);
     while k < np {
-        let at = offsets(k, dxr);
+        let o = offsets(k, dxr);
         let m = (iota_i + k as i32).simd_lt(livev);
-        let r = (len - k).min(LANES);
+        let r = len.saturating_sub(k).min(LANES);
         pd[..r].copy_from_slice(&depth[k..k + r]);
         pc[..r].copy_from_slice(&color[k..k + r]);
-        written -= vc.group::<ROW, F>(at, Some(m), &mut pd, &mut pc);
+        written -= group(o, Some(m), &mut pd, &mut pc);
         depth[k..k + r].copy_from_slice(&pd[..r]);
         color[k..k + r].copy_from_slice(&pc[..r]);
         dxr += 8.0;
         k += LANES;
     }
     let a: [i32; LANES] = written.into();
-    wide_written + a.iter().map(|&x| x as u64).sum::<u64>()
+    a.iter().map(|&x| x as u64).sum()
 }
 
 /// A small triangle's pixels in one block of [`LANES`]² pixels of a tile, for
