@@ -148,3 +148,15 @@ pub fn fixed_pixel(
     .unwrap();
     px(&mut c, 1, 1)
 }
+
+/// What one frame leaves behind: colour bytes, depth bits, fragments written.
+pub type Frame = (Vec<u8>, Vec<u32>, u64);
+
+/// Finishes `c`'s draws and returns its [`Frame`].
+pub fn finish_frame(c: &mut Context) -> Frame {
+    c.finish();
+    let written = c.stats().fragments_written;
+    let t = c.target();
+    let depth = t.depth_values().iter().map(|d| d.to_bits()).collect();
+    (t.to_rgba_image().into_raw(), depth, written)
+}

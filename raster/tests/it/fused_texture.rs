@@ -23,10 +23,7 @@ use plumb_raster::{
     Topology, Transforms,
 };
 
-use crate::common::{at_every_level, ctx};
-
-/// What one frame leaves behind: colour bytes, depth bits, fragments written.
-type Frame = (Vec<u8>, Vec<u32>, u64);
+use crate::common::{at_every_level, ctx, finish_frame, Frame};
 
 fn texture(w: u32, h: u32, seed: u64) -> Arc<Texture> {
     let mut rng = plumb_raster::rng::XorShift64::new(seed);
@@ -191,11 +188,7 @@ fn frame(level: plumb_raster::SimdLevel, case: usize, func: CompareFunc, write: 
     };
     c.draw_fixed(&st, &ff, &t, &m, Indices::None, Topology::TriangleList)
         .unwrap();
-    c.finish();
-    let written = c.stats().fragments_written;
-    let t = c.target();
-    let depth = t.depth_values().iter().map(|d| d.to_bits()).collect();
-    (t.to_rgba_image().into_raw(), depth, written)
+    finish_frame(&mut c)
 }
 
 #[test]

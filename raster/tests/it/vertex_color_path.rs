@@ -7,10 +7,7 @@
 use glam::Vec4;
 use plumb_raster::{CompareFunc, DepthState, Indices, PipelineState, Topology, VertexInput};
 
-use crate::common::{at_every_level, ctx};
-
-/// What one frame leaves behind: colour bytes, depth bits, fragments written.
-type Frame = (Vec<u8>, Vec<u32>, u64);
+use crate::common::{at_every_level, ctx, finish_frame, Frame};
 
 /// `n` random triangles (xorshift, fixed seed) with varying `w` (perspective) and colours
 /// past both ends of 0..1, some spilling off the target.
@@ -71,11 +68,7 @@ fn frame(level: plumb_raster::SimdLevel, func: CompareFunc, write: bool) -> Fram
         )
         .unwrap();
     }
-    c.finish();
-    let written = c.stats().fragments_written;
-    let t = c.target();
-    let depth = t.depth_values().iter().map(|d| d.to_bits()).collect();
-    (t.to_rgba_image().into_raw(), depth, written)
+    finish_frame(&mut c)
 }
 
 #[test]
@@ -165,11 +158,7 @@ fn small_frame(
         )
         .unwrap();
     }
-    c.finish();
-    let written = c.stats().fragments_written;
-    let t = c.target();
-    let depth = t.depth_values().iter().map(|d| d.to_bits()).collect();
-    (t.to_rgba_image().into_raw(), depth, written)
+    finish_frame(&mut c)
 }
 
 /// The small-triangle blocks written straight into the tile (`FragmentPath::run_block`)
