@@ -6,5 +6,6 @@
 pub(crate) mod assemble;
 pub(crate) mod bin;
 pub mod clip;
+pub(crate) mod lanes;
 pub(crate) mod screen;
 pub mod setup;
