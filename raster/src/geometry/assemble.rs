@@ -12,11 +12,11 @@ use glam::Vec4;
 use rayon::prelude::*;
 
 use crate::base::vec_lanes::LANES;
-use crate::geometry::bin::ChunkBins;
+use crate::geometry::bin::{single_tile, ChunkBins};
 use crate::geometry::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
 use crate::geometry::lanes::{
-    count_rejected, screen_lanes, setup_lanes, PlaneLanes, ScreenIn, ScreenLanes, SetupLanes, DRAW,
-    NEEDS_CLIP,
+    count_rejected, screen_corners, screen_lanes, setup_lanes, Corners, PlaneLanes, ScreenIn,
+    ScreenLanes, SetupLanes, DRAW, NEEDS_CLIP,
 };
 use crate::geometry::screen::{screen_triangle, screen_vertices, Screen, ScreenVertex};
 use crate::geometry::setup::{GeometryStats, SetupCtx, TriSetup, TriSink, WinVertex};
@@ -172,13 +172,12 @@ where
     /// Sets up and bins the primitives `range` of the draw queued as `draw`.
     pub fn chunk(&self, range: std::ops::Range<usize>, draw: u32) -> (GeometryStats, ChunkBins) {
         let sink = self.set_up(range, true);
-        let (tiles_x, tiles_y) = self.tiles;
         let bins = ChunkBins::new(
             &sink.tris,
             &sink.planes,
+            &sink.tiles,
             (draw, self.stride),
-            tiles_x,
-            tiles_y,
+            self.tiles,
         );
         (sink.stats, bins)
     }
@@ -195,10 +194,10 @@ where
         // About one triangle per primitive: no growth copies.
         sink.tris.reserve(range.len());
         sink.planes.reserve(range.len() * self.stride);
-        let run_sv = self.run_screen_vertices(&range);
         if lanes && self.filled && !self.ctx.has_offset() {
-            self.filled_lanes(range, &run_sv, &mut sink);
+            self.filled_lanes(range, &mut sink);
         } else {
+            let run_sv = self.run_screen_vertices(&range);
             self.one_at_a_time(range, &run_sv, &mut sink);
         }
         sink
@@ -262,18 +261,13 @@ where
     /// the triangles drawn gathered, compacted, into set-up lanes ([`setup_lanes`]) and
     /// emitted in submission order; a triangle that needs clipping first emits the ones
     /// gathered before it, then takes the general path ([`assemble`]).
-    fn filled_lanes(
-        &self,
-        range: std::ops::Range<usize>,
-        run_sv: &Option<(usize, Vec<ScreenVertex>)>,
-        sink: &mut TriSink,
-    ) {
+    fn filled_lanes(&self, range: std::ops::Range<usize>, sink: &mut TriSink) {
         let p = &self.prims;
         let mut pend = SetupLanes::new();
         let mut out = PlaneLanes::new();
         let mut v = [ClipVertex::default(); 3];
         let mut w = [WinVertex::ZERO; MAX_POLY];
-        let mut sv = ScreenIn::new();
+        let (mut sv, mut corners) = (ScreenIn::new(), Corners::new());
         let mut start = range.start;
         while start < range.end {
             let n = (range.end - start).min(LANES);
@@ -281,8 +275,8 @@ where
             for (j, idx) in idx[..n].iter_mut().enumerate() {
                 let e = p.topology.primitive(start + j);
                 *idx = e.map(|e| p.indices.get(e));
-                sv.set(j, &self.screen_of(*idx, run_sv));
             }
+            self.screen_in(&idx[..n], &mut corners, &mut sv);
             let s = screen_lanes(self.level, &self.ctx, self.tiles.0, &sv);
             for (j, idx) in idx[..n].iter().enumerate() {
                 match s.verdict[j] {
@@ -298,7 +292,11 @@ where
                         for k in 0..3 {
                             (p.fetch)(idx[k], &mut v[k]);
                         }
+                        let before = sink.tris.len();
                         assemble(&self.ctx, &self.planes, p.topology, &v, &mut w, sink);
+                        let tiles_x = self.tiles.0;
+                        let new = sink.tris[before..].iter().map(|t| single_tile(t, tiles_x));
+                        sink.tiles.extend(new);
                     }
                     r => {
                         sink.stats.primitives += 1;
@@ -309,6 +307,25 @@ where
             start += n;
         }
         self.emit(&mut pend, &mut out, sink);
+    }
+
+    /// The screen tests' input for the triangles of vertices `idx`: from the draw's
+    /// per-vertex tests when computed ([`FrontEnd::screen_vertices`]), else from the
+    /// corners' positions in lanes ([`screen_corners`], through `corners`).
+    #[inline(always)]
+    fn screen_in(&self, idx: &[[usize; 3]], corners: &mut Corners, sv: &mut ScreenIn) {
+        if let Some(per_vertex) = &self.screen {
+            for (j, idx) in idx.iter().enumerate() {
+                sv.set(j, &idx.map(|i| per_vertex[i]));
+            }
+            return;
+        }
+        for (j, idx) in idx.iter().enumerate() {
+            for (k, &i) in idx.iter().enumerate() {
+                corners.set(j, k, (self.prims.position)(i));
+            }
+        }
+        screen_corners(self.level, &self.ctx, &self.planes, corners, sv);
     }
 
     /// Adds lane `j` of the screen tests `s` (primitive `prim`, vertices `idx`) to the
@@ -363,6 +380,7 @@ where
                 flat_count: nflat as u8,
             });
         }
+        sink.tiles.extend_from_slice(&pend.tile[..pend.n]);
         sink.stats.triangles_setup += pend.n as u64;
         pend.n = 0;
     }
@@ -586,6 +604,28 @@ pub(crate) mod tests {
                 }
                 let bits = |p: &[f32]| p.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                 assert!(bits(&a.planes) == bits(&b.planes), "{level:?} planes");
+                // Binned from the lanes' tiles and from tiles computed by the binner.
+                let offset = st.polygon_offset.factor != 0.0;
+                assert_eq!(a.tiles.len(), if offset { 0 } else { a.tris.len() });
+                assert!(b.tiles.is_empty());
+                let bins = |s: &TriSink| {
+                    ChunkBins::new(&s.tris, &s.planes, &s.tiles, (0, fe.stride), tiles)
+                };
+                let (ba, bb) = (bins(&a), bins(&b));
+                assert_eq!(ba.entries(), bb.entries(), "{level:?}");
+                for t in 0..(tiles.0 * tiles.1) as usize {
+                    let (ta, tb) = (ba.tile(t), bb.tile(t));
+                    assert_eq!(
+                        format!("{:?}", ta.tris),
+                        format!("{:?}", tb.tris),
+                        "{level:?} tile {t}"
+                    );
+                    for (x, y) in ta.tris.iter().zip(tb.tris) {
+                        let (pa, pb) = (x.planes as usize, y.planes as usize);
+                        let n = fe.stride;
+                        assert!(bits(&ta.planes[pa..pa + n]) == bits(&tb.planes[pb..pb + n]));
+                    }
+                }
             }
             total = fe.set_up(0..n, false).stats;
         }
@@ -618,6 +658,10 @@ pub(crate) mod tests {
             st.front_face = [FrontFace::Ccw, FrontFace::Cw][case % 2];
             if case == 3 {
                 st.shade = ShadeModel::Flat;
+            }
+            if case == 4 {
+                st.clip_planes[0] = Some(Vec4::new(0.3, -0.7, 0.1, 0.4));
+                st.clip_planes[2] = Some(Vec4::new(-1.0, 0.0, 0.0, 0.9));
             }
             if case == 7 {
                 st.polygon_offset = PolygonOffset {

@@ -47,15 +47,28 @@ fn tile_range(tri: &TriSetup) -> (i32, i32, i32, i32) {
     )
 }
 
+/// The one tile (`ty · tiles_x + tx`) a triangle's pixel box lies in, `u32::MAX` when it
+/// spans several (the set-up lanes compute the same, `geometry::lanes`).
+#[inline]
+pub(crate) fn single_tile(tri: &TriSetup, tiles_x: u32) -> u32 {
+    let (tx0, ty0, tx1, ty1) = tile_range(tri);
+    if tx0 == tx1 && ty0 == ty1 {
+        (ty0 as u32).wrapping_mul(tiles_x).wrapping_add(tx0 as u32)
+    } else {
+        u32::MAX
+    }
+}
+
 impl ChunkBins {
     /// Bins the triangles `tris` (of draw `draw`, `stride` plane floats each in `planes`)
-    /// to tiles.
+    /// to tiles. `single`: each triangle's [`single_tile`] when its set-up computed them
+    /// (else empty, and they are computed here).
     pub fn new(
         tris: &[TriSetup],
         planes: &[f32],
+        single: &[u32],
         (draw, stride): (u32, usize),
-        tiles_x: u32,
-        tiles_y: u32,
+        (tiles_x, tiles_y): (u32, u32),
     ) -> ChunkBins {
         if tris.is_empty() {
             // Nothing to bin (everything culled or too small to cover a sample): no tile
@@ -68,21 +81,24 @@ impl ChunkBins {
                 start: Vec::new(),
             };
         }
+        let computed: Vec<u32>;
+        let single = if single.len() == tris.len() {
+            single
+        } else {
+            computed = tris.iter().map(|t| single_tile(t, tiles_x)).collect();
+            &computed
+        };
         let ntiles = (tiles_x * tiles_y) as usize;
         let tile = |tx: i32, ty: i32| (ty as u32 * tiles_x + tx as u32) as usize;
         // Counts (in `start[t + 1]`), then prefix sums, then one copy per entry in triangle
-        // order. A triangle's tile when it has exactly one (most), `u32::MAX` otherwise.
+        // order, each to its place in tile order.
         let mut start = vec![0u32; ntiles + 1];
-        let mut single = Vec::with_capacity(tris.len());
-        for tri in tris {
-            let (tx0, ty0, tx1, ty1) = tile_range(tri);
-            if tx0 == tx1 && ty0 == ty1 {
-                let t = tile(tx0, ty0);
-                start[t + 1] += 1;
-                single.push(t as u32);
+        for (tri, &t) in tris.iter().zip(single) {
+            if t != u32::MAX {
+                start[t as usize + 1] += 1;
                 continue;
             }
-            single.push(u32::MAX);
+            let (tx0, ty0, tx1, ty1) = tile_range(tri);
             for ty in ty0..=ty1 {
                 for tx in tx0..=tx1 {
                     if tile_touches(tri, tx, ty) {
@@ -94,46 +110,34 @@ impl ChunkBins {
         for t in 0..ntiles {
             start[t + 1] += start[t];
         }
-        // Each tile's triangle indices (4 bytes an entry), then the copies in tile order,
-        // appended: nothing is written twice.
         let entries = start[ntiles] as usize;
-        let mut next = start[..ntiles].to_vec();
-        let mut ids = vec![0u32; entries];
-        for (i, (tri, &t)) in tris.iter().zip(&single).enumerate() {
+        let mut bins = Copies {
+            next: start[..ntiles].to_vec(),
+            // Placeholders, every one overwritten.
+            tris: vec![tris[0]; entries],
+            planes: vec![0.0; entries * stride],
+            stride,
+        };
+        for (tri, &t) in tris.iter().zip(single) {
+            let p = tri.planes as usize;
+            let tri_planes = &planes[p..p + stride];
             if t != u32::MAX {
-                let n = &mut next[t as usize];
-                ids[*n as usize] = i as u32;
-                *n += 1;
+                bins.put(t as usize, tri, tri_planes);
                 continue;
             }
             let (tx0, ty0, tx1, ty1) = tile_range(tri);
             for ty in ty0..=ty1 {
                 for tx in tx0..=tx1 {
                     if tile_touches(tri, tx, ty) {
-                        let n = &mut next[tile(tx, ty)];
-                        ids[*n as usize] = i as u32;
-                        *n += 1;
+                        bins.put(tile(tx, ty), tri, tri_planes);
                     }
                 }
             }
         }
-        let out: Vec<TriSetup> = ids
-            .iter()
-            .enumerate()
-            .map(|(j, &i)| TriSetup {
-                planes: (j * stride) as u32,
-                ..tris[i as usize]
-            })
-            .collect();
-        let mut out_planes = Vec::with_capacity(entries * stride);
-        for &i in &ids {
-            let po = tris[i as usize].planes as usize;
-            out_planes.extend_from_slice(&planes[po..po + stride]);
-        }
         ChunkBins {
             draw,
-            tris: out,
-            planes: out_planes,
+            tris: bins.tris,
+            planes: bins.planes,
             start,
         }
     }
@@ -162,6 +166,29 @@ impl ChunkBins {
             tris: &self.tris[r],
             planes: &self.planes,
         }
+    }
+}
+
+/// The binned copies being written: tile `t`'s next entry is `next[t]`.
+struct Copies {
+    next: Vec<u32>,
+    tris: Vec<TriSetup>,
+    planes: Vec<f32>,
+    stride: usize,
+}
+
+impl Copies {
+    /// Copies `tri` and its planes `planes` to tile `t`'s next entry.
+    #[inline(always)]
+    fn put(&mut self, t: usize, tri: &TriSetup, planes: &[f32]) {
+        let j = self.next[t] as usize;
+        self.next[t] += 1;
+        let at = j * self.stride;
+        self.tris[j] = TriSetup {
+            planes: at as u32,
+            ..*tri
+        };
+        self.planes[at..at + self.stride].copy_from_slice(planes);
     }
 }
 

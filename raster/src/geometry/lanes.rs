@@ -13,8 +13,10 @@
 
 use fearless_simd::{Level, Simd};
 
-use crate::base::fixed::{SUBPIXEL_HALF, SUBPIXEL_ONE};
+use crate::base::fixed::{snap_parts, SUBPIXEL_HALF, SUBPIXEL_ONE};
+use crate::base::math::dot4;
 use crate::base::vec_lanes::LANES;
+use crate::geometry::clip::ClipPlanes;
 use crate::geometry::screen::ScreenVertex;
 use crate::geometry::setup::{GeometryStats, SetupCtx};
 use crate::state::{CullMode, FrontFace};
@@ -91,6 +93,101 @@ impl ScreenIn {
         self.snapped[i] = u32::from(snapped);
         self.and[i] = and;
         self.or[i] = or;
+    }
+}
+
+/// The clip positions of [`LANES`] triangles' corners: corner `k` of lane `i`'s triangle is
+/// `(x[k][i], y[k][i], z[k][i], w[k][i])`.
+pub(crate) struct Corners {
+    pub x: [[f32; LANES]; 3],
+    pub y: [[f32; LANES]; 3],
+    pub z: [[f32; LANES]; 3],
+    pub w: [[f32; LANES]; 3],
+}
+
+impl Corners {
+    pub fn new() -> Corners {
+        Corners {
+            x: [[0.0; LANES]; 3],
+            y: [[0.0; LANES]; 3],
+            z: [[0.0; LANES]; 3],
+            w: [[1.0; LANES]; 3],
+        }
+    }
+
+    /// Lane `i`, corner `k`: the clip position `p`.
+    #[inline(always)]
+    pub fn set(&mut self, i: usize, k: usize, p: glam::Vec4) {
+        (self.x[k][i], self.y[k][i], self.z[k][i], self.w[k][i]) = (p.x, p.y, p.z, p.w);
+    }
+}
+
+/// [`ScreenVertex::new`] of every corner of `c` against `planes`, gathered per triangle into
+/// `out` as [`ScreenIn::set`] gathers them, at instruction set `level`: the screen tests'
+/// input straight from the triangles' positions, for draws whose vertices are not tested
+/// once each beforehand. The expressions are `screen_vertices`'s.
+pub(crate) fn screen_corners(
+    level: Level,
+    ctx: &SetupCtx,
+    planes: &ClipPlanes,
+    c: &Corners,
+    out: &mut ScreenIn,
+) {
+    crate::base::simd::dispatch!(level, simd => screen_corners_at(simd, ctx, planes, c, out))
+}
+
+#[inline(always)]
+fn screen_corners_at<S: Simd>(
+    _simd: S,
+    ctx: &SetupCtx,
+    planes: &ClipPlanes,
+    c: &Corners,
+    out: &mut ScreenIn,
+) {
+    let [x_lo, x_hi, y_lo, y_hi] = planes.band();
+    let user = &planes.planes()[6..];
+    let vp = &ctx.viewport;
+    let (hw, hh) = (vp.width * 0.5, vp.height * 0.5);
+    (out.finite, out.snapped) = ([1; LANES], [1; LANES]);
+    (out.and, out.or) = ([!0; LANES], [0; LANES]);
+    for k in 0..3 {
+        // Flags as 0 or 1 in `u32` lanes, the width of the outcodes.
+        let (mut finite, mut code, mut ok) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+        let (mut sx, mut sy) = ([0i32; LANES], [0i32; LANES]);
+        for i in 0..LANES {
+            let (x, y, z, w) = (c.x[k][i], c.y[k][i], c.z[k][i], c.w[k][i]);
+            finite[i] = u32::from(x.is_finite() & y.is_finite() & z.is_finite() & w.is_finite());
+            code[i] = u32::from(z < 0.0)
+                | u32::from(w - z < 0.0) << 1
+                | u32::from(x - x_lo * w < 0.0) << 2
+                | u32::from(x_hi * w - x < 0.0) << 3
+                | u32::from(y - y_lo * w < 0.0) << 4
+                | u32::from(y_hi * w - y < 0.0) << 5;
+            let q = 1.0 / w;
+            let wx = vp.x + (x * q + 1.0) * hw;
+            let wy = vp.y + (1.0 - y * q) * hh;
+            let (okx, fx) = snap_parts(wx);
+            let (oky, fy) = snap_parts(wy);
+            (ok[i], sx[i], sy[i]) = (u32::from(okx & oky), fx, fy);
+        }
+        for (u, pl) in user.iter().enumerate() {
+            for (i, code) in code.iter_mut().enumerate() {
+                let p = glam::Vec4::new(c.x[k][i], c.y[k][i], c.z[k][i], c.w[k][i]);
+                *code |= u32::from(dot4(*pl, p) < 0.0) << (6 + u);
+            }
+        }
+        for i in 0..LANES {
+            // A non-finite corner is `ScreenVertex::default()`: outcode 0, not snapped.
+            let code = code[i] & finite[i].wrapping_neg();
+            let snapped = finite[i] & u32::from(code == 0) & ok[i];
+            out.finite[i] &= finite[i];
+            out.snapped[i] &= snapped;
+            out.and[i] &= code;
+            out.or[i] |= code;
+            let keep = (snapped as i32).wrapping_neg();
+            out.x[k][i] = sx[i] & keep;
+            out.y[k][i] = sy[i] & keep;
+        }
     }
 }
 
