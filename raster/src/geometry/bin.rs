@@ -91,7 +91,7 @@ impl ChunkBins {
         let ntiles = (tiles_x * tiles_y) as usize;
         let tile = |tx: i32, ty: i32| (ty as u32 * tiles_x + tx as u32) as usize;
         // Counts (in `start[t + 1]`), then prefix sums, then one copy per entry in triangle
-        // order, each to its place in tile order.
+        // order.
         let mut start = vec![0u32; ntiles + 1];
         for (tri, &t) in tris.iter().zip(single) {
             if t != u32::MAX {
@@ -110,34 +110,46 @@ impl ChunkBins {
         for t in 0..ntiles {
             start[t + 1] += start[t];
         }
+        // Each tile's triangle indices (4 bytes an entry), then the copies in tile order,
+        // appended: nothing is written twice.
         let entries = start[ntiles] as usize;
-        let mut bins = Copies {
-            next: start[..ntiles].to_vec(),
-            // Placeholders, every one overwritten.
-            tris: vec![tris[0]; entries],
-            planes: vec![0.0; entries * stride],
-            stride,
-        };
-        for (tri, &t) in tris.iter().zip(single) {
-            let p = tri.planes as usize;
-            let tri_planes = &planes[p..p + stride];
+        let mut next = start[..ntiles].to_vec();
+        let mut ids = vec![0u32; entries];
+        for (i, (tri, &t)) in tris.iter().zip(single).enumerate() {
             if t != u32::MAX {
-                bins.put(t as usize, tri, tri_planes);
+                let n = &mut next[t as usize];
+                ids[*n as usize] = i as u32;
+                *n += 1;
                 continue;
             }
             let (tx0, ty0, tx1, ty1) = tile_range(tri);
             for ty in ty0..=ty1 {
                 for tx in tx0..=tx1 {
                     if tile_touches(tri, tx, ty) {
-                        bins.put(tile(tx, ty), tri, tri_planes);
+                        let n = &mut next[tile(tx, ty)];
+                        ids[*n as usize] = i as u32;
+                        *n += 1;
                     }
                 }
             }
         }
+        let out: Vec<TriSetup> = ids
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| TriSetup {
+                planes: (j * stride) as u32,
+                ..tris[i as usize]
+            })
+            .collect();
+        let mut out_planes = Vec::with_capacity(entries * stride);
+        for &i in &ids {
+            let po = tris[i as usize].planes as usize;
+            out_planes.extend_from_slice(&planes[po..po + stride]);
+        }
         ChunkBins {
             draw,
-            tris: bins.tris,
-            planes: bins.planes,
+            tris: out,
+            planes: out_planes,
             start,
         }
     }
@@ -166,29 +178,6 @@ impl ChunkBins {
             tris: &self.tris[r],
             planes: &self.planes,
         }
-    }
-}
-
-/// The binned copies being written: tile `t`'s next entry is `next[t]`.
-struct Copies {
-    next: Vec<u32>,
-    tris: Vec<TriSetup>,
-    planes: Vec<f32>,
-    stride: usize,
-}
-
-impl Copies {
-    /// Copies `tri` and its planes `planes` to tile `t`'s next entry.
-    #[inline(always)]
-    fn put(&mut self, t: usize, tri: &TriSetup, planes: &[f32]) {
-        let j = self.next[t] as usize;
-        self.next[t] += 1;
-        let at = j * self.stride;
-        self.tris[j] = TriSetup {
-            planes: at as u32,
-            ..*tri
-        };
-        self.planes[at..at + self.stride].copy_from_slice(planes);
     }
 }
 
