@@ -137,7 +137,7 @@ pub(crate) type UnitTests = &'static [(&'static str, fn())];
 #[cfg(feature = "internal-tests")]
 #[doc(hidden)]
 pub fn internal_tests() -> Vec<(String, fn())> {
-    let modules: [(&str, UnitTests); 14] = [
+    let modules: [(&str, UnitTests); 15] = [
         ("base::fixed", base::fixed::tests::TESTS),
         ("base::math", base::math::tests::TESTS),
         ("base::rng", base::rng::tests::TESTS),
@@ -146,6 +146,7 @@ pub fn internal_tests() -> Vec<(String, fn())> {
         ("target", target::tests::TESTS),
         ("vertex", vertex::tests::TESTS),
         ("shading::combine", shading::combine::tests::TESTS),
+        ("geometry::assemble", geometry::assemble::tests::TESTS),
         ("geometry::clip", geometry::clip::tests::TESTS),
         ("geometry::screen", geometry::screen::tests::TESTS),
         ("fragment::path", fragment::path::tests::TESTS),

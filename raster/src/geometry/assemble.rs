@@ -11,10 +11,15 @@ use fearless_simd::Level;
 use glam::Vec4;
 use rayon::prelude::*;
 
-use crate::geometry::bin::ChunkBins;
+use crate::base::vec_lanes::LANES;
+use crate::geometry::bin::{single_tile, ChunkBins};
 use crate::geometry::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
+use crate::geometry::lanes::{
+    count_rejected, screen_corners, screen_lanes, setup_lanes, Corners, PlaneLanes, ScreenIn,
+    ScreenLanes, SetupLanes, DRAW, NEEDS_CLIP,
+};
 use crate::geometry::screen::{screen_triangle, screen_vertices, Screen, ScreenVertex};
-use crate::geometry::setup::{GeometryStats, SetupCtx, TriSink, WinVertex};
+use crate::geometry::setup::{GeometryStats, SetupCtx, TriSetup, TriSink, WinVertex};
 use crate::state::{PipelineState, PolygonMode};
 use crate::vertex::{ClipVertex, Indices, Topology};
 
@@ -166,7 +171,22 @@ where
 
     /// Sets up and bins the primitives `range` of the draw queued as `draw`.
     pub fn chunk(&self, range: std::ops::Range<usize>, draw: u32) -> (GeometryStats, ChunkBins) {
-        let p = &self.prims;
+        let sink = self.set_up(range, true);
+        let bins = ChunkBins::new(
+            &sink.tris,
+            &sink.planes,
+            &sink.tiles,
+            (draw, self.stride),
+            self.tiles,
+        );
+        (sink.stats, bins)
+    }
+
+    /// The set-up triangles of the primitives `range`: filled triangles eight at a time in
+    /// lanes when `lanes` ([`FrontEnd::filled_lanes`]; not for a polygon offset, which
+    /// needs the triangle's window vertices), else one at a time — the same triangles and
+    /// planes either way.
+    pub(crate) fn set_up(&self, range: std::ops::Range<usize>, lanes: bool) -> TriSink {
         let mut sink = TriSink {
             probe_base: self.probing.then_some(range.start as u32),
             ..TriSink::default()
@@ -174,10 +194,44 @@ where
         // About one triangle per primitive: no growth copies.
         sink.tris.reserve(range.len());
         sink.planes.reserve(range.len() * self.stride);
+        if lanes && self.filled && !self.ctx.has_offset() {
+            self.filled_lanes(range, &mut sink);
+        } else {
+            let run_sv = self.run_screen_vertices(&range);
+            self.one_at_a_time(range, &run_sv, &mut sink);
+        }
+        sink
+    }
+
+    /// A filled triangle's vertices' screen-space tests: from the draw's per-vertex ones,
+    /// the chunk's run `run_sv`, or computed here.
+    #[inline(always)]
+    fn screen_of(
+        &self,
+        idx: [usize; 3],
+        run_sv: &Option<(usize, Vec<ScreenVertex>)>,
+    ) -> [ScreenVertex; 3] {
+        match (&self.screen, run_sv) {
+            (Some(sv), _) => [sv[idx[0]], sv[idx[1]], sv[idx[2]]],
+            (None, Some((lo, sv))) => idx.map(|i| sv[i - lo]),
+            (None, None) => {
+                let p = &self.prims;
+                idx.map(|i| ScreenVertex::new(&self.ctx, &self.planes, (p.position)(i)))
+            }
+        }
+    }
+
+    /// The primitives `range` one at a time: the scalar definition.
+    fn one_at_a_time(
+        &self,
+        range: std::ops::Range<usize>,
+        run_sv: &Option<(usize, Vec<ScreenVertex>)>,
+        sink: &mut TriSink,
+    ) {
+        let p = &self.prims;
         let mut v = [ClipVertex::default(); 3];
         let mut w = [WinVertex::ZERO; MAX_POLY];
         let per = p.topology.vertices_per_primitive();
-        let run_sv = self.run_screen_vertices(&range);
         for prim in range {
             let e = p.topology.primitive(prim);
             if self.filled {
@@ -186,14 +240,8 @@ where
                     p.indices.get(e[1]),
                     p.indices.get(e[2]),
                 ];
-                let sv = match (&self.screen, &run_sv) {
-                    (Some(sv), _) => [sv[idx[0]], sv[idx[1]], sv[idx[2]]],
-                    (None, Some((lo, sv))) => idx.map(|i| sv[i - lo]),
-                    (None, None) => {
-                        idx.map(|i| ScreenVertex::new(&self.ctx, &self.planes, (p.position)(i)))
-                    }
-                };
-                if self.filled_triangle(sv, idx, (&mut v, &mut w), &mut sink) {
+                let sv = self.screen_of(idx, run_sv);
+                if self.filled_triangle(sv, idx, (&mut v, &mut w), sink) {
                     continue;
                 }
             }
@@ -205,17 +253,136 @@ where
             } else {
                 &self.view_planes
             };
-            assemble(&self.ctx, planes, p.topology, &v[..per], &mut w, &mut sink);
+            assemble(&self.ctx, planes, p.topology, &v[..per], &mut w, sink);
         }
-        let (tiles_x, tiles_y) = self.tiles;
-        let bins = ChunkBins::new(
-            &sink.tris,
-            &sink.planes,
-            (draw, self.stride),
-            tiles_x,
-            tiles_y,
-        );
-        (sink.stats, bins)
+    }
+
+    /// Filled triangles `range` eight at a time: screen tests in lanes ([`screen_lanes`]);
+    /// the triangles drawn gathered, compacted, into set-up lanes ([`setup_lanes`]) and
+    /// emitted in submission order; a triangle that needs clipping first emits the ones
+    /// gathered before it, then takes the general path ([`assemble`]).
+    fn filled_lanes(&self, range: std::ops::Range<usize>, sink: &mut TriSink) {
+        let p = &self.prims;
+        let mut pend = SetupLanes::new();
+        let mut out = PlaneLanes::new();
+        let mut v = [ClipVertex::default(); 3];
+        let mut w = [WinVertex::ZERO; MAX_POLY];
+        let (mut sv, mut corners) = (ScreenIn::new(), Corners::new());
+        let mut start = range.start;
+        while start < range.end {
+            let n = (range.end - start).min(LANES);
+            let mut idx = [[0usize; 3]; LANES];
+            for (j, idx) in idx[..n].iter_mut().enumerate() {
+                let e = p.topology.primitive(start + j);
+                *idx = e.map(|e| p.indices.get(e));
+            }
+            self.screen_in(&idx[..n], &mut corners, &mut sv);
+            let s = screen_lanes(self.level, &self.ctx, self.tiles.0, &sv);
+            for (j, idx) in idx[..n].iter().enumerate() {
+                match s.verdict[j] {
+                    DRAW => {
+                        sink.stats.primitives += 1;
+                        self.gather(&s, j, *idx, (start + j) as u32, &mut pend);
+                        if pend.n == LANES {
+                            self.emit(&mut pend, &mut out, sink);
+                        }
+                    }
+                    NEEDS_CLIP => {
+                        self.emit(&mut pend, &mut out, sink);
+                        for k in 0..3 {
+                            (p.fetch)(idx[k], &mut v[k]);
+                        }
+                        let before = sink.tris.len();
+                        assemble(&self.ctx, &self.planes, p.topology, &v, &mut w, sink);
+                        let tiles_x = self.tiles.0;
+                        let new = sink.tris[before..].iter().map(|t| single_tile(t, tiles_x));
+                        sink.tiles.extend(new);
+                    }
+                    r => {
+                        sink.stats.primitives += 1;
+                        count_rejected(&mut sink.stats, r);
+                    }
+                }
+            }
+            start += n;
+        }
+        self.emit(&mut pend, &mut out, sink);
+    }
+
+    /// The screen tests' input for the triangles of vertices `idx`: from the draw's
+    /// per-vertex tests when computed ([`FrontEnd::screen_vertices`]), else from the
+    /// corners' positions in lanes ([`screen_corners`], through `corners`).
+    #[inline(always)]
+    fn screen_in(&self, idx: &[[usize; 3]], corners: &mut Corners, sv: &mut ScreenIn) {
+        if let Some(per_vertex) = &self.screen {
+            for (j, idx) in idx.iter().enumerate() {
+                sv.set(j, &idx.map(|i| per_vertex[i]));
+            }
+            return;
+        }
+        for (j, idx) in idx.iter().enumerate() {
+            for (k, &i) in idx.iter().enumerate() {
+                corners.set(j, k, (self.prims.position)(i));
+            }
+        }
+        screen_corners(self.level, &self.ctx, &self.planes, corners, sv);
+    }
+
+    /// Adds lane `j` of the screen tests `s` (primitive `prim`, vertices `idx`) to the
+    /// set-up lanes `pend`, its vertices fetched in place in oriented order.
+    #[inline(always)]
+    fn gather(&self, s: &ScreenLanes, j: usize, idx: [usize; 3], prim: u32, pend: &mut SetupLanes) {
+        let i = pend.n;
+        pend.n += 1;
+        for c in 0..3 {
+            pend.xs[c][i] = s.xs[c][j];
+            pend.ys[c][i] = s.ys[c][j];
+        }
+        pend.a2[i] = s.a2[j];
+        pend.bbox[i] = [s.bbox[0][j], s.bbox[1][j], s.bbox[2][j], s.bbox[3][j]];
+        (pend.front[i], pend.prim[i], pend.tile[i]) = (s.front[j] != 0, prim, s.tile[j]);
+        let (a, b) = if s.swapped[j] != 0 { (2, 1) } else { (1, 2) };
+        let [v0, v1, v2] = &mut pend.v[i];
+        (self.prims.fetch)(idx[0], v0);
+        (self.prims.fetch)(idx[a], v1);
+        (self.prims.fetch)(idx[b], v2);
+    }
+
+    /// Sets up the triangles gathered in `pend` (through `out`) and emits them into `sink`
+    /// in their order, as [`TriSink::oriented`] would; empties `pend`.
+    fn emit(&self, pend: &mut SetupLanes, out: &mut PlaneLanes, sink: &mut TriSink) {
+        if pend.n == 0 {
+            return;
+        }
+        let ctx = &self.ctx;
+        let nflat = if ctx.flat { ctx.flat_count } else { 0 };
+        setup_lanes(self.level, ctx, nflat, pend, out);
+        let rows = 3 * (2 + ctx.nvar);
+        let per = rows + usize::from(self.probing);
+        let base = sink.planes.len();
+        sink.planes.resize(base + pend.n * per, 0.0);
+        let dst = sink.planes[base..].chunks_exact_mut(per);
+        for (i, dst) in dst.enumerate() {
+            for (d, r) in dst.iter_mut().zip(&out.rows[..rows]) {
+                *d = r[i];
+            }
+            if self.probing {
+                dst[rows] = f32::from_bits(pend.prim[i]);
+            }
+            sink.tris.push(TriSetup {
+                xs: [pend.xs[0][i], pend.xs[1][i], pend.xs[2][i]],
+                ys: [pend.ys[0][i], pend.ys[1][i], pend.ys[2][i]],
+                bbox: pend.bbox[i],
+                ref_x: out.ref_x[i],
+                ref_y: out.ref_y[i],
+                planes: (base + i * per) as u32,
+                front: pend.front[i],
+                flat_count: nflat as u8,
+            });
+        }
+        sink.tiles.extend_from_slice(&pend.tile[..pend.n]);
+        sink.stats.triangles_setup += pend.n as u64;
+        pend.n = 0;
     }
 
     /// A filled triangle decided in screen space: rejected (counted), or drawn — its
@@ -330,5 +497,196 @@ fn assemble(
                 flat,
             );
         }
+    }
+}
+
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module: `tests/unit.rs` runs each as one trial (an unlisted
+    /// test fails the build as dead code).
+    pub(crate) const TESTS: &[(&str, fn())] = &[(
+        "lanes_set_up_what_one_at_a_time_does",
+        lanes_set_up_what_one_at_a_time_does,
+    )];
+
+    use super::*;
+    use crate::base::simd::SimdLevel;
+    use crate::state::{CullMode, FrontFace, PolygonOffset, ShadeModel, Viewport};
+
+    /// Corners of the test's triangles: mostly small ones on screen, and degenerate,
+    /// back-facing, guard-band, huge, clipped and NaN ones among them.
+    fn corners(next: &mut impl FnMut() -> u64) -> [Vec4; 3] {
+        let r: [u64; 8] = std::array::from_fn(|_| next());
+        let f = |k: usize| (r[k] >> 40) as f32 / (1u64 << 24) as f32;
+        let (x, y, z) = (f(0) * 2.2 - 1.1, f(1) * 2.2 - 1.1, f(2));
+        let (dx, dy) = (f(3) * 0.04 - 0.02, f(4) * 0.04 - 0.02);
+        let p = |x: f32, y: f32| Vec4::new(x, y, z, 1.0);
+        let mut c = [p(x, y), p(x + dx, y), p(x, y + dy)];
+        match r[5] % 16 {
+            // Huge: across the screen and many tiles.
+            0 => c = [p(-0.9, -0.8), p(0.9, -0.7), p(0.1, 0.95)],
+            // Degenerate: collinear, or corners that snap together.
+            1 => c[2] = c[0] + (c[1] - c[0]) * 3.0,
+            2 => c[1] = c[0] + Vec4::new(1e-6, 0.0, 0.0, 0.0),
+            // Reaching into the guard band, or beyond it.
+            3 => c[1].x = 20.0,
+            4 => c[2].y = -1e4,
+            // Non-finite.
+            5 => c[(r[6] % 3) as usize].x = f32::NAN,
+            6 => c[(r[6] % 3) as usize].w = f32::INFINITY,
+            // Behind the eye, or beyond the far plane.
+            7 => c[0].w = -1.0,
+            8 => c.iter_mut().for_each(|v| v.z = 2.0),
+            // Perspective: distinct w per corner.
+            9 => c.iter_mut().for_each(|v| *v *= 0.5 + f(7)),
+            // Tiny: no pixel centre in its box.
+            10 => {
+                c[1] = c[0] + Vec4::new(1e-4, 0.0, 0.0, 0.0);
+                c[2] = c[0] + Vec4::new(0.0, 1e-4, 0.0, 0.0);
+            }
+            _ => {}
+        }
+        if r[7].is_multiple_of(2) {
+            c.swap(1, 2);
+        }
+        c
+    }
+
+    /// A front end over `pos` (indexed by `indices` when given) with `nvar` varyings made
+    /// from the vertex index, its triangles set up in lanes and one at a time.
+    fn compare(
+        st: &PipelineState,
+        pos: &[Vec4],
+        indices: Indices<'_>,
+        topology: Topology,
+        probing: bool,
+    ) -> GeometryStats {
+        let nvar = 7;
+        let var = |i: usize, k: usize| (i * 7 + k) as f32 * 0.013 - 1.0;
+        let mut total = GeometryStats::default();
+        for level in SimdLevel::available() {
+            let Some(l) = level.to_level() else { continue };
+            if level.check().is_err() {
+                continue;
+            }
+            let prims = Primitives {
+                indices,
+                topology,
+                vertex_count: pos.len(),
+                varyings: (nvar, 4),
+                position: |i: usize| pos[i],
+                fetch: |i: usize, out: &mut ClipVertex| {
+                    out.pos = pos[i];
+                    for k in 0..nvar {
+                        out.var[k] = if k == 5 && i.is_multiple_of(11) {
+                            f32::NAN
+                        } else {
+                            var(i, k)
+                        };
+                    }
+                },
+            };
+            let (w, h) = (700u32, 500u32);
+            let tiles = (w.div_ceil(64), h.div_ceil(64));
+            let mut fe = FrontEnd::new(st, prims, (w, h), tiles, (l, probing));
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap();
+            fe.screen_vertices(&pool);
+            let n = fe.primitive_count();
+            for range in [0..n, 5..n.min(1000), 3..4] {
+                let (a, b) = (fe.set_up(range.clone(), true), fe.set_up(range, false));
+                assert_eq!(a.stats, b.stats, "{level:?}");
+                assert_eq!(a.tris.len(), b.tris.len(), "{level:?}");
+                for (i, (x, y)) in a.tris.iter().zip(&b.tris).enumerate() {
+                    assert_eq!(format!("{x:?}"), format!("{y:?}"), "{level:?} triangle {i}");
+                }
+                let bits = |p: &[f32]| p.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert!(bits(&a.planes) == bits(&b.planes), "{level:?} planes");
+                // Binned from the lanes' tiles and from tiles computed by the binner.
+                let offset = st.polygon_offset.factor != 0.0;
+                assert_eq!(a.tiles.len(), if offset { 0 } else { a.tris.len() });
+                assert!(b.tiles.is_empty());
+                let bins = |s: &TriSink| {
+                    ChunkBins::new(&s.tris, &s.planes, &s.tiles, (0, fe.stride), tiles)
+                };
+                let (ba, bb) = (bins(&a), bins(&b));
+                assert_eq!(ba.entries(), bb.entries(), "{level:?}");
+                for t in 0..(tiles.0 * tiles.1) as usize {
+                    let (ta, tb) = (ba.tile(t), bb.tile(t));
+                    assert_eq!(
+                        format!("{:?}", ta.tris),
+                        format!("{:?}", tb.tris),
+                        "{level:?} tile {t}"
+                    );
+                    for (x, y) in ta.tris.iter().zip(tb.tris) {
+                        let (pa, pb) = (x.planes as usize, y.planes as usize);
+                        let n = fe.stride;
+                        assert!(bits(&ta.planes[pa..pa + n]) == bits(&tb.planes[pb..pb + n]));
+                    }
+                }
+            }
+            total = fe.set_up(0..n, false).stats;
+        }
+        total
+    }
+
+    /// Lanes and one at a time give the same triangles, planes and counters at every SIMD
+    /// level, for lists, strips and indexed draws, under every culling and facing, with flat
+    /// shading, a probe and a polygon offset (which takes the one-at-a-time path).
+    fn lanes_set_up_what_one_at_a_time_does() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let pos: Vec<Vec4> = (0..3000).flat_map(|_| corners(&mut next)).collect();
+        let idx: Vec<u32> = (0..6000).map(|_| (next() % 700) as u32).collect();
+        let mut seen = GeometryStats::default();
+        for case in 0..8 {
+            let mut st = PipelineState::new(700, 500);
+            st.viewport = Viewport {
+                x: 3.0,
+                y: -2.5,
+                width: 690.0,
+                ..st.viewport
+            };
+            st.cull = [CullMode::Back, CullMode::None, CullMode::Front][case % 3];
+            st.front_face = [FrontFace::Ccw, FrontFace::Cw][case % 2];
+            if case == 3 {
+                st.shade = ShadeModel::Flat;
+            }
+            if case == 4 {
+                st.clip_planes[0] = Some(Vec4::new(0.3, -0.7, 0.1, 0.4));
+                st.clip_planes[2] = Some(Vec4::new(-1.0, 0.0, 0.0, 0.9));
+            }
+            if case == 7 {
+                st.polygon_offset = PolygonOffset {
+                    factor: 1.0,
+                    units: 1.0,
+                };
+            }
+            let probing = case == 5;
+            let s = compare(&st, &pos, Indices::None, Topology::TriangleList, probing);
+            seen.add(&s);
+            let s = compare(&st, &pos, Indices::U32(&idx), Topology::TriangleList, false);
+            seen.add(&s);
+            let s = compare(&st, &pos, Indices::None, Topology::TriangleStrip, false);
+            seen.add(&s);
+        }
+        // Every verdict was taken.
+        let s = seen;
+        let all = [
+            s.non_finite,
+            s.clipped_away,
+            s.clipped,
+            s.culled,
+            s.degenerate,
+        ];
+        assert!(all.iter().all(|&c| c > 0), "{s:?}");
+        assert!(s.triangles_setup > 1000, "{s:?}");
     }
 }

@@ -47,15 +47,28 @@ fn tile_range(tri: &TriSetup) -> (i32, i32, i32, i32) {
     )
 }
 
+/// The one tile (`ty · tiles_x + tx`) a triangle's pixel box lies in, `u32::MAX` when it
+/// spans several (the set-up lanes compute the same, `geometry::lanes`).
+#[inline]
+pub(crate) fn single_tile(tri: &TriSetup, tiles_x: u32) -> u32 {
+    let (tx0, ty0, tx1, ty1) = tile_range(tri);
+    if tx0 == tx1 && ty0 == ty1 {
+        (ty0 as u32).wrapping_mul(tiles_x).wrapping_add(tx0 as u32)
+    } else {
+        u32::MAX
+    }
+}
+
 impl ChunkBins {
     /// Bins the triangles `tris` (of draw `draw`, `stride` plane floats each in `planes`)
-    /// to tiles.
+    /// to tiles. `single`: each triangle's [`single_tile`] when its set-up computed them
+    /// (else empty, and they are computed here).
     pub fn new(
         tris: &[TriSetup],
         planes: &[f32],
+        single: &[u32],
         (draw, stride): (u32, usize),
-        tiles_x: u32,
-        tiles_y: u32,
+        (tiles_x, tiles_y): (u32, u32),
     ) -> ChunkBins {
         if tris.is_empty() {
             // Nothing to bin (everything culled or too small to cover a sample): no tile
@@ -68,21 +81,24 @@ impl ChunkBins {
                 start: Vec::new(),
             };
         }
+        let computed: Vec<u32>;
+        let single = if single.len() == tris.len() {
+            single
+        } else {
+            computed = tris.iter().map(|t| single_tile(t, tiles_x)).collect();
+            &computed
+        };
         let ntiles = (tiles_x * tiles_y) as usize;
         let tile = |tx: i32, ty: i32| (ty as u32 * tiles_x + tx as u32) as usize;
         // Counts (in `start[t + 1]`), then prefix sums, then one copy per entry in triangle
-        // order. A triangle's tile when it has exactly one (most), `u32::MAX` otherwise.
+        // order.
         let mut start = vec![0u32; ntiles + 1];
-        let mut single = Vec::with_capacity(tris.len());
-        for tri in tris {
-            let (tx0, ty0, tx1, ty1) = tile_range(tri);
-            if tx0 == tx1 && ty0 == ty1 {
-                let t = tile(tx0, ty0);
-                start[t + 1] += 1;
-                single.push(t as u32);
+        for (tri, &t) in tris.iter().zip(single) {
+            if t != u32::MAX {
+                start[t as usize + 1] += 1;
                 continue;
             }
-            single.push(u32::MAX);
+            let (tx0, ty0, tx1, ty1) = tile_range(tri);
             for ty in ty0..=ty1 {
                 for tx in tx0..=tx1 {
                     if tile_touches(tri, tx, ty) {
@@ -99,7 +115,7 @@ impl ChunkBins {
         let entries = start[ntiles] as usize;
         let mut next = start[..ntiles].to_vec();
         let mut ids = vec![0u32; entries];
-        for (i, (tri, &t)) in tris.iter().zip(&single).enumerate() {
+        for (i, (tri, &t)) in tris.iter().zip(single).enumerate() {
             if t != u32::MAX {
                 let n = &mut next[t as usize];
                 ids[*n as usize] = i as u32;

@@ -33,12 +33,12 @@ pub(crate) enum Screen {
 /// What the screen-space tests need of one vertex, from its clip position alone.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct ScreenVertex {
-    finite: bool,
+    pub finite: bool,
     /// [`ClipPlanes::outcode`] (0 when not finite).
-    outcode: u32,
+    pub outcode: u32,
     /// The snapped window position, when finite and inside every clip plane (`None` also
     /// when snapping fails).
-    snapped: Option<(i32, i32)>,
+    pub snapped: Option<(i32, i32)>,
 }
 
 impl ScreenVertex {

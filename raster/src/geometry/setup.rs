@@ -223,6 +223,9 @@ impl SetupCtx {
 pub(crate) struct TriSink {
     pub tris: Vec<TriSetup>,
     pub planes: Vec<f32>,
+    /// Each triangle's one tile (`u32::MAX` when its box spans several), when the set-up
+    /// lanes computed them (`geometry::lanes`); else empty, and binning computes them.
+    pub tiles: Vec<u32>,
     pub stats: GeometryStats,
     /// A probed draw ([`crate::explain`]): the index of the chunk's first primitive. Each
     /// triangle's primitive (that plus the primitives counted so far, less one: every
