@@ -13,11 +13,11 @@
 
 use fearless_simd::{Level, Simd};
 
-use crate::base::fixed::{snap_parts, SUBPIXEL_HALF, SUBPIXEL_ONE};
+use crate::base::fixed::{SUBPIXEL_HALF, SUBPIXEL_ONE};
 use crate::base::math::dot4;
 use crate::base::vec_lanes::LANES;
 use crate::geometry::clip::ClipPlanes;
-use crate::geometry::screen::ScreenVertex;
+use crate::geometry::screen::{corner_test, ScreenVertex};
 use crate::geometry::setup::{GeometryStats, SetupCtx};
 use crate::state::{CullMode, FrontFace};
 use crate::target::TILE_SHIFT;
@@ -155,20 +155,9 @@ fn screen_corners_at<S: Simd>(
         let (mut finite, mut code, mut ok) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
         let (mut sx, mut sy) = ([0i32; LANES], [0i32; LANES]);
         for i in 0..LANES {
-            let (x, y, z, w) = (c.x[k][i], c.y[k][i], c.z[k][i], c.w[k][i]);
-            finite[i] = u32::from(x.is_finite() & y.is_finite() & z.is_finite() & w.is_finite());
-            code[i] = u32::from(z < 0.0)
-                | u32::from(w - z < 0.0) << 1
-                | u32::from(x - x_lo * w < 0.0) << 2
-                | u32::from(x_hi * w - x < 0.0) << 3
-                | u32::from(y - y_lo * w < 0.0) << 4
-                | u32::from(y_hi * w - y < 0.0) << 5;
-            let q = 1.0 / w;
-            let wx = vp.x + (x * q + 1.0) * hw;
-            let wy = vp.y + (1.0 - y * q) * hh;
-            let (okx, fx) = snap_parts(wx);
-            let (oky, fy) = snap_parts(wy);
-            (ok[i], sx[i], sy[i]) = (u32::from(okx & oky), fx, fy);
+            let p = [c.x[k][i], c.y[k][i], c.z[k][i], c.w[k][i]];
+            let (f, o, s, x, y) = corner_test([x_lo, x_hi, y_lo, y_hi], [vp.x, vp.y, hw, hh], p);
+            (finite[i], code[i], ok[i], sx[i], sy[i]) = (u32::from(f), o, u32::from(s), x, y);
         }
         for (u, pl) in user.iter().enumerate() {
             for (i, code) in code.iter_mut().enumerate() {

@@ -149,23 +149,9 @@ fn screen_vertices_at<S: Simd, P: Fn(usize) -> Vec4>(
         let mut snapped = [false; LANES];
         let (mut sx, mut sy) = ([0i32; LANES], [0i32; LANES]);
         for i in 0..LANES {
-            let (x, y, z, w) = (px[i], py[i], pz[i], pw[i]);
-            finite[i] = x.is_finite() & y.is_finite() & z.is_finite() & w.is_finite();
-            // `ClipPlanes::outcode`'s six fixed planes.
-            code[i] = u32::from(z < 0.0)
-                | u32::from(w - z < 0.0) << 1
-                | u32::from(x - x_lo * w < 0.0) << 2
-                | u32::from(x_hi * w - x < 0.0) << 3
-                | u32::from(y - y_lo * w < 0.0) << 4
-                | u32::from(y_hi * w - y < 0.0) << 5;
-            // `SetupCtx::window_xy`, then `Fixed::snap` of each.
-            let q = 1.0 / w;
-            let wx = vp.x + (x * q + 1.0) * hw;
-            let wy = vp.y + (1.0 - y * q) * hh;
-            let (okx, fx) = crate::base::fixed::snap_parts(wx);
-            let (oky, fy) = crate::base::fixed::snap_parts(wy);
-            snapped[i] = okx & oky;
-            (sx[i], sy[i]) = (fx, fy);
+            let win = [vp.x, vp.y, hw, hh];
+            let t = corner_test([x_lo, x_hi, y_lo, y_hi], win, [px[i], py[i], pz[i], pw[i]]);
+            (finite[i], code[i], snapped[i], sx[i], sy[i]) = t;
         }
         for (k, pl) in user.iter().enumerate() {
             for i in 0..LANES {
@@ -276,4 +262,30 @@ pub(crate) mod tests {
             }
         }
     }
+}
+
+/// One corner's screen test, as the batched and the lanes front ends (`geometry::lanes`)
+/// both take it: whether `(x, y, z, w)` is finite; `ClipPlanes::outcode`'s six fixed planes
+/// (`band` = the x and y guard band's `[lo, hi, lo, hi]`); and `SetupCtx::window_xy` of the
+/// point (`win` = viewport x, y, half width, half height) snapped by `Fixed::snap` per axis,
+/// with whether both snaps were in range.
+#[inline(always)]
+pub(crate) fn corner_test(
+    [x_lo, x_hi, y_lo, y_hi]: [f32; 4],
+    [vx, vy, hw, hh]: [f32; 4],
+    [x, y, z, w]: [f32; 4],
+) -> (bool, u32, bool, i32, i32) {
+    let finite = x.is_finite() & y.is_finite() & z.is_finite() & w.is_finite();
+    let code = u32::from(z < 0.0)
+        | u32::from(w - z < 0.0) << 1
+        | u32::from(x - x_lo * w < 0.0) << 2
+        | u32::from(x_hi * w - x < 0.0) << 3
+        | u32::from(y - y_lo * w < 0.0) << 4
+        | u32::from(y_hi * w - y < 0.0) << 5;
+    let q = 1.0 / w;
+    let wx = vx + (x * q + 1.0) * hw;
+    let wy = vy + (1.0 - y * q) * hh;
+    let (okx, fx) = crate::base::fixed::snap_parts(wx);
+    let (oky, fy) = crate::base::fixed::snap_parts(wy);
+    (finite, code, okx & oky, fx, fy)
 }
