@@ -147,7 +147,7 @@ impl FragmentShader for FixedShader {
                 let unit = FusedUnit {
                     texture: std::sync::Arc::clone(&u.texture),
                     sampler: u.sampler,
-                    filter: sl.filter,
+                    filter: sl.filter.in_format(&u.texture),
                     uv_plane: c.plane,
                     replace: matches!(apply, Stage::Replace(_)),
                 };

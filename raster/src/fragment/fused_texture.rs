@@ -239,10 +239,7 @@ pub(crate) fn textured<S: Simd, const ROW: bool>(
     };
     let k = Kernel {
         simd,
-        unit: t
-            .unit
-            .as_ref()
-            .map(|u| (&*u.texture, &u.sampler, u.filter.in_format(&u.texture))),
+        unit: t.unit.as_ref().map(|u| (&*u.texture, &u.sampler, u.filter)),
         replace: t.unit.as_ref().is_some_and(|u| u.replace),
         fog_kind: match t.fog {
             None => 0,

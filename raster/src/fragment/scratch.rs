@@ -102,6 +102,8 @@ pub(crate) struct TextureFusion {
 pub(crate) struct FusedUnit {
     pub texture: std::sync::Arc<Texture>,
     pub sampler: Sampler,
+    /// The sampler's lane filter, already in the texture's format
+    /// ([`LaneFilter::in_format`]: once per draw, not per batch).
     pub filter: LaneFilter,
     /// The first of its `(s, t, q)` planes (an index into the batch's planes).
     pub uv_plane: usize,

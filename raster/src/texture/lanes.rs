@@ -38,6 +38,13 @@ pub(crate) struct LaneFilter {
     /// with the sampler's wrap modes and border colour (as given; converted to the
     /// texture's format per batch, as `Texture::in_format`).
     border: Option<(Wrap, Wrap, [f32; 4])>,
+    /// Set by [`LaneFilter::in_format`] for one texture: bit `d` says level `d` is filtered
+    /// by [`bilinear_level`] when every lane reads it (bilinear both ways, no border, both
+    /// wraps in lanes), and bit `d` of `pow2_len` that it holds a power of two of texels.
+    /// Lets [`sample8`] test a group's two levels once instead of per level and lane path.
+    /// 0 (no level) until then, which only sends every group the general way.
+    in_lanes: u32,
+    pow2_len: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,15 +96,29 @@ impl LaneFilter {
             half_switch: s.switch_point() > 0.0,
             border: (cu.is_none() || cv.is_none())
                 .then(|| (s.wrap_u, s.wrap_v, s.border.to_array())),
+            in_lanes: 0,
+            pow2_len: 0,
         }
     }
 
     /// The filter with its border colour converted to `tex`'s format (as
-    /// `Texture::in_format`), once per batch.
+    /// `Texture::in_format`) and its levels' lane flags (`in_lanes`, `pow2_len`), once per
+    /// batch.
     pub(crate) fn in_format(mut self, tex: &Texture) -> LaneFilter {
         if let Some((wu, wv, c)) = self.border {
             let c = tex.format.convert_border(glam::Vec4::from_array(c));
             self.border = Some((wu, wv, c.to_array()));
+        }
+        let bilinear = self.border.is_none() && self.mag_linear && self.min_linear;
+        for (d, level) in tex.levels.iter().enumerate().take(32) {
+            let bit = 1 << d;
+            let (w, h) = (level.width(), level.height());
+            if bilinear && wrap_in_lanes(self.wrap_u, w) && wrap_in_lanes(self.wrap_v, h) {
+                self.in_lanes |= bit;
+            }
+            if level.pairs().len().is_power_of_two() {
+                self.pow2_len |= bit;
+            }
         }
         self
     }
@@ -195,10 +216,12 @@ fn batch<S: Simd>(
 /// One group of 8 lanes as [`lod_batch`] then [`sample_batch`] give it: λ =
 /// `adjust(½·log2_lod ρ²)` from the squared texel-space derivative lengths `rho2`, then
 /// the sample at `(u, v)` (the same expressions, so the same bits). `f` must already be in
-/// `tex`'s format ([`LaneFilter::in_format`], once per batch). For the fused textured
-/// fragment kernel (`fragment::fused_texture`), inlined there: its two copies per SIMD level
-/// (row and pixel batches; never the portable level) took the `fill` workload from 137.8 to
-/// 135.6 instructions per fragment (callgrind) at no measurable build time.
+/// `tex`'s format ([`LaneFilter::in_format`], once per draw). For the fused textured
+/// fragment kernel (`fragment::fused_texture`), inlined there, and without a `vectorize`
+/// of its own (the kernel already runs at its level): its two copies per SIMD level (row
+/// and pixel batches; never the portable level) took the `fill` workload from 137.8 to
+/// 135.6 instructions per fragment (callgrind), and dropping the call boundary at each
+/// group from 136.3 to 133.2.
 #[inline(always)]
 pub(crate) fn sample_rho2<S: Simd>(
     simd: S,
@@ -208,13 +231,8 @@ pub(crate) fn sample_rho2<S: Simd>(
     (u, v): (f32x8<S>, f32x8<S>),
     rho2: f32x8<S>,
 ) -> [f32x8<S>; 4] {
-    simd.vectorize(
-        #[inline(always)]
-        || {
-            let lambda = adjust_lod(simd, s, log2_lod(simd, rho2) * 0.5);
-            sample8(simd, *f, tex, u, v, lambda)
-        },
-    )
+    let lambda = adjust_lod(simd, s, log2_lod(simd, rho2) * 0.5);
+    sample8(simd, *f, tex, u, v, lambda)
 }
 
 /// Inputs of an anisotropic batch: texture coordinates and their exact screen derivatives
@@ -628,7 +646,7 @@ fn wrap8<S: Simd>(simd: S, w: u8, i: i32x8<S>, n: u32) -> i32x8<S> {
 fn bilinear_level<S: Simd>(
     simd: S,
     wr: (u8, u8),
-    level: &super::image::MipLevel,
+    LevelLanes { level, pow2 }: LevelLanes<'_>,
     u: f32x8<S>,
     v: f32x8<S>,
 ) -> [f32x8<S>; 4] {
@@ -641,7 +659,7 @@ fn bilinear_level<S: Simd>(
     let a0: [i32; LANES] = (r0 + x0).into();
     let a1: [i32; LANES] = (r1 + x0).into();
     let px = level.pairs();
-    let (p0, p1) = if px.len().is_power_of_two() {
+    let (p0, p1) = if pow2 {
         (fetch_pairs::<true>(px, &a0), fetch_pairs::<true>(px, &a1))
     } else {
         (fetch_pairs::<false>(px, &a0), fetch_pairs::<false>(px, &a1))
@@ -763,8 +781,16 @@ fn sample8<S: Simd>(
             let d1 = two.select(d0 + 1, d0);
             // Magnified lanes read level 0.
             let (d0, d1) = (minified.select(d0, izero), minified.select(d1, izero));
-            let t0 = filter_levels(simd, f, tex, d0, u, v, minified);
-            let t1 = filter_levels(simd, f, tex, d1, u, v, minified);
+            let (t0, t1) = match level_pair(simd, &f, tex, d0, d1) {
+                Some((l0, l1)) => (
+                    bilinear_level(simd, (f.wrap_u, f.wrap_v), l0, u, v),
+                    bilinear_level(simd, (f.wrap_u, f.wrap_v), l1, u, v),
+                ),
+                None => (
+                    filter_levels(simd, f, tex, d0, u, v, minified),
+                    filter_levels(simd, f, tex, d1, u, v, minified),
+                ),
+            };
             let t1m = one - t;
             let mut out = t0;
             for c in 0..4 {
@@ -778,6 +804,40 @@ fn sample8<S: Simd>(
         *o = x as i32;
     }
     filter_levels(simd, f, tex, i32x8::from_slice(simd, &di), u, v, minified)
+}
+
+/// The two levels every lane of a group reads, with whether each holds a power of two of
+/// texels, when [`filter_levels`] would send both to [`bilinear_level`] (one level per
+/// vector, bit set in `f.in_lanes`): the usual trilinear group, tested once.
+#[inline(always)]
+fn level_pair<'t, S: Simd>(
+    simd: S,
+    f: &LaneFilter,
+    tex: &'t Texture,
+    d0: i32x8<S>,
+    d1: i32x8<S>,
+) -> Option<(LevelLanes<'t>, LevelLanes<'t>)> {
+    let (a, b): ([i32; LANES], [i32; LANES]) = (d0.into(), d1.into());
+    let (a, b) = (a[0], b[0]);
+    let same = d0.simd_eq(simd.splat_i32x8(a)) & d1.simd_eq(simd.splat_i32x8(b));
+    let ok = f.in_lanes.checked_shr(a as u32).unwrap_or(0)
+        & f.in_lanes.checked_shr(b as u32).unwrap_or(0);
+    if ok & 1 == 0 || !simd.all_true_mask32x8(same) {
+        return None;
+    }
+    let level = |d: i32| LevelLanes {
+        level: &tex.levels[d as usize],
+        pow2: f.pow2_len >> d & 1 != 0,
+    };
+    Some((level(a), level(b)))
+}
+
+/// One level read by every lane of a group, for [`bilinear_level`].
+#[derive(Clone, Copy)]
+struct LevelLanes<'t> {
+    level: &'t super::image::MipLevel,
+    /// The level holds a power of two of texels ([`fetch_pairs`]).
+    pow2: bool,
 }
 
 /// Lane `i` filtered on level `d[i]` by the mag filter where `minified` is clear, else by
@@ -1013,7 +1073,8 @@ fn bilinear_levels<S: Simd>(
     if simd.all_true_mask32x8(d.simd_eq(simd.splat_i32x8(d0))) {
         let level = &tex.levels[d0 as usize];
         if wrap_in_lanes(wr.0, level.width()) && wrap_in_lanes(wr.1, level.height()) {
-            return bilinear_level(simd, wr, level, u, v);
+            let pow2 = level.pairs().len().is_power_of_two();
+            return bilinear_level(simd, wr, LevelLanes { level, pow2 }, u, v);
         }
     }
     let d: [usize; LANES] = dl.map(|x| x as usize);
