@@ -817,12 +817,19 @@ fn level_pair<'t, S: Simd>(
     d0: i32x8<S>,
     d1: i32x8<S>,
 ) -> Option<(LevelLanes<'t>, LevelLanes<'t>)> {
+    if f.in_lanes == 0 {
+        // Border, nearest or an unflagged filter: the general path, at no further cost.
+        return None;
+    }
     let (a, b): ([i32; LANES], [i32; LANES]) = (d0.into(), d1.into());
     let (a, b) = (a[0], b[0]);
-    let same = d0.simd_eq(simd.splat_i32x8(a)) & d1.simd_eq(simd.splat_i32x8(b));
     let ok = f.in_lanes.checked_shr(a as u32).unwrap_or(0)
         & f.in_lanes.checked_shr(b as u32).unwrap_or(0);
-    if ok & 1 == 0 || !simd.all_true_mask32x8(same) {
+    if ok & 1 == 0 {
+        return None;
+    }
+    let same = d0.simd_eq(simd.splat_i32x8(a)) & d1.simd_eq(simd.splat_i32x8(b));
+    if !simd.all_true_mask32x8(same) {
         return None;
     }
     let level = |d: i32| LevelLanes {
