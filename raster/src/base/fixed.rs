@@ -11,6 +11,8 @@
 //! at most 2²⁴·2⁸·2¹⁴) stays below 2⁵⁰ — far inside `i64`. Nothing here can overflow, and
 //! `debug_assert!`s check the assumed ranges.
 
+use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*};
+
 /// Number of fractional bits of a snapped window coordinate.
 pub const SUBPIXEL_BITS: u32 = 8;
 /// One pixel in fixed-point units.
@@ -43,6 +45,26 @@ pub(crate) fn snap_parts(v: f32) -> (bool, i32) {
     let ok = v.is_finite() & (v.abs() <= GUARD_BAND_PX + SNAP_SLACK_PX);
     let s = if ok { v * SUBPIXEL_ONE as f32 } else { 0.0 };
     (ok, round_ties_away(s))
+}
+
+/// [`snap_parts`] of eight values, in lanes: whether each snaps, and its snapped value (0
+/// when it does not). The same expressions per lane: `|v| ≤ bound` is false for NaN and
+/// ±∞ (so it is the finite test as well), and the truncation is `cvt_i32`, exact for every
+/// value that snaps (below 2²⁴ in magnitude) where the scalar `as i32` also saturates.
+#[inline(always)]
+pub(crate) fn snap_lanes<S: Simd>(simd: S, v: f32x8<S>) -> (mask32x8<S>, i32x8<S>) {
+    let ok = v
+        .abs()
+        .simd_le(simd.splat_f32x8(GUARD_BAND_PX + SNAP_SLACK_PX));
+    let zero = simd.splat_f32x8(0.0);
+    let s = ok.select(v * SUBPIXEL_ONE as f32, zero);
+    // `round_ties_away`.
+    let t = simd.cvt_i32_f32x8(s);
+    let f = s - simd.cvt_f32_i32x8(t);
+    let (one, none) = (simd.splat_i32x8(1), simd.splat_i32x8(0));
+    let up = f.simd_ge(simd.splat_f32x8(0.5)).select(one, none);
+    let down = f.simd_le(simd.splat_f32x8(-0.5)).select(one, none);
+    (ok, t + up - down)
 }
 
 /// A snapped window coordinate in 16.8 fixed point.
