@@ -13,11 +13,11 @@
 
 use fearless_simd::{Level, Simd};
 
-use crate::base::fixed::{SUBPIXEL_HALF, SUBPIXEL_ONE};
+use crate::base::fixed::{Edge32, SUBPIXEL_HALF, SUBPIXEL_ONE};
 use crate::base::vec_lanes::LANES;
 use crate::geometry::clip::ClipPlanes;
 use crate::geometry::screen::{corner_lanes, ScreenVertex};
-use crate::geometry::setup::{GeometryStats, SetupCtx};
+use crate::geometry::setup::{lane_edges, GeometryStats, SetupCtx};
 use crate::state::{CullMode, FrontFace};
 use crate::target::TILE_SHIFT;
 use crate::vertex::{ClipVertex, MAX_VARYINGS};
@@ -327,6 +327,9 @@ pub(crate) struct PlaneLanes {
     pub rows: [[f32; LANES]; PLANE_ROWS],
     pub ref_x: [f32; LANES],
     pub ref_y: [f32; LANES],
+    /// Lane `i`'s `i32` edges, and whether they fit ([`lane_edges`]).
+    pub edges: [[Edge32; 3]; LANES],
+    pub fits: [bool; LANES],
 }
 
 impl PlaneLanes {
@@ -335,6 +338,8 @@ impl PlaneLanes {
             rows: [[0.0; LANES]; PLANE_ROWS],
             ref_x: [0.0; LANES],
             ref_y: [0.0; LANES],
+            edges: [[Edge32::new((0, 0), (0, 0)); 3]; LANES],
+            fits: [false; LANES],
         })
     }
 }
@@ -386,6 +391,11 @@ fn setup_lanes_at<S: Simd>(
         g.e2y[i] = f64::from(l.ys[2][i]) * inv - y0;
         g.inv_area[i] = 1.0 / (l.a2[i] * inv * inv);
         (out.ref_x[i], out.ref_y[i]) = (x0 as f32, y0 as f32);
+    }
+    for i in 0..LANES {
+        let xs = [l.xs[0][i], l.xs[1][i], l.xs[2][i]];
+        let ys = [l.ys[0][i], l.ys[1][i], l.ys[2][i]];
+        (out.edges[i], out.fits[i]) = lane_edges(&xs, &ys);
     }
     let vp = &ctx.viewport;
     let range = vp.max_depth - vp.min_depth;
