@@ -11,6 +11,8 @@
 //! at most 2²⁴·2⁸·2¹⁴) stays below 2⁵⁰ — far inside `i64`. Nothing here can overflow, and
 //! `debug_assert!`s check the assumed ranges.
 
+use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*};
+
 /// Number of fractional bits of a snapped window coordinate.
 pub const SUBPIXEL_BITS: u32 = 8;
 /// One pixel in fixed-point units.
@@ -43,6 +45,26 @@ pub(crate) fn snap_parts(v: f32) -> (bool, i32) {
     let ok = v.is_finite() & (v.abs() <= GUARD_BAND_PX + SNAP_SLACK_PX);
     let s = if ok { v * SUBPIXEL_ONE as f32 } else { 0.0 };
     (ok, round_ties_away(s))
+}
+
+/// [`snap_parts`] of eight values, in lanes: whether each snaps, and its snapped value (0
+/// when it does not). The same expressions per lane: `|v| ≤ bound` is false for NaN and
+/// ±∞ (so it is the finite test as well), and the truncation is `cvt_i32`, exact for every
+/// value that snaps (below 2²⁴ in magnitude) where the scalar `as i32` also saturates.
+#[inline(always)]
+pub(crate) fn snap_lanes<S: Simd>(simd: S, v: f32x8<S>) -> (mask32x8<S>, i32x8<S>) {
+    let ok = v
+        .abs()
+        .simd_le(simd.splat_f32x8(GUARD_BAND_PX + SNAP_SLACK_PX));
+    let zero = simd.splat_f32x8(0.0);
+    let s = ok.select(v * SUBPIXEL_ONE as f32, zero);
+    // `round_ties_away`.
+    let t = simd.cvt_i32_f32x8(s);
+    let f = s - simd.cvt_f32_i32x8(t);
+    let (one, none) = (simd.splat_i32x8(1), simd.splat_i32x8(0));
+    let up = f.simd_ge(simd.splat_f32x8(0.5)).select(one, none);
+    let down = f.simd_le(simd.splat_f32x8(-0.5)).select(one, none);
+    (ok, t + up - down)
 }
 
 /// A snapped window coordinate in 16.8 fixed point.
@@ -151,20 +173,16 @@ fn is_top_left(dx_pos: bool, dy_neg: bool, dy_zero: bool) -> bool {
 }
 
 /// [`Edge`] in `i32`, for a triangle small enough that every value its caller evaluates
-/// fits (the caller checks the extent, e.g. `bin::fits_lanes`): the same edge, bias and
-/// values, in half the width.
+/// fits (set-up checks the extent, `setup::lane_edges`): the same edge, bias and values, in
+/// half the width. Held as the plane `E(x, y) = c + x·step_x + y·step_y` over pixel indices,
+/// its constant folded once when the triangle is set up, so the tile walk evaluates an edge
+/// with two multiplies and two adds. The arithmetic wraps: it is exact modulo 2³², so the
+/// value is [`Edge::at_pixel`]'s wherever that fits `i32`, whatever the constant's size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Edge32 {
-    /// `b.x − a.x` in fixed point.
-    pub dx: i32,
-    /// `b.y − a.y` in fixed point.
-    pub dy: i32,
-    /// Start point x.
-    pub ax: i32,
-    /// Start point y.
-    pub ay: i32,
-    /// As [`Edge::bias`].
-    pub bias: i32,
+    c: i32,
+    step_x: i32,
+    step_y: i32,
 }
 
 impl Edge32 {
@@ -173,37 +191,38 @@ impl Edge32 {
     #[inline]
     pub fn new(a: (i32, i32), b: (i32, i32)) -> Edge32 {
         let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let bias = if is_top_left(dx > 0, dy < 0, dy == 0) {
+            0
+        } else {
+            -1
+        };
+        // `dx·(256y + 128 − ay) − dy·(256x + 128 − ax) + bias`, the terms in x and y apart.
+        let cy = dx.wrapping_mul(SUBPIXEL_HALF.wrapping_sub(a.1));
+        let cx = dy.wrapping_mul(SUBPIXEL_HALF.wrapping_sub(a.0));
         Edge32 {
-            dx,
-            dy,
-            ax: a.0,
-            ay: a.1,
-            bias: if is_top_left(dx > 0, dy < 0, dy == 0) {
-                0
-            } else {
-                -1
-            },
+            c: cy.wrapping_sub(cx).wrapping_add(bias),
+            step_x: dy.wrapping_mul(-SUBPIXEL_ONE),
+            step_y: dx.wrapping_mul(SUBPIXEL_ONE),
         }
     }
 
     /// [`Edge::at_pixel`].
     #[inline]
     pub fn at_pixel(&self, x: i32, y: i32) -> i32 {
-        let px = x * SUBPIXEL_ONE + SUBPIXEL_HALF;
-        let py = y * SUBPIXEL_ONE + SUBPIXEL_HALF;
-        self.dx * (py - self.ay) - self.dy * (px - self.ax) + self.bias
+        let e = self.c.wrapping_add(x.wrapping_mul(self.step_x));
+        e.wrapping_add(y.wrapping_mul(self.step_y))
     }
 
     /// [`Edge::step_x`].
     #[inline]
     pub fn step_x(&self) -> i32 {
-        -self.dy * SUBPIXEL_ONE
+        self.step_x
     }
 
     /// [`Edge::step_y`].
     #[inline]
     pub fn step_y(&self) -> i32 {
-        self.dx * SUBPIXEL_ONE
+        self.step_y
     }
 }
 
@@ -296,7 +315,8 @@ pub(crate) mod tests {
         assert_eq!(Fixed(-128).floor_pixel_centre(), -1);
     }
 
-    /// `Edge32` is `Edge` in `i32`: same bias, values and steps wherever the values fit.
+    /// `Edge32` is `Edge` in `i32`: same values (bias included) and steps wherever the
+    /// values fit, far from the origin too (its constant wraps).
     fn edge32_is_edge() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |m: i32| {
@@ -311,10 +331,7 @@ pub(crate) mod tests {
             let b = (base.0 + next(1 << 13), base.1 + next(1 << 13));
             let e = Edge::new((Fixed(a.0), Fixed(a.1)), (Fixed(b.0), Fixed(b.1)));
             let f = Edge32::new(a, b);
-            assert_eq!(
-                (i64::from(f.bias), i64::from(f.step_x())),
-                (e.bias, e.step_x())
-            );
+            assert_eq!(i64::from(f.step_x()), e.step_x());
             assert_eq!(i64::from(f.step_y()), e.step_y());
             let (x, y) = ((base.0 >> 8) + next(40), (base.1 >> 8) + next(40));
             assert_eq!(
@@ -326,7 +343,8 @@ pub(crate) mod tests {
         // The four axis directions and the degenerate edge.
         for (dx, dy) in [(5, 0), (-5, 0), (0, 5), (0, -5), (0, 0)] {
             let e = Edge::new((Fixed(0), Fixed(0)), (Fixed(dx), Fixed(dy)));
-            assert_eq!(i64::from(Edge32::new((0, 0), (dx, dy)).bias), e.bias);
+            let f = Edge32::new((0, 0), (dx, dy));
+            assert_eq!(i64::from(f.at_pixel(0, 0)), e.at_pixel(0, 0), "{dx} {dy}");
         }
     }
 

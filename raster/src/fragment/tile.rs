@@ -23,21 +23,8 @@ const NARROW: i64 = 16;
 /// three pixels per row, and the per-batch cost of the fragment stage dominated.
 const BLOCK_PIXELS: i64 = SPAN as i64;
 
-/// Whether every edge value [`cover_block`] computes fits an `i32`: `|E| ≤ |dx|·|Δy| +
-/// |dy|·|Δx| + 1`, where `|dx|, |dy|` (edge deltas) are at most the triangle's extent `X`
-/// and the sampled points lie inside its box, widened by the block's spare lanes (right of
-/// the box, or left of it where [`cover_rows`] moves the block back into the tile) and its
-/// one row past the end: `|Δx|, |Δy| ≤ X + 8·256`. With `X ≤ 2¹⁴` (64 pixels) that is below 2³⁰.
-/// (The deltas themselves always fit: snapped coordinates are below 2²⁴ in magnitude.)
-#[inline]
-fn fits_lanes(e: &[Edge32; 3]) -> bool {
-    const MAX: u32 = 1 << 14;
-    e.iter()
-        .all(|e| e.dx.unsigned_abs() <= MAX && e.dy.unsigned_abs() <= MAX)
-}
-
 /// The covered pixels of the box `(x0, y0, n, h)` (`n, h ≤ LANES`, the edges
-/// [`fits_lanes`]) in row-major order, as [`raster_tile`]'s scalar scan finds them: tile
+/// `setup::lane_edges`) in row-major order, as [`raster_tile`]'s scalar scan finds them: tile
 /// offsets in `g.off`, their target values gathered into `g`, pixel-centre offsets from the
 /// reference point in `s.dxp` / `s.dyp` (the same expressions). Each row's edge values are
 /// `LANES` `i32` lanes; its coverage, a bit mask of their signs; covered pixels are taken
@@ -99,7 +86,7 @@ fn cover_block<S: Simd>(
     k
 }
 
-/// The coverage of the box `(x0, y0, n, h)` (`n, h ≤ LANES`, the edges [`fits_lanes`]) as
+/// The coverage of the box `(x0, y0, n, h)` (`n, h ≤ LANES`, the edges `setup::lane_edges`) as
 /// one [`Block`] of the tile for the direct path (`FragmentPath::run_block`): the block
 /// starts at the box's top-left pixel, moved left as far as it takes to end inside the tile
 /// row (so each of its rows is `LANES` pixels of one tile row), and its rows' coverage bits
@@ -224,7 +211,7 @@ fn run_block(
 /// pixel is `(tx, ty)`. Returns the number of fragments written.
 ///
 /// Three size classes, by the triangle's pixel box inside the tile: at most
-/// [`LANES`]² (and an extent [`fits_lanes`]): edge functions in `i32` lanes over the block
+/// [`LANES`]² (and an extent `setup::lane_edges` accepts): edge functions in `i32` lanes over the block
 /// ([`cover_block`]); at most [`BLOCK_PIXELS`]: a scalar scan of the box; larger: row spans.
 /// The first two shade all covered pixels as one batch. Every class finds the same pixels
 /// and the fragment path gives them the same values, so the class never changes a byte.
@@ -310,9 +297,9 @@ struct TileAt<'t, 'a> {
     ty: i32,
 }
 
-/// The smallest class: a box of at most [`LANES`]² pixels whose edges [`fits_lanes`],
-/// covered in `i32` lanes ([`cover_block`]) and shaded as one batch. `None` when the edges
-/// do not fit (the caller takes the next class).
+/// The smallest class: a box of at most [`LANES`]² pixels of a triangle set-up gave `i32`
+/// edges (`setup::lane_edges`), covered in `i32` lanes ([`cover_block`]) and shaded as one
+/// batch. `None` when it has none (the caller takes the next class).
 #[inline(always)]
 fn lanes_block<S: Simd>(
     simd: S,
@@ -323,26 +310,21 @@ fn lanes_block<S: Simd>(
 ) -> Option<u64> {
     let tri = t.tri;
     let [x0, y0, x1, y1] = t.bbox;
-    let p = |i: usize| (tri.xs[i], tri.ys[i]);
-    let e = [
-        Edge32::new(p(0), p(1)),
-        Edge32::new(p(1), p(2)),
-        Edge32::new(p(2), p(0)),
-    ];
-    if !fits_lanes(&e) {
+    if !tri.lanes {
         return None;
     }
+    let e = &tri.edges;
     let bx = (x0, y0, (x1 - x0) as u32, (y1 - y0) as u32);
     let refp = (tri.ref_x, tri.ref_y);
     if !is_portable(simd) && t.path.writes_blocks(tri) {
-        let b = cover_rows(simd, &e, bx, (at.tx, at.ty), refp);
+        let b = cover_rows(simd, e, bx, (at.tx, at.ty), refp);
         return Some(if b.cover != 0 {
             t.path.run_block(simd, t.planes, &b, at.tile)
         } else {
             0
         });
     }
-    let k = cover_block(simd, &e, bx, (&*at.tile, at.tx, at.ty), refp, g, scratch);
+    let k = cover_block(simd, e, bx, (&*at.tile, at.tx, at.ty), refp, g, scratch);
     Some(if k > 0 {
         run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
     } else {

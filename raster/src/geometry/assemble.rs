@@ -376,6 +376,8 @@ where
                 ref_x: out.ref_x[i],
                 ref_y: out.ref_y[i],
                 planes: (base + i * per) as u32,
+                edges: out.edges[i],
+                lanes: out.fits[i],
                 front: pend.front[i],
                 flat_count: nflat as u8,
             });

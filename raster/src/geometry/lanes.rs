@@ -13,12 +13,11 @@
 
 use fearless_simd::{Level, Simd};
 
-use crate::base::fixed::{SUBPIXEL_HALF, SUBPIXEL_ONE};
-use crate::base::math::dot4;
+use crate::base::fixed::{Edge32, SUBPIXEL_HALF, SUBPIXEL_ONE};
 use crate::base::vec_lanes::LANES;
 use crate::geometry::clip::ClipPlanes;
-use crate::geometry::screen::{corner_test, ScreenVertex};
-use crate::geometry::setup::{GeometryStats, SetupCtx};
+use crate::geometry::screen::{corner_lanes, ScreenVertex};
+use crate::geometry::setup::{lane_edges, GeometryStats, SetupCtx};
 use crate::state::{CullMode, FrontFace};
 use crate::target::TILE_SHIFT;
 use crate::vertex::{ClipVertex, MAX_VARYINGS};
@@ -138,44 +137,31 @@ pub(crate) fn screen_corners(
 
 #[inline(always)]
 fn screen_corners_at<S: Simd>(
-    _simd: S,
+    simd: S,
     ctx: &SetupCtx,
     planes: &ClipPlanes,
     c: &Corners,
     out: &mut ScreenIn,
 ) {
-    let [x_lo, x_hi, y_lo, y_hi] = planes.band();
-    let user = &planes.planes()[6..];
+    let clip = (planes.band(), &planes.planes()[6..]);
     let vp = &ctx.viewport;
-    let (hw, hh) = (vp.width * 0.5, vp.height * 0.5);
+    let win = [vp.x, vp.y, vp.width * 0.5, vp.height * 0.5];
     (out.finite, out.snapped) = ([1; LANES], [1; LANES]);
     (out.and, out.or) = ([!0; LANES], [0; LANES]);
     for k in 0..3 {
-        // Flags as 0 or 1 in `u32` lanes, the width of the outcodes.
-        let (mut finite, mut code, mut ok) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
-        let (mut sx, mut sy) = ([0i32; LANES], [0i32; LANES]);
-        for i in 0..LANES {
-            let p = [c.x[k][i], c.y[k][i], c.z[k][i], c.w[k][i]];
-            let (f, o, s, x, y) = corner_test([x_lo, x_hi, y_lo, y_hi], [vp.x, vp.y, hw, hh], p);
-            (finite[i], code[i], ok[i], sx[i], sy[i]) = (u32::from(f), o, u32::from(s), x, y);
-        }
-        for (u, pl) in user.iter().enumerate() {
-            for (i, code) in code.iter_mut().enumerate() {
-                let p = glam::Vec4::new(c.x[k][i], c.y[k][i], c.z[k][i], c.w[k][i]);
-                *code |= u32::from(dot4(*pl, p) < 0.0) << (6 + u);
-            }
-        }
+        let t = corner_lanes(simd, clip, win, [&c.x[k], &c.y[k], &c.z[k], &c.w[k]]);
         for i in 0..LANES {
             // A non-finite corner is `ScreenVertex::default()`: outcode 0, not snapped.
-            let code = code[i] & finite[i].wrapping_neg();
-            let snapped = finite[i] & u32::from(code == 0) & ok[i];
-            out.finite[i] &= finite[i];
+            let finite = t.finite[i] as u32;
+            let code = t.code[i] as u32 & finite.wrapping_neg();
+            let snapped = finite & u32::from(code == 0) & t.snapped[i] as u32;
+            out.finite[i] &= finite;
             out.snapped[i] &= snapped;
             out.and[i] &= code;
             out.or[i] |= code;
             let keep = (snapped as i32).wrapping_neg();
-            out.x[k][i] = sx[i] & keep;
-            out.y[k][i] = sy[i] & keep;
+            out.x[k][i] = t.x[i] & keep;
+            out.y[k][i] = t.y[i] & keep;
         }
     }
 }
@@ -341,6 +327,9 @@ pub(crate) struct PlaneLanes {
     pub rows: [[f32; LANES]; PLANE_ROWS],
     pub ref_x: [f32; LANES],
     pub ref_y: [f32; LANES],
+    /// Lane `i`'s `i32` edges, and whether they fit ([`lane_edges`]).
+    pub edges: [[Edge32; 3]; LANES],
+    pub fits: [bool; LANES],
 }
 
 impl PlaneLanes {
@@ -349,6 +338,8 @@ impl PlaneLanes {
             rows: [[0.0; LANES]; PLANE_ROWS],
             ref_x: [0.0; LANES],
             ref_y: [0.0; LANES],
+            edges: [[Edge32::new((0, 0), (0, 0)); 3]; LANES],
+            fits: [false; LANES],
         })
     }
 }
@@ -400,6 +391,11 @@ fn setup_lanes_at<S: Simd>(
         g.e2y[i] = f64::from(l.ys[2][i]) * inv - y0;
         g.inv_area[i] = 1.0 / (l.a2[i] * inv * inv);
         (out.ref_x[i], out.ref_y[i]) = (x0 as f32, y0 as f32);
+    }
+    for i in 0..LANES {
+        let xs = [l.xs[0][i], l.xs[1][i], l.xs[2][i]];
+        let ys = [l.ys[0][i], l.ys[1][i], l.ys[2][i]];
+        (out.edges[i], out.fits[i]) = lane_edges(&xs, &ys);
     }
     let vp = &ctx.viewport;
     let range = vp.max_depth - vp.min_depth;

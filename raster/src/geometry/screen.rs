@@ -3,7 +3,7 @@
 //! drawn before any of its varyings are fetched, and they are computed once per vertex
 //! ([`ScreenVertex`]), eight vertices at a time in lanes ([`screen_vertices`]).
 
-use fearless_simd::{Level, Simd};
+use fearless_simd::{f32x8, mask32x8, prelude::*, Level};
 use glam::Vec4;
 
 use crate::base::fixed::Fixed;
@@ -125,17 +125,16 @@ pub(crate) fn screen_vertices<P: Fn(usize) -> Vec4>(
 
 #[inline(always)]
 fn screen_vertices_at<S: Simd, P: Fn(usize) -> Vec4>(
-    _simd: S,
+    simd: S,
     ctx: &SetupCtx,
     planes: &ClipPlanes,
     first: usize,
     position: &P,
     out: &mut [ScreenVertex],
 ) {
-    let [x_lo, x_hi, y_lo, y_hi] = planes.band();
-    let user = &planes.planes()[6..];
+    let clip = (planes.band(), &planes.planes()[6..]);
     let vp = &ctx.viewport;
-    let (hw, hh) = (vp.width * 0.5, vp.height * 0.5);
+    let win = [vp.x, vp.y, vp.width * 0.5, vp.height * 0.5];
     for (b, block) in out.chunks_mut(LANES).enumerate() {
         let base = first + b * LANES;
         let (mut px, mut py, mut pz, mut pw) =
@@ -144,27 +143,14 @@ fn screen_vertices_at<S: Simd, P: Fn(usize) -> Vec4>(
             let p = position(base + i);
             (px[i], py[i], pz[i], pw[i]) = (p.x, p.y, p.z, p.w);
         }
-        let mut finite = [false; LANES];
-        let mut code = [0u32; LANES];
-        let mut snapped = [false; LANES];
-        let (mut sx, mut sy) = ([0i32; LANES], [0i32; LANES]);
-        for i in 0..LANES {
-            let win = [vp.x, vp.y, hw, hh];
-            let t = corner_test([x_lo, x_hi, y_lo, y_hi], win, [px[i], py[i], pz[i], pw[i]]);
-            (finite[i], code[i], snapped[i], sx[i], sy[i]) = t;
-        }
-        for (k, pl) in user.iter().enumerate() {
-            for i in 0..LANES {
-                let p = Vec4::new(px[i], py[i], pz[i], pw[i]);
-                code[i] |= u32::from(crate::base::math::dot4(*pl, p) < 0.0) << (6 + k);
-            }
-        }
+        let c = corner_lanes(simd, clip, win, [&px, &py, &pz, &pw]);
         for (i, o) in block.iter_mut().enumerate() {
-            *o = if finite[i] {
+            let code = c.code[i] as u32;
+            *o = if c.finite[i] != 0 {
                 ScreenVertex {
                     finite: true,
-                    outcode: code[i],
-                    snapped: (code[i] == 0 && snapped[i]).then_some((sx[i], sy[i])),
+                    outcode: code,
+                    snapped: (code == 0 && c.snapped[i] != 0).then_some((c.x[i], c.y[i])),
                 }
             } else {
                 ScreenVertex::default()
@@ -264,28 +250,58 @@ pub(crate) mod tests {
     }
 }
 
-/// One corner's screen test, as the batched and the lanes front ends (`geometry::lanes`)
-/// both take it: whether `(x, y, z, w)` is finite; `ClipPlanes::outcode`'s six fixed planes
-/// (`band` = the x and y guard band's `[lo, hi, lo, hi]`); and `SetupCtx::window_xy` of the
-/// point (`win` = viewport x, y, half width, half height) snapped by `Fixed::snap` per axis,
-/// with whether both snaps were in range.
+/// One corner's screen test of eight points at once (lane `i` the point `(x[i], y[i], z[i],
+/// w[i])`), as the per-vertex and the per-triangle lanes front ends (`geometry::lanes`) both
+/// take it: whether the point is finite (`|v| < ∞` is false for NaN and ±∞ alone);
+/// `ClipPlanes::outcode`, its six fixed planes (`band` = the x and y guard band's `[lo, hi,
+/// lo, hi]`) by their expressions and the `user` planes by `math::dot4`'s; and
+/// `SetupCtx::window_xy` of the point (`win` = viewport x, y, half width, half height)
+/// snapped per axis (`fixed::snap_lanes`), with whether both snaps were in range. Flags are
+/// 0 or 1 per lane.
 #[inline(always)]
-pub(crate) fn corner_test(
-    [x_lo, x_hi, y_lo, y_hi]: [f32; 4],
+pub(crate) fn corner_lanes<S: Simd>(
+    simd: S,
+    ([x_lo, x_hi, y_lo, y_hi], user): ([f32; 4], &[Vec4]),
     [vx, vy, hw, hh]: [f32; 4],
-    [x, y, z, w]: [f32; 4],
-) -> (bool, u32, bool, i32, i32) {
-    let finite = x.is_finite() & y.is_finite() & z.is_finite() & w.is_finite();
-    let code = u32::from(z < 0.0)
-        | u32::from(w - z < 0.0) << 1
-        | u32::from(x - x_lo * w < 0.0) << 2
-        | u32::from(x_hi * w - x < 0.0) << 3
-        | u32::from(y - y_lo * w < 0.0) << 4
-        | u32::from(y_hi * w - y < 0.0) << 5;
-    let q = 1.0 / w;
-    let wx = vx + (x * q + 1.0) * hw;
-    let wy = vy + (1.0 - y * q) * hh;
-    let (okx, fx) = crate::base::fixed::snap_parts(wx);
-    let (oky, fy) = crate::base::fixed::snap_parts(wy);
-    (finite, code, okx & oky, fx, fy)
+    [x, y, z, w]: [&[f32; LANES]; 4],
+) -> CornerLanes {
+    let [x, y, z, w] = [x, y, z, w].map(|v| f32x8::from_slice(simd, v));
+    let zero = simd.splat_f32x8(0.0);
+    let (one, none) = (simd.splat_i32x8(1), simd.splat_i32x8(0));
+    let flag = |m: mask32x8<S>| m.select(one, none);
+    let finite = |v: f32x8<S>| v.abs().simd_lt(simd.splat_f32x8(f32::INFINITY));
+    let bit = |v: f32x8<S>, b: u32| flag(v.simd_lt(zero)) << b;
+    let mut code = bit(z, 0)
+        | bit(w - z, 1)
+        | bit(x - w * x_lo, 2)
+        | bit(w * x_hi - x, 3)
+        | bit(y - w * y_lo, 4)
+        | bit(w * y_hi - y, 5);
+    for (u, pl) in user.iter().enumerate() {
+        let dot = (x * pl.x + z * pl.z) + (y * pl.y + w * pl.w);
+        code |= bit(dot, 6 + u as u32);
+    }
+    let q = simd.splat_f32x8(1.0) / w;
+    let wx = (x * q + 1.0) * hw + vx;
+    let wy = (simd.splat_f32x8(1.0) - y * q) * hh + vy;
+    let (okx, sx) = crate::base::fixed::snap_lanes(simd, wx);
+    let (oky, sy) = crate::base::fixed::snap_lanes(simd, wy);
+    CornerLanes {
+        finite: flag(finite(x) & finite(y) & finite(z) & finite(w)).into(),
+        code: code.into(),
+        snapped: flag(okx & oky).into(),
+        x: sx.into(),
+        y: sy.into(),
+    }
+}
+
+/// What [`corner_lanes`] gives: per lane, flags as 0 or 1.
+pub(crate) struct CornerLanes {
+    pub finite: [i32; LANES],
+    /// The outcode (bits of the six fixed planes, then the user planes from bit 6).
+    pub code: [i32; LANES],
+    pub snapped: [i32; LANES],
+    /// The snapped window position (0 where it did not snap).
+    pub x: [i32; LANES],
+    pub y: [i32; LANES],
 }

@@ -9,7 +9,7 @@
 //! Depth (`z_w`) is interpolated linearly in screen space; every other attribute `a` is
 //! perspective-correct: `a/w` and `1/w` are interpolated and divided per pixel.
 
-use crate::base::fixed::{Fixed, SUBPIXEL_ONE};
+use crate::base::fixed::{Edge32, Fixed, SUBPIXEL_ONE};
 use crate::state::{CullMode, FrontFace, PipelineState, PolygonMode, ShadeModel, Viewport};
 use crate::vertex::{ClipVertex, MAX_VARYINGS};
 
@@ -53,11 +53,42 @@ pub(crate) struct TriSetup {
     pub ref_y: f32,
     /// Offset of this triangle's planes in the draw's plane array.
     pub planes: u32,
+    /// The edge functions in `i32` ([`lane_edges`]), folded once here rather than per tile,
+    /// and whether the triangle is small enough for the tile walk's smallest class to use
+    /// them (else they are not read).
+    pub edges: [Edge32; 3],
+    pub lanes: bool,
     /// Whether the primitive faces the viewer (for two-sided effects).
     pub front: bool,
     /// The first `flat_count` varyings are constants (flat shading: the colours; points:
     /// all): their planes hold values, not `a/w`.
     pub flat_count: u8,
+}
+
+/// The edges (`0→1`, `1→2`, `2→0`) of a triangle with snapped corners `(xs, ys)` in `i32`
+/// ([`Edge32`]), and whether every value the tile walk's smallest class evaluates fits
+/// (`fragment::tile`'s `cover_block` and `cover_rows`): `|E| ≤ |dx|·|Δy| + |dy|·|Δx| + 1`,
+/// where `|dx|, |dy|` (edge deltas) are at most the triangle's extent `X` and the sampled
+/// points lie inside its box, widened by the block's spare lanes (right of the box, or left
+/// of it where `cover_rows` moves the block back into the tile) and its one row past the
+/// end: `|Δx|, |Δy| ≤ X + 8·256`. With `X ≤ 2¹⁴` (64 pixels) that is below 2³⁰. (The
+/// deltas themselves always fit: snapped coordinates are below 2²⁴ in magnitude.) No
+/// branch: the set-up lanes compute it for eight triangles at once.
+#[inline(always)]
+pub(crate) fn lane_edges(xs: &[i32; 3], ys: &[i32; 3]) -> ([Edge32; 3], bool) {
+    const MAX: u32 = 1 << 14;
+    let mut fits = true;
+    for i in 0..3 {
+        let j = (i + 1) % 3;
+        fits &= ((xs[j] - xs[i]).unsigned_abs() <= MAX) & ((ys[j] - ys[i]).unsigned_abs() <= MAX);
+    }
+    let p = |i: usize| (xs[i], ys[i]);
+    let e = [
+        Edge32::new(p(0), p(1)),
+        Edge32::new(p(1), p(2)),
+        Edge32::new(p(2), p(0)),
+    ];
+    (e, fits)
 }
 
 /// Counters of what happened to primitives in the geometry stage.
@@ -429,6 +460,7 @@ impl TriSink {
             self.planes.push(f32::from_bits(p));
         }
         let base = base as u32;
+        let (edges, lanes) = lane_edges(&xs, &ys);
         self.tris.push(TriSetup {
             xs,
             ys,
@@ -436,6 +468,8 @@ impl TriSink {
             ref_x: x0 as f32,
             ref_y: y0 as f32,
             planes: base,
+            edges,
+            lanes,
             front,
             flat_count: nflat as u8,
         });
