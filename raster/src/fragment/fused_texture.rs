@@ -17,40 +17,15 @@ use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8, u8x32};
 use glam::Vec4;
 
 use crate::base::vec_lanes::{max_or, min_or};
-use crate::fragment::lanes::{fused_groups, pack_rgba, w8::unorm8_fast, At};
+use crate::fragment::lanes::w8::{unorm8_fast, Plane};
+use crate::fragment::lanes::{fused_groups, pack_rgba, At, RowKernel};
 use crate::fragment::scratch::{FusedFog, TextureFusion};
 use crate::texture::lanes::{sample_rho2, LaneFilter};
 use crate::texture::{Sampler, Texture};
 
-/// A plane `[a₀, ∂x, ∂y]` set up for a batch: with `ROW` its row sum `a₀ + ∂y·dy` in `a0`.
-#[derive(Clone, Copy)]
-struct Plane<S: Simd> {
-    a0: f32x8<S>,
-    ax: f32x8<S>,
-    ay: f32x8<S>,
-}
-
-impl<S: Simd> Plane<S> {
-    #[inline(always)]
-    fn new<const ROW: bool>(simd: S, a: &[f32], dy: f32) -> Plane<S> {
-        Plane {
-            a0: simd.splat_f32x8(if ROW { a[0] + a[2] * dy } else { a[0] }),
-            ax: simd.splat_f32x8(a[1]),
-            ay: simd.splat_f32x8(a[2]),
-        }
-    }
-
-    /// `(a₀ + ∂y·dy) + ∂x·dx`, as `fragment::lanes::plane` and `fixed_stages`'
-    /// `uv_derivatives` evaluate it.
-    #[inline(always)]
-    fn at<const ROW: bool>(&self, dx: f32x8<S>, dy: f32x8<S>) -> f32x8<S> {
-        let r = if ROW { self.a0 } else { self.a0 + self.ay * dy };
-        r + self.ax * dx
-    }
-}
-
-/// The per-batch constants of [`textured`].
-struct Kernel<'t, S: Simd> {
+/// The per-triangle constants of the kernel: for one batch of pixels ([`textured`]) or, as a
+/// [`RowKernel`], for each row span of the triangle in a tile.
+pub(crate) struct Kernel<'t, S: Simd> {
     simd: S,
     /// The unit: its texture, sampler and filter (in the texture's format), and whether it
     /// replaces the colour.
@@ -207,82 +182,124 @@ impl<'t, S: Simd> Kernel<'t, S> {
     }
 }
 
-/// The fused path of one batch (see the module documentation): `planes` the triangle's
-/// (`[z, 1/w, varyings…]`), pixels `at`, `n` of them (the first `live` real), depth range
-/// `zlim`, depth function index `func` (1 less, 3 less-or-equal, 7 always) and write flag.
-/// Returns the number of fragments written.
+impl<'t, S: Simd> Kernel<'t, S> {
+    /// The kernel of one triangle: `planes` the triangle's (`[z, 1/w, varyings…]`), depth
+    /// range `zlim`, depth function index `func` (1 less, 3 less-or-equal, 7 always) and
+    /// write flag. Its planes hold `a₀` (the form of a batch of pixels) until
+    /// [`RowKernel::set_row`] puts a row's sums in.
+    #[inline(always)]
+    pub(crate) fn new(
+        simd: S,
+        t: &'t TextureFusion,
+        planes: &[f32],
+        zlim: (f32, f32),
+        (func, write): (u8, bool),
+    ) -> Self {
+        let plane = |i: usize| Plane::new::<false>(simd, &planes[i..i + 3], 0.0);
+        let fog_at = t.fog.map_or(3, |f| 6 + 3 * f.at);
+        let fog = t.fog.map_or(Vec4::ZERO, |f| f.color);
+        let (start, end) = t.fog.and_then(|f| f.linear).unwrap_or((0.0, 1.0));
+        // No unit: the uv planes are never read (any three planes will do).
+        let (size, uv) = match &t.unit {
+            Some(u) => (u.texture.base_size(), u.uv_plane),
+            None => (glam::Vec2::ONE, 0),
+        };
+        Kernel {
+            simd,
+            unit: t.unit.as_ref().map(|u| (&*u.texture, &u.sampler, u.filter)),
+            replace: t.unit.as_ref().is_some_and(|u| u.replace),
+            fog_kind: match t.fog {
+                None => 0,
+                Some(FusedFog { linear: None, .. }) => 1,
+                Some(_) if start != end => 2,
+                Some(_) => 3,
+            },
+            p: [
+                plane(0),
+                plane(3),
+                plane(6),
+                plane(9),
+                plane(12),
+                plane(15),
+                plane(fog_at),
+            ],
+            secondary: t
+                .secondary
+                .map(|o| [plane(6 + 3 * o), plane(9 + 3 * o), plane(12 + 3 * o)]),
+            uv: [plane(uv), plane(uv + 3), plane(uv + 6)],
+            size: (simd.splat_f32x8(size.x), simd.splat_f32x8(size.y)),
+            fog: [
+                simd.splat_f32x8(fog.x),
+                simd.splat_f32x8(fog.y),
+                simd.splat_f32x8(fog.z),
+            ],
+            linear: (
+                simd.splat_f32x8(end),
+                simd.splat_f32x8(end - start),
+                simd.splat_f32x8(start),
+            ),
+            zlim: (simd.splat_f32x8(zlim.0), simd.splat_f32x8(zlim.1)),
+            func,
+            write: simd.splat_mask32x8(write),
+        }
+    }
+}
+
+impl<S: Simd> RowKernel<S> for Kernel<'_, S> {
+    /// Every plane the groups read (the unused ones too: cheaper than asking).
+    #[inline(always)]
+    fn set_row(&mut self, dy: f32) {
+        let dy = self.simd.splat_f32x8(dy);
+        // Array by array, so each loop unrolls (a chained iterator did not).
+        for p in &mut self.p {
+            p.set_row(dy);
+        }
+        for p in &mut self.uv {
+            p.set_row(dy);
+        }
+        if let Some(sec) = &mut self.secondary {
+            for p in sec {
+                p.set_row(dy);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn group(
+        &self,
+        o: (f32x8<S>, f32x8<S>),
+        m: Option<mask32x8<S>>,
+        d: &mut [f32],
+        c: &mut [[u8; 4]],
+    ) -> i32x8<S> {
+        Kernel::group::<true>(self, o, m, d, c)
+    }
+}
+
+/// The fused path of one batch of pixels (see the module documentation) whose offsets are
+/// `dx`, `dy`: the kernel of `t` on `planes` ([`Kernel::new`]), `n` pixels (the first
+/// `live` real). Returns the number of fragments written.
 #[allow(clippy::too_many_arguments, reason = "one batch's complete context")]
 #[inline(always)]
-pub(crate) fn textured<S: Simd, const ROW: bool>(
+pub(crate) fn textured<S: Simd>(
     simd: S,
     t: &TextureFusion,
     planes: &[f32],
-    at: At<'_>,
+    (dx, dy): (&[f32], &[f32]),
     (live, n): (usize, usize),
     zlim: (f32, f32),
-    (func, write): (u8, bool),
-    depth: &mut [f32],
-    color: &mut [[u8; 4]],
+    depth_fn: (u8, bool),
+    (depth, color): (&mut [f32], &mut [[u8; 4]]),
 ) -> u64 {
-    let (bx, dy0) = match at {
-        At::Row(bx, dy) => (bx, dy),
-        At::Pixels(..) => (0.0, 0.0),
-    };
-    let plane = |i: usize| Plane::new::<ROW>(simd, &planes[i..i + 3], dy0);
-    let fog_at = t.fog.map_or(3, |f| 6 + 3 * f.at);
-    let fog = t.fog.map_or(Vec4::ZERO, |f| f.color);
-    let (start, end) = t.fog.and_then(|f| f.linear).unwrap_or((0.0, 1.0));
-    // No unit: the uv planes are never read (any three planes will do).
-    let (size, uv) = match &t.unit {
-        Some(u) => (u.texture.base_size(), u.uv_plane),
-        None => (glam::Vec2::ONE, 0),
-    };
-    let k = Kernel {
-        simd,
-        unit: t.unit.as_ref().map(|u| (&*u.texture, &u.sampler, u.filter)),
-        replace: t.unit.as_ref().is_some_and(|u| u.replace),
-        fog_kind: match t.fog {
-            None => 0,
-            Some(FusedFog { linear: None, .. }) => 1,
-            Some(_) if start != end => 2,
-            Some(_) => 3,
-        },
-        p: [
-            plane(0),
-            plane(3),
-            plane(6),
-            plane(9),
-            plane(12),
-            plane(15),
-            plane(fog_at),
-        ],
-        secondary: t
-            .secondary
-            .map(|o| [plane(6 + 3 * o), plane(9 + 3 * o), plane(12 + 3 * o)]),
-        uv: [plane(uv), plane(uv + 3), plane(uv + 6)],
-        size: (simd.splat_f32x8(size.x), simd.splat_f32x8(size.y)),
-        fog: [
-            simd.splat_f32x8(fog.x),
-            simd.splat_f32x8(fog.y),
-            simd.splat_f32x8(fog.z),
-        ],
-        linear: (
-            simd.splat_f32x8(end),
-            simd.splat_f32x8(end - start),
-            simd.splat_f32x8(start),
-        ),
-        zlim: (simd.splat_f32x8(zlim.0), simd.splat_f32x8(zlim.1)),
-        func,
-        write: simd.splat_mask32x8(write),
-    };
+    let k = Kernel::new(simd, t, planes, zlim, depth_fn);
     fused_groups(
         simd,
-        at,
-        bx,
+        At::Pixels(dx, dy),
+        0.0,
         (live, n),
         0,
         (depth, color),
         #[inline(always)]
-        |o, m, d, c| k.group::<ROW>(o, m, d, c),
+        |o, m, d, c| k.group::<false>(o, m, d, c),
     )
 }

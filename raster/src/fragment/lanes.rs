@@ -33,7 +33,7 @@ pub(crate) fn store_mask<S: Simd>(simd: S, m: mask32x8<S>, out: &mut [i32]) {
     simd.to_vector_mask32x8(m).store_slice(&mut out[..LANES]);
 }
 
-/// `dx[i] = bx + i` for a row span (exact: see `FragmentPath::run_span`), and
+/// `dx[i] = bx + i` for a row span (exact: see `RowSpan::offsets`), and
 /// `mask[i] = i < live`, over `dx.len()` pixels (a multiple of [`LANES`]).
 #[inline(always)]
 pub(crate) fn row_offsets<S: Simd>(
@@ -288,26 +288,39 @@ macro_rules! vertex_color_width {
             /// A plane `[a₀, ∂x, ∂y]` set up for a batch: its row sum when the batch is a
             /// row.
             #[derive(Clone, Copy)]
-            struct Plane<S: Simd> {
-                a0: $f32<S>,
-                ax: $f32<S>,
-                ay: $f32<S>,
+            pub(crate) struct Plane<S: Simd> {
+                /// `a₀`, or with `ROW` the row sum `a₀ + ∂y·dy`.
+                pub(crate) a0: $f32<S>,
+                pub(crate) ax: $f32<S>,
+                pub(crate) ay: $f32<S>,
+                /// `a₀` itself, for [`Plane::set_row`].
+                base: $f32<S>,
             }
 
             impl<S: Simd> Plane<S> {
                 #[inline(always)]
-                fn new<const ROW: bool>(simd: S, a: &[f32], dy: f32) -> Plane<S> {
+                pub(crate) fn new<const ROW: bool>(simd: S, a: &[f32], dy: f32) -> Plane<S> {
                     Plane {
                         // With `ROW` the row sum `a₀ + ∂y·dy` stands in `a0`; `ay` is unused.
                         a0: $f32::splat(simd, if ROW { a[0] + a[2] * dy } else { a[0] }),
                         ax: $f32::splat(simd, a[1]),
                         ay: $f32::splat(simd, a[2]),
+                        base: $f32::splat(simd, a[0]),
                     }
+                }
+
+                /// Makes `a0` the row sum `a₀ + ∂y·dy` of the row `dy` (every lane `dy`):
+                /// the value `new::<true>` gives, lane by lane the same IEEE operations,
+                /// so a kernel set up once per triangle serves each of its rows.
+                #[allow(dead_code, reason = "the 16-lane kernel runs one row per set-up")]
+                #[inline(always)]
+                pub(crate) fn set_row(&mut self, dy: $f32<S>) {
+                    self.a0 = self.base + self.ay * dy;
                 }
 
                 /// `(a₀ + ∂y·dy) + ∂x·dx` (the row sum precomputed with `ROW`).
                 #[inline(always)]
-                fn at<const ROW: bool>(&self, dx: $f32<S>, dy: $f32<S>) -> $f32<S> {
+                pub(crate) fn at<const ROW: bool>(&self, dx: $f32<S>, dy: $f32<S>) -> $f32<S> {
                     let r = if ROW { self.a0 } else { self.a0 + self.ay * dy };
                     r + self.ax * dx
                 }
@@ -346,6 +359,18 @@ macro_rules! vertex_color_width {
                         lo: $f32::splat(simd, zmin),
                         hi: $f32::splat(simd, zmax),
                         wmask: $mask::splat(simd, write),
+                    }
+                }
+
+                /// Puts the row `dy` below the reference vertex into the planes' row sums
+                /// ([`Plane::set_row`]): a kernel set up with `new::<false>` then gives
+                /// each row what `new::<true>` at that `dy` gives.
+                #[allow(dead_code, reason = "the 16-lane kernel runs one row per set-up")]
+                #[inline(always)]
+                pub(crate) fn set_row(&mut self, dy: f32) {
+                    let dy = $f32::splat(self.simd, dy);
+                    for p in &mut self.p {
+                        p.set_row(dy);
                     }
                 }
 
@@ -437,11 +462,10 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
         At::Pixels(..) => (0.0, 0.0),
     };
     let vc = w8::VertexColor::new::<ROW>(simd, planes, dy0, (zmin, zmax), write);
-    let np = n.next_multiple_of(LANES);
-    let len = depth.len().min(color.len());
-    // Groups entirely live and inside the target: no mask, no copies.
-    let whole = live.min(len) / LANES * LANES;
-    // AVX-512: whole groups of 16 lanes first (issue 26 Build 4; see `w16`).
+    // AVX-512: whole groups of 16 lanes first (issue 26 Build 4; see `w16`), of the groups
+    // entirely live and inside the target (no mask, no copies).
+    #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
+    let whole = live.min(depth.len().min(color.len())) / LANES * LANES;
     #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512)))]
     let (wide_written, k0) = match simd.level() {
         fearless_simd::Level::Avx512(t) if whole >= w16::N => {
@@ -453,7 +477,7 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     };
     #[cfg(not(all(any(target_arch = "x86", target_arch = "x86_64"), not(plumb_no_avx512))))]
     let (wide_written, k0) = (0u64, 0);
-    debug_assert!(k0 <= np);
+    debug_assert!(k0 <= n.next_multiple_of(LANES));
     wide_written
         + fused_groups(
             simd,
@@ -530,6 +554,103 @@ pub(crate) fn fused_groups<S: Simd>(
     }
     let a: [i32; LANES] = written.into();
     a.iter().map(|&x| x as u64).sum()
+}
+
+/// One row span of a triangle in a tile: pixels `[x, x + len)` of row `y`, at tile offset
+/// `off`.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RowSpan {
+    pub x: i32,
+    pub y: i32,
+    pub len: u32,
+    pub off: u32,
+}
+
+impl RowSpan {
+    /// The span's first pixel centre and its row, as offsets from the reference point
+    /// `(ref_x, ref_y)`. Exact in f32 (multiples of 1/256 below 2^15), so the row walk's
+    /// `bx + i` equals `(x + i + ½) − ref_x`.
+    #[inline(always)]
+    pub(crate) fn offsets(&self, (ref_x, ref_y): (f32, f32)) -> (f32, f32) {
+        ((self.x as f32 + 0.5) - ref_x, (self.y as f32 + 0.5) - ref_y)
+    }
+
+    /// The span's pixels in the tile's planes.
+    #[inline(always)]
+    pub(crate) fn range(&self) -> std::ops::Range<usize> {
+        self.off as usize..(self.off + self.len) as usize
+    }
+}
+
+/// A fused kernel set up once per triangle and run on each of its row spans in a tile
+/// ([`fused_rows`]).
+pub(crate) trait RowKernel<S: Simd> {
+    /// Puts the row `dy` below the reference point into the planes' row sums.
+    fn set_row(&mut self, dy: f32);
+    /// One group of the current row at offsets `(dx, dy)` with live lanes `m` (all when
+    /// `None`) on its [`LANES`] target values. Returns the written lanes as −1.
+    fn group(
+        &self,
+        o: (f32x8<S>, f32x8<S>),
+        m: Option<mask32x8<S>>,
+        d: &mut [f32],
+        c: &mut [[u8; 4]],
+    ) -> i32x8<S>;
+}
+
+/// [`w8::VertexColor`] at depth function `F`, as a [`RowKernel`].
+pub(crate) struct VertexColorRows<S: Simd, const F: u8>(pub w8::VertexColor<S>);
+
+impl<S: Simd, const F: u8> RowKernel<S> for VertexColorRows<S, F> {
+    #[inline(always)]
+    fn set_row(&mut self, dy: f32) {
+        self.0.set_row(dy);
+    }
+
+    #[inline(always)]
+    fn group(
+        &self,
+        o: (f32x8<S>, f32x8<S>),
+        m: Option<mask32x8<S>>,
+        d: &mut [f32],
+        c: &mut [[u8; 4]],
+    ) -> i32x8<S> {
+        self.0.group::<true, F>(o, m, d, c)
+    }
+}
+
+/// A fused kernel on the row spans `rows` of one triangle (reference point `refp`) in a
+/// tile whose depth and colour planes are `depth`, `color`: per row, the row sums
+/// ([`RowKernel::set_row`]) and its groups ([`fused_groups`]). Each row gets the values a
+/// kernel set up for that row alone gives it; the set-up is paid once per triangle and
+/// tile instead of once per row. Returns the number of fragments written.
+#[inline(always)]
+pub(crate) fn fused_rows<S: Simd, K: RowKernel<S>>(
+    simd: S,
+    k: &mut K,
+    refp: (f32, f32),
+    rows: &[RowSpan],
+    (depth, color): (&mut [f32], &mut [[u8; 4]]),
+) -> u64 {
+    let mut written = 0;
+    for r in rows {
+        let (bx, dy) = r.offsets(refp);
+        k.set_row(dy);
+        let k = &*k;
+        let (d, c) = (&mut depth[r.range()], &mut color[r.range()]);
+        let len = r.len as usize;
+        written += fused_groups(
+            simd,
+            At::Row(bx, dy),
+            bx,
+            (len, len),
+            0,
+            (d, c),
+            #[inline(always)]
+            |o, m, d, c| k.group(o, m, d, c),
+        );
+    }
+    written
 }
 
 /// A small triangle's pixels in one block of [`LANES`]² pixels of a tile, for

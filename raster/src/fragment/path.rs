@@ -1,6 +1,6 @@
 //! The fragment stage: interpolation, shading, alpha test, stencil, depth, blending and
 //! colour write, over batches of at most one tile row's worth of pixels: a horizontal span
-//! ([`FragmentPath::run_span`]) or, for small triangles, every covered pixel of the
+//! (the row spans of [`FragmentPath::run_rows`]) or, for small triangles, every covered pixel of the
 //! triangle at once ([`FragmentPath::run_pixels`], target values gathered by the caller).
 //! Each pixel's values come from the same expressions either way, so the two give the same
 //! bits.
@@ -225,37 +225,66 @@ impl FragmentPath {
         }
     }
 
-    /// Runs the whole fragment pipeline on the span `[x, x + len)` of row `y`, whose pixels
-    /// start at index `off` of the tile. Returns the number of fragments written.
-    pub fn run_span(
+    /// Runs the whole fragment pipeline on the row spans `rows` of one triangle in a tile
+    /// (each `[x, x + len)` of row `y`, its pixels from index `off` of the tile), in order.
+    /// Dispatched once for all of them; a fused kernel is set up once for all of them
+    /// ([`fl::fused_rows`]). Returns the number of fragments written.
+    pub fn run_rows(
         &self,
         (tri, planes): (&TriSetup, &[f32]),
-        (x, y, len): (i32, i32, usize),
+        rows: &[fl::RowSpan],
         tile: &mut TileMut<'_>,
-        off: usize,
         s: &mut Scratch,
     ) -> u64 {
-        // The pixel-centre offsets from vertex 0 are exact in f32 (multiples of 1/256 below
-        // 2^15), so `bx + i` equals `(x + i + ½) − ref_x` exactly.
-        let dy = (y as f32 + 0.5) - tri.ref_y;
-        let bx = (x as f32 + 0.5) - tri.ref_x;
-        let range = off..off + len;
-        let dst = Dst {
-            depth: &mut tile.depth[range.clone()],
-            stencil: &mut tile.stencil[range.clone()],
-            color: &mut tile.color[range],
-        };
-        self.run::<true>(
-            Batch {
-                tri,
-                planes,
-                live: len,
-                len,
-                row: (bx, dy),
-            },
-            dst,
-            s,
+        crate::base::simd::dispatch!(
+            self.level,
+            simd => self.rows_at(simd, (tri, planes), rows, tile, s);
+            portable => rows.iter().map(|r| {
+                let (b, dst) = row_batch((tri, planes), r, tile);
+                self.run_portable::<true>(simd, b, dst, s)
+            }).sum()
         )
+    }
+
+    /// [`FragmentPath::run_rows`] at one instruction set: the fused kernels over all the
+    /// rows, else [`FragmentPath::run_at`] row by row.
+    #[inline(always)]
+    fn rows_at<S: Simd>(
+        &self,
+        simd: S,
+        (tri, planes): (&TriSetup, &[f32]),
+        rows: &[fl::RowSpan],
+        tile: &mut TileMut<'_>,
+        s: &mut Scratch,
+    ) -> u64 {
+        let (f, w) = self.depth;
+        let z = (self.zmin, self.zmax);
+        let refp = (tri.ref_x, tri.ref_y);
+        let fusable = tri.flat_count == 0 && matches!(f, 1 | 3 | 7);
+        // AVX-512 runs the vertex-colour kernel's whole groups on 16 lanes, set up per row
+        // (`run_at`).
+        let wide = matches!(simd.level(), Level::Avx512(_));
+        if fusable && self.fused && !wide {
+            let dst = (&mut *tile.depth, &mut *tile.color);
+            let vc = fl::w8::VertexColor::new::<false>(simd, planes, 0.0, z, w);
+            // The depth functions of `run_at`'s fused vertex-colour kernels.
+            return match f {
+                1 => fl::fused_rows(simd, &mut fl::VertexColorRows::<S, 1>(vc), refp, rows, dst),
+                3 => fl::fused_rows(simd, &mut fl::VertexColorRows::<S, 3>(vc), refp, rows, dst),
+                _ => fl::fused_rows(simd, &mut fl::VertexColorRows::<S, 7>(vc), refp, rows, dst),
+            };
+        }
+        if let Some(t) = self.textured.as_deref().filter(|_| fusable) {
+            let mut k = ft::Kernel::new(simd, t, planes, z, (f, w));
+            let dst = (&mut *tile.depth, &mut *tile.color);
+            return fl::fused_rows(simd, &mut k, refp, rows, dst);
+        }
+        rows.iter()
+            .map(|r| {
+                let (b, dst) = row_batch((tri, planes), r, tile);
+                self.run_at::<S, true>(simd, b, dst, s)
+            })
+            .sum()
     }
 
     /// Whether a triangle's small block may go to [`FragmentPath::run_block`]: the draw
@@ -294,7 +323,7 @@ impl FragmentPath {
     /// pixels, each at most once). Only the first `live` are real: the rest pad the batch to
     /// a length the vectorised loops handle without scalar tails, and are masked off from the
     /// start (their `dst` entries may change and must not be written back). Same results per
-    /// pixel as [`FragmentPath::run_span`].
+    /// pixel as [`FragmentPath::run_rows`].
     pub fn run_pixels(
         &self,
         tri: &TriSetup,
@@ -443,26 +472,15 @@ impl FragmentPath {
             }
             go!(1 3 7);
         }
-        if let Some(t) = &self.textured {
+        // Row spans take the textured kernel in `rows_at`, set up once for all a triangle's
+        // rows in a tile.
+        if let Some(t) = self.textured.as_deref().filter(|_| !ROW) {
             let (f, w) = self.depth;
             if tri.flat_count == 0 && matches!(f, 1 | 3 | 7) {
-                let at = if ROW {
-                    fl::At::Row(bx, dy)
-                } else {
-                    fl::At::Pixels(&s.dxp[..np], &s.dyp[..np])
-                };
+                let offsets = (&s.dxp[..np], &s.dyp[..np]);
                 let z = (self.zmin, self.zmax);
-                return ft::textured::<S, ROW>(
-                    simd,
-                    t,
-                    planes,
-                    at,
-                    (live, len),
-                    z,
-                    (f, w),
-                    depth,
-                    color,
-                );
+                let dst = (depth, color);
+                return ft::textured(simd, t, planes, offsets, (live, len), z, (f, w), dst);
             }
         }
         let dst = Dst {
@@ -751,6 +769,30 @@ pub(crate) struct Batch<'a> {
     /// A row span's first pixel: `bx` right of and `dy` below the reference vertex (unused
     /// for a block, whose offsets are in `Scratch::dxp` / `dyp`).
     pub row: (f32, f32),
+}
+
+/// One row span of a triangle as a batch of the pipeline: its offsets from the reference
+/// point (`RowSpan::offsets`) and its pixels of the tile.
+#[inline(always)]
+fn row_batch<'a, 'b>(
+    (tri, planes): (&'a TriSetup, &'a [f32]),
+    r: &fl::RowSpan,
+    tile: &'b mut TileMut<'_>,
+) -> (Batch<'a>, Dst<'b>) {
+    let len = r.len as usize;
+    let b = Batch {
+        tri,
+        planes,
+        live: len,
+        len,
+        row: r.offsets((tri.ref_x, tri.ref_y)),
+    };
+    let dst = Dst {
+        depth: &mut tile.depth[r.range()],
+        stencil: &mut tile.stencil[r.range()],
+        color: &mut tile.color[r.range()],
+    };
+    (b, dst)
 }
 
 /// Fills the four factor channels for an (RGB factor, alpha factor) pair.

@@ -8,7 +8,7 @@ use crate::base::simd::is_portable;
 // The width and height of the block a small triangle's box is covered in: one edge
 // evaluation per lane, `i32` lanes, one row of the block at a time.
 use crate::base::vec_lanes::LANES;
-use crate::fragment::lanes::Block;
+use crate::fragment::lanes::{Block, RowSpan};
 use crate::fragment::path::{Dst, FragmentPath};
 use crate::fragment::scratch::{Scratch, SPAN};
 use crate::geometry::bin::{edges, TileRefs};
@@ -52,7 +52,7 @@ fn cover_block<S: Simd>(
     let zero = simd.splat_i32x8(0);
     let live = (1u32 << n) - 1;
     let (depth, stencil, color) = full_tile(tile);
-    // Exact, like the row walk's `bx + i` (see `run_span`): `x0 + i` is exact in f32.
+    // Exact, like the row walk's `bx + i` (see `RowSpan::offsets`): `x0 + i` is exact in f32.
     let iota_f = f32x8::from_slice(simd, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
     let col =
         ((simd.splat_f32x8(x0 as f32) + iota_f) + simd.splat_f32x8(0.5)) - simd.splat_f32x8(ref_x);
@@ -368,7 +368,7 @@ fn scanned_block(
             if (e[0] | e[1] | e[2]) >= 0 {
                 let x = x0 + i as i32;
                 g.off[k] = ((y - at.ty) * ts + (x - at.tx)) as u16;
-                // Exact, like the row walk's `bx + i` (see `run_span`).
+                // Exact, like the row walk's `bx + i` (see `RowSpan::offsets`).
                 scratch.dxp[k] = (x as f32 + 0.5) - tri.ref_x;
                 scratch.dyp[k] = (y as f32 + 0.5) - tri.ref_y;
                 k += 1;
@@ -393,7 +393,8 @@ fn scanned_block(
     run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
 }
 
-/// The large class: row by row, each row's covered pixels (contiguous) shaded as one span.
+/// The large class: row by row, each row's covered pixels (contiguous) are one span, and
+/// the fragment path shades all the spans in one call (`FragmentPath::run_rows`).
 /// Narrow boxes scan (three adds and a sign test per pixel); wide ones solve each edge's
 /// half-line exactly. Not inlined: scalar code, entered once per large triangle and tile,
 /// and kept apart from the small classes' lanes code (inlined, it cost the gouraud
@@ -405,7 +406,8 @@ fn row_spans(t: &TriInTile<'_>, at: &mut TileAt<'_, '_>, scratch: &mut Scratch) 
     let [x0, y0, x1, y1] = t.bbox;
     let n = i64::from(x1 - x0);
     let (mut c, sx, sy) = edge_walk(t);
-    let mut written = 0;
+    let mut rows = [RowSpan::default(); TILE_SIZE as usize];
+    let mut k = 0;
     for y in y0..y1 {
         let (lo, hi) = if n <= NARROW {
             let mut e = c;
@@ -434,12 +436,17 @@ fn row_spans(t: &TriInTile<'_>, at: &mut TileAt<'_, '_>, scratch: &mut Scratch) 
         }
         if lo < hi {
             let x = x0 + lo as i32;
-            let off = ((y - at.ty) * ts + (x - at.tx)) as usize;
-            let len = (hi - lo) as usize;
-            written += t
-                .path
-                .run_span((t.tri, t.planes), (x, y, len), &mut *at.tile, off, scratch);
+            // At most `TILE_SIZE` rows: the box is clipped to the tile.
+            rows[k & (TILE_SIZE as usize - 1)] = RowSpan {
+                x,
+                y,
+                len: (hi - lo) as u32,
+                off: ((y - at.ty) * ts + (x - at.tx)) as u32,
+            };
+            k += 1;
         }
     }
-    written
+    let rows = &rows[..k.min(TILE_SIZE as usize)];
+    t.path
+        .run_rows((t.tri, t.planes), rows, &mut *at.tile, scratch)
 }
