@@ -347,9 +347,7 @@ impl Context {
                 .enumerate()
                 .map_init(Scratch::new, |scratch, (i, mut tile)| {
                     if let Some(c) = &clear {
-                        tile.color.fill(c.color);
-                        tile.depth.fill(c.depth);
-                        tile.stencil.fill(c.stencil);
+                        tile.fill(level, (c.color, c.depth, c.stencil));
                     }
                     if chunks.iter().all(|c| c.tile_is_empty(i)) {
                         return 0;

@@ -16,16 +16,46 @@ use glam::{Mat3, Mat4, Vec3, Vec4};
 /// Lanes per step.
 pub(crate) const LANES: usize = 8;
 
+/// Whether `simd`'s `max(x, y)` and `min(x, y)` are x86's `maxps` / `minps` on `(x, y)`
+/// (`fearless_simd` 1.2 at SSE2, SSE4.2, AVX2 and AVX-512, in that operand order), which
+/// return `y` unless `x` is greater (less): exactly `x > y ? x : y` (`x < y ? x : y`) in
+/// every case, NaN in either operand and zeros of either sign included. One instruction
+/// where the compare-and-select is two. A constant once inlined.
+#[inline(always)]
+pub(crate) fn x86_minmax<S: Simd>(simd: S) -> bool {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        use fearless_simd::Level;
+        matches!(
+            simd.level(),
+            Level::Sse2(_) | Level::Sse4_2(_) | Level::Avx2(_) | Level::Avx512(_)
+        )
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    {
+        let _ = simd;
+        false
+    }
+}
+
 /// `x > y ? x : y` per lane: `f32::max(x, y)` for a non-NaN `y` (NaN in `x` gives `y`).
 #[inline(always)]
 pub(crate) fn max_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
-    x.simd_gt(y).select(x, y)
+    if x86_minmax(x.simd) {
+        x.max(y)
+    } else {
+        x.simd_gt(y).select(x, y)
+    }
 }
 
 /// `x < y ? x : y` per lane: `f32::min(x, y)` for a non-NaN `y`.
 #[inline(always)]
 pub(crate) fn min_or<S: Simd>(x: f32x8<S>, y: f32x8<S>) -> f32x8<S> {
-    x.simd_lt(y).select(x, y)
+    if x86_minmax(x.simd) {
+        x.min(y)
+    } else {
+        x.simd_lt(y).select(x, y)
+    }
 }
 
 /// Eight 3-vectors: x, y and z lanes.

@@ -18,10 +18,17 @@ use glam::Vec4;
 
 use crate::base::vec_lanes::{max_or, min_or};
 use crate::fragment::lanes::w8::{unorm8_fast, Plane};
-use crate::fragment::lanes::{fused_groups, pack_rgba, At, RowKernel};
+use crate::fragment::lanes::{fused_groups, lane_count, pack_rgba, At, RowKernel};
 use crate::fragment::scratch::{FusedFog, TextureFusion};
 use crate::texture::lanes::{sample_rho2, LaneFilter};
 use crate::texture::{Sampler, Texture};
+
+/// `x > 0 ? (x < 1 ? x : 1) : 0` (NaN → 0): the staged stages' saturate.
+#[inline(always)]
+fn sat<S: Simd>(x: f32x8<S>) -> f32x8<S> {
+    let (zero, one) = (x.simd.splat_f32x8(0.0), x.simd.splat_f32x8(1.0));
+    min_or(max_or(x, zero), one)
+}
 
 /// The per-triangle constants of the kernel: for one batch of pixels ([`textured`]) or, as a
 /// [`RowKernel`], for each row span of the triangle in a tile.
@@ -89,7 +96,7 @@ impl<'t, S: Simd> Kernel<'t, S> {
             // `Replace`: `saturate(t)`.
             Some(tex) if self.replace => {
                 for (x, t) in col.iter_mut().zip(tex) {
-                    *x = t.simd_gt(zero).select(t.simd_lt(one).select(t, one), zero);
+                    *x = sat(t);
                 }
             }
             _ => {
@@ -99,7 +106,7 @@ impl<'t, S: Simd> Kernel<'t, S> {
                 if let Some(tex) = tex {
                     for (x, t) in col.iter_mut().zip(tex) {
                         let m = *x * t;
-                        *x = m.simd_gt(zero).select(m.simd_lt(one).select(m, one), zero);
+                        *x = sat(m);
                     }
                 }
             }
@@ -142,13 +149,13 @@ impl<'t, S: Simd> Kernel<'t, S> {
         let (end, span, start) = self.linear;
         let f = match self.fog_kind {
             1 => {
-                let f = d.simd_lt(zero).select(zero, d);
-                return f.simd_gt(one).select(one, f);
+                // `d < 0 ? 0 : d`, then `f > 1 ? 1 : f`.
+                return min_or(one, max_or(zero, d));
             }
             2 => (end - d) / span,
             _ => d.simd_lt(start).select(one, zero),
         };
-        f.simd_gt(zero).select(f.simd_lt(one).select(f, one), zero)
+        sat(f)
     }
 
     /// `Coords` then `Lod` and `SampleLanes`: `(u, v)` and their exact derivatives from the
@@ -292,7 +299,7 @@ pub(crate) fn textured<S: Simd>(
     (depth, color): (&mut [f32], &mut [[u8; 4]]),
 ) -> u64 {
     let k = Kernel::new(simd, t, planes, zlim, depth_fn);
-    fused_groups(
+    lane_count(fused_groups(
         simd,
         At::Pixels(dx, dy),
         0.0,
@@ -301,5 +308,5 @@ pub(crate) fn textured<S: Simd>(
         (depth, color),
         #[inline(always)]
         |o, m, d, c| k.group::<false>(o, m, d, c),
-    )
+    ))
 }

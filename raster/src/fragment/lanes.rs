@@ -322,7 +322,7 @@ macro_rules! vertex_color_width {
                 #[inline(always)]
                 pub(crate) fn at<const ROW: bool>(&self, dx: $f32<S>, dy: $f32<S>) -> $f32<S> {
                     let r = if ROW { self.a0 } else { self.a0 + self.ay * dy };
-                    r + self.ax * dx
+                    r + dx * self.ax
                 }
             }
 
@@ -388,8 +388,12 @@ macro_rules! vertex_color_width {
                     let p = &self.p;
                     // `max_or`, `min_or`: the scalar clamp's compare-and-select.
                     let z = p[0].at::<ROW>(dx, dy);
-                    let z = z.simd_gt(self.lo).select(z, self.lo);
-                    let z = z.simd_lt(self.hi).select(z, self.hi);
+                    let z = if crate::base::vec_lanes::x86_minmax(simd) {
+                        z.max(self.lo).min(self.hi)
+                    } else {
+                        let z = z.simd_gt(self.lo).select(z, self.lo);
+                        z.simd_lt(self.hi).select(z, self.hi)
+                    };
                     let dv = $f32::from_slice(simd, d);
                     let t = compare!(F, simd, $mask, z, dv);
                     let pass = match m {
@@ -416,14 +420,18 @@ macro_rules! vertex_color_width {
             }
 
             /// `base::unorm::to_unorm8` per lane (the one conversion of the colour store, at
-            /// every width), in few operations: `x & (x > 0)`
-            /// is `x > 0 ? x : 0` (NaN and −0 give +0), after which `x` is never NaN and the
-            /// level's `min` is exactly `x < 1 ? x : 1`.
+            /// every width), in few operations: `x > 0 ? x : 0` (NaN and −0 give +0), after
+            /// which `x` is never NaN, then `x < 1 ? x : 1`; each one x86 instruction
+            /// (`vec_lanes::x86_minmax`), else a compare and select.
             #[inline(always)]
             pub(crate) fn unorm8_fast<S: Simd>(simd: S, x: $f32<S>) -> $u32<S> {
-                let pos: $u32<S> = x.simd_gt($f32::splat(simd, 0.0)).to_vector().bitcast();
-                let x = $f32::from_bits(x.to_bits() & pos);
-                let x = x.min($f32::splat(simd, 1.0));
+                let (zero, one) = ($f32::splat(simd, 0.0), $f32::splat(simd, 1.0));
+                let x = if crate::base::vec_lanes::x86_minmax(simd) {
+                    x.max(zero).min(one)
+                } else {
+                    let x = x.simd_gt(zero).select(x, zero);
+                    x.simd_lt(one).select(x, one)
+                };
                 let y = x * 255.0 + 0.5;
                 let i: $i32<S> = y.to_int();
                 i.bitcast()
@@ -479,7 +487,7 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
     let (wide_written, k0) = (0u64, 0);
     debug_assert!(k0 <= n.next_multiple_of(LANES));
     wide_written
-        + fused_groups(
+        + lane_count(fused_groups(
             simd,
             at,
             bx,
@@ -488,15 +496,17 @@ pub(crate) fn vertex_color<S: Simd, const ROW: bool, const F: u8>(
             (depth, color),
             #[inline(always)]
             |o, m, d, c| vc.group::<ROW, F>(o, m, d, c),
-        )
+        ))
 }
 
 /// The groups of one batch of a fused kernel, from pixel `k0` (a multiple of [`LANES`]) to
 /// `n` rounded up: each group's offsets (`at`; a row's `bx + i`, stepped by 8: every value
 /// is a multiple of 1/256 below 2^15, so each step is exact and equals `bx + (k + i)`),
-/// whole live groups straight on the target, the last ones through a copy with their live
-/// lanes (the first `live` of the batch) as the mask, so nothing past the target slices'
-/// ends is read or written. `group` returns its written lanes as −1; returns their number.
+/// whole live groups straight on the target, the last ones with their live lanes (the
+/// first `live` of the batch) as the mask: in place where the target slices hold the whole
+/// group (its dead lanes are stored back unchanged), else through a copy, so nothing past
+/// the slices' ends is read or written. `group` returns its written lanes as −1; returns
+/// their number per lane ([`lane_count`] sums them).
 #[inline(always)]
 pub(crate) fn fused_groups<S: Simd>(
     simd: S,
@@ -511,7 +521,7 @@ pub(crate) fn fused_groups<S: Simd>(
         &mut [f32],
         &mut [[u8; 4]],
     ) -> i32x8<S>,
-) -> u64 {
+) -> i32x8<S> {
     let mut dxr = simd.splat_f32x8(bx) + f32x8::from_slice(simd, &IOTA);
     if k0 > 0 {
         // `bx + (k + i)`: exact, as every step below is.
@@ -530,12 +540,16 @@ pub(crate) fn fused_groups<S: Simd>(
     let len = depth.len().min(color.len());
     let whole = live.min(len) / LANES * LANES;
     let mut k = k0;
-    while k < whole {
-        let o = offsets(k, dxr);
-        let (d, c) = (&mut depth[k..k + LANES], &mut color[k..k + LANES]);
-        written -= group(o, None, d, c);
-        dxr += 8.0;
-        k += LANES;
+    if k0 < whole {
+        // Exact chunks: no bounds check per group.
+        let d = depth[k0..whole].chunks_exact_mut(LANES);
+        let c = color[k0..whole].chunks_exact_mut(LANES);
+        for (d, c) in d.zip(c) {
+            let o = offsets(k, dxr);
+            written -= group(o, None, d, c);
+            dxr += 8.0;
+            k += LANES;
+        }
     }
     let iota_i = i32x8::from_slice(simd, &IOTA_I);
     let livev = simd.splat_i32x8(live as i32);
@@ -543,16 +557,27 @@ pub(crate) fn fused_groups<S: Simd>(
     while k < np {
         let o = offsets(k, dxr);
         let m = (iota_i + k as i32).simd_lt(livev);
-        let r = len.saturating_sub(k).min(LANES);
-        pd[..r].copy_from_slice(&depth[k..k + r]);
-        pc[..r].copy_from_slice(&color[k..k + r]);
-        written -= group(o, Some(m), &mut pd, &mut pc);
-        depth[k..k + r].copy_from_slice(&pd[..r]);
-        color[k..k + r].copy_from_slice(&pc[..r]);
+        if k + LANES <= len {
+            let (d, c) = (&mut depth[k..k + LANES], &mut color[k..k + LANES]);
+            written -= group(o, Some(m), d, c);
+        } else {
+            let r = len.saturating_sub(k).min(LANES);
+            pd[..r].copy_from_slice(&depth[k..k + r]);
+            pc[..r].copy_from_slice(&color[k..k + r]);
+            written -= group(o, Some(m), &mut pd, &mut pc);
+            depth[k..k + r].copy_from_slice(&pd[..r]);
+            color[k..k + r].copy_from_slice(&pc[..r]);
+        }
         dxr += 8.0;
         k += LANES;
     }
-    let a: [i32; LANES] = written.into();
+    written
+}
+
+/// The sum of a kernel's per-lane counts of written fragments.
+#[inline(always)]
+pub(crate) fn lane_count<S: Simd>(v: i32x8<S>) -> u64 {
+    let a: [i32; LANES] = v.into();
     a.iter().map(|&x| x as u64).sum()
 }
 
@@ -632,13 +657,17 @@ pub(crate) fn fused_rows<S: Simd, K: RowKernel<S>>(
     rows: &[RowSpan],
     (depth, color): (&mut [f32], &mut [[u8; 4]]),
 ) -> u64 {
-    let mut written = 0;
+    let mut written = simd.splat_i32x8(0);
+    let end = depth.len().min(color.len());
     for r in rows {
         let (bx, dy) = r.offsets(refp);
         k.set_row(dy);
         let k = &*k;
-        let (d, c) = (&mut depth[r.range()], &mut color[r.range()]);
+        // The span's groups, as far as the tile lets them run past its end (the last one
+        // then works in place).
         let len = r.len as usize;
+        let span = r.off as usize..(r.off as usize + len.next_multiple_of(LANES)).min(end);
+        let (d, c) = (&mut depth[span.clone()], &mut color[span]);
         written += fused_groups(
             simd,
             At::Row(bx, dy),
@@ -650,7 +679,7 @@ pub(crate) fn fused_rows<S: Simd, K: RowKernel<S>>(
             |o, m, d, c| k.group(o, m, d, c),
         );
     }
-    written
+    lane_count(written)
 }
 
 /// A small triangle's pixels in one block of [`LANES`]² pixels of a tile, for

@@ -406,10 +406,19 @@ fn row_spans(t: &TriInTile<'_>, at: &mut TileAt<'_, '_>, scratch: &mut Scratch) 
     let [x0, y0, x1, y1] = t.bbox;
     let n = i64::from(x1 - x0);
     let (mut c, sx, sy) = edge_walk(t);
+    // The box's last column and row, from its first: every edge function is affine, so
+    // it is non-negative over the whole box when it is at the four corners.
+    let (dx, dy) = (n - 1, i64::from(y1 - y0 - 1));
+    let full = (0..3).all(|j| {
+        let (a, b) = (c[j], c[j] + sy[j] * dy);
+        (a | b | (a + sx[j] * dx) | (b + sx[j] * dx)) >= 0
+    });
     let mut rows = [RowSpan::default(); TILE_SIZE as usize];
     let mut k = 0;
     for y in y0..y1 {
-        let (lo, hi) = if n <= NARROW {
+        let (lo, hi) = if full {
+            (0, n)
+        } else if n <= NARROW {
             let mut e = c;
             let (mut lo, mut hi) = (n, 0);
             for i in 0..n {
