@@ -82,7 +82,8 @@ impl<'t, S: Simd> Kernel<'t, S> {
         };
         (pass & self.write).select(z, dv).store_slice(d);
         if !pass.any_true() {
-            return simd.splat_i32x8(0);
+            // No lane written: `pass` is all zeros.
+            return pass.to_vector();
         }
         // The sample first: fewer values live across its call.
         let tex = self.unit.as_ref().map(|u| self.sample::<ROW>(u, dx, dy));

@@ -322,7 +322,7 @@ macro_rules! vertex_color_width {
                 #[inline(always)]
                 pub(crate) fn at<const ROW: bool>(&self, dx: $f32<S>, dy: $f32<S>) -> $f32<S> {
                     let r = if ROW { self.a0 } else { self.a0 + self.ay * dy };
-                    r + dx * self.ax
+                    r + self.ax * dx
                 }
             }
 
@@ -402,7 +402,9 @@ macro_rules! vertex_color_width {
                     };
                     (pass & self.wmask).select(z, dv).store_slice(d);
                     if !pass.any_true() {
-                        return $i32::splat(simd, 0);
+                        // No lane written: `pass` is all zeros (the same value as below,
+                        // so both exits share the caller's accumulate).
+                        return pass.to_vector();
                     }
                     let w = $f32::splat(simd, 1.0) / p[1].at::<ROW>(dx, dy);
                     macro_rules! ch {
