@@ -2,8 +2,9 @@
 //! modulated or replaced by one texture unit or neither, plus a secondary colour or not,
 //! then vertex fog, per-pixel linear fog or none
 //! ([`TextureFusion`]), with an early
-//! depth test of less, less-or-equal or always and nothing else (no stencil, alpha test or
-//! blending; every channel written), runs its whole fragment path in one pass over groups of
+//! depth test of less, less-or-equal or always, no blending or the classic alpha blend
+//! (source alpha, one minus source alpha, added) and nothing else (no stencil or alpha
+//! test; every channel written), runs its whole fragment path in one pass over groups of
 //! [`LANES`](crate::base::vec_lanes::LANES): depth, coordinates and their derivatives, λ and the sample, colour, fog, pack
 //! and store, each group in registers from the planes to the store.
 //!
@@ -53,6 +54,9 @@ pub(crate) struct Kernel<'t, S: Simd> {
     zlim: (f32x8<S>, f32x8<S>),
     func: u8,
     write: mask32x8<S>,
+    /// Blending with source alpha and one minus source alpha (`FragmentPath`'s
+    /// `is_alpha_blend`), else none.
+    blend: bool,
 }
 
 impl<'t, S: Simd> Kernel<'t, S> {
@@ -126,14 +130,27 @@ impl<'t, S: Simd> Kernel<'t, S> {
                 *c = *c * f + *k * g;
             }
         }
+        let bytes = c.as_flattened_mut();
+        let old: u32x8<S> = u8x32::from_slice(simd, bytes).bitcast();
+        if self.blend {
+            // `FragmentPath::blend`: the source clamped to [0, 1] (`f32::clamp`: NaN
+            // stays), the destination `from_unorm8` (`d / 255`), then
+            // `s·a + d·(1 − a)` per channel with `a` the clamped source alpha.
+            let s = col.map(|x| min_or(one, max_or(zero, x)));
+            let (a, k255) = (s[3], simd.splat_f32x8(255.0));
+            let ia = one - a;
+            for (ch, (x, s)) in col.iter_mut().zip(s).enumerate() {
+                let byte: i32x8<S> = ((old >> (8 * ch as u32)) & 0xff).bitcast();
+                let d = simd.cvt_f32_i32x8(byte) / k255;
+                *x = s * a + d * ia;
+            }
+        }
         let px = pack_rgba([
             unorm8_fast(simd, col[0]),
             unorm8_fast(simd, col[1]),
             unorm8_fast(simd, col[2]),
             unorm8_fast(simd, col[3]),
         ]);
-        let bytes = c.as_flattened_mut();
-        let old: u32x8<S> = u8x32::from_slice(simd, bytes).bitcast();
         let out: u8x32<S> = pass.select(px, old).bitcast();
         out.store_slice(bytes);
         pass.to_vector()
@@ -202,6 +219,7 @@ impl<'t, S: Simd> Kernel<'t, S> {
         planes: &[f32],
         zlim: (f32, f32),
         (func, write): (u8, bool),
+        blend: bool,
     ) -> Self {
         let plane = |i: usize| Plane::new::<false>(simd, &planes[i..i + 3], 0.0);
         let fog_at = t.fog.map_or(3, |f| 6 + 3 * f.at);
@@ -249,6 +267,7 @@ impl<'t, S: Simd> Kernel<'t, S> {
             zlim: (simd.splat_f32x8(zlim.0), simd.splat_f32x8(zlim.1)),
             func,
             write: simd.splat_mask32x8(write),
+            blend,
         }
     }
 }
@@ -295,11 +314,10 @@ pub(crate) fn textured<S: Simd>(
     planes: &[f32],
     (dx, dy): (&[f32], &[f32]),
     (live, n): (usize, usize),
-    zlim: (f32, f32),
-    depth_fn: (u8, bool),
+    (zlim, depth_fn, blend): ((f32, f32), (u8, bool), bool),
     (depth, color): (&mut [f32], &mut [[u8; 4]]),
 ) -> u64 {
-    let k = Kernel::new(simd, t, planes, zlim, depth_fn);
+    let k = Kernel::new(simd, t, planes, zlim, depth_fn, blend);
     lane_count(fused_groups(
         simd,
         At::Pixels(dx, dy),

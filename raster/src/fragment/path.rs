@@ -195,7 +195,7 @@ impl FragmentPath {
             && probe.is_none();
         let textured = (early_z
             && !state.stencil.enabled
-            && !state.blend.enabled
+            && (!state.blend.enabled || is_alpha_blend(&state.blend))
             && color_mask == u32::MAX
             && probe.is_none())
         .then(|| shader.fused_texture())
@@ -275,7 +275,7 @@ impl FragmentPath {
             };
         }
         if let Some(t) = self.textured.as_deref().filter(|_| fusable) {
-            let mut k = ft::Kernel::new(simd, t, planes, z, (f, w));
+            let mut k = ft::Kernel::new(simd, t, planes, z, (f, w), self.blend.is_some());
             let dst = (&mut *tile.depth, &mut *tile.color);
             return fl::fused_rows(simd, &mut k, refp, rows, dst);
         }
@@ -480,7 +480,8 @@ impl FragmentPath {
                 let offsets = (&s.dxp[..np], &s.dyp[..np]);
                 let z = (self.zmin, self.zmax);
                 let dst = (depth, color);
-                return ft::textured(simd, t, planes, offsets, (live, len), z, (f, w), dst);
+                let zf = (z, (f, w), self.blend.is_some());
+                return ft::textured(simd, t, planes, offsets, (live, len), zf, dst);
             }
         }
         let dst = Dst {
@@ -836,6 +837,17 @@ fn factors(
             }
         }
     }
+}
+
+/// Whether `b` is the classic alpha blend the fused textured kernel has
+/// (`fragment::fused_texture`): source alpha and one minus source alpha for colour and
+/// alpha, both added.
+fn is_alpha_blend(b: &BlendState) -> bool {
+    use BlendFactor::{OneMinusSrcAlpha, SrcAlpha};
+    (b.src_rgb, b.dst_rgb, b.src_alpha, b.dst_alpha)
+        == (SrcAlpha, OneMinusSrcAlpha, SrcAlpha, OneMinusSrcAlpha)
+        && b.eq_rgb == BlendEquation::Add
+        && b.eq_alpha == BlendEquation::Add
 }
 
 #[inline]

@@ -9,7 +9,8 @@
 //! nearest mipmaps, clamp to edge and to border, mirrored repeat, a bias), power-of-two and
 //! other texture sizes, and no texture; no fog, linear and exponential vertex fog, linear
 //! per-pixel fog (also with `start == end`) and exponential per-pixel fog (the staged path
-//! again); colours past both ends of 0..1.
+//! again); colours past both ends of 0..1; no blending, the source-alpha blend the fused
+//! path has, and the premultiplied one it leaves to the staged path.
 
 use std::sync::Arc;
 
@@ -19,8 +20,8 @@ use plumb_raster::fog::{FogMode, FogState};
 use plumb_raster::light::{Light, LightKind, LightingState, Material};
 use plumb_raster::texture::{MagFilter, MinFilter, Sampler, Texture, Wrap};
 use plumb_raster::{
-    CompareFunc, DepthState, FixedFunction, Indices, MeshInput, PipelineState, TextureUnit,
-    Topology, Transforms,
+    BlendState, CompareFunc, DepthState, FixedFunction, Indices, MeshInput, PipelineState,
+    TextureUnit, Topology, Transforms,
 };
 
 use crate::common::{at_every_level, ctx, finish_frame, Frame};
@@ -167,8 +168,16 @@ fn frame(level: plumb_raster::SimdLevel, case: usize, func: CompareFunc, write: 
         view_from_model: Mat4::IDENTITY,
         clip_from_view: Mat4::perspective_rh(1.1, 133.0 / 71.0, 0.5, 20.0),
     };
+    // Every fifth case from the second blends with source alpha (the fused path's blend),
+    // every fifth from the fifth premultiplied (the staged path's).
+    let blend = match case % 5 {
+        1 => BlendState::ALPHA,
+        4 => BlendState::PREMULTIPLIED,
+        _ => BlendState::REPLACE,
+    };
     let st = PipelineState {
         depth: DepthState { func, write },
+        blend,
         ..c.default_state()
     };
     let (p, col, uv) = mesh(80, 0x9e37_79b9_7f4a_7c15 ^ case as u64);
