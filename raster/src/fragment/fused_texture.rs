@@ -136,7 +136,9 @@ impl<'t, S: Simd> Kernel<'t, S> {
             // `FragmentPath::blend`: the source clamped to [0, 1] (`f32::clamp`: NaN
             // stays), the destination `from_unorm8` (`d / 255`), then
             // `s·a + d·(1 − a)` per channel with `a` the clamped source alpha.
-            let s = col.map(|x| min_or(one, max_or(zero, x)));
+            // (Written out: `[T; 4]::map` stayed an out-of-line call.)
+            let clamp = |x| min_or(one, max_or(zero, x));
+            let s = [clamp(col[0]), clamp(col[1]), clamp(col[2]), clamp(col[3])];
             let (a, k255) = (s[3], simd.splat_f32x8(255.0));
             let ia = one - a;
             for (ch, (x, s)) in col.iter_mut().zip(s).enumerate() {
