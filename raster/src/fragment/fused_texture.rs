@@ -19,7 +19,7 @@ use glam::Vec4;
 
 use crate::base::vec_lanes::{max_or, min_or};
 use crate::fragment::lanes::w8::{unorm8_fast, Plane};
-use crate::fragment::lanes::{fused_groups, lane_count, pack_rgba, At, RowKernel};
+use crate::fragment::lanes::{fused_groups, lane_count, pack_rgba, At, FusedKernel};
 use crate::fragment::scratch::{FusedFog, TextureFusion};
 use crate::texture::lanes::{sample_rho2, LaneFilter};
 use crate::texture::{Sampler, Texture};
@@ -32,7 +32,7 @@ fn sat<S: Simd>(x: f32x8<S>) -> f32x8<S> {
 }
 
 /// The per-triangle constants of the kernel: for one batch of pixels ([`textured`]) or, as a
-/// [`RowKernel`], for each row span of the triangle in a tile.
+/// [`FusedKernel`], for each row span of the triangle in a tile.
 pub(crate) struct Kernel<'t, S: Simd> {
     simd: S,
     /// The unit: its texture, sampler and filter (in the texture's format), and whether it
@@ -213,7 +213,7 @@ impl<'t, S: Simd> Kernel<'t, S> {
     /// The kernel of one triangle: `planes` the triangle's (`[z, 1/w, varyings…]`), depth
     /// range `zlim`, depth function index `func` (1 less, 3 less-or-equal, 7 always) and
     /// write flag. Its planes hold `a₀` (the form of a batch of pixels) until
-    /// [`RowKernel::set_row`] puts a row's sums in.
+    /// [`FusedKernel::set_row`] puts a row's sums in.
     #[inline(always)]
     pub(crate) fn new(
         simd: S,
@@ -274,7 +274,7 @@ impl<'t, S: Simd> Kernel<'t, S> {
     }
 }
 
-impl<S: Simd> RowKernel<S> for Kernel<'_, S> {
+impl<S: Simd> FusedKernel<S> for Kernel<'_, S> {
     /// Every plane the groups read (the unused ones too: cheaper than asking).
     #[inline(always)]
     fn set_row(&mut self, dy: f32) {
@@ -302,6 +302,17 @@ impl<S: Simd> RowKernel<S> for Kernel<'_, S> {
         c: &mut [[u8; 4]],
     ) -> i32x8<S> {
         Kernel::group::<true>(self, o, m, d, c)
+    }
+
+    #[inline(always)]
+    fn group_at(
+        &self,
+        o: (f32x8<S>, f32x8<S>),
+        m: Option<mask32x8<S>>,
+        d: &mut [f32],
+        c: &mut [[u8; 4]],
+    ) -> i32x8<S> {
+        Kernel::group::<false>(self, o, m, d, c)
     }
 }
 

@@ -609,9 +609,9 @@ impl RowSpan {
     }
 }
 
-/// A fused kernel set up once per triangle and run on each of its row spans in a tile
-/// ([`fused_rows`]).
-pub(crate) trait RowKernel<S: Simd> {
+/// A fused kernel set up once per triangle: run on each of its row spans in a tile
+/// ([`fused_rows`]) or on the rows of one block ([`fused_block`]).
+pub(crate) trait FusedKernel<S: Simd> {
     /// Puts the row `dy` below the reference point into the planes' row sums.
     fn set_row(&mut self, dy: f32);
     /// One group of the current row at offsets `(dx, dy)` with live lanes `m` (all when
@@ -623,12 +623,21 @@ pub(crate) trait RowKernel<S: Simd> {
         d: &mut [f32],
         c: &mut [[u8; 4]],
     ) -> i32x8<S>;
+    /// [`FusedKernel::group`] at per-lane offsets `(dx, dy)`, the planes' `a₀` as set up
+    /// (no row sums).
+    fn group_at(
+        &self,
+        o: (f32x8<S>, f32x8<S>),
+        m: Option<mask32x8<S>>,
+        d: &mut [f32],
+        c: &mut [[u8; 4]],
+    ) -> i32x8<S>;
 }
 
-/// [`w8::VertexColor`] at depth function `F`, as a [`RowKernel`].
+/// [`w8::VertexColor`] at depth function `F`, as a [`FusedKernel`].
 pub(crate) struct VertexColorRows<S: Simd, const F: u8>(pub w8::VertexColor<S>);
 
-impl<S: Simd, const F: u8> RowKernel<S> for VertexColorRows<S, F> {
+impl<S: Simd, const F: u8> FusedKernel<S> for VertexColorRows<S, F> {
     #[inline(always)]
     fn set_row(&mut self, dy: f32) {
         self.0.set_row(dy);
@@ -644,15 +653,26 @@ impl<S: Simd, const F: u8> RowKernel<S> for VertexColorRows<S, F> {
     ) -> i32x8<S> {
         self.0.group::<true, F>(o, m, d, c)
     }
+
+    #[inline(always)]
+    fn group_at(
+        &self,
+        o: (f32x8<S>, f32x8<S>),
+        m: Option<mask32x8<S>>,
+        d: &mut [f32],
+        c: &mut [[u8; 4]],
+    ) -> i32x8<S> {
+        self.0.group::<false, F>(o, m, d, c)
+    }
 }
 
 /// A fused kernel on the row spans `rows` of one triangle (reference point `refp`) in a
 /// tile whose depth and colour planes are `depth`, `color`: per row, the row sums
-/// ([`RowKernel::set_row`]) and its groups ([`fused_groups`]). Each row gets the values a
+/// ([`FusedKernel::set_row`]) and its groups ([`fused_groups`]). Each row gets the values a
 /// kernel set up for that row alone gives it; the set-up is paid once per triangle and
 /// tile instead of once per row. Returns the number of fragments written.
 #[inline(always)]
-pub(crate) fn fused_rows<S: Simd, K: RowKernel<S>>(
+pub(crate) fn fused_rows<S: Simd, K: FusedKernel<S>>(
     simd: S,
     k: &mut K,
     refp: (f32, f32),
@@ -685,7 +705,7 @@ pub(crate) fn fused_rows<S: Simd, K: RowKernel<S>>(
 }
 
 /// A small triangle's pixels in one block of [`LANES`]² pixels of a tile, for
-/// [`vertex_color_block`]: its coverage, one byte per row of the block (lane `i` of row `r`
+/// [`fused_block`]: its coverage, one byte per row of the block (lane `i` of row `r`
 /// is bit `8r + i`), and where the block is.
 pub(crate) struct Block {
     pub cover: u64,
@@ -700,22 +720,20 @@ pub(crate) struct Block {
     pub ref_y: f32,
 }
 
-/// [`vertex_color`] on one [`Block`], straight on the tile's planes: each row with a
-/// covered pixel is one group of [`LANES`] contiguous pixels of the tile row, with the row's
-/// coverage as its mask (no copies in or out; the block lies inside the tile, so every
-/// group does). A pixel's offsets are the gathered block's (`(x + i) + ½ − ref_x`,
-/// `(y + ½) − ref_y`, the same operations), so every value is the one
-/// `vertex_color` gives it there. Returns the number of fragments written.
+/// A fused kernel (set up with its planes' `a₀`, no row sums) on one [`Block`], straight on
+/// the tile's planes: each row with a covered pixel is one group of [`LANES`] contiguous
+/// pixels of the tile row, with the row's coverage as its mask (no copies in or out; the
+/// block lies inside the tile, so every group does). A pixel's offsets are the gathered
+/// block's (`(x + i) + ½ − ref_x`, `(y + ½) − ref_y`, the same operations), so every value
+/// is the one the kernel gives it there in a batch of pixels. Returns the number of
+/// fragments written.
 #[inline(always)]
-pub(crate) fn vertex_color_block<S: Simd, const F: u8>(
+pub(crate) fn fused_block<S: Simd, K: FusedKernel<S>>(
     simd: S,
-    planes: &[f32],
+    k: &K,
     b: &Block,
-    z: (f32, f32),
-    write: bool,
     (depth, color): (&mut [f32], &mut [[u8; 4]]),
 ) -> u64 {
-    let vc = w8::VertexColor::new::<false>(simd, planes, 0.0, z, write);
     let iota = f32x8::from_slice(simd, &IOTA);
     let dx =
         ((simd.splat_f32x8(b.x as f32) + iota) + simd.splat_f32x8(0.5)) - simd.splat_f32x8(b.ref_x);
@@ -728,14 +746,13 @@ pub(crate) fn vertex_color_block<S: Simd, const F: u8>(
             let m = (simd.splat_i32x8(row) & bits).simd_eq(bits);
             let dy = simd.splat_f32x8((y as f32 + 0.5) - b.ref_y);
             let (d, c) = (&mut depth[off..off + LANES], &mut color[off..off + LANES]);
-            written -= vc.group::<false, F>((dx, dy), Some(m), d, c);
+            written -= k.group_at((dx, dy), Some(m), d, c);
         }
         cover >>= 8;
         y += 1;
         off += b.stride;
     }
-    let a: [i32; LANES] = written.into();
-    a.iter().map(|&x| x as u64).sum()
+    lane_count(written)
 }
 
 /// [`vertex_color`]'s whole groups at AVX-512 on 16 lanes: the groups `0..whole / 16 * 16`.

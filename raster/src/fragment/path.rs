@@ -288,18 +288,21 @@ impl FragmentPath {
     }
 
     /// Whether a triangle's small block may go to [`FragmentPath::run_block`]: the draw
-    /// takes the fused vertex-colour kernel (`fragment::lanes::vertex_color`) at one of its
-    /// depth functions, and the triangle has no flat varyings.
+    /// takes a fused kernel (vertex colour, `fragment::lanes::vertex_color`, or textured,
+    /// `fragment::fused_texture`) at one of its depth functions, and the triangle has no
+    /// flat varyings.
     #[inline(always)]
     pub fn writes_blocks(&self, tri: &TriSetup) -> bool {
-        self.fused && tri.flat_count == 0 && matches!(self.depth.0, 1 | 3 | 7)
+        (self.fused || self.textured.is_some())
+            && tri.flat_count == 0
+            && matches!(self.depth.0, 1 | 3 | 7)
     }
 
-    /// Runs the fused vertex-colour path on the covered pixels of one block of the tile,
-    /// straight on its planes (`fragment::lanes::vertex_color_block`), at the caller's
-    /// instruction set. Only for triangles [`FragmentPath::writes_blocks`] accepts; the
-    /// same values as [`FragmentPath::run_pixels`] on those pixels gathered. Returns the
-    /// number of fragments written.
+    /// Runs the fused kernel on the covered pixels of one block of the tile, straight on
+    /// its planes (`fragment::lanes::fused_block`), at the caller's instruction set. Only
+    /// for triangles [`FragmentPath::writes_blocks`] accepts; the same values as
+    /// [`FragmentPath::run_pixels`] on those pixels gathered. Returns the number of
+    /// fragments written.
     #[inline(always)]
     pub fn run_block<S: Simd>(
         &self,
@@ -311,10 +314,16 @@ impl FragmentPath {
         let (f, w) = self.depth;
         let z = (self.zmin, self.zmax);
         let dst = (&mut *tile.depth, &mut *tile.color);
+        // The vertex-colour kernel first, as in `run_at`.
+        if let Some(t) = self.textured.as_deref().filter(|_| !self.fused) {
+            let k = ft::Kernel::new(simd, t, planes, z, (f, w), self.blend.is_some());
+            return fl::fused_block(simd, &k, b, dst);
+        }
+        let vc = fl::w8::VertexColor::new::<false>(simd, planes, 0.0, z, w);
         match f {
-            1 => fl::vertex_color_block::<S, 1>(simd, planes, b, z, w, dst),
-            3 => fl::vertex_color_block::<S, 3>(simd, planes, b, z, w, dst),
-            _ => fl::vertex_color_block::<S, 7>(simd, planes, b, z, w, dst),
+            1 => fl::fused_block(simd, &fl::VertexColorRows::<S, 1>(vc), b, dst),
+            3 => fl::fused_block(simd, &fl::VertexColorRows::<S, 3>(vc), b, dst),
+            _ => fl::fused_block(simd, &fl::VertexColorRows::<S, 7>(vc), b, dst),
         }
     }
 
