@@ -294,25 +294,14 @@ impl<S: Simd> FusedKernel<S> for Kernel<'_, S> {
     }
 
     #[inline(always)]
-    fn group(
+    fn group<const ROW: bool>(
         &self,
         o: (f32x8<S>, f32x8<S>),
         m: Option<mask32x8<S>>,
         d: &mut [f32],
         c: &mut [[u8; 4]],
     ) -> i32x8<S> {
-        Kernel::group::<true>(self, o, m, d, c)
-    }
-
-    #[inline(always)]
-    fn group_at(
-        &self,
-        o: (f32x8<S>, f32x8<S>),
-        m: Option<mask32x8<S>>,
-        d: &mut [f32],
-        c: &mut [[u8; 4]],
-    ) -> i32x8<S> {
-        Kernel::group::<false>(self, o, m, d, c)
+        Kernel::group::<ROW>(self, o, m, d, c)
     }
 }
 

@@ -614,18 +614,11 @@ impl RowSpan {
 pub(crate) trait FusedKernel<S: Simd> {
     /// Puts the row `dy` below the reference point into the planes' row sums.
     fn set_row(&mut self, dy: f32);
-    /// One group of the current row at offsets `(dx, dy)` with live lanes `m` (all when
-    /// `None`) on its [`LANES`] target values. Returns the written lanes as −1.
-    fn group(
-        &self,
-        o: (f32x8<S>, f32x8<S>),
-        m: Option<mask32x8<S>>,
-        d: &mut [f32],
-        c: &mut [[u8; 4]],
-    ) -> i32x8<S>;
-    /// [`FusedKernel::group`] at per-lane offsets `(dx, dy)`, the planes' `a₀` as set up
-    /// (no row sums).
-    fn group_at(
+    /// One group at offsets `(dx, dy)` with live lanes `m` (all when `None`) on its
+    /// [`LANES`] target values: with `ROW` of the current row (its sums in the planes),
+    /// else at per-lane offsets with the planes' `a₀` as set up. Returns the written lanes
+    /// as −1.
+    fn group<const ROW: bool>(
         &self,
         o: (f32x8<S>, f32x8<S>),
         m: Option<mask32x8<S>>,
@@ -644,25 +637,14 @@ impl<S: Simd, const F: u8> FusedKernel<S> for VertexColorRows<S, F> {
     }
 
     #[inline(always)]
-    fn group(
+    fn group<const ROW: bool>(
         &self,
         o: (f32x8<S>, f32x8<S>),
         m: Option<mask32x8<S>>,
         d: &mut [f32],
         c: &mut [[u8; 4]],
     ) -> i32x8<S> {
-        self.0.group::<true, F>(o, m, d, c)
-    }
-
-    #[inline(always)]
-    fn group_at(
-        &self,
-        o: (f32x8<S>, f32x8<S>),
-        m: Option<mask32x8<S>>,
-        d: &mut [f32],
-        c: &mut [[u8; 4]],
-    ) -> i32x8<S> {
-        self.0.group::<false, F>(o, m, d, c)
+        self.0.group::<ROW, F>(o, m, d, c)
     }
 }
 
@@ -698,7 +680,7 @@ pub(crate) fn fused_rows<S: Simd, K: FusedKernel<S>>(
             0,
             (d, c),
             #[inline(always)]
-            |o, m, d, c| k.group(o, m, d, c),
+            |o, m, d, c| k.group::<true>(o, m, d, c),
         );
     }
     lane_count(written)
@@ -746,7 +728,7 @@ pub(crate) fn fused_block<S: Simd, K: FusedKernel<S>>(
             let m = (simd.splat_i32x8(row) & bits).simd_eq(bits);
             let dy = simd.splat_f32x8((y as f32 + 0.5) - b.ref_y);
             let (d, c) = (&mut depth[off..off + LANES], &mut color[off..off + LANES]);
-            written -= k.group_at((dx, dy), Some(m), d, c);
+            written -= k.group::<false>((dx, dy), Some(m), d, c);
         }
         cover >>= 8;
         y += 1;
