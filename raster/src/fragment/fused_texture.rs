@@ -31,6 +31,13 @@ fn sat<S: Simd>(x: f32x8<S>) -> f32x8<S> {
     min_or(max_or(x, zero), one)
 }
 
+/// `f32::clamp(x, 0, 1)`: `x < 0 ? 0 : x`, then `> 1 ? 1 : ·` (NaN stays NaN).
+#[inline(always)]
+fn clamp01<S: Simd>(x: f32x8<S>) -> f32x8<S> {
+    let (zero, one) = (x.simd.splat_f32x8(0.0), x.simd.splat_f32x8(1.0));
+    min_or(one, max_or(zero, x))
+}
+
 /// The per-triangle constants of the kernel: for one batch of pixels ([`textured`]) or, as a
 /// [`FusedKernel`], for each row span of the triangle in a tile.
 pub(crate) struct Kernel<'t, S: Simd> {
@@ -137,8 +144,12 @@ impl<'t, S: Simd> Kernel<'t, S> {
             // stays), the destination `from_unorm8` (`d / 255`), then
             // `s·a + d·(1 − a)` per channel with `a` the clamped source alpha.
             // (Written out: `[T; 4]::map` stayed an out-of-line call.)
-            let clamp = |x| min_or(one, max_or(zero, x));
-            let s = [clamp(col[0]), clamp(col[1]), clamp(col[2]), clamp(col[3])];
+            let s = [
+                clamp01(col[0]),
+                clamp01(col[1]),
+                clamp01(col[2]),
+                clamp01(col[3]),
+            ];
             let (a, k255) = (s[3], simd.splat_f32x8(255.0));
             let ia = one - a;
             for (ch, (x, s)) in col.iter_mut().zip(s).enumerate() {
@@ -169,8 +180,7 @@ impl<'t, S: Simd> Kernel<'t, S> {
         let (end, span, start) = self.linear;
         let f = match self.fog_kind {
             1 => {
-                // `d < 0 ? 0 : d`, then `f > 1 ? 1 : f`.
-                return min_or(one, max_or(zero, d));
+                return clamp01(d);
             }
             2 => (end - d) / span,
             _ => d.simd_lt(start).select(one, zero),

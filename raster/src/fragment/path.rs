@@ -260,7 +260,7 @@ impl FragmentPath {
         let (f, w) = self.depth;
         let z = (self.zmin, self.zmax);
         let refp = (tri.ref_x, tri.ref_y);
-        let fusable = tri.flat_count == 0 && matches!(f, 1 | 3 | 7);
+        let fusable = self.fusable(tri);
         // AVX-512 runs the vertex-colour kernel's whole groups on 16 lanes, set up per row
         // (`run_at`).
         let wide = matches!(simd.level(), Level::Avx512(_));
@@ -287,15 +287,20 @@ impl FragmentPath {
             .sum()
     }
 
+    /// Whether the fused kernels take this triangle: no flat varyings, and a depth function
+    /// they have (less, less-or-equal, always).
+    #[inline(always)]
+    fn fusable(&self, tri: &TriSetup) -> bool {
+        tri.flat_count == 0 && matches!(self.depth.0, 1 | 3 | 7)
+    }
+
     /// Whether a triangle's small block may go to [`FragmentPath::run_block`]: the draw
     /// takes a fused kernel (vertex colour, `fragment::lanes::vertex_color`, or textured,
     /// `fragment::fused_texture`) at one of its depth functions, and the triangle has no
     /// flat varyings.
     #[inline(always)]
     pub fn writes_blocks(&self, tri: &TriSetup) -> bool {
-        (self.fused || self.textured.is_some())
-            && tri.flat_count == 0
-            && matches!(self.depth.0, 1 | 3 | 7)
+        (self.fused || self.textured.is_some()) && self.fusable(tri)
     }
 
     /// Runs the fused kernel on the covered pixels of one block of the tile, straight on
@@ -485,7 +490,7 @@ impl FragmentPath {
         // rows in a tile.
         if let Some(t) = self.textured.as_deref().filter(|_| !ROW) {
             let (f, w) = self.depth;
-            if tri.flat_count == 0 && matches!(f, 1 | 3 | 7) {
+            if self.fusable(tri) {
                 let offsets = (&s.dxp[..np], &s.dyp[..np]);
                 let z = (self.zmin, self.zmax);
                 let dst = (depth, color);
