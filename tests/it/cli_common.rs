@@ -25,11 +25,14 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `plumb args...` with `dir` as the working directory.
+/// Runs `plumb args...` with `dir` as the working directory, without `$PLUMB_ASSETS`: an
+/// asset path exported in the developer's shell would add the model cases to the small
+/// corpora these tests build (and `conform` then wants their `models/cases.json`).
 pub fn plumb(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
         .current_dir(dir)
+        .env_remove("PLUMB_ASSETS")
         .output()
         .expect("plumb binary runs")
 }
