@@ -581,14 +581,30 @@ fn wrap(mode: u32, i: i32, n: i32) -> i32 {
 
 const COORD_LIMIT: f32 = 4194304.0;
 
-fn texel(unit: u32, lvl: i32, x: i32, y: i32) -> vec4<f32> {
-    if x < 0 || y < 0 { return u.units[unit].border; }
-    return fetch(unit, vec2(x, y), lvl);
+// The filter is 8-bit fixed point, as filter.rs defines it: texels and the border as bytes,
+// weights `min(floor(256 f), 255)`, lerps `(x (256 - w) + y w + 128) >> 8` per channel, and
+// the bytes read as floats once, at the end (`c * (1/255)`).
+fn bytes(c: vec4<f32>) -> vec4<u32> {
+    return vec4<u32>(floor(clamp(c, vec4(0.0), vec4(1.0)) * 255.0 + 0.5));
 }
 
-// One level, nearest or bilinear (filter.rs `nearest` / `bilinear`). The taps are written out
-// rather than looped over an array: with the unit a compile-time constant each is one fetch.
-fn filter_level(unit: u32, lvl: i32, uv_in: vec2<f32>, linear: bool) -> vec4<f32> {
+fn weight8(f: f32) -> u32 {
+    return min(u32(f * 256.0), 255u);
+}
+
+fn lerp8(x: vec4<u32>, y: vec4<u32>, w: u32) -> vec4<u32> {
+    return (x * (256u - w) + y * w + 128u) >> vec4(8u);
+}
+
+fn texel(unit: u32, lvl: i32, x: i32, y: i32) -> vec4<u32> {
+    if x < 0 || y < 0 { return bytes(u.units[unit].border); }
+    return bytes(fetch(unit, vec2(x, y), lvl));
+}
+
+// One level, nearest or bilinear (filter.rs `nearest` / `bilinear`), as bytes. The taps are
+// written out rather than looped over an array: with the unit a compile-time constant each is
+// one fetch.
+fn filter_level(unit: u32, lvl: i32, uv_in: vec2<f32>, linear: bool) -> vec4<u32> {
     let size = tex_size(unit, lvl);
     var wu = u32(u.units[unit].samp0.z);
     var wv = u32(u.units[unit].samp0.w);
@@ -613,9 +629,10 @@ fn filter_level(unit: u32, lvl: i32, uv_in: vec2<f32>, linear: bool) -> vec4<f32
     if !linear { return t0; }
     let x1 = wrap(wu, i0.x + 1, size.x);
     let y1 = wrap(wv, i0.y + 1, size.y);
-    let top = t0 * (1.0 - ab.x) + texel(unit, lvl, x1, y0) * ab.x;
-    let bottom = texel(unit, lvl, x0, y1) * (1.0 - ab.x) + texel(unit, lvl, x1, y1) * ab.x;
-    return top * (1.0 - ab.y) + bottom * ab.y;
+    let wa = weight8(ab.x);
+    let top = lerp8(t0, texel(unit, lvl, x1, y0), wa);
+    let bottom = lerp8(texel(unit, lvl, x0, y1), texel(unit, lvl, x1, y1), wa);
+    return lerp8(top, bottom, weight8(ab.y));
 }
 
 // `Texture::sample_adjusted` with an adjusted λ: which levels, then one filter call site.
@@ -645,9 +662,9 @@ fn sample_lambda(unit: u32, uv: vec2<f32>, lambda: f32) -> vec4<f32> {
             }
         }
     }
-    let r0 = filter_level(unit, l0, uv, linear);
-    if nl == 2u { return r0 * (1.0 - w) + filter_level(unit, l1, uv, linear) * w; }
-    return r0;
+    var r = filter_level(unit, l0, uv, linear);
+    if nl == 2u { r = lerp8(r, filter_level(unit, l1, uv, linear), weight8(w)); }
+    return vec4<f32>(r) * (1.0 / 255.0);
 }
 
 fn adjust_lod(unit: u32, base: f32) -> f32 {

@@ -2,10 +2,10 @@
 //! ([`to_unorm8`], GL's `floor(clamp(x, 0, 1)·255 + 0.5)`) and a stored byte back to `f32`
 //! — two rules, each defined here once: the blend's destination reads `c / 255`, correctly
 //! rounded ([`from_unorm8`]); texels read `c × INV_255` ([`texel_to_f32`], the cheaper
-//! product the sampler's lanes compute). They differ by one ulp for 126 of the 256 bytes,
-//! and unifying them changes pixels (`json/transparent_sorted` of the conformance corpus), so
-//! one rule for both waits for the sampler's redefinition (issue 51). The lanes kernels
-//! compute the same expressions per lane.
+//! product the sampler's lanes compute; the sampler's filtered bytes read the same way).
+//! They differ by one ulp for 126 of the 256 bytes, and unifying them changes pixels
+//! (`json/transparent_sorted` of the conformance corpus). The lanes kernels compute the same
+//! expressions per lane.
 
 /// `1/255` as the nearest `f32`. A texel byte `c` reads as `c × INV_255` (within one ulp of
 /// `c / 255`), which converts back to exactly `c` through [`to_unorm8`].

@@ -1,7 +1,17 @@
 //! The pure sampling functions: wrap, nearest, bilinear, mip selection, anisotropy.
 //!
 //! Everything here is allocation-free and branches only on sampler state (predictable per
-//! draw). Arithmetic is plain `f32` in a fixed order, so results are bit-identical everywhere.
+//! draw). Coordinates, λ and level choice are plain `f32` in a fixed order; the filter itself
+//! is 8-bit fixed point, as GPUs filter (Vulkan's `subTexelPrecisionBits` = 8, D3D's 8-bit
+//! subtexel and LOD-fraction precision) and as llvmpipe does by default:
+//! - each weight is the fraction's top 8 bits, `w = min(⌊256·α⌋, 255)` ([`weight8`]);
+//! - each lerp is `(x·(256 − w) + y·w + 128) >> 8` per byte ([`lerp8`]), so every level's
+//!   result, and the blend of two levels, is again a byte per channel;
+//! - the border colour enters as its unorm8 value ([`Texture::in_format`]);
+//! - the filtered bytes become floats once, at the end, as a texel does (`c × 1/255`).
+//!
+//! So results are bit-identical everywhere, and the lanes kernels filter in 16-bit integer
+//! lanes (issue 51, item 3 (a): measured against `f32` lerps and faster).
 
 use glam::{Vec2, Vec4};
 
@@ -9,6 +19,36 @@ use super::chain::Texture;
 use super::image::MipLevel;
 use super::sampler::{lod, MagFilter, MinFilter, Sampler, Wrap};
 use crate::base::math;
+use crate::base::unorm::{texel_to_f32, to_unorm8};
+
+/// A filtered texel: RGBA, a byte per channel.
+pub(crate) type Rgba8 = [u8; 4];
+
+/// The 8-bit weight of a fraction `f ∈ [0, 1]`: `min(⌊256·f⌋, 255)`, i.e. `⌊256·x⌋ mod 256`
+/// for the coordinate `x` whose fraction it is (`f` is 1 only by rounding, for tiny negative
+/// `x`, whose `⌊256·x⌋ mod 256` is 255). `256·f` is exact, and the cast truncates.
+#[inline(always)]
+pub(crate) fn weight8(f: f32) -> u32 {
+    ((f * 256.0) as u32).min(255)
+}
+
+/// `(x·(256 − w) + y·w + 128) >> 8` per channel, `w ≤ 255`: `x` at `w = 0`, and never
+/// above the larger of `x` and `y`.
+#[inline(always)]
+pub(crate) fn lerp8(x: Rgba8, y: Rgba8, w: u32) -> Rgba8 {
+    let mut out = [0u8; 4];
+    for c in 0..4 {
+        let v = u32::from(x[c]) * (256 - w) + u32::from(y[c]) * w + 128;
+        out[c] = (v >> 8) as u8;
+    }
+    out
+}
+
+/// Filtered bytes as the sample's floats: `c × 1/255` per channel, as a texel reads.
+#[inline(always)]
+pub(crate) fn rgba8_to_f32(t: Rgba8) -> Vec4 {
+    Vec4::from_array(t.map(texel_to_f32))
+}
 
 /// Texel coordinates are clamped to ±2²² before taking their floor: past that an `f32` has at
 /// most one fractional bit left, so filtering there is meaningless anyway, and the clamp
@@ -101,19 +141,20 @@ pub(super) fn nearest_mode(mode: Wrap) -> Wrap {
     }
 }
 
-/// The texel at already-wrapped `(x, y)` of `level`, or the border colour.
+/// The texel at already-wrapped `(x, y)` of `level`, or the border colour (already a unorm8
+/// value, [`Texture::in_format`]).
 #[inline(always)]
-pub(super) fn texel_at(level: &MipLevel, s: &Sampler, x: Option<u32>, y: Option<u32>) -> Vec4 {
+pub(super) fn texel_at(level: &MipLevel, s: &Sampler, x: Option<u32>, y: Option<u32>) -> Rgba8 {
     match (x, y) {
-        (Some(x), Some(y)) => level.fetch(x, y),
-        _ => s.border,
+        (Some(x), Some(y)) => level.fetch8(x, y),
+        _ => s.border.to_array().map(to_unorm8),
     }
 }
 
 /// Nearest: the texel containing `uv`, i.e. index `⌊u·w⌋, ⌊v·h⌋` wrapped ([`Wrap::Clamp`]
 /// as clamp-to-edge, [`nearest_mode`]).
 #[inline]
-fn nearest(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
+fn nearest(level: &MipLevel, s: &Sampler, uv: Vec2) -> Rgba8 {
     let p = uv * level.size_f;
     texel_at(
         level,
@@ -125,13 +166,13 @@ fn nearest(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
 
 /// Bilinear: the four texels around `uv·size − 0.5`, weights from its fractional part.
 ///
-/// With `x = u·w − 0.5`, `i0 = ⌊x⌋`, `α = x − i0` (and likewise `j0`, `β` on v):
-/// `((1−α)·T[i0,j0] + α·T[i0+1,j0])·(1−β) + ((1−α)·T[i0,j0+1] + α·T[i0+1,j0+1])·β`,
-/// evaluated as two lerps along u then one along v. For [`Wrap::Clamp`] the coordinate is
-/// first clamped to [0, 1] ([`clamp_coord`]), so `x ∈ [−½, n − ½]` and a tap at −1 or n
-/// reads the border.
+/// With `x = u·w − 0.5`, `i0 = ⌊x⌋`, `α = x − i0` (and likewise `j0`, `β` on v) and the
+/// 8-bit weights `a = weight8(α)`, `b = weight8(β)`:
+/// `lerp8(lerp8(T[i0,j0], T[i0+1,j0], a), lerp8(T[i0,j0+1], T[i0+1,j0+1], a), b)`: two
+/// lerps along u then one along v. For [`Wrap::Clamp`] the coordinate is first clamped to
+/// [0, 1] ([`clamp_coord`]), so `x ∈ [−½, n − ½]` and a tap at −1 or n reads the border.
 #[inline(always)]
-fn bilinear(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
+fn bilinear(level: &MipLevel, s: &Sampler, uv: Vec2) -> Rgba8 {
     let uv = Vec2::new(clamp_coord(s.wrap_u, uv.x), clamp_coord(s.wrap_v, uv.y));
     let p = uv * level.size_f - Vec2::splat(0.5);
     let ((i0, a), (j0, b)) = (index_frac(p.x), index_frac(p.y));
@@ -143,14 +184,13 @@ fn bilinear(level: &MipLevel, s: &Sampler, uv: Vec2) -> Vec4 {
     let t10 = texel_at(level, s, x1, y0);
     let t01 = texel_at(level, s, x0, y1);
     let t11 = texel_at(level, s, x1, y1);
-    let top = t00 * (1.0 - a) + t10 * a;
-    let bottom = t01 * (1.0 - a) + t11 * a;
-    top * (1.0 - b) + bottom * b
+    let (a, b) = (weight8(a), weight8(b));
+    lerp8(lerp8(t00, t10, a), lerp8(t01, t11, a), b)
 }
 
 /// Filters one level with nearest (`linear == false`) or bilinear.
 #[inline(always)]
-fn filter_level(level: &MipLevel, s: &Sampler, uv: Vec2, linear: bool) -> Vec4 {
+fn filter_level(level: &MipLevel, s: &Sampler, uv: Vec2, linear: bool) -> Rgba8 {
     if linear {
         bilinear(level, s, uv)
     } else {
@@ -207,12 +247,13 @@ impl Texture {
     /// - `Nearest` / `Linear`: that filter on level 0;
     /// - `*MipmapNearest`: level `d = 0` if `λ ≤ ½`, else `min(⌈λ + ½⌉ − 1, q)`;
     /// - `*MipmapLinear`: levels `d = ⌊λ⌋` and `d + 1` (both clamped to `q`), blended as
-    ///   `(1 − t)·τ_d + t·τ_{d+1}` with `t = λ − ⌊λ⌋`; for `λ ≥ q` only level `q`.
+    ///   `lerp8(τ_d, τ_{d+1}, weight8(t))` with `t = λ − ⌊λ⌋`; for `λ ≥ q` only level `q`.
     ///
     /// A texture without mipmaps used with a mipmap filter samples level 0 (`q = 0`).
     /// The border colour is read through the texture's format
-    /// ([`TexelFormat::convert_border`](super::TexelFormat::convert_border)).
-    /// Returns RGBA in 0..1. No anisotropy here (it needs the derivatives).
+    /// ([`TexelFormat::convert_border`](super::TexelFormat::convert_border)) as a unorm8
+    /// value. Filtering is 8-bit (the module's documentation); returns RGBA in 0..1, each
+    /// channel a byte times 1/255. No anisotropy here (it needs the derivatives).
     #[inline]
     pub fn sample_lod(&self, s: &Sampler, uv: Vec2, lambda_base: f32) -> Vec4 {
         self.sample_adjusted(s, uv, s.adjust_lod(lambda_base))
@@ -316,12 +357,18 @@ impl Texture {
     }
 
     /// `s` with its border colour read as a texel of this texture's format (GL 2.1 §3.8.8;
-    /// [`TexelFormat::convert_border`](super::TexelFormat::convert_border)). Done once per
-    /// call or batch, never per tap.
+    /// [`TexelFormat::convert_border`](super::TexelFormat::convert_border)) and stored as one:
+    /// each channel rounded to a byte ([`to_unorm8`]) and read back as `c × 1/255`. Done once
+    /// per call or batch, never per tap.
     #[inline]
     pub(crate) fn in_format(&self, s: &Sampler) -> Sampler {
+        let b = self
+            .format
+            .convert_border(s.border)
+            .to_array()
+            .map(to_unorm8);
         Sampler {
-            border: self.format.convert_border(s.border),
+            border: rgba8_to_f32(b),
             ..*s
         }
     }
@@ -330,6 +377,12 @@ impl Texture {
     /// [`Texture::in_format`].
     #[inline]
     fn sample_in_format(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Vec4 {
+        rgba8_to_f32(self.sample8_in_format(s, uv, lambda))
+    }
+
+    /// [`Texture::sample_in_format`]'s filtered bytes.
+    #[inline]
+    fn sample8_in_format(&self, s: &Sampler, uv: Vec2, lambda: f32) -> Rgba8 {
         let base = &self.levels[0];
         // NaN compares false, so it is treated as magnification.
         let minified = lambda > s.switch_point();
@@ -359,7 +412,7 @@ impl Texture {
                 let d = d as usize; // 0 ≤ d < q
                 let t1 = filter_level(&self.levels[d], s, uv, linear);
                 let t2 = filter_level(&self.levels[d + 1], s, uv, linear);
-                t1 * (1.0 - t) + t2 * t
+                lerp8(t1, t2, weight8(t))
             }
         }
     }
@@ -377,6 +430,7 @@ pub(crate) mod tests {
         ),
         ("floor_index_is_total", floor_index_is_total),
         ("floor_split_is_the_floor", floor_split_is_the_floor),
+        ("filter8_bytes_by_hand", filter8_bytes_by_hand),
     ];
 
     use super::*;
@@ -430,6 +484,46 @@ pub(crate) mod tests {
         assert_eq!(floor_index(3.0), 3);
         assert_eq!(index_frac(f32::INFINITY), (4_194_304, 0.0));
         assert_eq!(index_frac(-2.25), (-3, 0.75));
+    }
+
+    /// The 8-bit filter's weights, lerps and one bilinear sample, worked out by hand.
+    fn filter8_bytes_by_hand() {
+        for (f, w) in [
+            (0.0, 0),
+            (1.0 / 512.0, 0),
+            (1.0 / 256.0, 1),
+            (0.25, 64),
+            (0.5, 128),
+            (0.999, 255),
+            (1.0, 255),
+        ] {
+            assert_eq!(weight8(f), w, "{f}");
+        }
+        // (x·(256−w) + y·w + 128) >> 8: 255·128 + 128 = 32768 → 128;
+        // 100·128 + 200·128 + 128 = 38528 → 150; at w = 255, 255·255 + 128 = 65153 → 254.
+        assert_eq!(
+            lerp8([0, 255, 100, 7], [255, 0, 200, 7], 128),
+            [128, 128, 150, 7]
+        );
+        assert_eq!(
+            lerp8([0, 255, 100, 7], [255, 0, 200, 7], 0),
+            [0, 255, 100, 7]
+        );
+        assert_eq!(lerp8([0, 0, 0, 0], [255, 255, 1, 2], 255), [254, 254, 1, 2]);
+        // 2×2, bilinear at x = u·2 − ½ = 0.25, y = v·2 − ½ = 0.75: a = 64, b = 192.
+        // Red: top (0·192 + 255·64 + 128) >> 8 = 64, bottom (100·192 + 200·64 + 128) >> 8
+        // = 125, result (64·64 + 125·192 + 128) >> 8 = 110. Blue: 13, 33, 28.
+        let px = vec![
+            0, 255, 10, 255, 255, 255, 20, 255, //
+            100, 255, 30, 255, 200, 255, 40, 255,
+        ];
+        let tex = Texture::from_rgba8(2, 2, px).unwrap();
+        let c = tex.sample_lod(&Sampler::BILINEAR, Vec2::new(0.375, 0.625), 0.0);
+        assert_eq!(
+            c.to_array().map(crate::base::unorm::to_unorm8),
+            [110, 255, 28, 255]
+        );
+        assert_eq!(c.x, 110.0 * crate::base::unorm::INV_255);
     }
 
     fn floor_split_is_the_floor() {

@@ -6,8 +6,6 @@
 
 use glam::Vec4;
 
-use crate::base::unorm::texel_to_f32;
-
 use crate::base::error::Error;
 
 /// Largest allowed texture side, in texels.
@@ -211,11 +209,10 @@ impl MipLevel {
         }
     }
 
-    /// The texel at `(x, y)` as floats in 0..1. Both must be in range (the wrap functions
+    /// The texel at `(x, y)`, RGBA bytes. Both must be in range (the wrap functions
     /// guarantee it).
     #[inline(always)]
-    pub(crate) fn fetch(&self, x: u32, y: u32) -> Vec4 {
-        let t = self.pairs[y as usize * self.width as usize + x as usize][0].to_le_bytes();
-        Vec4::from_array(t.map(texel_to_f32))
+    pub(crate) fn fetch8(&self, x: u32, y: u32) -> [u8; 4] {
+        self.pairs[y as usize * self.width as usize + x as usize][0].to_le_bytes()
     }
 }

@@ -7,17 +7,18 @@
 //! [`Texture::sample_adjusted`] gives pixel by pixel — on every instruction set
 //! (`tests::lanes_match_scalar` holds every level the machine has to that).
 //!
-//! What stays scalar is the texel fetch itself: per lane, the wrapped indices (the scalar
-//! `wrap` functions) and four loads per level. Everything around it — level of detail, level
-//! selection, texel coordinates and weights, the RGBA8 → float conversion and the three
-//! lerps per level — runs in `f32x8` / `i32x8`.
+//! What stays scalar is the texel fetch itself: per lane, the loads (and, off the common
+//! paths, the wrapped indices by the scalar `wrap` functions). Everything around it — level
+//! of detail, level selection, texel coordinates and weights in `f32x8` / `i32x8`; the
+//! 8-bit lerps of `filter.rs` in 16-bit lanes, two channels per pixel in each of two
+//! vectors ([`Bytes16`]); one conversion to floats per sample — runs in lanes.
 
-use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u32x8};
+use fearless_simd::{f32x8, i32x8, mask32x8, prelude::*, u16x16, u32x8};
 
 use super::chain::Texture;
 use super::filter::{nearest_mode, wrap, wrap_nb, COORD_LIMIT};
 use super::sampler::{MagFilter, MinFilter, Sampler, Wrap};
-use crate::base::unorm::INV_255;
+use crate::base::unorm::{to_unorm8, INV_255};
 use crate::base::vec_lanes::{max_or, min_or, LANES};
 
 /// How a sampler filters within and between levels, for [`sample_batch`] and (anisotropic
@@ -38,6 +39,9 @@ pub(crate) struct LaneFilter {
     /// with the sampler's wrap modes and border colour (as given; converted to the
     /// texture's format per batch, as `Texture::in_format`).
     border: Option<(Wrap, Wrap, [f32; 4])>,
+    /// The border colour in the texture's format as RGBA8 bytes (`Texture::in_format`), set
+    /// by [`LaneFilter::in_format`] (0 until then).
+    border8: u32,
     /// Set by [`LaneFilter::in_format`] for one texture: bit `d` says level `d` is filtered
     /// by [`bilinear_level`] when every lane reads it (bilinear both ways, no border, both
     /// wraps in lanes), and bit `d` of `pow2_len` that it holds a power of two of texels.
@@ -96,6 +100,7 @@ impl LaneFilter {
             half_switch: s.switch_point() > 0.0,
             border: (cu.is_none() || cv.is_none())
                 .then(|| (s.wrap_u, s.wrap_v, s.border.to_array())),
+            border8: 0,
             in_lanes: 0,
             pow2_len: 0,
         }
@@ -105,9 +110,9 @@ impl LaneFilter {
     /// `Texture::in_format`) and its levels' lane flags (`in_lanes`, `pow2_len`), once per
     /// batch.
     pub(crate) fn in_format(mut self, tex: &Texture) -> LaneFilter {
-        if let Some((wu, wv, c)) = self.border {
+        if let Some((_, _, c)) = self.border {
             let c = tex.format.convert_border(glam::Vec4::from_array(c));
-            self.border = Some((wu, wv, c.to_array()));
+            self.border8 = u32::from_le_bytes(c.to_array().map(to_unorm8));
         }
         let bilinear = self.border.is_none() && self.mag_linear && self.min_linear;
         for (d, level) in tex.levels.iter().enumerate().take(32) {
@@ -512,6 +517,86 @@ fn lanes<S: Simd>(simd: S, m: fearless_simd::mask32x8<S>) -> [bool; LANES] {
     out
 }
 
+/// Eight filtered texels, a byte per channel in 16-bit lanes: `rb` holds each pixel's red and
+/// blue (lanes `2i` and `2i + 1`), `ga` its green and alpha. A lerp of `filter::lerp8` is
+/// five operations per vector on them, two channels each, and they become floats once, at
+/// the end of the sample ([`Bytes16::to_f32`]).
+#[derive(Clone, Copy)]
+struct Bytes16<S: Simd> {
+    rb: u16x16<S>,
+    ga: u16x16<S>,
+}
+
+/// An 8-bit weight per pixel, `w` and `256 − w` in both 16-bit lanes of the pixel.
+#[derive(Clone, Copy)]
+struct Weight16<S: Simd> {
+    w: u16x16<S>,
+    w1: u16x16<S>,
+}
+
+impl<S: Simd> Bytes16<S> {
+    /// One RGBA8 texel per lane.
+    #[inline(always)]
+    fn unpack(simd: S, q: i32x8<S>) -> Bytes16<S> {
+        let m = simd.splat_i32x8(0x00ff_00ff);
+        Bytes16 {
+            rb: (q & m).bitcast(),
+            ga: (simd.shr_i32x8(q, 8) & m).bitcast(),
+        }
+    }
+
+    /// `filter::lerp8(self, y, w)` per lane and channel: `(x·(256 − w) + y·w + 128) >> 8`,
+    /// exact in 16 bits (the sum is at most 255·256 + 128).
+    #[inline(always)]
+    fn lerp(self, simd: S, y: Bytes16<S>, w: Weight16<S>) -> Bytes16<S> {
+        let round = simd.splat_u16x16(128);
+        Bytes16 {
+            rb: simd.shr_u16x16(self.rb * w.w1 + y.rb * w.w + round, 8),
+            ga: simd.shr_u16x16(self.ga * w.w1 + y.ga * w.w + round, 8),
+        }
+    }
+
+    /// `a` where `m` is set, else `self`, per pixel.
+    #[inline(always)]
+    fn select(self, simd: S, m: mask32x8<S>, a: Bytes16<S>) -> Bytes16<S> {
+        let pick = |x: u16x16<S>, y: u16x16<S>| -> u16x16<S> {
+            let (x, y): (i32x8<S>, i32x8<S>) = (x.bitcast(), y.bitcast());
+            simd.select_i32x8(m, y, x).bitcast()
+        };
+        Bytes16 {
+            rb: pick(self.rb, a.rb),
+            ga: pick(self.ga, a.ga),
+        }
+    }
+
+    /// The bytes as the sample's floats, `c × 1/255` (`filter::rgba8_to_f32`).
+    #[inline(always)]
+    fn to_f32(self, simd: S) -> [f32x8<S>; 4] {
+        let (rb, ga): (i32x8<S>, i32x8<S>) = (self.rb.bitcast(), self.ga.bitcast());
+        let f = |x: i32x8<S>| simd.cvt_f32_i32x8(x) * INV_255;
+        [
+            f(rb & 0xffff),
+            f(ga & 0xffff),
+            f(simd.shr_i32x8(rb, 16)),
+            f(simd.shr_i32x8(ga, 16)),
+        ]
+    }
+}
+
+impl<S: Simd> Weight16<S> {
+    /// `filter::weight8(f)` per lane, `f ∈ [0, 1]`: `min(⌊256·f⌋, 255)` (the truncating
+    /// conversion is the floor of a non-negative value).
+    #[inline(always)]
+    fn of(simd: S, f: f32x8<S>) -> Weight16<S> {
+        let w = simd.min_i32x8(simd.cvt_i32_f32x8(f * 256.0), simd.splat_i32x8(255));
+        let w: u16x16<S> = (w | simd.shl_i32x8(w, 16)).bitcast();
+        Weight16 {
+            w,
+            w1: simd.splat_u16x16(256) - w,
+        }
+    }
+}
+
 /// One level's bilinear taps for 8 lanes: integer corner and weights.
 struct Taps<S: Simd> {
     i0: [i32; LANES],
@@ -521,7 +606,7 @@ struct Taps<S: Simd> {
 }
 
 /// Texel coordinates of `uv` on the levels `d` (per lane): `uv·size − ½` split into the
-/// corner index and the weights, as `filter::bilinear_nb`.
+/// corner index and the weights, as `filter::bilinear`.
 #[inline(always)]
 fn taps<S: Simd>(simd: S, tex: &Texture, d: &[usize; LANES], u: f32x8<S>, v: f32x8<S>) -> Taps<S> {
     let (mut w, mut h) = ([0.0f32; LANES], [0.0f32; LANES]);
@@ -555,8 +640,7 @@ fn wrap_nb_dyn(w: u8, i: i32, n: u32, pow2: bool) -> u32 {
 }
 
 /// Bilinear on the levels `d` (per lane): the four texels of each lane fetched and wrapped
-/// as `filter::bilinear_nb` does, then `top·(1−β) + bottom·β` with
-/// `top = t00·(1−α) + t10·α` per channel.
+/// as `filter::bilinear` does, then blended ([`blend_taps`]).
 #[inline(always)]
 fn bilinear8<S: Simd>(
     simd: S,
@@ -564,7 +648,7 @@ fn bilinear8<S: Simd>(
     tex: &Texture,
     d: &[usize; LANES],
     t: &Taps<S>,
-) -> [f32x8<S>; 4] {
+) -> Bytes16<S> {
     let mut q = [[0i32; LANES]; 4];
     for l in 0..LANES {
         let level = &tex.levels[d[l]];
@@ -596,29 +680,32 @@ fn bilinear8<S: Simd>(
     blend_taps(simd, q, t.a, t.b)
 }
 
-/// The bilinear weights applied to four gathered RGBA8 texels per lane: per channel
-/// `top·(1−β) + bottom·β`, `top = t00·(1−α) + t10·α`, texel bytes read as `b · (1/255)`.
+/// The bilinear blend of four gathered RGBA8 texels per lane, as `filter::bilinear`:
+/// `lerp8(lerp8(t00, t10, a), lerp8(t01, t11, a), b)` with the 8-bit weights of `α`, `β`.
 #[inline(always)]
-fn blend_taps<S: Simd>(simd: S, q: [i32x8<S>; 4], a: f32x8<S>, b: f32x8<S>) -> [f32x8<S>; 4] {
-    // (No closures or `array::map` around vector operations here: a closure that LLVM does
-    // not inline is compiled without the target features, and every vector operation in it
-    // becomes an out-of-line call.)
+fn blend_taps<S: Simd>(simd: S, q: [i32x8<S>; 4], a: f32x8<S>, b: f32x8<S>) -> Bytes16<S> {
     let [q00, q10, q01, q11] = q;
-    let one = simd.splat_f32x8(1.0);
-    let (a1, b1) = (one - a, one - b);
-    let mut out = [one; 4];
-    for (c, o) in out.iter_mut().enumerate() {
-        let sh = 8 * c as u32;
-        // Byte c of each texel, as `t[c] as f32 · (1/255)`.
-        let t00 = simd.cvt_f32_i32x8(simd.shr_i32x8(q00, sh) & 0xff) * INV_255;
-        let t10 = simd.cvt_f32_i32x8(simd.shr_i32x8(q10, sh) & 0xff) * INV_255;
-        let t01 = simd.cvt_f32_i32x8(simd.shr_i32x8(q01, sh) & 0xff) * INV_255;
-        let t11 = simd.cvt_f32_i32x8(simd.shr_i32x8(q11, sh) & 0xff) * INV_255;
-        let top = t00 * a1 + t10 * a;
-        let bottom = t01 * a1 + t11 * a;
-        *o = top * b1 + bottom * b;
-    }
-    out
+    blend_bytes(
+        simd,
+        [
+            Bytes16::unpack(simd, q00),
+            Bytes16::unpack(simd, q10),
+            Bytes16::unpack(simd, q01),
+            Bytes16::unpack(simd, q11),
+        ],
+        a,
+        b,
+    )
+}
+
+/// [`blend_taps`] on taps already in 16-bit lanes.
+#[inline(always)]
+fn blend_bytes<S: Simd>(simd: S, t: [Bytes16<S>; 4], a: f32x8<S>, b: f32x8<S>) -> Bytes16<S> {
+    let [t00, t10, t01, t11] = t;
+    let a = Weight16::of(simd, a);
+    let top = t00.lerp(simd, t10, a);
+    let bottom = t01.lerp(simd, t11, a);
+    top.lerp(simd, bottom, Weight16::of(simd, b))
 }
 
 /// `filter::wrap_nb` in lanes for repeat on a power of two (`i & (n − 1)`) and clamp to
@@ -649,7 +736,7 @@ fn bilinear_level<S: Simd>(
     LevelLanes { level, pow2 }: LevelLanes<'_>,
     u: f32x8<S>,
     v: f32x8<S>,
-) -> [f32x8<S>; 4] {
+) -> Bytes16<S> {
     let (w, h) = (level.width(), level.height());
     let (i0, a) = index_frac(simd, u * level.size_f.x - 0.5);
     let (j0, b) = index_frac(simd, v * level.size_f.y - 0.5);
@@ -724,12 +811,12 @@ fn fetch_at<const POW2: bool, const N: usize>(
     q
 }
 
-/// `Texture::sample_adjusted_nb` for 8 lanes at the adjusted λ per lane.
+/// `Texture::sample_adjusted` for 8 lanes at the adjusted λ per lane.
 ///
-/// Per lane, as the scalar code: `λ > 0` fails (magnified, or NaN) → bilinear on level 0;
-/// otherwise by the mip mode. Lanes that read one level use it for both "levels" of the
-/// final lerp with weight 0: `t1·(1 − 0) + t1·0 = t1` exactly for the finite, non-negative
-/// texel values involved, so every lane takes the same instructions.
+/// Per lane, as the scalar code: `λ > c` fails (magnified, or NaN) → the mag filter on level
+/// 0; otherwise by the mip mode. Lanes that read one level use it for both "levels" of the
+/// final lerp with weight 0 (`lerp8(x, x, 0) = x`), so every lane takes the same
+/// instructions. The filtered bytes become floats once, here.
 #[inline(always)]
 fn sample8<S: Simd>(
     simd: S,
@@ -739,71 +826,76 @@ fn sample8<S: Simd>(
     v: f32x8<S>,
     lambda: f32x8<S>,
 ) -> [f32x8<S>; 4] {
-    let zero = simd.splat_f32x8(0.0);
-    let one = simd.splat_f32x8(1.0);
-    let q = tex.levels.len() - 1;
     let c = if f.half_switch { 0.5 } else { 0.0 };
     let minified = lambda.simd_gt(simd.splat_f32x8(c));
-    let d: [usize; LANES] = match f.mips {
-        Mips::None => [0; LANES],
-        Mips::Nearest => {
-            // d = 0 if λ ≤ ½, else min(⌈λ + ½⌉ − 1, q); `ceil` via the floor of −x.
-            let (fi, _) = index_frac(simd, -(lambda + 0.5));
-            let up: [i32; LANES] = (-fi).into();
-            let half = lanes(simd, lambda.simd_gt(simd.splat_f32x8(0.5)));
-            let l: [f32; LANES] = lambda.into();
-            let mut d = [0; LANES];
-            for i in 0..LANES {
-                d[i] = if !half[i] {
-                    0
-                } else if l[i] >= 2_097_152.0 {
-                    // Past the clamp of `index_frac` (and `ceil` saturating to usize::MAX in
-                    // the scalar code): the last level.
-                    q
-                } else {
-                    ((up[i] - 1).max(0) as usize).min(q)
-                };
-            }
-            // Magnified (and NaN) lanes fail `λ > ½`: level 0.
-            d
-        }
-        Mips::Linear => {
-            // Two levels where 0 < λ < q; level q alone where λ ≥ q; in lanes.
-            let full = lambda.simd_ge(simd.splat_f32x8(q as f32));
-            let (di, tf) = index_frac(simd, lambda);
-            let two = minified & !full;
-            let t = two.select(tf, zero);
-            let izero = simd.splat_i32x8(0);
-            let d0 = two.select(
-                simd.max_i32x8(di, izero),
-                full.select(simd.splat_i32x8(q as i32), izero),
-            );
-            let d1 = two.select(d0 + 1, d0);
-            // Magnified lanes read level 0.
-            let (d0, d1) = (minified.select(d0, izero), minified.select(d1, izero));
-            let (t0, t1) = match level_pair(simd, &f, tex, d0, d1) {
-                Some((l0, l1)) => (
-                    bilinear_level(simd, (f.wrap_u, f.wrap_v), l0, u, v),
-                    bilinear_level(simd, (f.wrap_u, f.wrap_v), l1, u, v),
-                ),
-                None => (
-                    filter_levels(simd, f, tex, d0, u, v, minified),
-                    filter_levels(simd, f, tex, d1, u, v, minified),
-                ),
-            };
-            let t1m = one - t;
-            let mut out = t0;
-            for c in 0..4 {
-                out[c] = t0[c] * t1m + t1[c] * t;
-            }
-            return out;
-        }
+    let d = match f.mips {
+        Mips::None => simd.splat_i32x8(0),
+        Mips::Nearest => nearest_mip(simd, tex, lambda),
+        Mips::Linear => return sample8_linear(simd, f, tex, (u, v), lambda, minified),
     };
-    let mut di = [0i32; LANES];
-    for (o, &x) in di.iter_mut().zip(&d) {
-        *o = x as i32;
+    filter_levels(simd, f, tex, d, u, v, minified).to_f32(simd)
+}
+
+/// The level of `*MipmapNearest` per lane: `d = 0` if `λ ≤ ½`, else `min(⌈λ + ½⌉ − 1, q)`
+/// (magnified and NaN lanes fail `λ > ½`: level 0).
+#[inline(always)]
+fn nearest_mip<S: Simd>(simd: S, tex: &Texture, lambda: f32x8<S>) -> i32x8<S> {
+    let q = tex.levels.len() - 1;
+    // `ceil` via the floor of −x.
+    let (fi, _) = index_frac(simd, -(lambda + 0.5));
+    let up: [i32; LANES] = (-fi).into();
+    let half = lanes(simd, lambda.simd_gt(simd.splat_f32x8(0.5)));
+    let l: [f32; LANES] = lambda.into();
+    let mut d = [0i32; LANES];
+    for i in 0..LANES {
+        d[i] = if !half[i] {
+            0
+        } else if l[i] >= 2_097_152.0 {
+            // Past the clamp of `index_frac` (and `ceil` saturating to usize::MAX in the
+            // scalar code): the last level.
+            q as i32
+        } else {
+            ((up[i] - 1).max(0) as usize).min(q) as i32
+        };
     }
-    filter_levels(simd, f, tex, i32x8::from_slice(simd, &di), u, v, minified)
+    i32x8::from_slice(simd, &d)
+}
+
+/// [`sample8`] for `*MipmapLinear`: two levels where `0 < λ < q`, level `q` alone where
+/// `λ ≥ q`, level 0 where magnified; blended with the 8-bit weight of `λ − ⌊λ⌋`.
+#[inline(always)]
+fn sample8_linear<S: Simd>(
+    simd: S,
+    f: LaneFilter,
+    tex: &Texture,
+    (u, v): (f32x8<S>, f32x8<S>),
+    lambda: f32x8<S>,
+    minified: mask32x8<S>,
+) -> [f32x8<S>; 4] {
+    let q = tex.levels.len() - 1;
+    let full = lambda.simd_ge(simd.splat_f32x8(q as f32));
+    let (di, tf) = index_frac(simd, lambda);
+    let two = minified & !full;
+    let t = two.select(tf, simd.splat_f32x8(0.0));
+    let izero = simd.splat_i32x8(0);
+    let d0 = two.select(
+        simd.max_i32x8(di, izero),
+        full.select(simd.splat_i32x8(q as i32), izero),
+    );
+    let d1 = two.select(d0 + 1, d0);
+    // Magnified lanes read level 0.
+    let (d0, d1) = (minified.select(d0, izero), minified.select(d1, izero));
+    let (t0, t1) = match level_pair(simd, &f, tex, d0, d1) {
+        Some((l0, l1)) => (
+            bilinear_level(simd, (f.wrap_u, f.wrap_v), l0, u, v),
+            bilinear_level(simd, (f.wrap_u, f.wrap_v), l1, u, v),
+        ),
+        None => (
+            filter_levels(simd, f, tex, d0, u, v, minified),
+            filter_levels(simd, f, tex, d1, u, v, minified),
+        ),
+    };
+    t0.lerp(simd, t1, Weight16::of(simd, t)).to_f32(simd)
 }
 
 /// The two levels every lane of a group reads, with whether each holds a power of two of
@@ -859,7 +951,7 @@ fn filter_levels<S: Simd>(
     u: f32x8<S>,
     v: f32x8<S>,
     minified: mask32x8<S>,
-) -> [f32x8<S>; 4] {
+) -> Bytes16<S> {
     if let Some(border) = f.border {
         filter_levels_border(simd, f, border, tex, d, u, v, minified)
     } else if f.mag_linear && f.min_linear {
@@ -884,7 +976,7 @@ fn filter_levels_nearest<S: Simd>(
     u: f32x8<S>,
     v: f32x8<S>,
     minified: mask32x8<S>,
-) -> [f32x8<S>; 4] {
+) -> Bytes16<S> {
     simd.vectorize(
         #[inline(always)]
         || {
@@ -894,7 +986,7 @@ fn filter_levels_nearest<S: Simd>(
                 return near;
             }
             let lin = bilinear_levels(simd, wr, tex, d, u, v);
-            pick(f, minified, lin, near)
+            pick(simd, f, minified, lin, near)
         },
     )
 }
@@ -902,8 +994,8 @@ fn filter_levels_nearest<S: Simd>(
 /// [`filter_levels`] for wraps that can read the border colour, as `filter::bilinear` and
 /// `filter::nearest` (with `Texture::in_format`'s border): per lane the level's size, the
 /// scalar `wrap` of every tap (`None` = border), the fetches; in lanes the coordinate clamp
-/// of `Clamp`, the texel coordinates and weights, the conversion, the border select and the
-/// lerps. Each lane keeps the filter the scalar code picks for it. Not inlined, as
+/// of `Clamp`, the texel coordinates and weights, the border select and the lerps. Each
+/// lane keeps the filter the scalar code picks for it. Not inlined, as
 /// [`filter_levels_nearest`].
 #[inline(never)]
 #[allow(
@@ -913,13 +1005,13 @@ fn filter_levels_nearest<S: Simd>(
 fn filter_levels_border<S: Simd>(
     simd: S,
     f: LaneFilter,
-    (wu, wv, border): (Wrap, Wrap, [f32; 4]),
+    (wu, wv, _): (Wrap, Wrap, [f32; 4]),
     tex: &Texture,
     d: i32x8<S>,
     u: f32x8<S>,
     v: f32x8<S>,
     minified: mask32x8<S>,
-) -> [f32x8<S>; 4] {
+) -> Bytes16<S> {
     simd.vectorize(
         #[inline(always)]
         || {
@@ -930,50 +1022,40 @@ fn filter_levels_border<S: Simd>(
                 (sw[l], sh[l]) = (size.x, size.y);
             }
             let (sw, sh) = (f32x8::from_slice(simd, &sw), f32x8::from_slice(simd, &sh));
-            let bc = [
-                simd.splat_f32x8(border[0]),
-                simd.splat_f32x8(border[1]),
-                simd.splat_f32x8(border[2]),
-                simd.splat_f32x8(border[3]),
-            ];
+            let bc = simd.splat_i32x8(f.border8 as i32);
             let want_near = !f.mag_linear || !f.min_linear;
             let want_lin = f.mag_linear || f.min_linear;
-            let mut near = bc;
+            let mut near = Bytes16::unpack(simd, bc);
             if want_near {
                 let (i, _) = index_frac(simd, u * sw);
                 let (j, _) = index_frac(simd, v * sh);
                 let (i, j): ([i32; LANES], [i32; LANES]) = (i.into(), j.into());
                 let (nu, nv) = (nearest_mode(wu), nearest_mode(wv));
-                let mut q = [[0i32; LANES]; 1];
-                let mut ok = [[0i32; LANES]; 1];
+                let (mut q, mut ok) = ([0i32; LANES], [0i32; LANES]);
                 for l in 0..LANES {
                     let level = &tex.levels[dl[l] as usize];
-                    (q[0][l], ok[0][l]) = tap(
+                    (q[l], ok[l]) = tap(
                         level,
                         wrap(nu, i[l], level.width()),
                         wrap(nv, j[l], level.height()),
                     );
                 }
-                near = border_texel(simd, &q[0], &ok[0], &bc);
+                near = Bytes16::unpack(simd, border_texel(simd, &q, &ok, bc));
             }
             if !want_lin {
                 return near;
             }
-            let zero = simd.splat_f32x8(0.0);
-            let one = simd.splat_f32x8(1.0);
+            let (zero, one) = (simd.splat_f32x8(0.0), simd.splat_f32x8(1.0));
             // `clamp_coord`: `c.max(0).min(1)` for `Clamp` (NaN → 0).
-            let cu = if wu == Wrap::Clamp {
-                min_or(max_or(u, zero), one)
-            } else {
-                u
+            let clamp = |w: Wrap, c: f32x8<S>| {
+                if w == Wrap::Clamp {
+                    min_or(max_or(c, zero), one)
+                } else {
+                    c
+                }
             };
-            let cv = if wv == Wrap::Clamp {
-                min_or(max_or(v, zero), one)
-            } else {
-                v
-            };
-            let (i0, a) = index_frac(simd, cu * sw - 0.5);
-            let (j0, b) = index_frac(simd, cv * sh - 0.5);
+            let (i0, a) = index_frac(simd, clamp(wu, u) * sw - 0.5);
+            let (j0, b) = index_frac(simd, clamp(wv, v) * sh - 0.5);
             let (i0, j0): ([i32; LANES], [i32; LANES]) = (i0.into(), j0.into());
             let mut q = [[0i32; LANES]; 4];
             let mut ok = [[0i32; LANES]; 4];
@@ -987,21 +1069,17 @@ fn filter_levels_border<S: Simd>(
                 (q[2][l], ok[2][l]) = tap(level, x0, y1);
                 (q[3][l], ok[3][l]) = tap(level, x1, y1);
             }
-            let t00 = border_texel(simd, &q[0], &ok[0], &bc);
-            let t10 = border_texel(simd, &q[1], &ok[1], &bc);
-            let t01 = border_texel(simd, &q[2], &ok[2], &bc);
-            let t11 = border_texel(simd, &q[3], &ok[3], &bc);
-            let (a1, b1) = (one - a, one - b);
-            let mut lin = bc;
-            for c in 0..4 {
-                let top = t00[c] * a1 + t10[c] * a;
-                let bottom = t01[c] * a1 + t11[c] * a;
-                lin[c] = top * b1 + bottom * b;
-            }
+            let t = [
+                border_texel(simd, &q[0], &ok[0], bc),
+                border_texel(simd, &q[1], &ok[1], bc),
+                border_texel(simd, &q[2], &ok[2], bc),
+                border_texel(simd, &q[3], &ok[3], bc),
+            ];
+            let lin = blend_taps(simd, t, a, b);
             if !want_near {
                 return lin;
             }
-            pick(f, minified, lin, near)
+            pick(simd, f, minified, lin, near)
         },
     )
 }
@@ -1011,18 +1089,14 @@ fn filter_levels_border<S: Simd>(
 /// filter), else nearest.
 #[inline(always)]
 fn pick<S: Simd>(
+    simd: S,
     f: LaneFilter,
     minified: mask32x8<S>,
-    lin: [f32x8<S>; 4],
-    near: [f32x8<S>; 4],
-) -> [f32x8<S>; 4] {
+    lin: Bytes16<S>,
+    near: Bytes16<S>,
+) -> Bytes16<S> {
     let linear = if f.min_linear { minified } else { !minified };
-    [
-        linear.select(lin[0], near[0]),
-        linear.select(lin[1], near[1]),
-        linear.select(lin[2], near[2]),
-        linear.select(lin[3], near[3]),
-    ]
+    near.select(simd, linear, lin)
 }
 
 /// One tap: the texel's bytes and −1, or 0 and 0 for the border.
@@ -1037,22 +1111,12 @@ fn tap(level: &super::image::MipLevel, x: Option<u32>, y: Option<u32>) -> (i32, 
     }
 }
 
-/// [`texels8`], with the border colour where `ok` is 0 (`filter::texel_at`).
+/// The texels `q`, with the border colour's bytes `bc` where `ok` is 0
+/// (`filter::texel_at`).
 #[inline(always)]
-fn border_texel<S: Simd>(
-    simd: S,
-    q: &[i32; LANES],
-    ok: &[i32; LANES],
-    bc: &[f32x8<S>; 4],
-) -> [f32x8<S>; 4] {
-    let t = texels8(simd, q);
+fn border_texel<S: Simd>(simd: S, q: &[i32; LANES], ok: &[i32; LANES], bc: i32x8<S>) -> i32x8<S> {
     let m = simd.from_vector_mask32x8(i32x8::from_slice(simd, ok));
-    [
-        m.select(t[0], bc[0]),
-        m.select(t[1], bc[1]),
-        m.select(t[2], bc[2]),
-        m.select(t[3], bc[3]),
-    ]
+    m.select(i32x8::from_slice(simd, q), bc)
 }
 
 /// Whether a wrap code on an axis of `n` texels is computed in lanes ([`wrap8`]).
@@ -1074,7 +1138,7 @@ fn bilinear_levels<S: Simd>(
     d: i32x8<S>,
     u: f32x8<S>,
     v: f32x8<S>,
-) -> [f32x8<S>; 4] {
+) -> Bytes16<S> {
     let dl: [i32; LANES] = d.into();
     let d0 = dl[0];
     if simd.all_true_mask32x8(d.simd_eq(simd.splat_i32x8(d0))) {
@@ -1088,10 +1152,10 @@ fn bilinear_levels<S: Simd>(
     bilinear8(simd, wr, tex, &d, &taps(simd, tex, &d, u, v))
 }
 
-/// Nearest on level `d[i]` for lane `i`, as `filter::nearest_nb`: the texel
+/// Nearest on level `d[i]` for lane `i`, as `filter::nearest`: the texel
 /// `(wrap(⌊u·w⌋), wrap(⌊v·h⌋))`. One level with wraps in lanes: indices and addresses in
 /// vector registers; otherwise sizes gathered per lane and each lane wrapped by the scalar
-/// `wrap_nb`. Then one fetch per lane and the RGBA8 → float conversion in lanes.
+/// `wrap_nb`. Then one fetch per lane.
 #[inline(always)]
 fn nearest_levels<S: Simd>(
     simd: S,
@@ -1100,7 +1164,7 @@ fn nearest_levels<S: Simd>(
     d: i32x8<S>,
     u: f32x8<S>,
     v: f32x8<S>,
-) -> [f32x8<S>; 4] {
+) -> Bytes16<S> {
     let dl: [i32; LANES] = d.into();
     let d0 = dl[0];
     let mut q = [0i32; LANES];
@@ -1118,7 +1182,7 @@ fn nearest_levels<S: Simd>(
             } else {
                 fetch_at::<false, 1>(px, [&at])
             };
-            return texels8(simd, &q);
+            return Bytes16::unpack(simd, i32x8::from_slice(simd, &q));
         }
     }
     let (mut sw, mut sh) = ([0.0f32; LANES], [0.0f32; LANES]);
@@ -1136,18 +1200,7 @@ fn nearest_levels<S: Simd>(
         let y = wrap_nb_dyn(wr.1, j[l], h, h.is_power_of_two());
         q[l] = level.pairs()[y as usize * w as usize + x as usize][0] as i32;
     }
-    texels8(simd, &q)
-}
-
-/// One RGBA8 texel per lane as floats: byte `c` as `t[c] as f32 · (1/255)` (`MipLevel::fetch`).
-#[inline(always)]
-fn texels8<S: Simd>(simd: S, q: &[i32; LANES]) -> [f32x8<S>; 4] {
-    let t = i32x8::from_slice(simd, q);
-    let mut out = [simd.splat_f32x8(0.0); 4];
-    for (c, o) in out.iter_mut().enumerate() {
-        *o = simd.cvt_f32_i32x8(simd.shr_i32x8(t, 8 * c as u32) & 0xff) * INV_255;
-    }
-    out
+    Bytes16::unpack(simd, i32x8::from_slice(simd, &q))
 }
 
 #[cfg(feature = "internal-tests")]

@@ -19,21 +19,28 @@
 //!   switch point `c` of GL 1.4 §3.8.8 ([`Sampler::switch_point`]): ½ for mag `Linear` with
 //!   min `NearestMipmapNearest` / `NearestMipmapLinear`, else 0. Mesa uses 0 for every pair;
 //!   plumb follows the spec.
+//! - **Filtering** is 8-bit fixed point, as GPUs filter (Vulkan's `subTexelPrecisionBits`
+//!   of 8) and llvmpipe does by default: each weight is `⌊256·α⌋` (at most 255), each lerp
+//!   `(x·(256 − w) + y·w + 128) >> 8` on bytes — the two along u, the one along v, and the
+//!   blend of two mip levels with the weight of `λ − ⌊λ⌋` — and the result's bytes read as
+//!   `c × (1/255)`, like a texel. (Until issue 51 the lerps were `f32`.)
 //! - **Border colour.** Read through the texture's base format like a texel (GL 2.1 §3.8.8;
 //!   [`TexelFormat::convert_border`]): an `L8` border is `(r, r, r, 1)`, an `Rgb8` one is
-//!   opaque.
+//!   opaque. It enters the filter as a texel would, each channel rounded to a byte.
 //! - **Limits.** Each side `1..=`[`MAX_TEXTURE_SIZE`], any size (non-power-of-two included).
-//! - **Determinism.** Only IEEE `f32` arithmetic and [`crate::base::math::log2_lod`]; no allocation
-//!   while sampling.
+//! - **Determinism.** Only IEEE `f32` and integer arithmetic and
+//!   [`crate::base::math::log2_lod`]; no allocation while sampling.
 //!
 //! ```
 //! use glam::{Vec2, Vec4};
 //! use plumb_raster::texture::{Sampler, Texture};
 //!
-//! // 2×1 texture: black, white. Bilinear halfway between the two texel centres.
+//! // 2×1 texture: black, white. Bilinear halfway between the two texel centres: weight 128,
+//! // (0·128 + 255·128 + 128) >> 8 = 128 per colour channel.
 //! let tex = Texture::from_rgba8(2, 1, vec![0, 0, 0, 255, 255, 255, 255, 255]).unwrap();
 //! let c = tex.sample_lod(&Sampler::BILINEAR, Vec2::new(0.5, 0.5), 0.0);
-//! assert_eq!(c, Vec4::new(0.5, 0.5, 0.5, 1.0));
+//! let b = 128.0 * (1.0 / 255.0);
+//! assert_eq!(c, Vec4::new(b, b, b, 1.0));
 //! ```
 
 mod chain;

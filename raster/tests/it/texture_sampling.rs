@@ -29,8 +29,22 @@ fn bytes(v: Vec4) -> [u8; 4] {
     [f(v.x), f(v.y), f(v.z), f(v.w)]
 }
 
-fn close(a: Vec4, b: Vec4) -> bool {
-    (a - b).abs().max_element() < 1e-6
+/// A sample of the 8-bit filter (`texture/filter.rs`: weights `⌊256·α⌋`, every lerp rounded
+/// to a byte) against the exact weighted sum `want`: each channel is a byte read as
+/// `c × 1/255`, with `c` within 1 of `want·255`. The tests below use weights whose 8-bit
+/// values are exact (multiples of 1/8), so only the lerps' roundings remain: at most ½ from
+/// the row lerps, carried through the column lerp, plus its own ½.
+fn close8(got: Vec4, want: Vec4) -> bool {
+    got.to_array().iter().zip(want.to_array()).all(|(&g, w)| {
+        let c = (g * 255.0).round();
+        c * (1.0 / 255.0) == g && (c - w * 255.0).abs() <= 1.0
+    })
+}
+
+/// A colour as the sampler stores a border colour: each channel rounded to a byte, read as
+/// `c × 1/255`.
+fn stored(v: Vec4) -> Vec4 {
+    Vec4::from_array(bytes(v).map(|c| f32::from(c) * (1.0 / 255.0)))
 }
 
 /// 4×4 texture whose texel (x, y) is (60x, 60y, 7, 255).
@@ -110,18 +124,26 @@ fn wrap_modes_per_axis_are_independent() {
 }
 
 #[test]
-fn border_colour_is_exact_and_edge_never_uses_it() {
+fn border_colour_is_its_stored_value_and_edge_never_uses_it() {
     let tex = grid4();
     let border = Vec4::new(0.3, 0.1, 0.9, 0.7);
     let s = Sampler::BILINEAR
         .with_wrap(Wrap::ClampToBorder)
         .with_border(border);
-    // Far outside, all four bilinear taps are border: lerp(b, b, ·) = b exactly.
-    assert_eq!(sample_lod(&tex, &s, Vec2::new(-3.0, 5.0), 0.0), border);
+    // The border enters the filter as a texel would, a byte per channel: (77, 26, 230, 179).
+    // Far outside, all four bilinear taps are border: lerp8(b, b, ·) = b exactly.
+    assert_eq!(bytes(border), [77, 26, 230, 179]);
+    assert_eq!(
+        sample_lod(&tex, &s, Vec2::new(-3.0, 5.0), 0.0),
+        stored(border)
+    );
     let s = Sampler::NEAREST
         .with_wrap(Wrap::ClampToBorder)
         .with_border(border);
-    assert_eq!(sample_lod(&tex, &s, Vec2::new(1.5, 0.5), 0.0), border);
+    assert_eq!(
+        sample_lod(&tex, &s, Vec2::new(1.5, 0.5), 0.0),
+        stored(border)
+    );
     // Clamp-to-edge at the same place reads the edge texel column 3 / row 2: (180, 120).
     let s = Sampler::NEAREST
         .with_wrap(Wrap::ClampToEdge)
@@ -149,6 +171,7 @@ fn border_colour_takes_the_texture_format() {
         let tex = Texture::from_format(format, 2, 2, &vec![100; 4 * bytes_per_texel]).unwrap();
         for s in [Sampler::NEAREST, Sampler::BILINEAR] {
             let s = s.with_wrap(Wrap::ClampToBorder).with_border(border);
+            let want = stored(want);
             assert_eq!(sample_lod(&tex, &s, outside, 0.0), want, "{format:?} {s:?}");
             assert_eq!(
                 tex.sample_grad(&s, outside, Vec2::ZERO, Vec2::ZERO),
@@ -174,7 +197,8 @@ fn weights_tex() -> Texture {
 fn bilinear_weights_at_known_positions() {
     let tex = weights_tex();
     let s = Sampler::BILINEAR.with_wrap(Wrap::ClampToEdge);
-    // x = 2u − 0.5, α = x − ⌊x⌋; y likewise, β. Weights ((1−α)(1−β), α(1−β), (1−α)β, αβ).
+    // x = 2u − 0.5, α = x − ⌊x⌋; y likewise, β. Weights ((1−α)(1−β), α(1−β), (1−α)β, αβ),
+    // to the 8-bit filter's rounding ([`close8`]).
     let rows: [(Vec2, Vec4); 6] = [
         // Texel centres: (0.25, 0.25) → x = 0, y = 0 → all weight on T00.
         (Vec2::new(0.25, 0.25), Vec4::new(1.0, 0.0, 0.0, 0.0)),
@@ -196,8 +220,14 @@ fn bilinear_weights_at_known_positions() {
     ];
     for (uv, w) in rows {
         let got = sample_lod(&tex, &s, uv, 0.0);
-        assert!(close(got, w), "uv {uv}: got {got}, want {w}");
+        assert!(close8(got, w), "uv {uv}: got {got}, want {w}");
     }
+    // By hand at the centre (a = b = 128): the row lerps give 128 = (255·128 + 128) >> 8 for
+    // the texel on each row, and the column lerp (128·128 + 128) >> 8 = 64 per channel.
+    assert_eq!(
+        bytes(sample_lod(&tex, &s, Vec2::new(0.5, 0.5), 0.0)),
+        [64; 4]
+    );
 }
 
 #[test]
@@ -218,7 +248,7 @@ fn bilinear_at_the_edge_per_wrap_mode() {
     for (wrap, want) in rows {
         let s = Sampler::BILINEAR.with_wrap(wrap).with_border(border);
         let got = sample_lod(&tex, &s, Vec2::new(0.0, 0.25), 0.0);
-        assert!(close(got, want), "{wrap:?}: got {got}, want {want}");
+        assert!(close8(got, want), "{wrap:?}: got {got}, want {want}");
     }
 }
 
@@ -309,7 +339,8 @@ fn mip_level_chosen_for_a_256_texture_on_a_64_quad() {
         assert_eq!(bytes(c), [40, 40, 40, 255], "{:?}", s.min);
     }
     // A 48² quad: ρ = 256/48 = 5.333, λ = log2 5.333 = 2.415: trilinear blends level 2 (40)
-    // and 3 (60) with t = 0.415 → 40 + 20·0.415 = 48.3 → 48.
+    // and 3 (60) with t = 0.415, the 8-bit weight ⌊0.415·256⌋ = 106:
+    // (40·150 + 60·106 + 128) >> 8 = 12488 >> 8 = 48 (exactly: 40 + 20·0.415 = 48.3).
     let d = 1.0 / 48.0;
     let c = tex.sample_grad(
         &Sampler::TRILINEAR,
@@ -317,7 +348,8 @@ fn mip_level_chosen_for_a_256_texture_on_a_64_quad() {
         Vec2::new(d, 0.0),
         Vec2::new(0.0, d),
     );
-    assert!(((c.x * 255.0) - 48.30).abs() < 0.01, "{}", c.x * 255.0);
+    assert_eq!(bytes(c), [48, 48, 48, 255]);
+    assert_eq!(c.x, 48.0 * (1.0 / 255.0));
 }
 
 #[test]
@@ -414,7 +446,7 @@ fn lod_bias_and_clamps() {
 #[test]
 fn magnification_vs_minification_filter() {
     // 2×1: black, white. At u = 0.5 nearest reads ⌊1.0⌋ = texel 1 (white); linear reads
-    // x = 0.5 → halfway → 0.5.
+    // x = 0.5 → halfway: (255·128 + 128) >> 8 = 128.
     let tex = Texture::from_rgba8(2, 1, vec![0, 0, 0, 255, 255, 255, 255, 255]).unwrap();
     let s = Sampler {
         mag: MagFilter::Nearest,
@@ -424,7 +456,7 @@ fn magnification_vs_minification_filter() {
     let uv = Vec2::new(0.5, 0.5);
     assert_eq!(sample_lod(&tex, &s, uv, 0.0).x, 1.0); // λ ≤ 0 → mag (nearest)
     assert_eq!(sample_lod(&tex, &s, uv, -3.0).x, 1.0);
-    assert!((sample_lod(&tex, &s, uv, 0.1).x - 0.5).abs() < 1e-6); // λ > 0 → min (linear)
+    assert_eq!(bytes(sample_lod(&tex, &s, uv, 0.1))[0], 128); // λ > 0 → min (linear)
 }
 
 /// GL 1.4 §3.8.8 ("Texture Magnification"): with mag `LINEAR` and min
@@ -432,8 +464,8 @@ fn magnification_vs_minification_filter() {
 /// (magnified for `λ ≤ 0.5`), otherwise `c = 0`. (Mesa switches at 0 for every pair.)
 #[test]
 fn magnification_switch_point_is_one_half_for_linear_over_nearest_mipmaps() {
-    // Level 0, 2×1: black, white; level 1, 1×1: grey 100. At u = 0.5 linear reads 0.5,
-    // nearest reads white, level 1 reads 100/255.
+    // Level 0, 2×1: black, white; level 1, 1×1: grey 100. At u = 0.5 linear reads 128
+    // ((255·128 + 128) >> 8), nearest reads white, level 1 reads 100.
     let tex = Texture::from_levels(vec![
         (2, 1, vec![0, 0, 0, 255, 255, 255, 255, 255]),
         (1, 1, vec![100, 100, 100, 255]),
@@ -450,27 +482,25 @@ fn magnification_switch_point_is_one_half_for_linear_over_nearest_mipmaps() {
     for min in [N::NearestMipmapNearest, N::NearestMipmapLinear] {
         let s = with(G::Linear, min);
         // λ = 0.25 and 0.5: magnified (c = ½): linear on level 0.
-        assert_eq!(sample_lod(&tex, &s, uv, 0.25).x, 0.5, "{min:?}");
-        assert_eq!(sample_lod(&tex, &s, uv, 0.5).x, 0.5, "{min:?}");
+        assert_eq!(bytes(sample_lod(&tex, &s, uv, 0.25))[0], 128, "{min:?}");
+        assert_eq!(bytes(sample_lod(&tex, &s, uv, 0.5))[0], 128, "{min:?}");
         // Past c: minified with the min filter (NEAREST_MIPMAP_NEAREST: level ⌈λ + ½⌉ − 1 = 1;
-        // NEAREST_MIPMAP_LINEAR: levels 0 and 1 at weight t = 0.75).
+        // NEAREST_MIPMAP_LINEAR: levels 0 and 1 at weight t = 0.75, 8-bit 192:
+        // (255·64 + 100·192 + 128) >> 8 = 35648 >> 8 = 139).
         let want = if min == N::NearestMipmapNearest {
-            100.0 / 255.0
+            100
         } else {
-            0.25 + 0.75 * (100.0 / 255.0)
+            139
         };
-        assert!(
-            (sample_lod(&tex, &s, uv, 0.75).x - want).abs() < 1e-6,
-            "{min:?}"
-        );
+        assert_eq!(bytes(sample_lod(&tex, &s, uv, 0.75))[0], want, "{min:?}");
         // The same through the anisotropic path (λ = log2 1.25 ≈ 0.32 from the gradient).
         let s = s.with_anisotropy(4);
         let g = Vec2::new(1.25 / 2.0, 0.0);
-        assert_eq!(tex.sample_grad(&s, uv, g, g).x, 0.5, "{min:?}");
+        assert_eq!(bytes(tex.sample_grad(&s, uv, g, g))[0], 128, "{min:?}");
     }
     // Every other pair switches at c = 0: λ = 0.25 is minified.
     let s = with(G::Nearest, N::Linear);
-    assert_eq!(sample_lod(&tex, &s, uv, 0.25).x, 0.5);
+    assert_eq!(bytes(sample_lod(&tex, &s, uv, 0.25))[0], 128);
     let s = with(G::Linear, N::Nearest);
     assert_eq!(sample_lod(&tex, &s, uv, 0.25).x, 1.0);
     let s = with(G::Nearest, N::NearestMipmapNearest);

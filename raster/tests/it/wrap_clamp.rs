@@ -28,6 +28,18 @@ fn close(a: Vec4, b: Vec4) -> bool {
     (a - b).abs().max_element() < 1e-6
 }
 
+/// A sample of the 8-bit filter (`texture/filter.rs`: weights `⌊256·α⌋`, every lerp rounded
+/// to a byte) against the exact weighted sum `want`: each channel is a byte read as
+/// `c × 1/255`, with `c` within 1 of `want·255`. The tests below use weights whose 8-bit
+/// values are exact (multiples of 1/8), so only the lerps' roundings remain: at most ½ from
+/// the row lerps, carried through the column lerp, plus its own ½.
+fn close8(got: Vec4, want: Vec4) -> bool {
+    got.to_array().iter().zip(want.to_array()).all(|(&g, w)| {
+        let c = (g * 255.0).round();
+        c * (1.0 / 255.0) == g && (c - w * 255.0).abs() <= 1.0
+    })
+}
+
 /// Float colour → bytes with the framebuffer rule `floor(clamp(x)·255 + 0.5)`.
 fn bytes(v: Vec4) -> [u8; 4] {
     let f = |x: f32| (x.clamp(0.0, 1.0) * 255.0 + 0.5).floor() as u8;
@@ -57,11 +69,11 @@ fn linear_at_the_edges_is_half_edge_texel_half_border() {
     let s = linear_u(Wrap::Clamp);
     // s = 1: x = 1·2 − ½ = 1.5 → taps 1 and 2 (border), α = ½.
     let right = sample_lod(&tex, &s, Vec2::new(1.0, 0.5), 0.0);
-    assert!(close(right, 0.5 * T1 + 0.5 * BORDER), "{right}");
+    assert!(close8(right, 0.5 * T1 + 0.5 * BORDER), "{right}");
     assert_eq!(bytes(right), [128, 50, 0, 255]);
     // s = 0: x = −½ → taps −1 (border) and 0, α = ½.
     let left = sample_lod(&tex, &s, Vec2::new(0.0, 0.5), 0.0);
-    assert!(close(left, 0.5 * BORDER + 0.5 * T0), "{left}");
+    assert!(close8(left, 0.5 * BORDER + 0.5 * T0), "{left}");
     assert_eq!(bytes(left), [128, 100, 0, 255]);
 }
 
@@ -81,7 +93,7 @@ fn coordinates_past_the_edge_are_clamped_first() {
         (f32::NAN, 0.5 * BORDER + 0.5 * T0),
     ] {
         let got = sample_lod(&tex, &clamp, Vec2::new(s, 0.5), 0.0);
-        assert!(close(got, expect), "s = {s}: {got}");
+        assert!(close8(got, expect), "s = {s}: {got}");
     }
     let border = sample_lod(
         &tex,
@@ -98,17 +110,19 @@ fn coordinates_past_the_edge_are_clamped_first() {
 fn the_border_fades_in_over_the_last_half_texel() {
     let tex = two_wide();
     let s = linear_u(Wrap::Clamp);
-    // s = 0.9: x = 1.3 → taps 1 and 2 (border), α = 0.3.
+    // s = 0.9: x = 1.3 → taps 1 and 2 (border), α = 0.3, 8-bit ⌊76.8⌋ = 76: red
+    // (255·76 + 128) >> 8 = 76, green (100·180 + 128) >> 8 = 70 (exactly 76.5 and 70).
     let got = sample_lod(&tex, &s, Vec2::new(0.9, 0.5), 0.0);
-    assert!(close(got, 0.7 * T1 + 0.3 * BORDER), "{got}");
-    // s = 0.1: x = −0.3 → taps −1 (border) and 0, α = 0.7.
+    assert_eq!(bytes(got), [76, 70, 0, 255], "{got}");
+    // s = 0.1: x = −0.3 → taps −1 (border) and 0, α = 0.7, 8-bit ⌊179.2⌋ = 179: red
+    // (255·77 + 128) >> 8 = 77, green (200·179 + 128) >> 8 = 140 (exactly 76.5 and 140).
     let got = sample_lod(&tex, &s, Vec2::new(0.1, 0.5), 0.0);
-    assert!(close(got, 0.3 * BORDER + 0.7 * T0), "{got}");
+    assert_eq!(bytes(got), [77, 140, 0, 255], "{got}");
     // Between the two texel centres (s in [¼, ¾]) no border tap: the same as the other
     // clamps. s = 0.5: x = ½ → taps 0 and 1, α = ½.
     for wrap in [Wrap::Clamp, Wrap::ClampToEdge, Wrap::ClampToBorder] {
         let got = sample_lod(&tex, &linear_u(wrap), Vec2::new(0.5, 0.5), 0.0);
-        assert!(close(got, 0.5 * T0 + 0.5 * T1), "{wrap:?}: {got}");
+        assert!(close8(got, 0.5 * T0 + 0.5 * T1), "{wrap:?}: {got}");
     }
 }
 
@@ -117,11 +131,14 @@ fn both_axes_clamp_at_a_corner_is_a_quarter_texel() {
     // 2×2 solid (0, 200, 0, 255): at (1, 1) three of the four taps are border, weights ¼.
     let tex = Texture::from_rgba8(2, 2, [0, 200, 0, 255].repeat(4)).unwrap();
     let s = Sampler::BILINEAR.with_wrap(Wrap::Clamp).with_border(BORDER);
+    // By hand: the top row lerp8(T0, B, 128) = (128, 100), the bottom row the border, the
+    // column (128·128 + 255·128 + 128) >> 8 = 192 and (100·128 + 128) >> 8 = 50.
     let got = sample_lod(&tex, &s, Vec2::new(1.0, 1.0), 0.0);
-    assert!(close(got, 0.25 * T0 + 0.75 * BORDER), "{got}");
+    assert!(close8(got, 0.25 * T0 + 0.75 * BORDER), "{got}");
+    assert_eq!(bytes(got), [192, 50, 0, 255]);
     // At (1, 0.5) only the u pair leaves the texture: half and half.
     let got = sample_lod(&tex, &s, Vec2::new(1.0, 0.5), 0.0);
-    assert!(close(got, 0.5 * T0 + 0.5 * BORDER), "{got}");
+    assert!(close8(got, 0.5 * T0 + 0.5 * BORDER), "{got}");
 }
 
 #[test]
@@ -190,7 +207,7 @@ fn every_mip_level_mixes_the_border_at_the_edge() {
         s.wrap_v = Wrap::ClampToEdge;
         for l in [-1.0, 0.0, 0.4, 1.0, 1.3, 2.5, 3.0, 9.0] {
             let got = sample_lod(&tex, &s, Vec2::new(1.0, 0.5), l);
-            assert!(close(got, 0.5 * T0 + 0.5 * BORDER), "{min:?} λ {l}: {got}");
+            assert!(close8(got, 0.5 * T0 + 0.5 * BORDER), "{min:?} λ {l}: {got}");
         }
     }
 }
