@@ -44,7 +44,7 @@ struct Draw {
     fog0: vec4<f32>, // mode (0 none, 1 linear, 2 exp, 3 exp2), per pixel, radial
     fog1: vec4<f32>, // start, end, density
     fog_color: vec4<f32>,
-    alpha: vec4<f32>, // alpha func, reference, quantise (blending off), texel probe (0 off, 1 on, 2 on and blended)
+    alpha: vec4<f32>, // alpha func, reference, quantise (blending off), probe (0 off; texel probe 1, 2 blended; weight probe 3, 4 blended)
     sizes: vec4<f32>, // target width, height, point half size, line half width
     attr: vec4<f32>, // stride, normal offset, colour offset, first uv offset (-1: none)
     attr2: vec4<f32>, // fog offset, uv set count
@@ -804,10 +804,7 @@ fn apply(unit: u32, prev: vec4<f32>, tex: vec4<f32>, prim: vec4<f32>) -> vec4<f3
 // Untextured: white, or nothing for a blended draw (mode 2), which only tints what is below.
 // Whole bytes, so the stored pixel is exact.
 fn texel_probe(units: u32, uv: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> vec4<f32> {
-    if units == 0u {
-        if u.alpha.w > 1.5 { discard; }
-        return vec4(1.0);
-    }
+    if units == 0u { return untextured_probe(); }
     let size = vec2<f32>(tex_size(0u, 0));
     let lambda = 0.5 * log2(max(dot(dx * size, dx * size), dot(dy * size, dy * size)));
     let q = clamp(round((lambda + 32.0) * 1024.0), 0.0, 65279.0);
@@ -818,6 +815,69 @@ fn texel_probe(units: u32, uv: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> vec4<
     let pair = min(min(g.x, 1.0 - g.x), min(g.y, 1.0 - g.y));
     let bytes = vec4(floor(q / 256.0), q % 256.0, min(round(edge * 510.0), 255.0),
                      min(round(pair * 510.0), 255.0));
+    return bytes / 255.0;
+}
+
+// An untextured fragment in a probe image: white, or nothing for a blended draw (modes 2 and
+// 4), which only tints what is below.
+fn untextured_probe() -> vec4<f32> {
+    let mode = u32(u.alpha.w);
+    if mode == 2u || mode == 4u { discard; }
+    return vec4(1.0);
+}
+
+// Distance of 256 x to the nearest integer, in 8-bit weight steps (0 to 0.5): how near the
+// filter's weight floor(256 frac(x)) is to changing.
+fn step_distance(x: f32) -> f32 {
+    let s = x * 256.0;
+    return abs(s - round(s));
+}
+
+// The weight probe (probe.rs WeightProbe): unit 0's adjusted λ (isotropic, 16 bits as the
+// texel probe's), the distance of its bilinear weights to their nearest 1/256 step over u, v
+// and the linear levels `sample_lambda` reads (blue), and of its mip blend weight (alpha;
+// 255 without a blend), in 1/510 step.
+fn weight_probe(units: u32, uv_in: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> vec4<f32> {
+    if units == 0u { return untextured_probe(); }
+    let un = u.units[0];
+    let size0 = vec2<f32>(tex_size(0u, 0));
+    let lambda = adjust_lod(0u, 0.5 * log2(max(dot(dx * size0, dx * size0), dot(dy * size0, dy * size0))));
+    let minified = lambda > un.samp2.w;
+    var linear = un.samp0.x > 0.5;
+    var l0 = 0;
+    var l1 = 0;
+    var mip = 0.5;
+    if minified {
+        let q = i32(un.samp1.w) - 1;
+        let minf = u32(un.samp0.y);
+        linear = minf == 1u || minf == 3u || minf == 5u;
+        if minf == 2u || minf == 3u {
+            if lambda > 0.5 { l0 = min(i32(ceil(lambda + 0.5)) - 1, q); }
+            l1 = l0;
+        } else if minf == 4u || minf == 5u {
+            if lambda >= f32(q) {
+                l0 = q;
+                l1 = q;
+            } else {
+                l0 = i32(floor(lambda));
+                l1 = l0 + 1;
+                mip = step_distance(lambda - floor(lambda));
+            }
+        }
+    }
+    var sub = 0.5;
+    if linear {
+        var uv = uv_in;
+        if u32(un.samp0.z) == 4u { uv.x = clamp(uv.x, 0.0, 1.0); }
+        if u32(un.samp0.w) == 4u { uv.y = clamp(uv.y, 0.0, 1.0); }
+        for (var lvl = l0; lvl <= l1; lvl++) {
+            let p = uv * vec2<f32>(tex_size(0u, lvl)) - vec2(0.5);
+            sub = min(sub, min(step_distance(p.x), step_distance(p.y)));
+        }
+    }
+    let q = clamp(round((lambda + 32.0) * 1024.0), 0.0, 65279.0);
+    let bytes = vec4(floor(q / 256.0), q % 256.0, min(round(sub * 510.0), 255.0),
+                     min(round(mip * 510.0), 255.0));
     return bytes / 255.0;
 }
 
@@ -901,6 +961,7 @@ fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
         color = vec4(color.xyz * f + u.fog_color.xyz * (1.0 - f), color.w);
     }
     if !cmp(u32(u.alpha.x), color.w, u.alpha.y) { discard; }
+    if u.alpha.w > 2.5 { return weight_probe(units, uvs[0], dxs[0], dys[0]); }
     if u.alpha.w > 0.5 { return texel_probe(units, uvs[0], dxs[0], dys[0]); }
     if u.alpha.z > 0.5 {
         // Without blending the fragment is stored as is: round it as plumb does,

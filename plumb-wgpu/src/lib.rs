@@ -72,7 +72,7 @@ mod target;
 mod uniforms;
 
 pub use gpu::adapter_info;
-pub use probe::TexelProbe;
+pub use probe::{TexelProbe, WeightProbe};
 pub use target::WgpuTarget;
 
 /// The fixed-function shader (its uniform structs are mirrored in `uniforms`).

@@ -39,6 +39,9 @@ pub struct WgpuTarget {
     encoder: Option<wgpu::CommandEncoder>,
     draws: u64,
     probe: bool,
+    /// The probe writes the weight probe ([`WeightProbe`](crate::WeightProbe)), not the
+    /// texel probe.
+    weights: bool,
 }
 
 impl std::fmt::Debug for WgpuTarget {
@@ -108,6 +111,7 @@ impl WgpuTarget {
             encoder: None,
             draws: 0,
             probe: false,
+            weights: false,
         };
         t.gpu.check_errors()?;
         Ok(t)
@@ -126,18 +130,29 @@ impl WgpuTarget {
     /// boundary or in an undersampled texture.
     pub fn set_texel_probe(&mut self, on: bool) {
         self.probe = on;
+        self.weights = false;
+    }
+
+    /// Turns the weight probe on or off: the texel probe's rules (which fragments write, with
+    /// blending off), but each textured fragment writes how near unit 0's 8-bit filter weights
+    /// are to their next 1/256 step ([`WeightProbe::decode`](crate::WeightProbe::decode)).
+    /// This is how `refimages/conform.json` shows which differing pixels sit where a tiny
+    /// difference of the interpolated coordinates or λ changes a weight by one step.
+    pub fn set_weight_probe(&mut self, on: bool) {
+        self.probe = on;
+        self.weights = on;
     }
 
     /// `state` as the probe draws it (blending off, so the probe's bytes are stored as is),
     /// and the shader's probe mode: 0 off, 1 on for an unblended draw (its untextured
     /// fragments cover what was below: white), 2 on for a blended one (its untextured
-    /// fragments only tint what was below: discarded).
+    /// fragments only tint what was below: discarded); 3 and 4 the same for the weight probe.
     fn probe_state(&self, state: &PipelineState) -> (PipelineState, f32) {
         let mut s = *state;
         if !self.probe {
             return (s, 0.0);
         }
-        let mode = if s.blend.enabled { 2.0 } else { 1.0 };
+        let mode = if s.blend.enabled { 2.0 } else { 1.0 } + if self.weights { 2.0 } else { 0.0 };
         s.blend.enabled = false;
         (s, mode)
     }
