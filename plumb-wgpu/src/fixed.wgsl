@@ -584,7 +584,7 @@ const COORD_LIMIT: f32 = 4194304.0;
 // The filter is 8-bit fixed point, as filter.rs defines it: texels and the border as bytes,
 // weights `min(floor(256 f), 255)`, lerps `(x (256 - w) + y w + 128) >> 8` per channel, and
 // the bytes read as floats once, at the end (`c * (1/255)`).
-fn bytes(c: vec4<f32>) -> vec4<u32> {
+fn to_bytes(c: vec4<f32>) -> vec4<u32> {
     return vec4<u32>(floor(clamp(c, vec4(0.0), vec4(1.0)) * 255.0 + 0.5));
 }
 
@@ -597,8 +597,8 @@ fn lerp8(x: vec4<u32>, y: vec4<u32>, w: u32) -> vec4<u32> {
 }
 
 fn texel(unit: u32, lvl: i32, x: i32, y: i32) -> vec4<u32> {
-    if x < 0 || y < 0 { return bytes(u.units[unit].border); }
-    return bytes(fetch(unit, vec2(x, y), lvl));
+    if x < 0 || y < 0 { return to_bytes(u.units[unit].border); }
+    return to_bytes(fetch(unit, vec2(x, y), lvl));
 }
 
 // One level, nearest or bilinear (filter.rs `nearest` / `bilinear`), as bytes. The taps are
@@ -635,35 +635,45 @@ fn filter_level(unit: u32, lvl: i32, uv_in: vec2<f32>, linear: bool) -> vec4<u32
     return lerp8(top, bottom, weight8(ab.y));
 }
 
-// `Texture::sample_adjusted` with an adjusted λ: which levels, then one filter call site.
-fn sample_lambda(unit: u32, uv: vec2<f32>, lambda: f32) -> vec4<f32> {
+// The levels a sample at an adjusted λ reads (`Texture::sample_adjusted`): `l0`, and `l1`
+// blended with weight `w` when `nl` is 2; `linear` the within-level filter.
+struct Levels {
+    l0: i32,
+    l1: i32,
+    w: f32,
+    nl: u32,
+    linear: bool,
+}
+
+fn choose_levels(unit: u32, lambda: f32) -> Levels {
     let un = u.units[unit];
-    let minified = lambda > un.samp2.w;
-    var linear = un.samp0.x > 0.5;
-    var l0 = 0;
-    var l1 = 0;
-    var w = 0.0;
-    var nl = 1u;
-    if minified {
+    var c = Levels(0, 0, 0.0, 1u, un.samp0.x > 0.5);
+    if lambda > un.samp2.w {
         let q = i32(un.samp1.w) - 1;
         let minf = u32(un.samp0.y);
-        linear = minf == 1u || minf == 3u || minf == 5u;
+        c.linear = minf == 1u || minf == 3u || minf == 5u;
         if minf == 2u || minf == 3u {
-            if lambda > 0.5 { l0 = min(i32(ceil(lambda + 0.5)) - 1, q); }
+            if lambda > 0.5 { c.l0 = min(i32(ceil(lambda + 0.5)) - 1, q); }
         } else if minf == 4u || minf == 5u {
             if lambda >= f32(q) {
-                l0 = q;
+                c.l0 = q;
             } else {
                 let fl = floor(lambda);
-                l0 = i32(fl);
-                l1 = l0 + 1;
-                w = lambda - fl;
-                nl = 2u;
+                c.l0 = i32(fl);
+                c.l1 = c.l0 + 1;
+                c.w = lambda - fl;
+                c.nl = 2u;
             }
         }
     }
-    var r = filter_level(unit, l0, uv, linear);
-    if nl == 2u { r = lerp8(r, filter_level(unit, l1, uv, linear), weight8(w)); }
+    return c;
+}
+
+// `Texture::sample_adjusted` with an adjusted λ: which levels, then one filter call site.
+fn sample_lambda(unit: u32, uv: vec2<f32>, lambda: f32) -> vec4<f32> {
+    let c = choose_levels(unit, lambda);
+    var r = filter_level(unit, c.l0, uv, c.linear);
+    if c.nl == 2u { r = lerp8(r, filter_level(unit, c.l1, uv, c.linear), weight8(c.w)); }
     return vec4<f32>(r) * (1.0 / 255.0);
 }
 
@@ -842,35 +852,19 @@ fn weight_probe(units: u32, uv_in: vec2<f32>, dx: vec2<f32>, dy: vec2<f32>) -> v
     let un = u.units[0];
     let size0 = vec2<f32>(tex_size(0u, 0));
     let lambda = adjust_lod(0u, 0.5 * log2(max(dot(dx * size0, dx * size0), dot(dy * size0, dy * size0))));
-    let minified = lambda > un.samp2.w;
-    var linear = un.samp0.x > 0.5;
-    var l0 = 0;
-    var l1 = 0;
+    let c = choose_levels(0u, lambda);
     var mip = 0.5;
-    if minified {
-        let q = i32(un.samp1.w) - 1;
-        let minf = u32(un.samp0.y);
-        linear = minf == 1u || minf == 3u || minf == 5u;
-        if minf == 2u || minf == 3u {
-            if lambda > 0.5 { l0 = min(i32(ceil(lambda + 0.5)) - 1, q); }
-            l1 = l0;
-        } else if minf == 4u || minf == 5u {
-            if lambda >= f32(q) {
-                l0 = q;
-                l1 = q;
-            } else {
-                l0 = i32(floor(lambda));
-                l1 = l0 + 1;
-                mip = step_distance(lambda - floor(lambda));
-            }
-        }
+    var l1 = c.l0;
+    if c.nl == 2u {
+        mip = step_distance(c.w);
+        l1 = c.l1;
     }
     var sub = 0.5;
-    if linear {
+    if c.linear {
         var uv = uv_in;
         if u32(un.samp0.z) == 4u { uv.x = clamp(uv.x, 0.0, 1.0); }
         if u32(un.samp0.w) == 4u { uv.y = clamp(uv.y, 0.0, 1.0); }
-        for (var lvl = l0; lvl <= l1; lvl++) {
+        for (var lvl = c.l0; lvl <= l1; lvl++) {
             let p = uv * vec2<f32>(tex_size(0u, lvl)) - vec2(0.5);
             sub = min(sub, min(step_distance(p.x), step_distance(p.y)));
         }

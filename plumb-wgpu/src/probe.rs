@@ -16,16 +16,22 @@ pub struct TexelProbe {
 impl TexelProbe {
     /// Reads a probe pixel: `None` where the surface seen is untextured (white).
     pub fn decode(px: [u8; 4]) -> Option<TexelProbe> {
-        if px == [255; 4] {
-            return None;
-        }
-        let q = u32::from(px[0]) * 256 + u32::from(px[1]);
-        Some(TexelProbe {
-            lambda: q as f32 / 1024.0 - 32.0,
-            edge: f32::from(px[2]) / 510.0,
-            pair: f32::from(px[3]) / 510.0,
-        })
+        let (lambda, [edge, pair]) = decode(px)?;
+        Some(TexelProbe { lambda, edge, pair })
     }
+}
+
+/// Both probes' pixel layout: λ in red and green (`(λ + 32)·1024`), two distances in blue and
+/// alpha (in 1/510); `None` for white, "no textured fragment here".
+fn decode(px: [u8; 4]) -> Option<(f32, [f32; 2])> {
+    if px == [255; 4] {
+        return None;
+    }
+    let q = u32::from(px[0]) * 256 + u32::from(px[1]);
+    Some((
+        q as f32 / 1024.0 - 32.0,
+        [f32::from(px[2]) / 510.0, f32::from(px[3]) / 510.0],
+    ))
 }
 
 /// What the weight probe ([`WgpuTarget::set_weight_probe`](crate::WgpuTarget::set_weight_probe))
@@ -46,15 +52,8 @@ pub struct WeightProbe {
 impl WeightProbe {
     /// Reads a weight probe pixel: `None` where the surface seen is untextured (white).
     pub fn decode(px: [u8; 4]) -> Option<WeightProbe> {
-        if px == [255; 4] {
-            return None;
-        }
-        let q = u32::from(px[0]) * 256 + u32::from(px[1]);
-        Some(WeightProbe {
-            lambda: q as f32 / 1024.0 - 32.0,
-            sub: f32::from(px[2]) / 510.0,
-            mip: f32::from(px[3]) / 510.0,
-        })
+        let (lambda, [sub, mip]) = decode(px)?;
+        Some(WeightProbe { lambda, sub, mip })
     }
 
     /// The nearer of the two distances: a weight this close to its step may round to the
