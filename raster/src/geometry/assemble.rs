@@ -15,8 +15,8 @@ use crate::base::vec_lanes::LANES;
 use crate::geometry::bin::{single_tile, ChunkBins};
 use crate::geometry::clip::{clip_line, clip_triangle, ClipPlanes, MAX_POLY};
 use crate::geometry::lanes::{
-    count_rejected, screen_corners, screen_lanes, setup_lanes, Corners, PlaneLanes, ScreenIn,
-    ScreenLanes, SetupLanes, DRAW, NEEDS_CLIP,
+    count_rejected, screen_corners, screen_lanes, setup_lanes, store_planes, Corners, PlaneLanes,
+    ScreenIn, ScreenLanes, SetupLanes, DRAW, NEEDS_CLIP,
 };
 use crate::geometry::screen::{screen_triangle, screen_vertices, Screen, ScreenVertex};
 use crate::geometry::setup::{GeometryStats, SetupCtx, TriSetup, TriSink, WinVertex};
@@ -361,27 +361,25 @@ where
         let per = rows + usize::from(self.probing);
         let base = sink.planes.len();
         sink.planes.resize(base + pend.n * per, 0.0);
-        let dst = sink.planes[base..].chunks_exact_mut(per);
-        for (i, dst) in dst.enumerate() {
-            for (d, r) in dst.iter_mut().zip(&out.rows[..rows]) {
-                *d = r[i];
+        let at: [usize; LANES] = std::array::from_fn(|i| base + i * per);
+        store_planes(self.level, &out.rows[..rows], pend.n, &at, &mut sink.planes);
+        if self.probing {
+            for (i, &a) in at[..pend.n].iter().enumerate() {
+                sink.planes[a + rows] = f32::from_bits(pend.prim[i]);
             }
-            if self.probing {
-                dst[rows] = f32::from_bits(pend.prim[i]);
-            }
-            sink.tris.push(TriSetup {
-                xs: [pend.xs[0][i], pend.xs[1][i], pend.xs[2][i]],
-                ys: [pend.ys[0][i], pend.ys[1][i], pend.ys[2][i]],
-                bbox: pend.bbox[i],
-                ref_x: out.ref_x[i],
-                ref_y: out.ref_y[i],
-                planes: (base + i * per) as u32,
-                edges: out.edges[i],
-                lanes: out.fits[i],
-                front: pend.front[i],
-                flat_count: nflat as u8,
-            });
         }
+        sink.tris.extend((0..pend.n).map(|i| TriSetup {
+            xs: [pend.xs[0][i], pend.xs[1][i], pend.xs[2][i]],
+            ys: [pend.ys[0][i], pend.ys[1][i], pend.ys[2][i]],
+            bbox: pend.bbox[i],
+            ref_x: out.ref_x[i],
+            ref_y: out.ref_y[i],
+            planes: at[i] as u32,
+            edges: out.edges[i],
+            lanes: out.fits[i],
+            front: pend.front[i],
+            flat_count: nflat as u8,
+        }));
         sink.tiles.extend_from_slice(&pend.tile[..pend.n]);
         sink.stats.triangles_setup += pend.n as u64;
         pend.n = 0;

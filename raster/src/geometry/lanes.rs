@@ -11,7 +11,7 @@
 //!
 //! [`TriSink::oriented`]: crate::geometry::setup::TriSink::oriented
 
-use fearless_simd::{Level, Simd};
+use fearless_simd::{f32x8, prelude::*, Level};
 
 use crate::base::fixed::{Edge32, SUBPIXEL_HALF, SUBPIXEL_ONE};
 use crate::base::vec_lanes::LANES;
@@ -440,5 +440,82 @@ fn plane(g: &Geometry, a: &[[f64; LANES]; 3], out: &mut [[f32; LANES]]) {
         out[0][i] = a[0][i] as f32;
         out[1][i] = dx as f32;
         out[2][i] = dy as f32;
+    }
+}
+
+/// Lane `i`'s plane floats — its column of `rows` — into `dst[at[i]..at[i] + rows.len()]`,
+/// for the lanes `i < n`, at instruction set `level`: the emit's rows × lanes transpose,
+/// eight rows at a time in registers (three rounds of interleaves; the rows left over padded
+/// to a block), each lane's floats stored eight at a time. Only data moves: the same bits at
+/// every level.
+pub(crate) fn store_planes(
+    level: Level,
+    rows: &[[f32; LANES]],
+    n: usize,
+    at: &[usize; LANES],
+    dst: &mut [f32],
+) {
+    crate::base::simd::dispatch!(level, simd => store_planes_at(simd, rows, n, at, dst))
+}
+
+#[inline(always)]
+fn store_planes_at<S: Simd>(
+    simd: S,
+    rows: &[[f32; LANES]],
+    n: usize,
+    at: &[usize; LANES],
+    dst: &mut [f32],
+) {
+    let blocks = rows.chunks_exact(LANES);
+    let tail = blocks.remainder();
+    let full = rows.len() - tail.len();
+    for (b, block) in blocks.enumerate() {
+        let x = transpose(simd, block);
+        store_cols::<S, LANES>(&x, &at[..n], b * LANES, dst);
+    }
+    // The rows left over, padded to a block; each lane stores its first `tail.len()`.
+    let mut pad = [[0.0; LANES]; LANES];
+    pad[..tail.len()].copy_from_slice(tail);
+    let (x, at) = (transpose(simd, &pad), &at[..n]);
+    match tail.len() {
+        1 => store_cols::<S, 1>(&x, at, full, dst),
+        2 => store_cols::<S, 2>(&x, at, full, dst),
+        3 => store_cols::<S, 3>(&x, at, full, dst),
+        4 => store_cols::<S, 4>(&x, at, full, dst),
+        5 => store_cols::<S, 5>(&x, at, full, dst),
+        6 => store_cols::<S, 6>(&x, at, full, dst),
+        7 => store_cols::<S, 7>(&x, at, full, dst),
+        _ => {}
+    }
+}
+
+/// The 8 × 8 block `b` transposed: interleaving rows `k` and `k + 4` into `2k` and `2k + 1`,
+/// three times.
+#[inline(always)]
+fn transpose<S: Simd>(simd: S, b: &[[f32; LANES]]) -> [f32x8<S>; LANES] {
+    let round = |x: [f32x8<S>; LANES]| {
+        let (a, b) = simd.interleave_f32x8(x[0], x[4]);
+        let (c, d) = simd.interleave_f32x8(x[1], x[5]);
+        let (e, f) = simd.interleave_f32x8(x[2], x[6]);
+        let (g, h) = simd.interleave_f32x8(x[3], x[7]);
+        [a, b, c, d, e, f, g, h]
+    };
+    let b: &[[f32; LANES]; LANES] = b.try_into().expect("a block of eight rows");
+    let x = b.map(|r| f32x8::from_slice(simd, &r));
+    round(round(round(x)))
+}
+
+/// The first `N` floats of column `i` of a transposed block to `dst[at[i] + r..]`.
+#[inline(always)]
+fn store_cols<S: Simd, const N: usize>(
+    x: &[f32x8<S>; LANES],
+    at: &[usize],
+    r: usize,
+    dst: &mut [f32],
+) {
+    for (col, &a) in x.iter().zip(at) {
+        let o = a + r;
+        let v: &[f32; LANES] = col;
+        dst[o..o + N].copy_from_slice(&v[..N]);
     }
 }
