@@ -214,6 +214,22 @@ impl Context {
         vertices.validate()?;
         indices.validate(vertices.positions.len())?;
         let nvar = vertices.layout().count();
+        if let (Some(colors), [], None) = (vertices.colors, vertices.uvs, vertices.fog) {
+            // Positions and colours, the common layout: what `VertexInput::fetch` does,
+            // without its tests of the attributes present.
+            let prims = Primitives {
+                indices,
+                topology,
+                vertex_count: vertices.positions.len(),
+                varyings: (nvar, 4),
+                position: |i| vertices.positions[i],
+                fetch: |i: usize, out: &mut ClipVertex| {
+                    out.pos = vertices.positions[i];
+                    out.var[..4].copy_from_slice(&colors[i].to_array());
+                },
+            };
+            return self.draw_with(state, Arc::new(VertexColorShader), prims);
+        }
         let prims = Primitives {
             indices,
             topology,

@@ -94,19 +94,57 @@ impl Context {
             if ff.per_pixel_lighting { lit } else { None },
             ff.fog,
         );
-        let verts = &verts;
+        let packed = Packed {
+            verts: &verts,
+            n,
+            varyings: (layout.count, layout.colors),
+        };
+        let shader = Arc::new(shader);
+        // The common layouts' fetch copies a constant number of varyings.
+        match layout.count {
+            4 => self.draw_packed::<4>(state, shader, packed, (indices, topology)),
+            6 => self.draw_packed::<6>(state, shader, packed, (indices, topology)),
+            8 => self.draw_packed::<8>(state, shader, packed, (indices, topology)),
+            _ => self.draw_packed::<0>(state, shader, packed, (indices, topology)),
+        }
+    }
+
+    /// Draws the vertex stage's packed vertices `p` (`4 + p.varyings.0` floats each): `N`
+    /// varyings per vertex, or any number when `N` is 0.
+    fn draw_packed<const N: usize>(
+        &mut self,
+        state: &PipelineState,
+        shader: Arc<FixedShader>,
+        p: Packed<'_>,
+        (indices, topology): (Indices<'_>, Topology),
+    ) -> Result<DrawStats, Error> {
+        let (verts, count) = (p.verts, p.varyings.0);
+        debug_assert!(N == 0 || N == count);
+        let stride = 4 + count;
         let prims = Primitives {
             indices,
             topology,
-            vertex_count: n,
-            varyings: (layout.count, layout.colors),
+            vertex_count: p.n,
+            varyings: p.varyings,
             position: |i| Vec4::from_slice(&verts[i * stride..i * stride + 4]),
             fetch: |i, out: &mut ClipVertex| {
                 let v = &verts[i * stride..(i + 1) * stride];
                 out.pos = Vec4::from_slice(&v[..4]);
-                out.var[..layout.count].copy_from_slice(&v[4..]);
+                if N == 0 {
+                    out.var[..count].copy_from_slice(&v[4..]);
+                } else {
+                    out.var[..N].copy_from_slice(&v[4..4 + N]);
+                }
             },
         };
-        self.draw_with(state, Arc::new(shader), prims)
+        self.draw_with(state, shader, prims)
     }
+}
+
+/// The vertex stage's output: `n` vertices packed as clip position and varyings (how many,
+/// and how many of them colours).
+struct Packed<'a> {
+    verts: &'a [f32],
+    n: usize,
+    varyings: (usize, usize),
 }
