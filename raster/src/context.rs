@@ -213,30 +213,38 @@ impl Context {
     ) -> Result<DrawStats, Error> {
         vertices.validate()?;
         indices.validate(vertices.positions.len())?;
-        let nvar = vertices.layout().count();
+        let prims = (indices, topology);
         if let (Some(colors), [], None) = (vertices.colors, vertices.uvs, vertices.fog) {
             // Positions and colours, the common layout: what `VertexInput::fetch` does,
             // without its tests of the attributes present.
-            let prims = Primitives {
-                indices,
-                topology,
-                vertex_count: vertices.positions.len(),
-                varyings: (nvar, 4),
-                position: |i| vertices.positions[i],
-                fetch: |i: usize, out: &mut ClipVertex| {
-                    out.pos = vertices.positions[i];
-                    out.var[..4].copy_from_slice(&colors[i].to_array());
-                },
+            let fetch = |i: usize, out: &mut ClipVertex| {
+                out.pos = vertices.positions[i];
+                out.var[..4].copy_from_slice(&colors[i].to_array());
             };
-            return self.draw_with(state, Arc::new(VertexColorShader), prims);
+            return self.draw_vertices(state, vertices, prims, fetch);
         }
+        let fetch = |i: usize, out: &mut ClipVertex| vertices.fetch(i, out);
+        self.draw_vertices(state, vertices, prims, fetch)
+    }
+
+    /// [`Context::draw`] with the vertex fetch `fetch` (monomorphised per layout).
+    fn draw_vertices<F>(
+        &mut self,
+        state: &PipelineState,
+        vertices: &VertexInput<'_>,
+        (indices, topology): (Indices<'_>, Topology),
+        fetch: F,
+    ) -> Result<DrawStats, Error>
+    where
+        F: Fn(usize, &mut ClipVertex) + Sync,
+    {
         let prims = Primitives {
             indices,
             topology,
             vertex_count: vertices.positions.len(),
-            varyings: (nvar, 4),
+            varyings: (vertices.layout().count(), 4),
             position: |i| vertices.positions[i],
-            fetch: |i, out: &mut ClipVertex| vertices.fetch(i, out),
+            fetch,
         };
         self.draw_with(state, Arc::new(VertexColorShader), prims)
     }

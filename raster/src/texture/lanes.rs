@@ -520,7 +520,9 @@ fn lanes<S: Simd>(simd: S, m: fearless_simd::mask32x8<S>) -> [bool; LANES] {
 /// Eight filtered texels, a byte per channel in 16-bit lanes: `rb` holds each pixel's red and
 /// blue (lanes `2i` and `2i + 1`), `ga` its green and alpha. A lerp of `filter::lerp8` is
 /// five operations per vector on them, two channels each, and they become floats once, at
-/// the end of the sample ([`Bytes16::to_f32`]).
+/// the end of the sample ([`Bytes16::to_f32`]). (Its methods use no closures or
+/// `array::map` around vector operations: a closure that LLVM does not inline is compiled
+/// without the target features, and every vector operation in it becomes a call.)
 #[derive(Clone, Copy)]
 struct Bytes16<S: Simd> {
     rb: u16x16<S>,
@@ -559,13 +561,11 @@ impl<S: Simd> Bytes16<S> {
     /// `a` where `m` is set, else `self`, per pixel.
     #[inline(always)]
     fn select(self, simd: S, m: mask32x8<S>, a: Bytes16<S>) -> Bytes16<S> {
-        let pick = |x: u16x16<S>, y: u16x16<S>| -> u16x16<S> {
-            let (x, y): (i32x8<S>, i32x8<S>) = (x.bitcast(), y.bitcast());
-            simd.select_i32x8(m, y, x).bitcast()
-        };
+        let (rb, ga): (i32x8<S>, i32x8<S>) = (self.rb.bitcast(), self.ga.bitcast());
+        let (arb, aga): (i32x8<S>, i32x8<S>) = (a.rb.bitcast(), a.ga.bitcast());
         Bytes16 {
-            rb: pick(self.rb, a.rb),
-            ga: pick(self.ga, a.ga),
+            rb: simd.select_i32x8(m, arb, rb).bitcast(),
+            ga: simd.select_i32x8(m, aga, ga).bitcast(),
         }
     }
 
@@ -573,12 +573,11 @@ impl<S: Simd> Bytes16<S> {
     #[inline(always)]
     fn to_f32(self, simd: S) -> [f32x8<S>; 4] {
         let (rb, ga): (i32x8<S>, i32x8<S>) = (self.rb.bitcast(), self.ga.bitcast());
-        let f = |x: i32x8<S>| simd.cvt_f32_i32x8(x) * INV_255;
         [
-            f(rb & 0xffff),
-            f(ga & 0xffff),
-            f(simd.shr_i32x8(rb, 16)),
-            f(simd.shr_i32x8(ga, 16)),
+            simd.cvt_f32_i32x8(rb & 0xffff) * INV_255,
+            simd.cvt_f32_i32x8(ga & 0xffff) * INV_255,
+            simd.cvt_f32_i32x8(simd.shr_i32x8(rb, 16)) * INV_255,
+            simd.cvt_f32_i32x8(simd.shr_i32x8(ga, 16)) * INV_255,
         ]
     }
 }
