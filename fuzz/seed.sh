@@ -22,10 +22,11 @@ if [ -d "$assets/gltf" ]; then
 fi
 # The Draco target's input is a selector byte and a stream: each shared Draco model's buffer
 # (its one view, the stream, starts at offset 0; trailing padding is ignored by the decoder),
-# under two selectors (ids as the file numbers them, and swapped).
+# under four selectors (ids as the file numbers them, and swapped; with TEXCOORD_0 as Duck
+# has it, and without, as Box).
 if [ -d "$assets/gltf" ]; then
     find "$assets/gltf" -path '*glTF-Draco*' -name '*.bin' -size -64k | while read -r f; do
-        for sel in 00 01; do
+        for sel in 00 01 20 21; do
             { printf "\x$sel"; cat "$f"; } > "corpus/draco/$sel-$(echo "$f" | md5sum | cut -c1-12)"
         done
     done || true

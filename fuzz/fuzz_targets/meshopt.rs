@@ -10,20 +10,11 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use plumb_fuzz::meshopt::{TRIANGLES, VERTICES};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, input)) = data.split_first() else {
+    let Some(glb) = plumb_fuzz::meshopt::target_glb(data) else {
         return;
     };
-    let (vertices, indices, extra): (&[u8], &[u8], &[u8]) = match pick % 4 {
-        0 => (input, &TRIANGLES, &VERTICES),
-        1 | 2 => (&VERTICES, input, &VERTICES),
-        _ => (&VERTICES, &TRIANGLES, input),
-    };
-    let index_mode = if pick % 4 == 2 { "INDICES" } else { "TRIANGLES" };
-    let filter = ["NONE", "OCTAHEDRAL", "QUATERNION", "EXPONENTIAL"][usize::from(pick >> 2) % 4];
-    let glb = plumb_fuzz::meshopt::quad(vertices, indices, index_mode, extra, filter);
     let file = Path::new("/nonexistent-plumb-fuzz/meshopt.glb");
     plumb_fuzz::import_and_draw(&glb, file);
 });

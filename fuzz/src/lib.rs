@@ -162,83 +162,60 @@ pub fn import_and_draw(data: &[u8], file: &Path) {
     draw_imported(ImportedScene { scene, imported });
 }
 
-pub mod quad;
-pub use quad::{glb, textured_quad};
-
-/// `EXT_meshopt_compression` inputs for the `meshopt` target.
-pub mod meshopt {
-    /// meshoptimizer's test vector `kVertexDataV0` (`demo/tests.cpp`, MIT licence, © Arseny
-    /// Kapoulkine): 4 vertices of 12 bytes as an `ATTRIBUTES` stream.
-    pub const VERTICES: [u8; 85] = [
-        0xa0, 0x01, 0x3f, 0x00, 0x00, 0x00, 0x58, 0x57, 0x58, 0x01, 0x26, 0x00, 0x00, 0x00,
-        0x01, 0x0c, 0x00, 0x00, 0x00, 0x58, 0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x01, 0x3f, 0x00, 0x00, 0x00, 0x17, 0x18, 0x17, 0x01, 0x26, 0x00, 0x00, 0x00,
-        0x01, 0x0c, 0x00, 0x00, 0x00, 0x17, 0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00,
-    ];
-
-    /// Triangles (0, 1, 2), (2, 1, 3) as a `TRIANGLES` stream (the table of the same file's
-    /// `kIndexDataV1`).
-    pub const TRIANGLES: [u8; 19] = [
-        0xe1, 0xf0, 0x10, 0x00, 0x76, 0x87, 0x56, 0x67, 0x78, 0xa9, 0x86, 0x65, 0x89, 0x68,
-        0x98, 0x01, 0x69, 0x00, 0x00,
-    ];
-
-    /// A GLB of a quad: 4 vertices of 12 bytes from `vertices`, 6 indices (16-bit) from
-    /// `indices` in `index_mode`, and a `TEXCOORD_1` of 8-byte elements from `extra` under
-    /// `filter` (floats for `EXPONENTIAL`, normalized shorts otherwise). Streams live in the
-    /// BIN chunk; the parent views in a fallback buffer without data.
-    pub fn quad(
-        vertices: &[u8],
-        indices: &[u8],
-        index_mode: &str,
-        extra: &[u8],
-        filter: &str,
-    ) -> Vec<u8> {
-        let mut bin = Vec::new();
-        let mut place = |s: &[u8]| {
-            let at = bin.len();
-            bin.extend_from_slice(s);
-            while bin.len() % 4 != 0 {
-                bin.push(0);
-            }
-            (at, s.len())
-        };
-        let (v, i, x) = (place(vertices), place(indices), place(extra));
-        let extra_type = if filter == "EXPONENTIAL" {
-            r#""componentType": 5126"#
-        } else {
-            r#""componentType": 5122, "normalized": true"#
-        };
-        let json = format!(
-            r#"{{"asset": {{"version": "2.0"}},
-  "extensionsUsed": ["EXT_meshopt_compression", "KHR_mesh_quantization"],
-  "extensionsRequired": ["EXT_meshopt_compression", "KHR_mesh_quantization"],
-  "scene": 0, "scenes": [{{"nodes": [0]}}], "nodes": [{{"mesh": 0}}],
-  "meshes": [{{"primitives": [{{"attributes": {{"POSITION": 0, "TEXCOORD_0": 1, "TEXCOORD_1": 3}}, "indices": 2}}]}}],
-  "buffers": [{{"byteLength": {bl}}}, {{"byteLength": 96, "extensions": {{"EXT_meshopt_compression": {{"fallback": true}}}}}}],
-  "bufferViews": [
-    {{"buffer": 1, "byteOffset": 0, "byteLength": 48, "byteStride": 12, "extensions": {{"EXT_meshopt_compression":
-      {{"buffer": 0, "byteOffset": {vo}, "byteLength": {vl}, "byteStride": 12, "count": 4, "mode": "ATTRIBUTES"}}}}}},
-    {{"buffer": 1, "byteOffset": 48, "byteLength": 12, "extensions": {{"EXT_meshopt_compression":
-      {{"buffer": 0, "byteOffset": {io}, "byteLength": {il}, "byteStride": 2, "count": 6, "mode": "{index_mode}"}}}}}},
-    {{"buffer": 1, "byteOffset": 64, "byteLength": 32, "byteStride": 8, "extensions": {{"EXT_meshopt_compression":
-      {{"buffer": 0, "byteOffset": {xo}, "byteLength": {xl}, "byteStride": 8, "count": 4, "mode": "ATTRIBUTES", "filter": "{filter}"}}}}}}],
-  "accessors": [
-    {{"bufferView": 0, "componentType": 5123, "count": 4, "type": "VEC3"}},
-    {{"bufferView": 0, "byteOffset": 8, "componentType": 5123, "normalized": true, "count": 4, "type": "VEC2"}},
-    {{"bufferView": 1, "componentType": 5123, "count": 6, "type": "SCALAR"}},
-    {{"bufferView": 2, {extra_type}, "count": 4, "type": "VEC2"}}]}}"#,
-            bl = bin.len().max(1),
-            vo = v.0,
-            vl = v.1,
-            io = i.0,
-            il = i.1,
-            xo = x.0,
-            xl = x.1,
-        );
-        super::glb(json.as_bytes(), Some(&bin))
+/// The point and face counts of a Draco stream as the importer's decoder reads them (its
+/// ceilings: 2²⁴ points and faces, 256 MiB), or 3 points and 1 face when it does not decode:
+/// what the `draco` target's accessors declare, so a stream that decodes is not refused for
+/// its counts and goes on to the draw.
+pub fn draco_counts(stream: &[u8]) -> (usize, usize) {
+    use draco_core::{DecodeLimits, DecoderBuffer, Mesh, MeshDecoder};
+    let limits = DecodeLimits::default()
+        .with_max_points(1 << 24)
+        .with_max_faces(1 << 24)
+        .with_max_decoded_bytes(256 << 20);
+    let decoded = plumb_scene::io::contain(|| {
+        let mut mesh = Mesh::new();
+        let mut buffer = DecoderBuffer::new(stream).with_limits(limits);
+        MeshDecoder::new()
+            .decode(&mut buffer, &mut mesh)
+            .map(|()| (mesh.num_points(), mesh.num_faces()))
+    });
+    match decoded {
+        Ok(Ok(counts)) => counts,
+        _ => (3, 1),
     }
+}
+
+pub mod mutate;
+pub mod quad;
+pub use quad::{draco_glb, glb, meshopt, textured_quad};
+
+/// A `fuzz_mutator!` body: `structured` (one of [`mutate`]'s) on a copy of the input, with
+/// libFuzzer's own mutator for the bytes it hands over; returns the new size.
+pub fn libfuzzer_mutate(
+    data: &mut [u8],
+    size: usize,
+    max_size: usize,
+    seed: u32,
+    structured: fn(&mut Vec<u8>, usize, &mut mutate::Rng, &mut mutate::ByteMutator),
+) -> usize {
+    let mut rng = mutate::Rng::new(seed);
+    let mut input = data[..size].to_vec();
+    structured(
+        &mut input,
+        max_size,
+        &mut rng,
+        &mut |v: &mut Vec<u8>, max: usize| {
+            let n = v.len();
+            if max == 0 {
+                v.clear();
+                return;
+            }
+            v.resize(n.max(max), 0);
+            let new = libfuzzer_sys::fuzzer_mutate(v, n, max);
+            v.truncate(new);
+        },
+    );
+    let n = input.len().min(max_size).min(data.len());
+    data[..n].copy_from_slice(&input[..n]);
+    n
 }

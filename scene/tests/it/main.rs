@@ -13,6 +13,7 @@ mod copy_partition;
 mod curve_surface;
 mod declared_sizes;
 mod deferred;
+mod fuzz_mutators;
 mod fuzz_seeds;
 mod gltf_assets;
 mod gltf_builder;
