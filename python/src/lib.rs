@@ -270,8 +270,8 @@ fn render_model(
     depth: bool,
 ) -> Result<Rendered, Failure> {
     let mut renderer = SoftRenderer::new(w, h, threads).map_err(|e| e.to_string())?;
-    let t = model.clip_time(time, mode);
-    model.draw_at(t, view, &mut renderer)?;
+    model.set_loop(mode);
+    model.draw_at(time, view, &mut renderer)?;
     let rgba = renderer.image().into_raw();
     let d = depth.then(|| depth_bytes(&renderer.depth()));
     Ok((w, h, rgba, d))
@@ -595,7 +595,7 @@ fn explain(
         let (w, h) = size.unwrap_or((800, 600));
         check_pixel(x, y, w, h)?;
         let mut model = load.model(&path)?;
-        let time = model.clip_time(time, mode);
+        model.set_loop(mode);
         let input = Input::Model {
             model: &mut model,
             time,

@@ -75,7 +75,7 @@ pub fn run(args: &ExplainArgs) -> CliResult {
         let Size { width, height } = args.image.size();
         check_pixel(args, width, height)?;
         let mut model = args.image.load(path)?;
-        let time = args.image.frame_time(&model, 0, 1.0);
+        let time = args.image.frame_time(0, 1.0);
         let input = Input::Model {
             model: &mut model,
             time,

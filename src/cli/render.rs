@@ -20,7 +20,7 @@
 //! frames draw ([`frame_writer`](super::frame_writer)). `--clip` chooses the one glTF
 //! animation to play (see [`clip`](super::clip) for the rule and for how clips combine
 //! without it); `--loop repeat|clamp` what a clip does past its end
-//! ([`LoadedModel::clip_time`]); `--scene` the glTF scene to draw (see
+//! ([`LoadedModel::set_loop`]); `--scene` the glTF scene to draw (see
 //! [`scene_select`](super::scene_select)).
 
 use std::io::IsTerminal as _;
@@ -122,8 +122,8 @@ pub struct ImageArgs {
     pub clip: Option<String>,
     /// What a clip does past its end: `clamp` holds its last pose (the default: `--time` is
     /// then the pose's own time, as `plumb info` lists durations); `repeat` plays it again
-    /// from its start, as three.js does (time modulo the clip's duration; with several clips
-    /// playing, the longest one's).
+    /// from its start, as three.js does: each playing clip at the time modulo its own
+    /// duration.
     #[arg(long = "loop", value_name = "MODE", value_enum, default_value_t = LoopMode::Clamp)]
     pub loop_mode: LoopMode,
     /// Draw this scene of a glTF file: by name, else by 0-based index (`plumb info` lists
@@ -280,6 +280,7 @@ impl ImageArgs {
             self.background,
             &self.budget.budget(),
         )?;
+        model.set_loop(self.loop_mode);
         for w in model.warnings() {
             use std::io::Write as _;
             let _ = writeln!(std::io::stderr(), "warning: {}: {w}", path.display());
@@ -287,10 +288,11 @@ impl ImageArgs {
         Ok(model)
     }
 
-    /// The animation time of frame `i` of a sequence at `fps` (`--time` for frame 0), with
-    /// the clip's loop mode applied.
-    pub fn frame_time(&self, model: &LoadedModel, i: u32, fps: f32) -> f32 {
-        model.clip_time(self.time + i as f32 / fps, self.loop_mode)
+    /// The animation time of frame `i` of a sequence at `fps` (`--time` for frame 0); each
+    /// clip wraps it by its own duration under `--loop repeat` (set on the model by
+    /// [`LoadedModel::set_loop`] when it is loaded).
+    pub fn frame_time(&self, i: u32, fps: f32) -> f32 {
+        self.time + i as f32 / fps
     }
 }
 
@@ -494,7 +496,7 @@ fn record_trace(
     };
     let recorder = Recorder::new(width, height).map_err(|e| e.to_string())?;
     let mut renderer = FixedRenderer::with_target(recorder);
-    let t = args.image.frame_time(model, 0, 1.0);
+    let t = args.image.frame_time(0, 1.0);
     model.draw_at(t, &args.image.view, &mut renderer)?;
     let trace = renderer.into_target().finish(&format!("{stem}.bin"));
     trace.save(path).map_err(|e| e.to_string())?;
@@ -537,7 +539,7 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     };
     frame_writer::with_encoders(encoders, |writer| {
         for i in frames.clone() {
-            let t = args.image.frame_time(&model, i, fps);
+            let t = args.image.frame_time(i, fps);
             let stats = model
                 .draw_at(t, &args.image.view, &mut renderer)
                 .map_err(|e| format!("{}: frame {i}: {e}", path.display()))?;

@@ -46,27 +46,18 @@ pub enum LoopMode {
     /// Hold the last pose (glTF defines no looping; `--time` is the pose's own time).
     #[default]
     Clamp,
-    /// Play again from the start: time modulo the duration.
+    /// Play again from the start: each clip's time modulo its own duration.
     Repeat,
 }
 
 impl LoadedModel {
-    /// The time the animations are sampled at for render time `t`: `t` itself with
-    /// [`LoopMode::Clamp`] (each track holds its last key); with [`LoopMode::Repeat`], `t`
-    /// modulo the duration of the playing animations (the longest one's, from 0; `t` as is
-    /// when nothing plays or every duration is 0). `rem_euclid`, so times before 0 wrap too.
-    pub fn clip_time(&self, t: f32, mode: LoopMode) -> f32 {
-        let duration = self
-            .imported
-            .animations
-            .iter()
-            .filter(|a| a.playing.is_playing())
-            .map(io::Animation::duration)
-            .fold(0.0, f32::max);
-        match mode {
-            LoopMode::Repeat if duration > 0.0 && duration.is_finite() => t.rem_euclid(duration),
-            _ => t,
-        }
+    /// Sets what each clip does past its end: with [`LoopMode::Repeat`], every clip plays
+    /// again from its start, wrapped by **its own** duration (three.js's `LoopRepeat`: a
+    /// 1 s clip and a 3 s clip at `t` = 2.5 s are at 0.5 s and 2.5 s), its node tracks and
+    /// its morph weights alike; with [`LoopMode::Clamp`] each holds its last key
+    /// ([`io::loop_clips`]).
+    pub fn set_loop(&self, mode: LoopMode) {
+        io::loop_clips(&self.imported.animations, mode == LoopMode::Repeat);
     }
 
     /// What the file asks for that plumb draws without (a required material extension it

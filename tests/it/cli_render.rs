@@ -106,6 +106,8 @@ struct Quad {
     cameras: Vec<(Value, Value)>,
     /// A translation animation of the quad node: x at t = 0 and t = 1.
     animate_x: Option<(f32, f32)>,
+    /// A second clip of this duration that holds the quad's scale at 1 (moves nothing).
+    still_clip: Option<f32>,
     /// Extra top-level nodes carrying `KHR_lights_punctual` lights, and the light objects.
     lights: Vec<(Value, Value)>,
 }
@@ -118,6 +120,7 @@ impl Quad {
             texture: None,
             cameras: Vec::new(),
             animate_x: None,
+            still_clip: None,
             lights: Vec::new(),
         }
     }
@@ -193,6 +196,18 @@ fn write_quad(dir: &Path, name: &str, q: &Quad) -> PathBuf {
             "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}],
             "samplers": [{"input": times, "output": values, "interpolation": "LINEAR"}]
         }]);
+    }
+    if let Some(d) = q.still_clip {
+        let times = b.floats(&[0.0, d], "SCALAR", 2, Some(json!([[0.0], [d]])));
+        let values = b.floats(&[1.0; 6], "VEC3", 2, None);
+        let clip = json!({
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "scale"}}],
+            "samplers": [{"input": times, "output": values, "interpolation": "LINEAR"}]
+        });
+        match doc["animations"].as_array_mut() {
+            Some(clips) => clips.push(clip),
+            None => doc["animations"] = json!([clip]),
+        }
     }
     b.write(dir, name, doc)
 }
@@ -986,7 +1001,7 @@ fn metal_map_follows_the_documented_rule() {
     assert!(expect(1.0)[0] + 40 < expect(0.0)[0]);
 }
 
-/// `--loop repeat` plays a clip again past its end (time modulo the duration, 1 s here), as
+/// `--loop repeat` plays a clip again past its end (time modulo its duration, 1 s here), as
 /// three.js does; the default `clamp` holds the last pose.
 #[test]
 fn loop_repeat_wraps_the_clip_and_clamp_holds_its_end() {
@@ -1015,6 +1030,34 @@ fn loop_repeat_wraps_the_clip_and_clamp_holds_its_end() {
         &["render", "q.gltf", "-o", "g.png", "--loop", "sometimes"],
     );
     assert_bad_input(&o, "sometimes");
+}
+
+/// `--loop repeat` wraps each clip by its own duration, as three.js's `LoopRepeat` does, not
+/// by the longest playing clip's: with a 1 s clip moving the quad and a 2 s clip that moves
+/// nothing, t = 1.25 s is the moving clip at 0.25 s (wrapped by the longest, it would be
+/// at its end).
+#[test]
+fn loop_repeat_wraps_each_clip_by_its_own_duration() {
+    let dir = temp_dir("loop-each");
+    let q = Quad {
+        animate_x: Some((0.0, 0.8)),
+        still_clip: Some(2.0),
+        ..Quad::new(unlit([1.0, 0.0, 0.0, 1.0]))
+    };
+    write_quad(&dir, "q", &q);
+    let at = |t: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "render", "q.gltf", "-o", out, "--size", "48x32", "--time", t,
+        ];
+        args.extend_from_slice(extra);
+        render(&dir, &args)
+    };
+    let quarter = at("0.25", "a.png", &[]);
+    let end = at("1", "b.png", &[]);
+    assert_ne!(quarter, end, "the 1 s clip moves the quad");
+    assert_eq!(at("1.25", "c.png", &["--loop", "repeat"]), quarter);
+    assert_eq!(at("3.25", "d.png", &["--loop", "repeat"]), quarter);
+    assert_eq!(at("1.25", "e.png", &[]), end);
 }
 
 /// `KHR_materials_variants`: `--variant NAME|INDEX` draws the chosen variant's material,

@@ -15,8 +15,13 @@
 //! the components no track drives) into a [`Transform`]. [`apply_animations`] poses a scene at
 //! a time; [`add_animation_controllers`] attaches the same thing as scene controllers so that
 //! [`Scene::update`] drives it.
+//!
+//! glTF defines no looping. A clip can be set to repeat ([`loop_clips`]): it is then sampled
+//! at `t` modulo **its own** duration ([`ClipSwitch::clip_time`]), as three.js's
+//! `LoopRepeat` plays each action by its clip's duration — its node tracks in
+//! [`apply_animations`] and its morph weights alike.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec4};
@@ -279,17 +284,19 @@ impl Controller for AnimationController {
     }
 }
 
-/// Whether an [`Animation`] plays. Clones share one switch: the importer gives the same
-/// switch to the animation and to the morph controllers it attached for that animation's
-/// glTF `weights` channels, so switching the animation off (see [`play_only`]) stops both its
-/// transform tracks (in [`merge_animations`] and what builds on it) and its morph weights (from
-/// the next [`Scene::update`] on). A new switch is on.
+/// Whether an [`Animation`] plays, and whether it repeats. Clones share one switch: the
+/// importer gives the same switch to the animation and to the morph controllers it attached
+/// for that animation's glTF `weights` channels, so switching the animation off (see
+/// [`play_only`]) stops both its transform tracks (in [`merge_animations`] and what builds
+/// on it) and its morph weights (from the next [`Scene::update`] on), and setting it to
+/// repeat ([`loop_clips`]) wraps both by the clip's duration. A new switch is on and does not
+/// repeat.
 #[derive(Debug, Clone)]
-pub struct ClipSwitch(Arc<AtomicBool>);
+pub struct ClipSwitch(Arc<AtomicBool>, Arc<AtomicU32>);
 
 impl Default for ClipSwitch {
     fn default() -> Self {
-        ClipSwitch(Arc::new(AtomicBool::new(true)))
+        ClipSwitch(Arc::new(AtomicBool::new(true)), Arc::new(AtomicU32::new(0)))
     }
 }
 
@@ -303,12 +310,34 @@ impl ClipSwitch {
     pub fn set_playing(&self, playing: bool) {
         self.0.store(playing, Ordering::Relaxed);
     }
+
+    /// The period the clip repeats with, in seconds (`None`: it holds its ends).
+    pub fn period(&self) -> Option<f32> {
+        let p = f32::from_bits(self.1.load(Ordering::Relaxed));
+        (p > 0.0).then_some(p)
+    }
+
+    /// Makes the clip repeat every `period` seconds (`None`, or a period that is not a
+    /// positive finite number: hold its ends).
+    pub fn set_period(&self, period: Option<f32>) {
+        let p = period.filter(|p| *p > 0.0 && p.is_finite()).unwrap_or(0.0);
+        self.1.store(p.to_bits(), Ordering::Relaxed);
+    }
+
+    /// The clip's own time at scene time `t`: `t` modulo the period when it repeats
+    /// (`rem_euclid`, so times before 0 wrap too), else `t`.
+    pub fn clip_time(&self, t: f32) -> f32 {
+        match self.period() {
+            Some(p) => t.rem_euclid(p),
+            None => t,
+        }
+    }
 }
 
 /// Two switches are equal when they are in the same state.
 impl PartialEq for ClipSwitch {
     fn eq(&self, other: &Self) -> bool {
-        self.is_playing() == other.is_playing()
+        self.is_playing() == other.is_playing() && self.period() == other.period()
     }
 }
 
@@ -415,9 +444,19 @@ pub fn merge_animations(animations: &[Animation]) -> Vec<NodeAnimation> {
     out
 }
 
-/// Poses `scene` at time `t` (seconds): every node the animations drive gets its sampled
-/// local transform (see [`merge_animations`] for overlapping animations). World data is
-/// stale until the next [`Scene::update`].
+/// Sets every animation to repeat by its own [`Animation::duration`] (`repeat`; a clip of
+/// duration 0 holds), or to hold its ends (`!repeat`, the glTF default).
+pub fn loop_clips(animations: &[Animation], repeat: bool) {
+    for a in animations {
+        a.playing.set_period(repeat.then(|| a.duration()));
+    }
+}
+
+/// Poses `scene` at time `t` (seconds): every node the **playing** animations drive gets its
+/// sampled local transform. Each animation's tracks are sampled at its own
+/// [`ClipSwitch::clip_time`]; where two drive the same component of the same node, the later
+/// one in the list wins (as in [`merge_animations`]); components no animation drives keep
+/// the rest pose. World data is stale until the next [`Scene::update`].
 ///
 /// # Errors
 /// [`SceneError::StaleId`] if an animated node was removed; [`SceneError::ZeroRotation`] as
@@ -427,9 +466,44 @@ pub fn apply_animations(
     animations: &[Animation],
     t: f32,
 ) -> Result<(), SceneError> {
-    for n in merge_animations(animations) {
-        let local = n.sample(t)?;
-        scene.set_local_transform(n.node, local)?;
+    /// One node's pose so far, in order of first appearance.
+    struct Pose {
+        node: NodeId,
+        translation: Vec3,
+        rotation: Quat,
+        scale: Vec3,
+    }
+    let mut poses: Vec<Pose> = Vec::new();
+    for a in animations.iter().filter(|a| a.playing.is_playing()) {
+        let ta = a.playing.clip_time(t);
+        for n in &a.nodes {
+            let at = match poses.iter().position(|p| p.node == n.node) {
+                Some(at) => at,
+                None => {
+                    poses.push(Pose {
+                        node: n.node,
+                        translation: n.rest_translation,
+                        rotation: n.rest_rotation,
+                        scale: n.rest_scale,
+                    });
+                    poses.len() - 1
+                }
+            };
+            let p = &mut poses[at];
+            if let Some(k) = &n.translation {
+                p.translation = k.sample(ta);
+            }
+            if let Some(k) = &n.rotation {
+                p.rotation = k.sample(ta);
+            }
+            if let Some(k) = &n.scale {
+                p.scale = k.sample(ta);
+            }
+        }
+    }
+    for p in poses {
+        let local = trs(p.scale, p.rotation, p.translation)?;
+        scene.set_local_transform(p.node, local)?;
     }
     Ok(())
 }
@@ -473,6 +547,10 @@ pub(crate) mod tests {
             only_playing_animations_merge_and_the_later_wins,
         ),
         ("controllers_and_apply_agree", controllers_and_apply_agree),
+        (
+            "each_clip_repeats_by_its_own_duration",
+            each_clip_repeats_by_its_own_duration,
+        ),
     ];
 
     use super::*;
@@ -632,6 +710,60 @@ pub(crate) mod tests {
         let c = anims[0].clone();
         c.playing.set_playing(false);
         assert!(!anims[0].playing.is_playing());
+    }
+
+    /// `loop_clips(…, true)` wraps each clip by its own duration (three.js's `LoopRepeat`),
+    /// not by the longest: a 1 s clip on node `a` and a 4 s clip on node `b`, both LINEAR
+    /// from 0 to 10 × their duration.
+    fn each_clip_repeats_by_its_own_duration() {
+        let mut scene = Scene::new();
+        let a = scene.add_group(scene.root(), "a").unwrap();
+        let b = scene.add_group(scene.root(), "b").unwrap();
+        let clip = |node, d: f32| {
+            let track = Track::new(
+                Interpolation::Linear,
+                vec![0.0, d],
+                vec![Vec3::ZERO, Vec3::X * 10.0 * d],
+            )
+            .unwrap();
+            Animation::new(
+                format!("{d} s"),
+                vec![NodeAnimation {
+                    node,
+                    rest_translation: Vec3::ZERO,
+                    rest_rotation: Quat::IDENTITY,
+                    rest_scale: Vec3::ONE,
+                    translation: Some(track),
+                    rotation: None,
+                    scale: None,
+                }],
+            )
+        };
+        let anims = [clip(a, 1.0), clip(b, 4.0)];
+        let xs = |scene: &mut Scene, t: f32| {
+            apply_animations(scene, &anims, t).unwrap();
+            let x = |n| scene.local_transform(n).unwrap().translation().x;
+            (x(a), x(b))
+        };
+        // Held ends (the glTF default): a stays at 10 past 1 s.
+        assert_eq!(xs(&mut scene, 2.5), (10.0, 25.0));
+        loop_clips(&anims, true);
+        assert_eq!(anims[0].playing.period(), Some(1.0));
+        assert_eq!(anims[1].playing.period(), Some(4.0));
+        // a at 2.5 mod 1 = 0.5, b at 2.5; then a at 0.5, b at 5.5 mod 4 = 1.5.
+        assert_eq!(xs(&mut scene, 2.5), (5.0, 25.0));
+        assert_eq!(xs(&mut scene, 5.5), (5.0, 15.0));
+        // Before 0: -0.25 wraps to 0.75 and 3.75.
+        assert_eq!(xs(&mut scene, -0.25), (7.5, 37.5));
+        loop_clips(&anims, false);
+        assert_eq!(xs(&mut scene, 5.5), (10.0, 40.0));
+        // A clip of duration 0 (one key) holds.
+        let mut still = clip(a, 1.0);
+        still.nodes[0].translation =
+            Some(Track::new(Interpolation::Step, vec![0.0], vec![Vec3::ONE]).unwrap());
+        let still = [still];
+        loop_clips(&still, true);
+        assert_eq!(still[0].playing.period(), None);
     }
 
     fn controllers_and_apply_agree() {

@@ -106,8 +106,8 @@ pub(crate) fn internal_tests() -> [(&'static str, &'static [(&'static str, fn())
 use std::path::Path;
 
 pub use animation::{
-    add_animation_controllers, apply_animations, play_only, Animation, AnimationController,
-    ClipSwitch, Interpolation, NodeAnimation, Track, WeightsAnimation,
+    add_animation_controllers, apply_animations, loop_clips, play_only, Animation,
+    AnimationController, ClipSwitch, Interpolation, NodeAnimation, Track, WeightsAnimation,
 };
 pub use apply::{apply, Applied, ApplyOptions, LightSource};
 pub use budget::{Budget, WorkBudget};

@@ -350,6 +350,12 @@ impl MeshController for ClipMorph {
         if choice != self.current {
             self.select(choice);
         }
+        // A repeating clip's weights at its own time, wrapped as its node tracks are
+        // (`ClipSwitch::clip_time`, in f32 as `apply_animations` samples them).
+        let time = match choice.and_then(|c| self.clips.get(c)) {
+            Some(k) if k.switch.period().is_some() => f64::from(k.switch.clip_time(time as f32)),
+            _ => time,
+        };
         self.morph.as_mut()?.update(time, mesh, bones)
     }
 
