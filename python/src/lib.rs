@@ -155,6 +155,7 @@ fn camera_args(
         fov,
         near,
         far,
+        ..CameraArgs::default()
     })
 }
 

@@ -355,6 +355,7 @@ impl ModelView {
             fov: self.fov,
             near: self.near,
             far: self.far,
+            ..CameraArgs::default()
         }
     }
 

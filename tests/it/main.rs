@@ -19,6 +19,7 @@ mod decoder_ceilings;
 mod explain;
 mod explain_budget;
 mod hostile_budgets;
+mod intrinsics;
 mod linear_parsing;
 mod load_path;
 mod module_cycles;
