@@ -60,6 +60,17 @@ def _depth(w: int, h: int, buf: bytearray) -> np.ndarray:
     return np.frombuffer(buf, dtype="<f4").reshape(h, w).astype(np.float32, copy=False)
 
 
+def _pose(pose: Any) -> Optional[list]:
+    """A 4×4 pose (numpy array or nested sequence) as 16 floats, row-major."""
+    if pose is None:
+        return None
+    return [float(x) for x in np.asarray(pose, dtype=np.float64).reshape(-1)]
+
+
+def _intrinsics(k: Optional[Sequence[float]]) -> Optional[list]:
+    return None if k is None else [float(x) for x in k]
+
+
 def _out(w: int, h: int, rgba: bytearray, depth: Optional[bytearray]):
     image = _rgba(w, h, rgba)
     if depth is None:
@@ -78,6 +89,9 @@ def render(
     fov: Optional[float] = None,
     near: Optional[float] = None,
     far: Optional[float] = None,
+    pose: Optional[Any] = None,
+    pose_convention: str = "opengl",
+    intrinsics: Optional[Sequence[float]] = None,
     time: float = 0.0,
     clip: Optional[str] = None,
     scene: Optional[str] = None,
@@ -94,7 +108,13 @@ def render(
     ``path`` is a scene file (``.json``), a glTF/GLB/OBJ model or a draw trace. ``size`` is
     ``(width, height)`` (default ``(800, 600)``; a trace renders at its recorded size).
     ``camera`` picks an imported camera by name or index; ``eye``/``target``/``up``/``fov``/
-    ``near``/``far`` override it; ``time`` (seconds) poses the animations, ``clip`` plays only
+    ``near``/``far`` override it. A calibrated camera, as ``plumb render --pose --intrinsics``:
+    ``pose`` a 4×4 camera-to-world matrix (numpy array or nested sequence) in the axes
+    ``pose_convention`` names (``"opengl"``: looking down −z, y up, as pyrender;
+    ``"opencv"``: +z forward, y down), ``intrinsics`` ``(fx, fy, cx, cy)`` in pixels with
+    ``(0, 0)`` the centre of the top-left pixel (a point lands at OpenCV's
+    ``u = fx·X/Z + cx``); ``pose`` replaces ``eye``/``target``/``up``, ``intrinsics``
+    ``fov``. ``time`` (seconds) poses the animations, ``clip`` plays only
     one (``loop``: ``"clamp"`` or ``"repeat"`` past its end); ``scene`` and ``variant`` pick a
     glTF scene and material variant; ``unlit`` draws base colour only; ``background`` is 3 or
     4 numbers in 0..1. ``threads`` workers (``None``: all cores; the bytes are the same for
@@ -114,6 +134,9 @@ def render(
         fov=fov,
         near=near,
         far=far,
+        pose=_pose(pose),
+        pose_convention=str(pose_convention),
+        intrinsics=_intrinsics(intrinsics),
         time=float(time),
         clip=None if clip is None else str(clip),
         scene=None if scene is None else str(scene),
@@ -128,8 +151,30 @@ def render(
     return _out(w, h, rgba, d)
 
 
+def _rows(a: Any, cols: int, name: str, dtype: str = "<f4") -> bytes:
+    """``a`` as an ``(N, cols)`` array of numbers, little-endian ``dtype`` bytes."""
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "fiub":
+        raise BadInputError(f"{name}: an array of numbers is needed, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[1] != cols:
+        raise BadInputError(f"{name}: shape {arr.shape}, need (N, {cols})")
+    return np.ascontiguousarray(arr, dtype=dtype).tobytes()
+
+
+def _triangles(a: Any) -> bytes:
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "iu":
+        raise BadInputError(f"triangles: integer indices are needed, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise BadInputError(f"triangles: shape {arr.shape}, need (M, 3)")
+    if arr.size and (arr.min() < 0 or arr.max() >= 2**32):
+        raise BadInputError(f"triangles: indices must be in 0..2**32, got {arr.min()}..{arr.max()}")
+    return np.ascontiguousarray(arr, dtype="<u4").tobytes()
+
+
 class Scene:
-    """A scene file or model loaded once and rendered many times (views, times).
+    """A scene file or model loaded once and rendered many times (views, times), or a scene
+    built in code from arrays.
 
     A scene renders one frame at a time (rendering poses it): give each thread its own
     ``Scene`` (a second thread's concurrent ``render`` raises ``RuntimeError``).
@@ -137,10 +182,103 @@ class Scene:
     >>> scene = plumb.Scene.load("walk.gltf", clip="Walk")
     >>> scene.render((320, 240), time=0.5).shape
     (240, 320, 4)
+
+    Built in code, the scene is a plumb scene file (``to_json``/``save`` write it, and
+    ``plumb render`` draws the saved file with the same bytes):
+
+    >>> scene = plumb.Scene()
+    >>> scene.add_mesh(vertices, faces, color=(0.8, 0.3, 0.2, 1.0), pose=np.eye(4))
+    'mesh_1'
+    >>> scene.add_light("directional", direction=(-1, -2, -3))
+    'light_2'
+    >>> scene.render((640, 480), pose=cam_pose, intrinsics=(525, 525, 319.5, 239.5))
     """
 
-    def __init__(self, native: "_plumb.Scene"):
-        self._native = native
+    def __init__(self, native: "Optional[_plumb.Scene]" = None):
+        self._native = _plumb.Scene.new() if native is None else native
+
+    def add_mesh(
+        self,
+        positions: Any,
+        triangles: Any = None,
+        *,
+        normals: Any = None,
+        colors: Any = None,
+        uvs: Any = None,
+        color: Optional[Sequence[float]] = None,
+        pose: Any = None,
+        name: Optional[str] = None,
+    ) -> str:
+        """Add a mesh: ``positions`` ``(N, 3)``, ``triangles`` ``(M, 3)`` integer indices
+        (default: every three positions), ``normals`` ``(N, 3)`` (default: generated),
+        ``colors`` ``(N, 4)`` RGBA in 0..1 (or ``(N, 3)``), ``uvs`` ``(N, 2)``; any numeric
+        dtype. ``color`` is the material's RGBA (default grey), ``pose`` a 4×4 model-to-world
+        matrix. Returns the mesh's name (``name`` or ``mesh_N``). Bad shapes, NaN, indices
+        out of range raise :class:`BadInputError`."""
+        if colors is not None:
+            c = np.asarray(colors)
+            if c.ndim == 2 and c.shape[1] == 3:
+                colors = np.concatenate([c, np.ones((c.shape[0], 1), dtype=c.dtype)], axis=1)
+        return self._native.add_mesh(
+            _rows(positions, 3, "positions"),
+            None if triangles is None else _triangles(triangles),
+            None if normals is None else _rows(normals, 3, "normals"),
+            None if colors is None else _rows(colors, 4, "colors"),
+            None if uvs is None else _rows(uvs, 2, "uvs"),
+            color=None if color is None else [float(x) for x in color],
+            pose=_pose(pose),
+            name=name,
+        )
+
+    def add_trimesh(self, mesh: Any, **options: Any) -> str:
+        """Add a ``trimesh.Trimesh`` (its vertices, faces and vertex normals; options as
+        :meth:`add_mesh`). trimesh is optional: plumb does not depend on it."""
+        if not (hasattr(mesh, "vertices") and hasattr(mesh, "faces")):
+            raise BadInputError("add_trimesh needs a trimesh.Trimesh (vertices and faces)")
+        options.setdefault("normals", getattr(mesh, "vertex_normals", None))
+        return self.add_mesh(mesh.vertices, mesh.faces, **options)
+
+    def add_light(
+        self,
+        kind: str,
+        *,
+        color: Sequence[float] = (1.0, 1.0, 1.0),
+        intensity: float = 1.0,
+        position: Optional[Vec3] = None,
+        direction: Optional[Vec3] = None,
+        name: Optional[str] = None,
+    ) -> str:
+        """Add a light that lights every mesh: ``"directional"`` (``direction``), ``"point"``
+        (``position``) or ``"spot"`` (both), in world space. Returns its name."""
+        return self._native.add_light(
+            str(kind),
+            color=[float(x) for x in color],
+            intensity=float(intensity),
+            position=None if position is None else [float(x) for x in position],
+            direction=None if direction is None else [float(x) for x in direction],
+            name=name,
+        )
+
+    def set_pose(self, name: str, pose: Any) -> None:
+        """Move mesh ``name`` to the 4×4 model-to-world ``pose``."""
+        self._native.set_pose(str(name), _pose(pose))
+
+    def remove(self, name: str) -> None:
+        """Remove the mesh or light ``name``."""
+        self._native.remove(str(name))
+
+    def set_background(self, rgba: Sequence[float]) -> None:
+        """Set the clear colour (RGBA in 0..1)."""
+        self._native.set_background([float(x) for x in rgba])
+
+    def to_json(self) -> str:
+        """The built scene as a plumb scene file's text."""
+        return self._native.to_json()
+
+    def save(self, path: PathLike) -> None:
+        """Write :meth:`to_json` to ``path`` (``plumb render`` draws it with the same bytes)."""
+        with open(os.fspath(path), "w", encoding="utf-8") as f:
+            f.write(self.to_json())
 
     @classmethod
     def load(
@@ -185,6 +323,9 @@ class Scene:
         fov: Optional[float] = None,
         near: Optional[float] = None,
         far: Optional[float] = None,
+        pose: Optional[Any] = None,
+        pose_convention: str = "opengl",
+        intrinsics: Optional[Sequence[float]] = None,
         time: float = 0.0,
         threads: Optional[int] = None,
         depth: bool = False,
@@ -206,6 +347,9 @@ class Scene:
             fov=fov,
             near=near,
             far=far,
+            pose=_pose(pose),
+            pose_convention=str(pose_convention),
+            intrinsics=_intrinsics(intrinsics),
             time=float(time),
             threads=threads,
             depth=depth,
@@ -266,6 +410,10 @@ def explain(path: PathLike, x: int, y: int, size: Optional[Tuple[int, int]] = No
     the rest of the frame is drawn unrecorded (``"skipped"`` in the dict says what)."""
     if "loop" in options:
         options["loop_mode"] = options.pop("loop")
+    if "pose" in options:
+        options["pose"] = _pose(options["pose"])
+    if "intrinsics" in options:
+        options["intrinsics"] = _intrinsics(options["intrinsics"])
     text = _plumb.explain(os.fspath(path), int(x), int(y), None if size is None else (int(size[0]), int(size[1])), **options)
     return json.loads(text)
 

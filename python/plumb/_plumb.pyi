@@ -25,6 +25,9 @@ def render(
     fov: Optional[float] = None,
     near: Optional[float] = None,
     far: Optional[float] = None,
+    pose: Optional[List[float]] = None,
+    pose_convention: str = "opengl",
+    intrinsics: Optional[List[float]] = None,
     time: float = 0.0,
     clip: Optional[str] = None,
     scene: Optional[str] = None,
@@ -38,6 +41,34 @@ def render(
 ) -> _Rendered: ...
 
 class Scene:
+    @staticmethod
+    def new() -> "Scene": ...
+    def add_mesh(
+        self,
+        positions: bytes,
+        triangles: Optional[bytes] = None,
+        normals: Optional[bytes] = None,
+        colors: Optional[bytes] = None,
+        uvs: Optional[bytes] = None,
+        *,
+        color: Optional[List[float]] = None,
+        pose: Optional[List[float]] = None,
+        name: Optional[str] = None,
+    ) -> str: ...
+    def add_light(
+        self,
+        kind: str,
+        *,
+        color: List[float] = ...,
+        intensity: float = 1.0,
+        position: Optional[List[float]] = None,
+        direction: Optional[List[float]] = None,
+        name: Optional[str] = None,
+    ) -> str: ...
+    def set_pose(self, name: str, pose: List[float]) -> None: ...
+    def remove(self, name: str) -> None: ...
+    def set_background(self, rgba: List[float]) -> None: ...
+    def to_json(self) -> str: ...
     @staticmethod
     def load(
         path: str,
@@ -59,6 +90,9 @@ class Scene:
         fov: Optional[float] = None,
         near: Optional[float] = None,
         far: Optional[float] = None,
+        pose: Optional[List[float]] = None,
+        pose_convention: str = "opengl",
+        intrinsics: Optional[List[float]] = None,
         time: float = 0.0,
         threads: Optional[int] = None,
         depth: bool = False,

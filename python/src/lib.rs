@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use glam::{Vec3, Vec4};
 use image::RgbaImage;
 use plumb::diff::{compare, DiffOptions};
-use plumb::model::camera::CameraArgs;
+use plumb::model::arrays::{ArrayScene, MeshArrays};
+use plumb::model::camera::{CameraArgs, PoseConvention};
 use plumb::model::{ErrorKind, LoadedModel, LoopMode, ModelError};
 use plumb::raster::target::MAX_TARGET_SIZE;
 use plumb::raster::trace::{self, Trace};
@@ -159,6 +160,53 @@ fn camera_args(
     })
 }
 
+/// `view` with a calibrated camera's `pose` (16 numbers, row-major), its axes'
+/// `pose_convention` and the `intrinsics` `[fx, fy, cx, cy]`, as `plumb render --pose
+/// --pose-convention --intrinsics` take them.
+fn calibrated(
+    mut view: CameraArgs,
+    pose: Option<Vec<f32>>,
+    pose_convention: &str,
+    intrinsics: Option<[f32; 4]>,
+) -> PyResult<CameraArgs> {
+    view.pose_convention = match pose_convention {
+        "opengl" => PoseConvention::OpenGl,
+        "opencv" => PoseConvention::OpenCv,
+        other => {
+            return Err(bad(format!(
+                "pose_convention must be \"opengl\" or \"opencv\", got {other:?}"
+            )))
+        }
+    };
+    if let Some(p) = pose {
+        if view.eye.is_some() || view.target.is_some() || view.up.is_some() {
+            return Err(bad("pose replaces eye/target/up: give one or the other"));
+        }
+        let n = p.len();
+        let m: [f32; 16] = p.try_into().map_err(|_| {
+            bad(format!(
+                "pose must be a 4x4 matrix (16 numbers), got {n} numbers"
+            ))
+        })?;
+        if !m.iter().all(|x| x.is_finite()) {
+            return Err(bad("pose is not finite"));
+        }
+        view.pose = Some(m);
+    }
+    if let Some(k) = intrinsics {
+        if view.fov.is_some() {
+            return Err(bad("intrinsics replace fov: give one or the other"));
+        }
+        if !(k.iter().all(|x| x.is_finite()) && k[0] > 0.0 && k[1] > 0.0) {
+            return Err(bad(format!(
+                "intrinsics must be finite with focal lengths > 0, got {k:?}"
+            )));
+        }
+        view.intrinsics = Some(k);
+    }
+    Ok(view)
+}
+
 fn parse_loop(s: &str) -> PyResult<LoopMode> {
     match s {
         "clamp" => Ok(LoopMode::Clamp),
@@ -281,7 +329,7 @@ fn render_model(
 /// `plumb.render`: see `plumb/__init__.py`.
 #[pyfunction]
 #[pyo3(signature = (path, size=None, *, camera=None, eye=None, target=None, up=None, fov=None,
-    near=None, far=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
+    near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
     background=None, threads=None, depth=false, loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS))]
 #[allow(
     clippy::too_many_arguments,
@@ -298,6 +346,9 @@ fn render(
     fov: Option<f32>,
     near: Option<f32>,
     far: Option<f32>,
+    pose: Option<Vec<f32>>,
+    pose_convention: &str,
+    intrinsics: Option<[f32; 4]>,
     time: f32,
     clip: Option<String>,
     scene: Option<String>,
@@ -325,6 +376,7 @@ fn render(
                 fov.is_some() || near.is_some() || far.is_some(),
                 "fov/near/far",
             ),
+            (pose.is_some() || intrinsics.is_some(), "pose/intrinsics"),
             (time != 0.0, "time"),
             (
                 clip.is_some() || scene.is_some() || variant.is_some(),
@@ -340,7 +392,12 @@ fn render(
         let r = detached(py, || render_trace(&path, size, threads, depth))?;
         return Ok(into_py(py, r));
     }
-    let view = camera_args(camera, eye, target, up, fov, near, far)?;
+    let view = calibrated(
+        camera_args(camera, eye, target, up, fov, near, far)?,
+        pose,
+        pose_convention,
+        intrinsics,
+    )?;
     let mode = parse_loop(loop_mode)?;
     let load = Load {
         unlit,
@@ -358,15 +415,168 @@ fn render(
     Ok(into_py(py, r))
 }
 
-/// A loaded scene or model, kept for repeated renders (`plumb.Scene`).
+/// A loaded scene or model, kept for repeated renders (`plumb.Scene`); or a scene built in
+/// code from arrays (`built`), rebuilt for drawing when it changed (`stale`).
 #[pyclass(module = "plumb._plumb")]
 struct Scene {
     model: LoadedModel,
     path: PathBuf,
+    built: Option<ArrayScene>,
+    stale: bool,
+}
+
+/// Rows of `N` little-endian float32 values from `bytes` (what the Python side's
+/// `np.ascontiguousarray(a, "<f4").tobytes()` gives).
+fn f32_rows<const N: usize>(bytes: &[u8], what: &str) -> PyResult<Vec<[f32; N]>> {
+    if !bytes.len().is_multiple_of(4 * N) {
+        return Err(bad(format!(
+            "{what}: {} bytes are not rows of {N} float32 values",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(4 * N)
+        .map(|row| {
+            std::array::from_fn(|i| {
+                f32::from_le_bytes(row[4 * i..4 * i + 4].try_into().unwrap_or([0; 4]))
+            })
+        })
+        .collect())
+}
+
+/// Index triples from little-endian uint32 `bytes`.
+fn u32_triples(bytes: &[u8]) -> PyResult<Vec<[u32; 3]>> {
+    if !bytes.len().is_multiple_of(12) {
+        return Err(bad(format!(
+            "triangles: {} bytes are not rows of 3 uint32 values",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(12)
+        .map(|row| {
+            std::array::from_fn(|i| {
+                u32::from_le_bytes(row[4 * i..4 * i + 4].try_into().unwrap_or([0; 4]))
+            })
+        })
+        .collect())
+}
+
+fn pose16(pose: Vec<f32>) -> PyResult<[f32; 16]> {
+    let n = pose.len();
+    pose.try_into().map_err(|_| {
+        bad(format!(
+            "pose must be a 4x4 matrix (16 numbers), got {n} numbers"
+        ))
+    })
+}
+
+impl Scene {
+    /// The scene built in code, marked changed; an error for a loaded one.
+    fn built_mut(&mut self) -> PyResult<&mut ArrayScene> {
+        self.stale = true;
+        self.built
+            .as_mut()
+            .ok_or_else(|| bad("a loaded scene cannot be edited: build one with plumb.Scene()"))
+    }
+
+    /// Rebuilds a changed built scene for drawing.
+    fn refresh(&mut self) -> PyResult<()> {
+        if let (true, Some(b)) = (self.stale, &self.built) {
+            self.model = b.to_model(None).map_err(|e| err(e.kind, e.message))?;
+            self.stale = false;
+        }
+        Ok(())
+    }
 }
 
 #[pymethods]
 impl Scene {
+    /// An empty scene, built in code (`plumb.Scene()`).
+    #[staticmethod]
+    fn new() -> PyResult<Scene> {
+        let built = ArrayScene::new();
+        let model = built.to_model(None).map_err(|e| err(e.kind, e.message))?;
+        Ok(Scene {
+            model,
+            path: PathBuf::from("<arrays>"),
+            built: Some(built),
+            stale: false,
+        })
+    }
+
+    /// Adds a mesh from float32 / uint32 rows (see `plumb.Scene.add_mesh`); returns its name.
+    #[pyo3(signature = (positions, triangles=None, normals=None, colors=None, uvs=None, *,
+        color=None, pose=None, name=None))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "Python keyword arguments, one per array or option"
+    )]
+    fn add_mesh(
+        &mut self,
+        positions: &[u8],
+        triangles: Option<&[u8]>,
+        normals: Option<&[u8]>,
+        colors: Option<&[u8]>,
+        uvs: Option<&[u8]>,
+        color: Option<[f32; 4]>,
+        pose: Option<Vec<f32>>,
+        name: Option<String>,
+    ) -> PyResult<String> {
+        let mesh = MeshArrays {
+            positions: f32_rows(positions, "positions")?,
+            triangles: triangles.map(u32_triples).transpose()?,
+            normals: normals.map(|b| f32_rows(b, "normals")).transpose()?,
+            colors: colors.map(|b| f32_rows(b, "colors")).transpose()?,
+            uvs: uvs.map(|b| f32_rows(b, "uvs")).transpose()?,
+        };
+        let pose = pose.map(pose16).transpose()?;
+        self.built_mut()?
+            .add_mesh(mesh, pose.as_ref(), color, name)
+            .map_err(bad)
+    }
+
+    /// Adds a light (see `plumb.Scene.add_light`); returns its name.
+    #[pyo3(signature = (kind, *, color=[1.0, 1.0, 1.0], intensity=1.0, position=None,
+        direction=None, name=None))]
+    fn add_light(
+        &mut self,
+        kind: &str,
+        color: [f32; 3],
+        intensity: f32,
+        position: Option<[f32; 3]>,
+        direction: Option<[f32; 3]>,
+        name: Option<String>,
+    ) -> PyResult<String> {
+        self.built_mut()?
+            .add_light(kind, color, intensity, position, direction, name)
+            .map_err(bad)
+    }
+
+    /// Moves mesh `name` to `pose` (16 numbers, row-major).
+    fn set_pose(&mut self, name: &str, pose: Vec<f32>) -> PyResult<()> {
+        let pose = pose16(pose)?;
+        self.built_mut()?.set_pose(name, &pose).map_err(bad)
+    }
+
+    /// Removes the mesh or light `name`.
+    fn remove(&mut self, name: &str) -> PyResult<()> {
+        self.built_mut()?.remove(name).map_err(bad)
+    }
+
+    /// Sets the clear colour.
+    fn set_background(&mut self, rgba: [f32; 4]) -> PyResult<()> {
+        self.built_mut()?.set_background(rgba).map_err(bad)
+    }
+
+    /// The built scene as a scene file's text.
+    fn to_json(&self) -> PyResult<String> {
+        match &self.built {
+            Some(b) => Ok(b.to_json()),
+            None => Err(bad("a loaded scene has no document: it is its file")),
+        }
+    }
+
     /// Loads `path` as `plumb render` does.
     #[staticmethod]
     #[pyo3(signature = (path, *, unlit=false, scene=None, variant=None, clip=None, background=None))]
@@ -393,12 +603,17 @@ impl Scene {
             background: self::background(background)?,
         };
         let model = detached(py, || load.model(&path))?;
-        Ok(Scene { model, path })
+        Ok(Scene {
+            model,
+            path,
+            built: None,
+            stale: false,
+        })
     }
 
     /// Renders one frame; see `plumb.Scene.render`.
     #[pyo3(signature = (size, *, camera=None, eye=None, target=None, up=None, fov=None,
-        near=None, far=None, time=0.0, threads=None, depth=false, loop_mode="clamp",
+        near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, threads=None, depth=false, loop_mode="clamp",
         max_pixels=DEFAULT_MAX_PIXELS, frame=None, fps=24.0))]
     #[allow(
         clippy::too_many_arguments,
@@ -415,6 +630,9 @@ impl Scene {
         fov: Option<f32>,
         near: Option<f32>,
         far: Option<f32>,
+        pose: Option<Vec<f32>>,
+        pose_convention: &str,
+        intrinsics: Option<[f32; 4]>,
         time: f32,
         threads: Option<usize>,
         depth: bool,
@@ -425,8 +643,14 @@ impl Scene {
     ) -> PyResult<PyRendered> {
         check_size(size.0, size.1, max_pixels)?;
         let time = frame_time(time, frame, fps)?;
-        let view = camera_args(camera, eye, target, up, fov, near, far)?;
+        let view = calibrated(
+            camera_args(camera, eye, target, up, fov, near, far)?,
+            pose,
+            pose_convention,
+            intrinsics,
+        )?;
         let mode = parse_loop(loop_mode)?;
+        self.refresh()?;
         let model = &mut self.model;
         let r = detached(py, || {
             render_model(model, size, time, mode, &view, threads, depth)
@@ -542,7 +766,8 @@ fn write_png(py: Python<'_>, path: PathBuf, bytes: Vec<u8>, size: (u32, u32)) ->
 /// fragment budget (`max_fragments`, the CLI's `--max-fragments` and its default).
 #[pyfunction]
 #[pyo3(signature = (path, x, y, size=None, *, camera=None, eye=None, target=None, up=None,
-    fov=None, near=None, far=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
+    fov=None, near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None,
+    time=0.0, clip=None, scene=None, variant=None, unlit=false,
     background=None, loop_mode="clamp", max_fragments=plumb::explain::DEFAULT_MAX_FRAGMENTS))]
 #[allow(
     clippy::too_many_arguments,
@@ -561,6 +786,9 @@ fn explain(
     fov: Option<f32>,
     near: Option<f32>,
     far: Option<f32>,
+    pose: Option<Vec<f32>>,
+    pose_convention: &str,
+    intrinsics: Option<[f32; 4]>,
     time: f32,
     clip: Option<String>,
     scene: Option<String>,
@@ -571,7 +799,12 @@ fn explain(
     max_fragments: u64,
 ) -> PyResult<String> {
     use plumb::explain::{explain_within as run, to_json_within, Input};
-    let view = camera_args(camera, eye, target, up, fov, near, far)?;
+    let view = calibrated(
+        camera_args(camera, eye, target, up, fov, near, far)?,
+        pose,
+        pose_convention,
+        intrinsics,
+    )?;
     let mode = parse_loop(loop_mode)?;
     let load = Load {
         unlit,

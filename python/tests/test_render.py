@@ -106,3 +106,33 @@ def test_rendering_releases_the_gil(repo):
     print(f"render alone {alone:.3f} s; main thread counted {counted} meanwhile ({per_second:.0f}/s)")
     assert alone > 0.1
     assert counted > 10_000, counted
+
+
+def test_calibrated_camera_bytes_equal_the_cli(cli, repo, tmp_path):
+    """pose (a numpy 4x4, OpenCV axes) and intrinsics as ``plumb render --pose --intrinsics``;
+    the same camera in OpenGL axes (y and z flipped) gives the same image."""
+    scene = repo / "docs/examples/inline.json"
+    c, s = np.cos(np.radians(20.0)), np.sin(np.radians(20.0))
+    # An OpenCV camera at (1, 0.5, -6) looking down +z, turned 20 degrees about y.
+    pose = np.array([[c, 0, s, 1.0], [0, 1, 0, 0.5], [-s, 0, c, -6.0], [0, 0, 0, 1]])
+    k = (60.0, 55.0, 40.5, 28.0)
+    image = plumb.render(scene, size=(80, 60), pose=pose, pose_convention="opencv", intrinsics=k)
+    flat = ",".join(repr(float(x)) for x in pose.reshape(-1))
+    want = cli_png(cli, tmp_path, str(scene), "--size", "80x60", "--pose", flat,
+                   "--pose-convention", "opencv", "--intrinsics", "60,55,40.5,28")
+    assert np.array_equal(image, want)
+    assert image[..., :3].any(), "the camera sees the scene"
+    gl = pose @ np.diag([1.0, -1.0, -1.0, 1.0])
+    assert np.array_equal(plumb.render(scene, size=(80, 60), pose=gl, intrinsics=k), image)
+    loaded = plumb.Scene.load(scene)
+    assert np.array_equal(loaded.render((80, 60), pose=gl, intrinsics=k), image)
+    with pytest.raises(plumb.BadInputError, match="16 numbers"):
+        plumb.render(scene, size=(80, 60), pose=np.eye(3))
+    with pytest.raises(plumb.BadInputError, match="eye"):
+        plumb.render(scene, size=(80, 60), pose=np.eye(4), eye=(0, 0, 5))
+    with pytest.raises(plumb.BadInputError, match="focal lengths"):
+        plumb.render(scene, size=(80, 60), intrinsics=(0, 1, 2, 3))
+    with pytest.raises(plumb.BadInputError, match="opencv"):
+        plumb.render(scene, size=(80, 60), pose=np.eye(4), pose_convention="directx")
+    with pytest.raises(plumb.BadInputError, match="rotation"):
+        plumb.render(scene, size=(80, 60), pose=np.diag([2.0, 1.0, 1.0, 1.0]))

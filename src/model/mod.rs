@@ -12,6 +12,7 @@
 //! and the model-golden test read it): the `plumb render` options that decide the image.
 
 pub mod args;
+pub mod arrays;
 pub mod budget;
 pub mod camera;
 pub mod clip;

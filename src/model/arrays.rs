@@ -1,0 +1,362 @@
+//! Scenes built in code from arrays (the Python package's `plumb.Scene()`): meshes, lights and
+//! poses collected as a scene-file document ([`SceneDoc`]), so a built scene **is** a scene
+//! file — [`ArrayScene::save`] writes it, and `plumb render` draws the saved file with the same
+//! bytes — and it is drawn through the same loader ([`json::build`]): bounds, culling,
+//! lighting and everything else work as for files.
+//!
+//! Checked on the way in, each a one-line error naming the mesh and the array: shapes (one
+//! normal, colour and uv per position; triangles as index triples), finite values, indices
+//! below the vertex count, at most [`MAX_ARRAY_VERTICES`] vertices and
+//! [`MAX_ARRAY_TRIANGLES`] triangles per mesh, and a pose whose last row is `0, 0, 0, 1`.
+
+use std::path::Path;
+
+use glam::Vec4;
+
+use crate::scene::io::json::{
+    self, InlineMeshDoc, LightDoc, MeshDoc, NodeDoc, Real, Real4, SceneDoc, TransformDoc,
+};
+use crate::scene::io::{self as scene_io, ImportOptions};
+
+use super::{LoadedModel, ModelError};
+
+/// Most vertices of one mesh built from arrays: 2²⁴ (the glTF importer's accessor limit).
+pub const MAX_ARRAY_VERTICES: usize = 1 << 24;
+/// Most triangles of one mesh built from arrays: 2²⁴.
+pub const MAX_ARRAY_TRIANGLES: usize = 1 << 24;
+
+/// One mesh's arrays: positions, and optionally triangles (index triples; default every three
+/// positions a triangle), normals, RGBA colours in 0..1 and texture coordinates, one per
+/// position.
+#[derive(Clone, Debug, Default)]
+pub struct MeshArrays {
+    /// Vertex positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Triangles, as indices into `positions`.
+    pub triangles: Option<Vec<[u32; 3]>>,
+    /// Normals (default: area-weighted vertex normals are generated).
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// RGBA colours in 0..1 (drawn as the material's colour where given).
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// Texture coordinates (set 0).
+    pub uvs: Option<Vec<[f32; 2]>>,
+}
+
+/// A scene built in code (see the [module docs](self)).
+#[derive(Clone, Debug, Default)]
+pub struct ArrayScene {
+    doc: SceneDoc,
+    /// Meshes and lights added, for their default names.
+    added: usize,
+}
+
+fn real(x: f32, what: &dyn Fn() -> String) -> Result<Real, String> {
+    Real::new(x).ok_or_else(|| format!("{} is not finite ({x})", what()))
+}
+
+fn reals<const N: usize>(
+    v: &[[f32; N]],
+    what: &dyn Fn() -> String,
+) -> Result<Vec<[Real; N]>, String> {
+    v.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut out = [Real::default(); N];
+            for (o, &x) in out.iter_mut().zip(p) {
+                *o = real(x, &|| format!("{} row {i}", what()))?;
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+/// The transform of a camera-to-world style 4×4 `pose` (row-major): its 3×3 part as a general
+/// linear part, its last column as the translation.
+fn pose_transform(pose: &[f32; 16], what: &str) -> Result<TransformDoc, String> {
+    let m = |r: usize, c: usize| pose[4 * r + c];
+    if [m(3, 0), m(3, 1), m(3, 2), m(3, 3)] != [0.0, 0.0, 0.0, 1.0] {
+        return Err(format!("{what}: the pose's last row must be 0,0,0,1"));
+    }
+    let name = || format!("{what}: the pose");
+    let mut linear = [Real::default(); 9];
+    for c in 0..3 {
+        for r in 0..3 {
+            linear[3 * c + r] = real(m(r, c), &name)?;
+        }
+    }
+    let translation = [
+        real(m(0, 3), &name)?,
+        real(m(1, 3), &name)?,
+        real(m(2, 3), &name)?,
+    ];
+    Ok(TransformDoc {
+        translation: Some(translation),
+        matrix: Some(linear),
+        ..TransformDoc::default()
+    })
+}
+
+impl ArrayScene {
+    /// An empty scene.
+    pub fn new() -> ArrayScene {
+        ArrayScene::default()
+    }
+
+    /// The document the scene is (what [`ArrayScene::save`] writes).
+    pub fn doc(&self) -> &SceneDoc {
+        &self.doc
+    }
+
+    fn next_name(&mut self, kind: &str, name: Option<String>) -> Result<String, String> {
+        self.added += 1;
+        let name = name.unwrap_or_else(|| format!("{kind}_{}", self.added));
+        let taken = self.doc.root.children.iter().any(|n| n.name == name)
+            || self.doc.lights.iter().any(|l| l.name == name);
+        if name.is_empty() || taken {
+            return Err(format!(
+                "name '{name}' is empty or already used: names are unique"
+            ));
+        }
+        Ok(name)
+    }
+
+    /// Adds a mesh under the root, at `pose` (row-major 4×4, default identity), coloured
+    /// `color` (the material's diffuse and ambient, default the book's grey). Returns its
+    /// name (`name`, or `mesh_N`).
+    ///
+    /// # Errors
+    /// A one-line message naming the mesh and the array (see the [module docs](self)).
+    pub fn add_mesh(
+        &mut self,
+        mesh: MeshArrays,
+        pose: Option<&[f32; 16]>,
+        color: Option<[f32; 4]>,
+        name: Option<String>,
+    ) -> Result<String, String> {
+        let name = self.next_name("mesh", name)?;
+        let n = mesh.positions.len();
+        let what = |array: &str| format!("mesh '{name}': {array}");
+        if n == 0 {
+            return Err(what("positions are empty"));
+        }
+        if n > MAX_ARRAY_VERTICES {
+            return Err(what(&format!(
+                "{n} vertices; a mesh has at most {MAX_ARRAY_VERTICES}"
+            )));
+        }
+        let triangles = match &mesh.triangles {
+            Some(t) => {
+                if t.len() > MAX_ARRAY_TRIANGLES {
+                    return Err(what(&format!(
+                        "{} triangles; a mesh has at most {MAX_ARRAY_TRIANGLES}",
+                        t.len()
+                    )));
+                }
+                if let Some((i, tri)) = t
+                    .iter()
+                    .enumerate()
+                    .find(|(_, tri)| tri.iter().any(|&k| k as usize >= n))
+                {
+                    return Err(what(&format!(
+                        "triangle {i} {tri:?} indexes past the {n} vertices"
+                    )));
+                }
+                Some(t.iter().flatten().copied().collect())
+            }
+            None if !n.is_multiple_of(3) => {
+                return Err(what(&format!(
+                    "{n} positions without triangles: need a multiple of 3"
+                )))
+            }
+            None => None,
+        };
+        let per_vertex = |array: &str, len: Option<usize>| match len {
+            Some(l) if l != n => Err(what(&format!(
+                "{array} has {l} rows, positions {n}: one per position"
+            ))),
+            _ => Ok(()),
+        };
+        per_vertex("normals", mesh.normals.as_ref().map(Vec::len))?;
+        per_vertex("colors", mesh.colors.as_ref().map(Vec::len))?;
+        per_vertex("uvs", mesh.uvs.as_ref().map(Vec::len))?;
+        if let Some(c) = &mesh.colors {
+            if let Some(i) = c
+                .iter()
+                .position(|c| c.iter().any(|x| !(0.0..=1.0).contains(x)))
+            {
+                return Err(what(&format!("colors row {i} is outside 0..1")));
+            }
+        }
+        let inline = InlineMeshDoc {
+            topology: Default::default(),
+            positions: reals(&mesh.positions, &|| what("positions"))?,
+            generate_normals: mesh.normals.is_none(),
+            normals: mesh
+                .normals
+                .as_deref()
+                .map(|v| reals(v, &|| what("normals")))
+                .transpose()?,
+            colors: mesh
+                .colors
+                .as_deref()
+                .map(|v| reals(v, &|| what("colors")))
+                .transpose()?,
+            uvs: match &mesh.uvs {
+                Some(v) => vec![reals(v, &|| what("uvs"))?],
+                None => Vec::new(),
+            },
+            tangents: None,
+            indices: triangles,
+            active: None,
+        };
+        let mut node: NodeDoc = serde_json::from_value(serde_json::json!({"name": name}))
+            .map_err(|e| what(&e.to_string()))?;
+        node.mesh = Some(MeshDoc::Inline(inline));
+        node.transform = pose.map(|p| pose_transform(p, &what("pose"))).transpose()?;
+        let colour_material = mesh.colors.is_some();
+        if color.is_some() || colour_material {
+            let c = color.unwrap_or([0.8, 0.8, 0.8, 1.0]);
+            if !c.iter().all(|x| (0.0..=1.0).contains(x)) {
+                return Err(what(&format!("color {c:?} is outside 0..1")));
+            }
+            node.states = Some(
+                serde_json::from_value(serde_json::json!({"material": {
+                    "diffuse": c, "ambient": c, "color_material": colour_material}}))
+                .map_err(|e| what(&e.to_string()))?,
+            );
+        }
+        self.doc.root.children.push(node);
+        Ok(name)
+    }
+
+    /// Adds a light that lights every mesh: `kind` `"directional"` (along `direction`),
+    /// `"point"` (at `position`) or `"spot"` (both); `color` × `intensity` its diffuse and
+    /// specular colour. Returns its name (`name`, or `light_N`).
+    ///
+    /// # Errors
+    /// An unknown kind, a missing or non-finite position or direction, a colour outside 0..1.
+    pub fn add_light(
+        &mut self,
+        kind: &str,
+        color: [f32; 3],
+        intensity: f32,
+        position: Option<[f32; 3]>,
+        direction: Option<[f32; 3]>,
+        name: Option<String>,
+    ) -> Result<String, String> {
+        let name = self.next_name("light", name)?;
+        let what = format!("light '{name}'");
+        let (needs_position, needs_direction) = match kind {
+            "directional" => (false, true),
+            "point" => (true, false),
+            "spot" => (true, true),
+            other => {
+                return Err(format!(
+                    "{what}: kind '{other}' is not directional, point or spot"
+                ))
+            }
+        };
+        if needs_position && position.is_none() || needs_direction && direction.is_none() {
+            return Err(format!(
+                "{what}: a {kind} light needs {}",
+                match (needs_position, needs_direction) {
+                    (true, true) => "a position and a direction",
+                    (true, false) => "a position",
+                    _ => "a direction",
+                }
+            ));
+        }
+        let in_range = color.iter().all(|x| (0.0..=1.0).contains(x));
+        if !(in_range && intensity.is_finite() && intensity >= 0.0) {
+            return Err(format!(
+                "{what}: color {color:?} must be in 0..1 and intensity {intensity} ≥ 0"
+            ));
+        }
+        let mut light = serde_json::json!({"name": name, "type": kind,
+            "diffuse": [color[0], color[1], color[2], 1.0],
+            "specular": [color[0], color[1], color[2], 1.0],
+            "intensity": intensity});
+        if let Some(p) = position {
+            light["position"] = serde_json::json!(p);
+        }
+        if let Some(d) = direction {
+            light["direction"] = serde_json::json!(d);
+        }
+        let light: LightDoc = serde_json::from_value(light).map_err(|e| format!("{what}: {e}"))?;
+        self.doc.lights.push(light);
+        self.doc.root.lights.push(name.clone());
+        Ok(name)
+    }
+
+    /// Moves mesh `name` to `pose` (row-major 4×4).
+    ///
+    /// # Errors
+    /// No mesh of that name; a pose whose last row is not `0, 0, 0, 1` or not finite.
+    pub fn set_pose(&mut self, name: &str, pose: &[f32; 16]) -> Result<(), String> {
+        let t = pose_transform(pose, &format!("mesh '{name}'"))?;
+        let node = self
+            .doc
+            .root
+            .children
+            .iter_mut()
+            .find(|n| n.name == name)
+            .ok_or_else(|| format!("no mesh named '{name}'"))?;
+        node.transform = Some(t);
+        Ok(())
+    }
+
+    /// Removes the mesh or light `name`.
+    ///
+    /// # Errors
+    /// Nothing of that name.
+    pub fn remove(&mut self, name: &str) -> Result<(), String> {
+        let before = self.doc.root.children.len() + self.doc.lights.len();
+        self.doc.root.children.retain(|n| n.name != name);
+        self.doc.lights.retain(|l| l.name != name);
+        self.doc.root.lights.retain(|l| l != name);
+        if self.doc.root.children.len() + self.doc.lights.len() == before {
+            return Err(format!("no mesh or light named '{name}'"));
+        }
+        Ok(())
+    }
+
+    /// Sets the clear colour.
+    pub fn set_background(&mut self, rgba: [f32; 4]) -> Result<(), String> {
+        let c: Real4 = [
+            real(rgba[0], &|| "background".to_owned())?,
+            real(rgba[1], &|| "background".to_owned())?,
+            real(rgba[2], &|| "background".to_owned())?,
+            real(rgba[3], &|| "background".to_owned())?,
+        ];
+        self.doc.background = Some(c);
+        Ok(())
+    }
+
+    /// The scene as a scene file's text (`plumb render FILE` draws it with the same bytes).
+    pub fn to_json(&self) -> String {
+        json::save(&self.doc)
+    }
+
+    /// Writes [`ArrayScene::to_json`] to `path`.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        std::fs::write(path, self.to_json()).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Builds the scene for drawing, as `plumb render` loads a scene file (the load's
+    /// documented limits apply; `background` replaces the scene's clear colour).
+    ///
+    /// # Errors
+    /// What building the document finds (one line).
+    pub fn to_model(&self, background: Option<Vec4>) -> Result<LoadedModel, ModelError> {
+        let path = Path::new("<arrays>.json");
+        let options = ImportOptions::default();
+        let scene_io::ImportedScene { scene, imported } =
+            json::build(&self.doc, path, &options).map_err(|e| ModelError::from(&e))?;
+        let applied = imported.applied.clone();
+        LoadedModel::finish(path, scene, imported, applied, None, background)
+            .map_err(ModelError::from)
+    }
+}
