@@ -67,6 +67,15 @@ def _pose(pose: Any) -> Optional[list]:
     return [float(x) for x in np.asarray(pose, dtype=np.float64).reshape(-1)]
 
 
+def _metric(depth: Union[bool, str]) -> bool:
+    """``depth``: ``False``, ``True`` or ``"window"`` (window depth), ``"metric"``."""
+    if depth in (False, True, "window"):
+        return False
+    if depth == "metric":
+        return True
+    raise BadInputError(f'depth must be True, False, "window" or "metric", got {depth!r}')
+
+
 def _intrinsics(k: Optional[Sequence[float]]) -> Optional[list]:
     return None if k is None else [float(x) for x in k]
 
@@ -99,7 +108,7 @@ def render(
     unlit: bool = False,
     background: Optional[Sequence[float]] = None,
     threads: Optional[int] = None,
-    depth: bool = False,
+    depth: Union[bool, str] = False,
     loop: str = "clamp",
     max_pixels: int = DEFAULT_MAX_PIXELS,
 ):
@@ -121,8 +130,10 @@ def render(
     every count).
 
     Returns a ``(height, width, 4)`` ``uint8`` array, row 0 at the top, alpha as the
-    pipeline wrote it; with ``depth=True``, also a ``(height, width)`` ``float32`` array of
-    window depth (0 near, 1 far). Images over ``max_pixels`` pixels raise :class:`LimitError`.
+    pipeline wrote it; with ``depth=True`` (or ``"window"``), also a ``(height, width)``
+    ``float32`` array of window depth (0 near, 1 far); with ``depth="metric"``, the distance
+    along the camera's viewing axis in scene units (metres for glTF), 0 where nothing was
+    drawn (scenes and models: a draw trace has no camera). Images over ``max_pixels`` pixels raise :class:`LimitError`.
     """
     w, h, rgba, d = _plumb.render(
         os.fspath(path),
@@ -144,7 +155,8 @@ def render(
         unlit=unlit,
         background=None if background is None else [float(c) for c in background],
         threads=threads,
-        depth=depth,
+        depth=bool(depth),
+        metric_depth=_metric(depth),
         loop_mode=loop,
         max_pixels=int(max_pixels),
     )
@@ -328,7 +340,7 @@ class Scene:
         intrinsics: Optional[Sequence[float]] = None,
         time: float = 0.0,
         threads: Optional[int] = None,
-        depth: bool = False,
+        depth: Union[bool, str] = False,
         loop: str = "clamp",
         max_pixels: int = DEFAULT_MAX_PIXELS,
         frame: Optional[int] = None,
@@ -352,7 +364,8 @@ class Scene:
             intrinsics=_intrinsics(intrinsics),
             time=float(time),
             threads=threads,
-            depth=depth,
+            depth=bool(depth),
+        metric_depth=_metric(depth),
             loop_mode=loop,
             max_pixels=int(max_pixels),
             frame=None if frame is None else int(frame),

@@ -36,6 +36,7 @@ def render(
     background: Optional[Sequence[float]] = None,
     threads: Optional[int] = None,
     depth: bool = False,
+    metric_depth: bool = False,
     loop_mode: str = "clamp",
     max_pixels: int = ...,
 ) -> _Rendered: ...
@@ -96,6 +97,8 @@ class Scene:
         time: float = 0.0,
         threads: Optional[int] = None,
         depth: bool = False,
+        metric_depth: bool = False,
+    metric_depth: bool = False,
         loop_mode: str = "clamp",
         max_pixels: int = ...,
         frame: Optional[int] = None,

@@ -316,13 +316,20 @@ fn render_model(
     mode: LoopMode,
     view: &CameraArgs,
     threads: Option<usize>,
-    depth: bool,
+    (depth, metric): (bool, bool),
 ) -> Result<Rendered, Failure> {
     let mut renderer = SoftRenderer::new(w, h, threads).map_err(|e| e.to_string())?;
     model.set_loop(mode);
     model.draw_at(time, view, &mut renderer)?;
     let rgba = renderer.image().into_raw();
-    let d = depth.then(|| depth_bytes(&renderer.depth()));
+    let d = match (depth, &model.last_camera) {
+        (false, _) => None,
+        (true, Some(camera)) if metric => Some(depth_bytes(&plumb::model::depth::metric_depth(
+            &renderer.depth(),
+            camera,
+        ))),
+        (true, _) => Some(depth_bytes(&renderer.depth())),
+    };
     Ok((w, h, rgba, d))
 }
 
@@ -330,7 +337,8 @@ fn render_model(
 #[pyfunction]
 #[pyo3(signature = (path, size=None, *, camera=None, eye=None, target=None, up=None, fov=None,
     near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
-    background=None, threads=None, depth=false, loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS))]
+    background=None, threads=None, depth=false, metric_depth=false, loop_mode="clamp",
+    max_pixels=DEFAULT_MAX_PIXELS))]
 #[allow(
     clippy::too_many_arguments,
     reason = "Python keyword arguments, one per render option"
@@ -357,6 +365,7 @@ fn render(
     background: Option<Vec<f32>>,
     threads: Option<usize>,
     depth: bool,
+    metric_depth: bool,
     loop_mode: &str,
     max_pixels: u64,
 ) -> PyResult<PyRendered> {
@@ -377,6 +386,7 @@ fn render(
                 "fov/near/far",
             ),
             (pose.is_some() || intrinsics.is_some(), "pose/intrinsics"),
+            (metric_depth, "metric depth (a trace has no camera)"),
             (time != 0.0, "time"),
             (
                 clip.is_some() || scene.is_some() || variant.is_some(),
@@ -410,7 +420,15 @@ fn render(
     check_size(w, h, max_pixels)?;
     let r = detached(py, || {
         let mut model = load.model(&path)?;
-        render_model(&mut model, (w, h), time, mode, &view, threads, depth)
+        render_model(
+            &mut model,
+            (w, h),
+            time,
+            mode,
+            &view,
+            threads,
+            (depth, metric_depth),
+        )
     })?;
     Ok(into_py(py, r))
 }
@@ -613,7 +631,7 @@ impl Scene {
 
     /// Renders one frame; see `plumb.Scene.render`.
     #[pyo3(signature = (size, *, camera=None, eye=None, target=None, up=None, fov=None,
-        near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, threads=None, depth=false, loop_mode="clamp",
+        near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, threads=None, depth=false, metric_depth=false, loop_mode="clamp",
         max_pixels=DEFAULT_MAX_PIXELS, frame=None, fps=24.0))]
     #[allow(
         clippy::too_many_arguments,
@@ -636,6 +654,7 @@ impl Scene {
         time: f32,
         threads: Option<usize>,
         depth: bool,
+        metric_depth: bool,
         loop_mode: &str,
         max_pixels: u64,
         frame: Option<u32>,
@@ -653,7 +672,15 @@ impl Scene {
         self.refresh()?;
         let model = &mut self.model;
         let r = detached(py, || {
-            render_model(model, size, time, mode, &view, threads, depth)
+            render_model(
+                model,
+                size,
+                time,
+                mode,
+                &view,
+                threads,
+                (depth, metric_depth),
+            )
         })?;
         Ok(into_py(py, r))
     }

@@ -31,16 +31,19 @@ pub enum Image {
     Color(image::RgbaImage),
     /// The depth buffer, 16-bit grey.
     Depth(image::ImageBuffer<image::Luma<u16>, Vec<u16>>),
+    /// Any other file's bytes, already encoded (metric depth as `.npy`).
+    Bytes(Vec<u8>),
 }
 
 impl Image {
     /// Encodes and writes the PNG file, with the path in the message on failure (through
     /// [`save_replacing`]).
     pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
-        save_replacing(path, |out, format| match self {
-            Image::Color(i) => i.write_to(out, format),
-            Image::Depth(i) => i.write_to(out, format),
-        })
+        match self {
+            Image::Color(i) => save_replacing(path, |out, format| i.write_to(out, format)),
+            Image::Depth(i) => save_replacing(path, |out, format| i.write_to(out, format)),
+            Image::Bytes(b) => plumb::safe_write::write_replacing(path, b),
+        }
     }
 }
 

@@ -68,8 +68,11 @@ pub struct RenderArgs {
     /// next frames draw; with `--threads 1` each file is written after its frame.
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
-    /// Also write the depth buffer as a 16-bit greyscale PNG (0 = near, 65535 = far).
-    #[arg(long, value_name = "DEPTH.png")]
+    /// Also write the depth buffer: `DEPTH.png` as 16-bit grey window depth (0 = near,
+    /// 65535 = far); `DEPTH.npy` as float32 metric depth, the distance along the camera's
+    /// viewing axis in scene units (metres for glTF), 0 where nothing was drawn (scene files
+    /// only: a draw trace has no camera).
+    #[arg(long, value_name = "DEPTH.png|DEPTH.npy")]
     pub depth_out: Option<PathBuf>,
     /// Render a sequence of N frames: OUT_0000.png, OUT_0001.png, ...
     #[arg(long, value_name = "N", value_parser = parse_frames)]
@@ -430,10 +433,22 @@ fn draw_direct(
     draw(&mut ctx)?;
     save_png(&ctx.color_image(), &args.out)?;
     if let Some(depth) = &args.depth_out {
+        if is_npy(depth) {
+            return Err(format!(
+                "--depth-out {}: metric depth needs a scene's camera; a draw trace has none (write a .png)",
+                depth.display()
+            ));
+        }
         save_png(&ctx.target().depth_image16(), depth)?;
     }
     say!("wrote {} ({width}x{height})", args.out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `path` names a NumPy file (`--depth-out DEPTH.npy`: metric depth).
+fn is_npy(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
 }
 
 /// Options that only make sense with a scene file.
@@ -531,8 +546,12 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     // A sequence's files are encoded on other threads while the next frames draw
     // (`frame_writer`: same bytes, at most `encoders + 1` frames in memory); one frame, or
     // `--threads 1`, is written on this thread (no encoders).
-    let frame_bytes =
-        u64::from(width) * u64::from(height) * if args.depth_out.is_some() { 6 } else { 4 };
+    let depth_bytes = match &args.depth_out {
+        Some(d) if is_npy(d) => 4,
+        Some(_) => 2,
+        None => 0,
+    };
+    let frame_bytes = u64::from(width) * u64::from(height) * (4 + depth_bytes);
     let encoders = match sequence {
         Some(ref r) if r.end - r.start > 1 => frame_writer::encoders(args.threads, frame_bytes),
         _ => 0,
@@ -559,8 +578,19 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
                 None => (args.out.clone(), args.depth_out.clone()),
             };
             let color = Image::Color(renderer.image());
-            let depth =
-                depth.map(|d| (d, Image::Depth(renderer.context().target().depth_image16())));
+            let depth = match depth {
+                Some(d) if is_npy(&d) => {
+                    let camera = model
+                        .last_camera
+                        .as_ref()
+                        .ok_or_else(|| format!("{}: frame {i}: no camera", path.display()))?;
+                    let metric = plumb::model::depth::metric_depth(&renderer.depth(), camera);
+                    let npy = plumb::model::depth::npy_f32(width, height, &metric);
+                    Some((d, Image::Bytes(npy)))
+                }
+                Some(d) => Some((d, Image::Depth(renderer.context().target().depth_image16()))),
+                None => None,
+            };
             writer.write(out, color)?;
             if let Some((d, image)) = depth {
                 writer.write(d, image)?;

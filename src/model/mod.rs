@@ -16,6 +16,7 @@ pub mod arrays;
 pub mod budget;
 pub mod camera;
 pub mod clip;
+pub mod depth;
 pub mod scene_select;
 
 use std::path::Path;
@@ -39,6 +40,8 @@ pub struct LoadedModel {
     /// The box of the scene's vertices as stored in the file, before any animation: what a
     /// camera without one frames, the same for every frame of a sequence.
     pub rest_bound: Bound,
+    /// The camera of the last frame [`LoadedModel::draw_at`] drew (for [`depth::metric_depth`]).
+    pub last_camera: Option<crate::scene::Camera>,
 }
 
 /// What a clip does past its end (`plumb render --loop`).
@@ -253,6 +256,7 @@ impl LoadedModel {
             imported,
             applied,
             rest_bound,
+            last_camera: None,
         })
     }
 
@@ -290,9 +294,12 @@ impl LoadedModel {
         self.applied
             .place_lights(&mut self.scene, &self.imported, &camera)
             .map_err(|e| e.to_string())?;
-        self.scene
+        let stats = self
+            .scene
             .draw(&camera, renderer)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string());
+        self.last_camera = Some(camera);
+        stats
     }
 }
 

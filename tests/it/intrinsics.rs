@@ -192,3 +192,82 @@ fn bad_poses_and_intrinsics_are_refused() {
     );
     assert_bad_input(&run(&["--pose-convention", "directx"]), "directx");
 }
+
+/// `--depth-out DEPTH.npy` is metric depth: a NumPy file of float32 distances along the
+/// viewing axis, 0 where nothing was drawn. A square facing the camera at z = 7 reads 7
+/// (within 10⁻⁵ relative) on its pixels; a draw trace has no camera and is refused.
+#[test]
+fn depth_out_npy_is_the_distance_along_the_axis() {
+    let dir = temp_dir("metric-depth");
+    let doc = json!({"format": "plumb-scene", "version": 1, "root": {"children": [
+        {"name": "sq", "mesh": {"inline": {
+            "positions": [[-1, -1, 7], [1, -1, 7], [1, 1, 7], [-1, 1, 7]],
+            "indices": [0, 1, 2, 0, 2, 3, 0, 2, 1, 0, 3, 2]}}}]}});
+    std::fs::write(dir.join("sq.json"), doc.to_string()).unwrap();
+    let o = plumb(
+        &dir,
+        &[
+            "render",
+            "sq.json",
+            "-o",
+            "c.png",
+            "--size",
+            "32x24",
+            "--depth-out",
+            "d.npy",
+            "--pose",
+            "1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1",
+            "--pose-convention",
+            "opencv",
+            "--intrinsics",
+            "20,20,15.5,11.5",
+            "--near",
+            "0.5",
+            "--far",
+            "40",
+        ],
+    );
+    assert_success(&o);
+    let bytes = std::fs::read(dir.join("d.npy")).unwrap();
+    assert!(bytes.starts_with(b"\x93NUMPY\x01\x00"));
+    let header_len = usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+    assert!(
+        header.contains("'descr': '<f4'") && header.contains("'shape': (24, 32)"),
+        "{header}"
+    );
+    assert_eq!((10 + header_len) % 64, 0);
+    let values: Vec<f32> = bytes[10 + header_len..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(values.len(), 32 * 24);
+    // The square spans u = 15.5 ± 20/7·… : x in 15.5 ± 2.86, y in 11.5 ± 2.86.
+    let at = |x: usize, y: usize| values[y * 32 + x];
+    for (x, y) in [(15, 11), (14, 10), (17, 13)] {
+        assert!(
+            (at(x, y) - 7.0).abs() / 7.0 < 1e-5,
+            "({x}, {y}): {}",
+            at(x, y)
+        );
+    }
+    assert_eq!(at(0, 0), 0.0);
+    assert_eq!(
+        values.iter().filter(|&&v| v > 0.0).count(),
+        36,
+        "6 x 6 pixels drawn"
+    );
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("refimages/raster/blend_grid.json");
+    let o = plumb(
+        &dir,
+        &[
+            "render",
+            trace.to_str().unwrap(),
+            "-o",
+            "t.png",
+            "--depth-out",
+            "t.npy",
+        ],
+    );
+    assert_bad_input(&o, "metric depth needs a scene");
+}
