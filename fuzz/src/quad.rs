@@ -109,8 +109,11 @@ pub fn textured_quad(image: &[u8], mime: &str, extension: Option<&str>) -> Vec<u
 /// an accessor without data that nothing names is refused) count `points` and the indices
 /// `3 × faces`, as the stream must, so a stream that decodes goes on to the draw.
 pub fn draco_glb(pick: u8, stream: &[u8], points: usize, faces: usize) -> Vec<u8> {
-    // A buffer holds at least one byte: an empty stream is given as one zero byte.
+    // A buffer holds at least one byte: an empty stream is given as one zero byte. An
+    // accessor counts at least one element: a stream of no points or faces gets counts of 1,
+    // which its Draco stage then refuses as disagreeing with the stream.
     let stream = if stream.is_empty() { &[0][..] } else { stream };
+    let (points, faces) = (points.max(1), faces.max(1));
     let (pos, nrm) = if pick & 1 == 0 { (1, 0) } else { (0, 1) };
     let mode = if pick & 2 == 0 { 4 } else { 0 };
     let uv = if pick & 4 == 0 {

@@ -184,12 +184,62 @@ pub(crate) fn check(bytes: &[u8]) -> Result<Ktx2Index, String> {
         let window = zstd_window(frame, uncompressed).map_err(|e| format!("level {level}: {e}"))?;
         scratch = scratch.saturating_add(uncompressed).saturating_add(window);
     }
+    check_kvd(bytes, u64::from(field(56)), u64::from(field(60)))?;
+    let (sgd_offset, sgd_length) = (u64_at(bytes, 64), u64_at(bytes, 72));
+    if sgd_offset
+        .checked_add(sgd_length)
+        .is_none_or(|end| end > bytes.len() as u64)
+    {
+        return Err(format!(
+            "sgdByteOffset {sgd_offset} + sgdByteLength {sgd_length} runs past the file's {} bytes",
+            bytes.len()
+        ));
+    }
     Ok(Ktx2Index {
         width,
         height,
         levels,
         scratch_bytes: scratch,
     })
+}
+
+/// The key/value data (`kvdByteOffset`, `kvdByteLength`) lies inside the file and is a list
+/// of entries as the KTX2 specification lays them out: a 32-bit `keyAndValueByteLength` (at
+/// least 2: a key and its NUL), that many bytes, then padding to a 4-byte boundary, all
+/// inside `kvdByteLength`. (The transcoder walks the entries itself and, on a length that
+/// leaves out the last entry's padding, indexes past the file: issue 50's structure-aware
+/// fuzzing found it.)
+fn check_kvd(bytes: &[u8], offset: u64, length: u64) -> Result<(), String> {
+    if length == 0 {
+        return Ok(());
+    }
+    let end = offset
+        .checked_add(length)
+        .filter(|&end| end <= bytes.len() as u64)
+        .ok_or_else(|| {
+            format!(
+                "kvdByteOffset {offset} + kvdByteLength {length} runs past the file's {} bytes",
+                bytes.len()
+            )
+        })?;
+    let mut at = offset;
+    while at < end {
+        if end - at < 4 {
+            return Err(format!(
+                "key/value data: {} bytes at byte {at} are not an entry (kvdByteLength {length})",
+                end - at
+            ));
+        }
+        let entry = u64::from(u32_at(bytes, at as usize));
+        let next = (at + 4 + entry).next_multiple_of(4);
+        if entry < 2 || next > end {
+            return Err(format!(
+                "key/value data: the entry at byte {at} of {entry} bytes (padded to 4) does not fit kvdByteLength {length}"
+            ));
+        }
+        at = next;
+    }
+    Ok(())
 }
 
 /// The window a Zstandard frame's header declares (what the decoder reserves), checked

@@ -177,3 +177,43 @@ fn honest_uastc_ktx2_files_decode_and_are_charged_their_scratch() {
     };
     loaded_texture("ktx2-raw-budget", &raw, &exact);
 }
+
+/// `ktx2` with key/value data appended: one `KTXorientation` entry (18 bytes, padded to
+/// 20), declared `kvd_length` bytes long.
+fn with_kvd(mut ktx2: Vec<u8>, kvd_length: u32) -> Vec<u8> {
+    let offset = ktx2.len() as u32;
+    ktx2.extend(18u32.to_le_bytes());
+    ktx2.extend(b"KTXorientation\0rd\0\0\0");
+    ktx2[56..60].copy_from_slice(&offset.to_le_bytes());
+    ktx2[60..64].copy_from_slice(&kvd_length.to_le_bytes());
+    ktx2
+}
+
+/// Key/value data is walked entry by entry before the transcoder sees it: an entry whose
+/// padding runs past `kvdByteLength` made the transcoder index past the file (found by the
+/// structure-aware KTX2 mutator: a panic plumb contained, so an error, but only by
+/// containment); it is refused by name now. The same entry with its padding loads.
+#[test]
+fn ktx2_key_value_data_is_checked_entry_by_entry() {
+    let base = uastc(8, 8, &[Level::Raw], [10, 20, 30, 255]);
+    let t = loaded_texture(
+        "kvd-ok",
+        &with_kvd(base.clone(), 24),
+        &ImportOptions::default(),
+    );
+    assert_eq!((t.width(), t.height()), (8, 8));
+    for (length, what) in [
+        (22, "does not fit kvdByteLength 22"),
+        (1000, "runs past the file"),
+    ] {
+        let m = refused(
+            "kvd-bad",
+            &with_kvd(base.clone(), length),
+            &ImportOptions::default(),
+        );
+        assert!(
+            m.contains(what) && !m.contains("failed on malformed data"),
+            "{m}"
+        );
+    }
+}

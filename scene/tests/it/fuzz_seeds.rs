@@ -90,7 +90,10 @@ fn check_target(target: &str, mime: &str, extension: Option<&str>) -> usize {
         decoded += 1;
     }
     for p in files(&fuzz.join("corpus").join(target)) {
-        let bytes = std::fs::read(&p).unwrap();
+        // A running fuzzer may remove a corpus file between the listing and the read.
+        let Ok(bytes) = std::fs::read(&p) else {
+            continue;
+        };
         match run(&bytes, mime, extension) {
             Ok(Reached::Decoded(..)) => decoded += 1,
             Ok(Reached::Refused) => {}
@@ -121,9 +124,10 @@ fn ktx2_texture_inputs_reach_the_basis_transcoder() {
 /// The committed and shared-model inputs of the `draco` target: a selector byte, the stream.
 fn draco_inputs() -> Vec<(String, Vec<u8>)> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // A running fuzzer may remove a corpus file between the listing and the read.
     let mut inputs: Vec<(String, Vec<u8>)> = files(&repo.join("fuzz/corpus/draco"))
         .into_iter()
-        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .filter_map(|p| Some((p.display().to_string(), std::fs::read(&p).ok()?)))
         .collect();
     let assets = std::env::var("PLUMB_ASSETS")
         .map(PathBuf::from)
@@ -165,8 +169,12 @@ fn draco_inputs_reach_the_draco_decoder() {
         let root = scene.root();
         match import_gltf_bytes(&mut scene, root, &glb, file, &ImportOptions::default()) {
             Ok(_) => imported.push(name),
-            // Refused by plumb's Draco stage: the stream, its ids or what it decoded to.
-            Err(e) if e.to_string().contains("KHR_draco_mesh_compression") => {}
+            // Refused by plumb's Draco stage (the stream, its ids, its counts), or by the
+            // mesh checks after it (what it decoded to: `mesh 0 primitive 0 NORMAL: …`). Not
+            // by the glTF validation before it (`accessors[0].count: …`).
+            Err(e)
+                if e.to_string().contains("KHR_draco_mesh_compression")
+                    || e.to_string().contains("mesh 0 primitive 0 ") => {}
             Err(e) => panic!("draco input {name} never reached the Draco decoder: {e}"),
         }
     }
