@@ -283,6 +283,52 @@ class Scene:
         """Set the clear colour (RGBA in 0..1)."""
         self._native.set_background([float(x) for x in rgba])
 
+    def render_views(
+        self,
+        size: Tuple[int, int],
+        poses: Any,
+        *,
+        pose_convention: str = "opengl",
+        intrinsics: Optional[Sequence[float]] = None,
+        fov: Optional[float] = None,
+        near: Optional[float] = None,
+        far: Optional[float] = None,
+        time: float = 0.0,
+        threads: Optional[int] = None,
+        depth: Union[bool, str] = False,
+        max_pixels: int = DEFAULT_MAX_PIXELS,
+        max_total_pixels: int = _plumb.DEFAULT_MAX_VIEW_PIXELS,
+    ):
+        """Render the scene from each of ``poses`` (``(N, 4, 4)`` camera-to-world matrices)
+        into one ``(N, height, width, 4)`` ``uint8`` array, without reloading or rebuilding
+        the scene, the GIL released throughout; view ``i`` has the bytes of
+        ``render(size, pose=poses[i], …)``. With ``depth``, also ``(N, height, width)``
+        ``float32`` depth (as :func:`render`). All views together are at most
+        ``max_total_pixels`` pixels (default 2**28, a 1 GiB result): more raises
+        :class:`LimitError` before anything is drawn."""
+        p = np.asarray(poses, dtype=np.float64)
+        if p.ndim != 3 or p.shape[1:] != (4, 4):
+            raise BadInputError(f"poses: shape {p.shape}, need (N, 4, 4)")
+        n, (w, h, rgba, d) = self._native.render_views(
+            (int(size[0]), int(size[1])),
+            [float(x) for x in p.reshape(-1)],
+            pose_convention=str(pose_convention),
+            intrinsics=_intrinsics(intrinsics),
+            fov=fov,
+            near=near,
+            far=far,
+            time=float(time),
+            threads=threads,
+            depth=bool(depth),
+            metric_depth=_metric(depth),
+            max_pixels=int(max_pixels),
+            max_total_pixels=int(max_total_pixels),
+        )
+        images = np.frombuffer(rgba, dtype=np.uint8).reshape(n, h, w, 4)
+        if d is None:
+            return images
+        return images, np.frombuffer(d, dtype="<f4").reshape(n, h, w).astype(np.float32, copy=False)
+
     def to_json(self) -> str:
         """The built scene as a plumb scene file's text."""
         return self._native.to_json()

@@ -4,6 +4,7 @@ functions, which wrap these and return NumPy arrays."""
 from typing import List, Optional, Sequence, Tuple
 
 DEFAULT_MAX_PIXELS: int
+DEFAULT_MAX_VIEW_PIXELS: int
 MAX_SIDE: int
 
 class PlumbError(Exception): ...
@@ -70,6 +71,23 @@ class Scene:
     def remove(self, name: str) -> None: ...
     def set_background(self, rgba: List[float]) -> None: ...
     def to_json(self) -> str: ...
+    def render_views(
+        self,
+        size: Tuple[int, int],
+        poses: List[float],
+        *,
+        pose_convention: str = "opengl",
+        intrinsics: Optional[List[float]] = None,
+        fov: Optional[float] = None,
+        near: Optional[float] = None,
+        far: Optional[float] = None,
+        time: float = 0.0,
+        threads: Optional[int] = None,
+        depth: bool = False,
+        metric_depth: bool = False,
+        max_pixels: int = ...,
+        max_total_pixels: int = ...,
+    ) -> Tuple[int, _Rendered]: ...
     @staticmethod
     def load(
         path: str,

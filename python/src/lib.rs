@@ -101,6 +101,10 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, Failure> + Se
 }
 
 /// Checks a size against the side limit and `max_pixels`.
+/// Most pixels `Scene.render_views` renders in one call, all views together (by default):
+/// 2^28, a 1 GiB RGBA result.
+const DEFAULT_MAX_VIEW_PIXELS: u64 = 1 << 28;
+
 fn check_size(width: u32, height: u32, max_pixels: u64) -> PyResult<()> {
     let max = MAX_TARGET_SIZE;
     if width == 0 || height == 0 || width > max || height > max {
@@ -587,6 +591,90 @@ impl Scene {
         self.built_mut()?.set_background(rgba).map_err(bad)
     }
 
+    /// Renders the scene from `poses` (N camera-to-world matrices, 16 numbers each,
+    /// row-major, flattened) into one buffer of N images (see `plumb.Scene.render_views`):
+    /// `(n, width, height, rgba, depth)`. One scene, one load; the GIL is released.
+    #[pyo3(signature = (size, poses, *, pose_convention="opengl", intrinsics=None, fov=None,
+        near=None, far=None, time=0.0, threads=None, depth=false, metric_depth=false,
+        max_pixels=DEFAULT_MAX_PIXELS, max_total_pixels=DEFAULT_MAX_VIEW_PIXELS))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "Python keyword arguments, one per render option"
+    )]
+    fn render_views(
+        &mut self,
+        py: Python<'_>,
+        size: (u32, u32),
+        poses: Vec<f32>,
+        pose_convention: &str,
+        intrinsics: Option<[f32; 4]>,
+        fov: Option<f32>,
+        near: Option<f32>,
+        far: Option<f32>,
+        time: f32,
+        threads: Option<usize>,
+        depth: bool,
+        metric_depth: bool,
+        max_pixels: u64,
+        max_total_pixels: u64,
+    ) -> PyResult<(usize, PyRendered)> {
+        check_size(size.0, size.1, max_pixels)?;
+        if !time.is_finite() {
+            return Err(bad(format!("time must be finite, got {time}")));
+        }
+        if poses.is_empty() || !poses.len().is_multiple_of(16) {
+            return Err(bad(format!(
+                "poses must be N 4x4 matrices (N x 16 numbers, N >= 1), got {} numbers",
+                poses.len()
+            )));
+        }
+        let n = poses.len() / 16;
+        let total = n as u64 * u64::from(size.0) * u64::from(size.1);
+        if total > max_total_pixels {
+            return Err(err(
+                ErrorKind::Limit,
+                format!(
+                    "{n} views of {}x{} are {total} pixels, more than max_total_pixels={max_total_pixels}",
+                    size.0, size.1
+                ),
+            ));
+        }
+        let views = poses
+            .chunks_exact(16)
+            .map(|p| {
+                calibrated(
+                    camera_args(None, None, None, None, fov, near, far)?,
+                    Some(p.to_vec()),
+                    pose_convention,
+                    intrinsics,
+                )
+            })
+            .collect::<PyResult<Vec<CameraArgs>>>()?;
+        self.refresh()?;
+        let model = &mut self.model;
+        let (rgba, d) = detached(py, || {
+            let mut rgba = Vec::new();
+            let mut d = depth.then(Vec::new);
+            for view in &views {
+                let (_, _, c, z) = render_model(
+                    model,
+                    size,
+                    time,
+                    LoopMode::Clamp,
+                    view,
+                    threads,
+                    (depth, metric_depth),
+                )?;
+                rgba.extend_from_slice(&c);
+                if let (Some(all), Some(z)) = (d.as_mut(), z) {
+                    all.extend_from_slice(&z);
+                }
+            }
+            Ok((rgba, d))
+        })?;
+        Ok((n, into_py(py, (size.0, size.1, rgba, d))))
+    }
+
     /// The built scene as a scene file's text.
     fn to_json(&self) -> PyResult<String> {
         match &self.built {
@@ -949,6 +1037,7 @@ fn _plumb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LimitError", py.get_type::<LimitError>())?;
     m.add("PlumbIOError", py.get_type::<PlumbIOError>())?;
     m.add("DEFAULT_MAX_PIXELS", DEFAULT_MAX_PIXELS)?;
+    m.add("DEFAULT_MAX_VIEW_PIXELS", DEFAULT_MAX_VIEW_PIXELS)?;
     m.add("MAX_SIDE", MAX_TARGET_SIZE)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;

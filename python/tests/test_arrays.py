@@ -203,3 +203,34 @@ def test_metric_depth_npy_equals_python(cli, repo, tmp_path):
         plumb.render(repo / "refimages/raster/blend_grid.json", depth="metric")
     with pytest.raises(plumb.BadInputError, match="depth must be"):
         plumb.render(scene, size=(8, 8), depth="deep")
+
+
+def _orbit(n):
+    """``n`` OpenGL camera poses on a circle of radius 6 around the origin, looking at it."""
+    poses = []
+    for a in np.linspace(0, 2 * np.pi, n, endpoint=False):
+        eye = np.array([6 * np.sin(a), 1.0, 6 * np.cos(a)])
+        back = eye / np.linalg.norm(eye)
+        right = np.cross([0.0, 1.0, 0.0], back)
+        right /= np.linalg.norm(right)
+        up = np.cross(back, right)
+        pose = np.eye(4)
+        pose[:3, 0], pose[:3, 1], pose[:3, 2], pose[:3, 3] = right, up, back, eye
+        poses.append(pose)
+    return np.array(poses)
+
+
+def test_render_views_equals_one_render_per_pose():
+    scene = built_scene()
+    poses = _orbit(5)
+    k = (60.0, 60.0, 39.5, 29.5)
+    images, depth = scene.render_views((80, 60), poses, intrinsics=k, depth="metric")
+    assert images.shape == (5, 60, 80, 4) and depth.shape == (5, 60, 80)
+    for i, pose in enumerate(poses):
+        one, z = scene.render((80, 60), pose=pose, intrinsics=k, depth="metric")
+        assert np.array_equal(images[i], one) and np.array_equal(depth[i], z), i
+    assert not np.array_equal(images[0], images[2])
+    with pytest.raises(plumb.BadInputError, match=r"poses: shape \(4, 4\)"):
+        scene.render_views((80, 60), np.eye(4))
+    with pytest.raises(plumb.LimitError, match="max_total_pixels"):
+        scene.render_views((80, 60), poses, max_total_pixels=4 * 80 * 60)
