@@ -254,15 +254,19 @@ pub fn choose_camera(
             .map_err(|e| format!("--pose: {e}"))?;
     }
     let moved = moved || view.pose.is_some();
-    if let Some(k) = view.intrinsics {
+    // `--near` / `--far`, else the framing rule's range for the eye's distance to the bound
+    // centre (a framed camera), else the camera's own.
+    let near_far = |camera: &Camera| {
         let f = camera.frustum();
         let (near, far) = if framed {
             clip_range(camera.location().distance(center), radius)
         } else {
             (f.near, f.far)
         };
-        let near = view.near.unwrap_or(near);
-        let far = view.far.unwrap_or(far);
+        (view.near.unwrap_or(near), view.far.unwrap_or(far))
+    };
+    if let Some(k) = view.intrinsics {
+        let (near, far) = near_far(&camera);
         let (l, r, b, t) = intrinsics_frustum(k, width, height, near);
         camera
             .set_frustum(l, r, b, t, near, far)
@@ -273,13 +277,7 @@ pub fn choose_camera(
         view.fov.is_some() || view.near.is_some() || view.far.is_some() || (framed && moved);
     if reproject {
         let f = camera.frustum();
-        let (near, far) = if framed {
-            clip_range(camera.location().distance(center), radius)
-        } else {
-            (f.near, f.far)
-        };
-        let near = view.near.unwrap_or(near);
-        let far = view.far.unwrap_or(far);
+        let (near, far) = near_far(&camera);
         let result = match (camera.projection(), fov) {
             (Projection::Orthographic, None) => {
                 camera.set_orthographic(f.left, f.right, f.bottom, f.top, near, far)

@@ -1001,6 +1001,15 @@ fn metal_map_follows_the_documented_rule() {
     assert!(expect(1.0)[0] + 40 < expect(0.0)[0]);
 }
 
+/// `q.gltf` of `dir` rendered at 48 × 32 at time `t` into `out`, with `extra` arguments.
+fn quad_at(dir: &Path, t: &str, out: &str, extra: &[&str]) -> RgbaImage {
+    let mut args = vec![
+        "render", "q.gltf", "-o", out, "--size", "48x32", "--time", t,
+    ];
+    args.extend_from_slice(extra);
+    render(dir, &args)
+}
+
 /// `--loop repeat` plays a clip again past its end (time modulo its duration, 1 s here), as
 /// three.js does; the default `clamp` holds the last pose.
 #[test]
@@ -1011,13 +1020,7 @@ fn loop_repeat_wraps_the_clip_and_clamp_holds_its_end() {
         ..Quad::new(unlit([1.0, 0.0, 0.0, 1.0]))
     };
     write_quad(&dir, "q", &q);
-    let at = |t: &str, out: &str, extra: &[&str]| {
-        let mut args = vec![
-            "render", "q.gltf", "-o", out, "--size", "48x32", "--time", t,
-        ];
-        args.extend_from_slice(extra);
-        render(&dir, &args)
-    };
+    let at = |t: &str, out: &str, extra: &[&str]| quad_at(&dir, t, out, extra);
     let quarter = at("0.25", "a.png", &[]);
     let end = at("1", "b.png", &[]);
     assert_ne!(quarter, end, "the clip moves the quad");
@@ -1045,13 +1048,7 @@ fn loop_repeat_wraps_each_clip_by_its_own_duration() {
         ..Quad::new(unlit([1.0, 0.0, 0.0, 1.0]))
     };
     write_quad(&dir, "q", &q);
-    let at = |t: &str, out: &str, extra: &[&str]| {
-        let mut args = vec![
-            "render", "q.gltf", "-o", out, "--size", "48x32", "--time", t,
-        ];
-        args.extend_from_slice(extra);
-        render(&dir, &args)
-    };
+    let at = |t: &str, out: &str, extra: &[&str]| quad_at(&dir, t, out, extra);
     let quarter = at("0.25", "a.png", &[]);
     let end = at("1", "b.png", &[]);
     assert_ne!(quarter, end, "the 1 s clip moves the quad");
