@@ -166,7 +166,11 @@ pub(crate) fn check(bytes: &[u8]) -> Result<Ktx2Index, String> {
             continue;
         }
         let (w, h) = ((width >> level).max(1), (height >> level).max(1));
-        let size = u64::from(w.div_ceil(4)) * u64::from(h.div_ceil(4)) * UASTC_BLOCK_BYTES;
+        // Saturating: a 2³²−1 square's 2⁶⁰ blocks of 16 bytes do not fit 64 bits (issue 50:
+        // an overflow the structure-aware mutator found; no level declares that size).
+        let size = u64::from(w.div_ceil(4))
+            .saturating_mul(u64::from(h.div_ceil(4)))
+            .saturating_mul(UASTC_BLOCK_BYTES);
         if uncompressed != size {
             return Err(format!(
                 "level {level} uncompressedByteLength is {uncompressed}; a {w}x{h} UASTC level is {size} bytes"

@@ -217,3 +217,19 @@ fn ktx2_key_value_data_is_checked_entry_by_entry() {
         );
     }
 }
+
+/// A UASTC level's size is computed from the declared width and height without overflow: a
+/// 4294967295 × 4294967295 base has 2⁶⁰ blocks of 16 bytes, past 64 bits (found by the
+/// structure-aware mutator: an overflow panic with overflow checks on, a wrapped size of 0
+/// without them). It is refused for its level's size, computed saturating.
+#[test]
+fn ktx2_of_the_largest_declared_size_does_not_overflow() {
+    let mut ktx2 = uastc(8, 8, &[Level::Raw], [1, 2, 3, 255]);
+    ktx2[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
+    ktx2[24..28].copy_from_slice(&u32::MAX.to_le_bytes());
+    let m = refused("ktx2-huge", &ktx2, &ImportOptions::default());
+    assert!(
+        m.contains("a 4294967295x4294967295 UASTC level is 18446744073709551615 bytes"),
+        "{m}"
+    );
+}
