@@ -9,6 +9,7 @@
 //! below the vertex count, at most [`MAX_ARRAY_VERTICES`] vertices and
 //! [`MAX_ARRAY_TRIANGLES`] triangles per mesh, and a pose whose last row is `0, 0, 0, 1`.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use glam::Vec4;
@@ -48,6 +49,8 @@ pub struct ArrayScene {
     doc: SceneDoc,
     /// Meshes and lights added, for their default names.
     added: usize,
+    /// The names of the meshes and lights (unique), so that adding is not quadratic.
+    names: BTreeSet<String>,
 }
 
 fn real(x: f32, what: &dyn Fn() -> String) -> Result<Real, String> {
@@ -110,9 +113,7 @@ impl ArrayScene {
     fn next_name(&mut self, kind: &str, name: Option<String>) -> Result<String, String> {
         self.added += 1;
         let name = name.unwrap_or_else(|| format!("{kind}_{}", self.added));
-        let taken = self.doc.root.children.iter().any(|n| n.name == name)
-            || self.doc.lights.iter().any(|l| l.name == name);
-        if name.is_empty() || taken {
+        if name.is_empty() || self.names.contains(&name) {
             return Err(format!(
                 "name '{name}' is empty or already used: names are unique"
             ));
@@ -226,6 +227,7 @@ impl ArrayScene {
             );
         }
         self.doc.root.children.push(node);
+        self.names.insert(name.clone());
         Ok(name)
     }
 
@@ -285,6 +287,7 @@ impl ArrayScene {
         let light: LightDoc = serde_json::from_value(light).map_err(|e| format!("{what}: {e}"))?;
         self.doc.lights.push(light);
         self.doc.root.lights.push(name.clone());
+        self.names.insert(name.clone());
         Ok(name)
     }
 
@@ -310,6 +313,7 @@ impl ArrayScene {
     /// # Errors
     /// Nothing of that name.
     pub fn remove(&mut self, name: &str) -> Result<(), String> {
+        self.names.remove(name);
         let before = self.doc.root.children.len() + self.doc.lights.len();
         self.doc.root.children.retain(|n| n.name != name);
         self.doc.lights.retain(|l| l.name != name);
