@@ -20,7 +20,11 @@ fuzz_target!(|data: &[u8]| {
     let (points, faces) = plumb_fuzz::draco_counts(stream);
     let glb = plumb_fuzz::draco_glb(pick, stream, points, faces);
     let file = Path::new("/nonexistent-plumb-fuzz/draco.glb");
-    plumb_fuzz::import_and_draw(&glb, file);
+    let options = plumb_scene::io::ImportOptions {
+        max_geometry_bytes: plumb_fuzz::DRACO_FUZZ_GEOMETRY_BYTES,
+        ..plumb_scene::io::ImportOptions::default()
+    };
+    plumb_fuzz::import_and_draw_with(&glb, file, &options);
 });
 
 // Structure-aware mutations (`plumb_fuzz::mutate::draco`): the container stays consistent, so
