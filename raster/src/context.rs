@@ -16,14 +16,14 @@ use rayon::prelude::*;
 
 use crate::base::error::Error;
 use crate::base::simd::SimdLevel;
-use crate::fragment::path::{FragmentPath, VertexColorShader};
+use crate::fragment::path::{Aux, FragmentPath, VertexColorShader};
 use crate::fragment::scratch::{FragmentShader, Scratch};
 use crate::fragment::tile::raster_tile;
 use crate::geometry::assemble::{FrontEnd, Primitives};
 use crate::geometry::bin::ChunkBins;
 use crate::geometry::setup::GeometryStats;
 use crate::state::PipelineState;
-use crate::target::{RenderTarget, TileMut, TILE_SIZE};
+use crate::target::{Planes, RenderTarget, TileMut, TILE_SIZE};
 use crate::vertex::{ClipVertex, Indices, Topology, VertexInput, MAX_VARYINGS};
 
 /// Primitives per set-up chunk: at least this many (parallel overhead) …
@@ -80,6 +80,8 @@ pub struct Context {
     pending_clear: Option<TileClear>,
     /// Set by an [`crate::explain::Explainer`] around each of its draws.
     pub(crate) probe: Option<crate::history::ProbeTag>,
+    /// The id later draws write to the target's id plane ([`Context::set_object_id`]).
+    object_id: u32,
 }
 
 impl Context {
@@ -109,7 +111,29 @@ impl Context {
             simd,
             pending_clear: None,
             probe: None,
+            object_id: 0,
         })
+    }
+
+    /// Keeps (or drops) the target's optional planes, an object id and an eye-space normal
+    /// per pixel (see [`crate::target`]); queued draws are rasterised first. Kept planes
+    /// start at 0. Draws into a target with either plane take the staged fragment path
+    /// (the fused kernels do not write them): the colour and depth bytes are the same.
+    pub fn enable_planes(&mut self, planes: Planes) {
+        self.finish();
+        self.target.enable_planes(planes);
+    }
+
+    /// Whether the target keeps a normal plane (the fixed-function vertex stage then outputs
+    /// the eye-space normal).
+    pub(crate) fn keeps_normals(&self) -> bool {
+        self.target.planes().normals
+    }
+
+    /// The id later draws store in the id plane where they write depth (default 0, which
+    /// also stands for "nothing drawn").
+    pub fn set_object_id(&mut self, id: u32) {
+        self.object_id = id;
     }
 
     /// The instruction set the fragment kernels run at.
@@ -246,18 +270,20 @@ impl Context {
             position: |i| vertices.positions[i],
             fetch,
         };
-        self.draw_with(state, Arc::new(VertexColorShader), prims)
+        self.draw_with(state, Arc::new(VertexColorShader), prims, None)
     }
 
     /// The general draw: `prims` names the vertices and how they form primitives
     /// ([`Primitives`]); `shader` turns interpolated varyings into colours. The geometry
     /// front end ([`FrontEnd`]) sets up and bins the primitives chunk by chunk, in parallel
-    /// over the pool; this queues the chunks in submission order.
+    /// over the pool; this queues the chunks in submission order. `normal_at` is where the
+    /// eye-space normal sits in the varyings, for the target's normal plane.
     pub(crate) fn draw_with<P, F>(
         &mut self,
         state: &PipelineState,
         shader: Arc<dyn FragmentShader>,
         prims: Primitives<'_, P, F>,
+        normal_at: Option<usize>,
     ) -> Result<DrawStats, Error>
     where
         P: Fn(usize) -> glam::Vec4 + Sync,
@@ -278,9 +304,14 @@ impl Context {
         let probing = self.probe.is_some();
         let mut front = FrontEnd::new(state, prims, size, tiles, (level, probing));
         front.screen_vertices(&self.pool);
+        let planes = self.target.planes();
+        let aux = ((planes.ids || planes.normals) && state.depth.write).then_some(Aux {
+            id: self.object_id,
+            normal: normal_at.filter(|_| planes.normals),
+        });
         let path = Arc::new(FragmentPath::new(
             state,
-            nvar,
+            (nvar, aux),
             shader,
             level,
             self.probe.clone(),

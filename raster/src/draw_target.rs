@@ -90,6 +90,9 @@ pub trait DrawTarget {
     /// Names the next draw (a scene node and pass) for the target's records. The default
     /// ignores it.
     fn label(&mut self, _label: &str) {}
+    /// The object id later draws write to the target's id plane, as
+    /// [`Context::set_object_id`]. The default ignores it (a target without an id plane).
+    fn set_object_id(&mut self, _id: u32) {}
 }
 
 impl DrawTarget for Context {
@@ -140,5 +143,8 @@ impl DrawTarget for Context {
     }
     fn reset_stats(&mut self) {
         Context::reset_stats(self);
+    }
+    fn set_object_id(&mut self, id: u32) {
+        Context::set_object_id(self, id);
     }
 }

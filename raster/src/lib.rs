@@ -173,5 +173,5 @@ pub use draw_target::DrawTarget;
 pub use fixed_function::{FixedFunction, MeshInput, TexGen, TextureUnit, Transforms};
 pub use geometry::setup::GeometryStats;
 pub use state::*;
-pub use target::RenderTarget;
+pub use target::{Planes, RenderTarget};
 pub use vertex::{Indices, Topology, VertexInput};

@@ -1,4 +1,13 @@
-//! The render target: RGBA8 colour, `f32` depth and `u8` stencil planes, stored tile-major.
+//! The render target: RGBA8 colour, `f32` depth and `u8` stencil planes, stored tile-major,
+//! and two optional planes for datasets ([`RenderTarget::enable_planes`]): a `u32` object id
+//! and an `f32` eye-space normal per pixel.
+//!
+//! The optional planes are written by the same fragments as the depth plane and only by
+//! them: a fragment that passes every test of a draw that writes depth stores the draw's
+//! object id ([`crate::Context::set_object_id`]) and its interpolated eye-space normal
+//! (normalised; zero for a mesh without normals or a draw without a normal attribute). So
+//! the id plane always names the surface whose depth the depth plane holds. Clearing depth
+//! clears them to 0.
 //!
 //! Pixels are stored in square tiles of [`TILE_SIZE`]² (row-major inside a tile, tiles
 //! row-major across the target) so that each tile is one contiguous block that one worker
@@ -27,13 +36,29 @@ pub struct RenderTarget {
     pub(crate) color: Vec<[u8; 4]>,
     pub(crate) depth: Vec<f32>,
     pub(crate) stencil: Vec<u8>,
+    /// The object-id plane (empty when off).
+    pub(crate) ids: Vec<u32>,
+    /// The eye-space normal plane (empty when off).
+    pub(crate) normals: Vec<[f32; 3]>,
 }
 
-/// Mutable view of one tile's planes (what one worker owns).
+/// Which optional planes a target keeps (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Planes {
+    /// A `u32` object id per pixel.
+    pub ids: bool,
+    /// An `f32` eye-space normal per pixel.
+    pub normals: bool,
+}
+
+/// Mutable view of one tile's planes (what one worker owns). `ids` and `normals` are empty
+/// when the target does not keep them.
 pub(crate) struct TileMut<'a> {
     pub color: &'a mut [[u8; 4]],
     pub depth: &'a mut [f32],
     pub stencil: &'a mut [u8],
+    pub ids: &'a mut [u32],
+    pub normals: &'a mut [[f32; 3]],
 }
 
 impl TileMut<'_> {
@@ -72,6 +97,8 @@ fn fill_at<S: fearless_simd::Simd>(
     }
     rows.into_remainder().fill(depth);
     tile.stencil.fill(stencil);
+    tile.ids.fill(0);
+    tile.normals.fill([0.0; 3]);
 }
 
 /// [`Error::InvalidSize`] unless both sides are in `1..=MAX_TARGET_SIZE`.
@@ -104,7 +131,29 @@ impl RenderTarget {
             color: vec![[0; 4]; n],
             depth: vec![1.0; n],
             stencil: vec![0; n],
+            ids: Vec::new(),
+            normals: Vec::new(),
         })
+    }
+
+    /// Keeps (or drops) the optional planes: each kept plane starts at 0 (see the
+    /// [module docs](self)).
+    pub fn enable_planes(&mut self, planes: Planes) {
+        let n = self.depth.len();
+        self.ids = if planes.ids { vec![0; n] } else { Vec::new() };
+        self.normals = if planes.normals {
+            vec![[0.0; 3]; n]
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// The optional planes the target keeps.
+    pub fn planes(&self) -> Planes {
+        Planes {
+            ids: !self.ids.is_empty(),
+            normals: !self.normals.is_empty(),
+        }
     }
 
     /// Width in pixels.
@@ -139,9 +188,12 @@ impl RenderTarget {
         self.color.fill(rgba);
     }
 
-    /// Sets every depth value (clamped to 0..1; NaN becomes 1).
+    /// Sets every depth value (clamped to 0..1; NaN becomes 1), and the id and normal
+    /// planes to 0.
     pub fn clear_depth(&mut self, depth: f32) {
         self.depth.fill(clear_depth_value(depth));
+        self.ids.fill(0);
+        self.normals.fill([0.0; 3]);
     }
 
     /// Sets every stencil value.
@@ -170,6 +222,12 @@ impl RenderTarget {
                 }
                 if let Some(d) = depth {
                     self.depth[i] = d;
+                    if let Some(id) = self.ids.get_mut(i) {
+                        *id = 0;
+                    }
+                    if let Some(n) = self.normals.get_mut(i) {
+                        *n = [0.0; 3];
+                    }
                 }
                 if let Some(s) = stencil {
                     self.stencil[i] = s;
@@ -216,10 +274,27 @@ impl RenderTarget {
 
     /// The raw depth values, row-major, `width × height`.
     pub fn depth_values(&self) -> Vec<f32> {
+        self.row_major(&self.depth)
+    }
+
+    /// The object ids, row-major, `width × height`, or `None` when the target does not keep
+    /// them ([`RenderTarget::enable_planes`]).
+    pub fn id_values(&self) -> Option<Vec<u32>> {
+        (!self.ids.is_empty()).then(|| self.row_major(&self.ids))
+    }
+
+    /// The eye-space normals, row-major, `width × height`, or `None` when the target does not
+    /// keep them.
+    pub fn normal_values(&self) -> Option<Vec<[f32; 3]>> {
+        (!self.normals.is_empty()).then(|| self.row_major(&self.normals))
+    }
+
+    /// A tile-major plane's values in row-major order.
+    fn row_major<T: Copy>(&self, plane: &[T]) -> Vec<T> {
         let mut out = Vec::with_capacity((self.width * self.height) as usize);
         for y in 0..self.height {
             for x in 0..self.width {
-                out.push(self.depth[self.index(x, y)]);
+                out.push(plane[self.index(x, y)]);
             }
         }
         out
@@ -227,16 +302,32 @@ impl RenderTarget {
 
     /// Per-tile mutable views, in tile order (row-major over tiles).
     pub(crate) fn tiles_mut(&mut self) -> impl Iterator<Item = TileMut<'_>> {
+        // An absent plane (empty) gives every tile an empty slice.
+        let tiles = self.color.len() / TILE_PIXELS;
+        let ids = optional_tiles(&mut self.ids);
+        let normals = optional_tiles(&mut self.normals);
         self.color
             .chunks_mut(TILE_PIXELS)
             .zip(self.depth.chunks_mut(TILE_PIXELS))
             .zip(self.stencil.chunks_mut(TILE_PIXELS))
-            .map(|((color, depth), stencil)| TileMut {
+            .zip(ids.zip(normals))
+            .take(tiles)
+            .map(|(((color, depth), stencil), (ids, normals))| TileMut {
                 color,
                 depth,
                 stencil,
+                ids: ids.unwrap_or_default(),
+                normals: normals.unwrap_or_default(),
             })
     }
+}
+
+/// A plane's tiles, then `None` for ever: an absent (empty) plane is `None` for every tile.
+fn optional_tiles<T>(plane: &mut [T]) -> impl Iterator<Item = Option<&mut [T]>> {
+    plane
+        .chunks_mut(TILE_PIXELS)
+        .map(Some)
+        .chain(std::iter::repeat_with(|| None))
 }
 
 /// The depth a clear to `depth` stores: clamped to 0..1, NaN becomes 1.

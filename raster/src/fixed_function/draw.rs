@@ -35,7 +35,7 @@ impl Context {
         topology: Topology,
     ) -> Result<DrawStats, Error> {
         check_fixed_input(ff, transforms, mesh, indices)?;
-        let layout = Layout::new(ff);
+        let layout = Layout::new(ff, self.keeps_normals());
         debug_assert!(layout.count <= MAX_VARYINGS);
         let lit = ff
             .lighting
@@ -98,6 +98,7 @@ impl Context {
             verts: &verts,
             n,
             varyings: (layout.count, layout.colors),
+            normal: layout.normal,
         };
         let shader = Arc::new(shader);
         // The common layouts' fetch copies a constant number of varyings.
@@ -137,7 +138,7 @@ impl Context {
                 }
             },
         };
-        self.draw_with(state, shader, prims)
+        self.draw_with(state, shader, prims, p.normal)
     }
 }
 
@@ -147,4 +148,6 @@ struct Packed<'a> {
     verts: &'a [f32],
     n: usize,
     varyings: (usize, usize),
+    /// Where the eye-space normal for the target's normal plane sits.
+    normal: Option<usize>,
 }

@@ -25,11 +25,15 @@ pub(super) struct Layout {
     pub(super) fog: Option<usize>,
     /// Eye position and eye normal (Phong).
     pub(super) phong: Option<usize>,
+    /// The eye-space normal for the target's normal plane (zero for a mesh without
+    /// normals).
+    pub(super) normal: Option<usize>,
     pub(super) count: usize,
 }
 
 impl Layout {
-    pub(super) fn new(ff: &FixedFunction) -> Layout {
+    /// The layout of `ff`'s varyings, with the normal-plane normal when `normal_plane`.
+    pub(super) fn new(ff: &FixedFunction, normal_plane: bool) -> Layout {
         let lit = ff.lighting.as_ref().is_some_and(LightingState::is_lit);
         let l = ff.lighting.unwrap_or_default();
         let vertex_lit = lit && !ff.per_pixel_lighting;
@@ -54,6 +58,10 @@ impl Layout {
             n += 6;
             n - 6
         });
+        let normal = normal_plane.then(|| {
+            n += 3;
+            n - 3
+        });
         Layout {
             colors,
             secondary,
@@ -61,6 +69,7 @@ impl Layout {
             units,
             fog,
             phong,
+            normal,
             count: n,
         }
     }
@@ -162,6 +171,9 @@ impl VertexStage<'_> {
             v[o + 3..o + 6].copy_from_slice(&normal.unwrap_or(Vec3::Z).to_array());
             v[..4].copy_from_slice(&color.to_array());
         }
+        if let Some(o) = l.normal {
+            v[o..o + 3].copy_from_slice(&normal.unwrap_or(Vec3::ZERO).to_array());
+        }
     }
 }
 
@@ -254,6 +266,14 @@ impl VertexStage<'_> {
                 put(&mut rows, v + o, &pos_eye);
                 put(&mut rows, v + o + 3, &normal);
                 put(&mut rows, v, &color);
+            }
+            if let Some(o) = l.normal {
+                let n = if m.normals.is_some() {
+                    normal
+                } else {
+                    [zero; 3]
+                };
+                put(&mut rows, v + o, &n);
             }
             for (i, vert) in chunk.chunks_exact_mut(stride).enumerate() {
                 for (k, x) in vert.iter_mut().enumerate() {
@@ -519,7 +539,7 @@ pub(crate) mod tests {
             } else {
                 Mat4::from_rotation_translation(glam::Quat::from_rotation_y(0.3), r.v3())
             };
-            let layout = Layout::new(&ff);
+            let layout = Layout::new(&ff, case % 3 == 0);
             let stage = VertexStage {
                 mesh: &mesh,
                 ff: &ff,

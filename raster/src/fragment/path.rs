@@ -131,9 +131,23 @@ impl StencilTables {
     }
 }
 
+/// What a draw writes to the target's optional planes (`crate::target`), where it writes
+/// depth.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Aux {
+    /// The object id.
+    pub id: u32,
+    /// Where the eye-space normal sits in the varyings (`None`: the draw has none, or the
+    /// target keeps no normal plane).
+    pub normal: Option<usize>,
+}
+
 /// Everything the fragment stage does for one draw, decided once.
 pub(crate) struct FragmentPath {
     pub nvar: usize,
+    /// The optional planes' values, for a draw that writes depth into a target that keeps
+    /// them. Such a draw takes the staged path.
+    aux: Option<Aux>,
     interpolate: bool,
     /// The shader's colour is varyings 0..4 (no shading step).
     passthrough: bool,
@@ -165,7 +179,7 @@ pub(crate) struct FragmentPath {
 impl FragmentPath {
     pub fn new(
         state: &PipelineState,
-        nvar: usize,
+        (nvar, aux): (usize, Option<Aux>),
         shader: Arc<dyn FragmentShader>,
         level: Level,
         probe: Option<ProbeTag>,
@@ -192,8 +206,10 @@ impl FragmentPath {
             && !state.stencil.enabled
             && !state.blend.enabled
             && color_mask == u32::MAX
-            && probe.is_none();
+            && probe.is_none()
+            && aux.is_none();
         let textured = (early_z
+            && aux.is_none()
             && !state.stencil.enabled
             && (!state.blend.enabled || is_alpha_blend(&state.blend))
             && color_mask == u32::MAX
@@ -205,6 +221,7 @@ impl FragmentPath {
             fused,
             textured,
             nvar,
+            aux,
             interpolate: shader.uses_varyings(),
             passthrough: shader.color_is_varyings(),
             skip: shader.skip_varyings(),
@@ -241,9 +258,37 @@ impl FragmentPath {
             simd => self.rows_at(simd, (tri, planes), rows, tile, s);
             portable => rows.iter().map(|r| {
                 let (b, dst) = row_batch((tri, planes), r, tile);
-                self.run_portable::<true>(simd, b, dst, s)
+                let n = self.run_portable::<true>(simd, b, dst, s);
+                self.write_aux(s, r.len as usize, tile, |i| r.off as usize + i);
+                n
             }).sum()
         )
+    }
+
+    /// Stores the draw's object id and normal ([`Aux`]) at the batch's written pixels (the
+    /// lanes `s.mask` keeps after the batch: those that passed every test), pixel `i` of
+    /// `n` at tile offset `at(i)`. Nothing for a draw without them.
+    #[inline(always)]
+    pub fn write_aux(
+        &self,
+        s: &Scratch,
+        n: usize,
+        tile: &mut TileMut<'_>,
+        at: impl Fn(usize) -> usize,
+    ) {
+        let Some(aux) = self.aux else { return };
+        for i in (0..n).filter(|&i| s.mask[i] != 0) {
+            let o = at(i);
+            if let Some(id) = tile.ids.get_mut(o) {
+                *id = aux.id;
+            }
+            if let Some(out) = tile.normals.get_mut(o) {
+                *out = match aux.normal {
+                    Some(k) => unit([s.var[k][i], s.var[k + 1][i], s.var[k + 2][i]]),
+                    None => [0.0; 3],
+                };
+            }
+        }
     }
 
     /// [`FragmentPath::run_rows`] at one instruction set: the fused kernels over all the
@@ -282,7 +327,9 @@ impl FragmentPath {
         rows.iter()
             .map(|r| {
                 let (b, dst) = row_batch((tri, planes), r, tile);
-                self.run_at::<S, true>(simd, b, dst, s)
+                let n = self.run_at::<S, true>(simd, b, dst, s);
+                self.write_aux(s, r.len as usize, tile, |i| r.off as usize + i);
+                n
             })
             .sum()
     }
@@ -850,6 +897,17 @@ fn factors(
                 }
             }
         }
+    }
+}
+
+/// `v` scaled to unit length (plain IEEE operations, so every level gives the same bits); zero
+/// for a zero or non-finite vector.
+fn unit([x, y, z]: [f32; 3]) -> [f32; 3] {
+    let l = (x * x + y * y + z * z).sqrt();
+    if l > 0.0 && l.is_finite() {
+        [x / l, y / l, z / l]
+    } else {
+        [0.0; 3]
     }
 }
 

@@ -204,6 +204,9 @@ fn run_block(
         stencil[o] = g.stencil[i];
         color[o] = g.color[i];
     }
+    if written > 0 {
+        path.write_aux(scratch, k, tile, |i| usize::from(g.off[i]));
+    }
     written
 }
 

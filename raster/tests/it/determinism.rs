@@ -14,7 +14,11 @@ use plumb_raster::*;
 
 use plumb_raster::rng::XorShift64 as Rng;
 
-fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
+/// The frame's colour, depth and stencil, and with `planes` its id and normal planes (each
+/// draw's id is its index + 1).
+type Planes = (Vec<u32>, Vec<[f32; 3]>);
+
+fn render(threads: usize, planes: bool) -> ((Vec<u8>, Vec<f32>, Vec<u8>), Planes) {
     let (w, h) = (300, 200);
     let mut ctx = Context::new(
         w,
@@ -24,9 +28,16 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
         },
     )
     .unwrap();
+    if planes {
+        ctx.enable_planes(plumb_raster::Planes {
+            ids: true,
+            normals: true,
+        });
+    }
     ctx.clear(Vec4::new(0.1, 0.2, 0.3, 1.0), 1.0, 0);
     let mut r = Rng::new(0x1234_5678_9abc_def1);
     for draw in 0..60 {
+        ctx.set_object_id(draw + 1);
         let mut st = ctx.default_state();
         st.blend = BlendState {
             enabled: r.next_u64().is_multiple_of(2),
@@ -123,6 +134,7 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
     lighting.material.specular = Vec3::ONE;
     lighting.material.shininess = 20.0;
     for per_pixel in [false, true] {
+        ctx.set_object_id(100 + u32::from(per_pixel));
         let ff = FixedFunction {
             lighting: Some(lighting),
             per_pixel_lighting: per_pixel,
@@ -203,23 +215,55 @@ fn render(threads: usize) -> (Vec<u8>, Vec<f32>, Vec<u8>) {
             stencil.push(target.stencil_at(x, y).unwrap());
         }
     }
-    (img, depth, stencil)
+    let aux = (
+        target.id_values().unwrap_or_default(),
+        target.normal_values().unwrap_or_default(),
+    );
+    ((img, depth, stencil), aux)
 }
 
 #[test]
 fn same_bytes_with_1_2_and_7_threads() {
-    let (c1, d1, s1) = render(1);
+    let ((c1, d1, s1), _) = render(1, false);
     // Something must actually have been drawn for the comparison to mean anything.
     assert!(c1.chunks(4).any(|p| p != [26, 51, 77, 255]));
     assert!(d1.iter().any(|d| *d < 1.0));
     assert!(s1.iter().any(|s| *s != 0));
     for threads in [2, 7] {
-        let (c, d, s) = render(threads);
+        let ((c, d, s), _) = render(threads, false);
         assert!(c == c1, "colour differs with {threads} threads");
         assert!(
             d.iter().zip(&d1).all(|(a, b)| a.to_bits() == b.to_bits()),
             "depth differs with {threads} threads"
         );
         assert!(s == s1, "stencil differs with {threads} threads");
+    }
+}
+
+/// The id and normal planes (`plumb_raster::target`) over the same draw list: the same bits
+/// with 1, 2 and 7 threads, and colour, depth and stencil unchanged by keeping them.
+#[test]
+fn the_id_and_normal_planes_are_the_same_with_1_2_and_7_threads() {
+    let (plain, _) = render(1, false);
+    let (frame, (ids, normals)) = render(1, true);
+    assert!(frame.0 == plain.0, "keeping the planes changed the colour");
+    let bits = |d: &[f32]| d.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert!(
+        bits(&frame.1) == bits(&plain.1),
+        "keeping the planes changed depth"
+    );
+    assert!(frame.2 == plain.2, "keeping the planes changed stencil");
+    // Vertex-colour draws write their ids, the lit draws their ids and non-zero normals.
+    assert!(ids.iter().any(|&i| (1..=60).contains(&i)));
+    assert!(ids.contains(&100) && ids.contains(&101));
+    assert!(normals.iter().any(|n| *n != [0.0; 3]));
+    for threads in [2, 7] {
+        let (_, (i, n)) = render(threads, true);
+        assert!(i == ids, "ids differ with {threads} threads");
+        let nb = |v: &[[f32; 3]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert!(
+            nb(&n) == nb(&normals),
+            "normals differ with {threads} threads"
+        );
     }
 }
