@@ -74,6 +74,21 @@ pub struct RenderArgs {
     /// only: a draw trace has no camera).
     #[arg(long, value_name = "DEPTH.png|DEPTH.npy")]
     pub depth_out: Option<PathBuf>,
+    /// Also write the object-id plane (segmentation): per pixel the id of the mesh node whose
+    /// fragment wrote the depth there, 0 where nothing was drawn. `IDS.npy`: uint32
+    /// (height, width); `IDS.png`: 16-bit grey (ids up to 65,535). Ids are the scene file's
+    /// `object_id`s, else each geometry node's index + 1. Scene files only.
+    #[arg(long, value_name = "IDS.npy|IDS.png")]
+    pub ids_out: Option<PathBuf>,
+    /// Also write the normal plane: `NORMALS.npy`: float32 (height, width, 3) unit normals
+    /// of the surface the depth holds, 0 where nothing was drawn; `NORMALS.png`: (n + 1) / 2
+    /// as RGB for looking at, transparent where nothing was drawn. Scene files only.
+    #[arg(long, value_name = "NORMALS.npy|NORMALS.png")]
+    pub normals_out: Option<PathBuf>,
+    /// The frame `--normals-out` writes in: `camera` (x right, y up, z towards the viewer) or
+    /// `world`.
+    #[arg(long, value_name = "camera|world", default_value = "camera")]
+    pub normals_space: plumb::model::depth::NormalSpace,
     /// Render a sequence of N frames: OUT_0000.png, OUT_0001.png, ...
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     pub frames: Option<u32>,
@@ -367,7 +382,8 @@ fn refuse_outputs_onto_input(args: &RenderArgs) -> Result<(), String> {
     };
     let refuse = |out: &Path| plumb::safe_write::refuse_inside(out, input, "the scene file");
     let sequence = args.frame_range.clone().or(args.frames.map(|n| 0..n));
-    for out in std::iter::once(&args.out).chain(&args.depth_out) {
+    let outputs = [&args.depth_out, &args.ids_out, &args.normals_out];
+    for out in std::iter::once(&args.out).chain(outputs.into_iter().flatten()) {
         match &sequence {
             Some(frames) => frames
                 .clone()
@@ -445,6 +461,45 @@ fn draw_direct(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The id and normal planes of the frame `renderer` finished, as the files `ids` and
+/// `normals` (`--ids-out`, `--normals-out`) name: NumPy arrays or PNG images.
+fn plane_images(
+    renderer: &mut SoftRenderer,
+    model: &plumb::model::LoadedModel,
+    args: &RenderArgs,
+    (ids, normals): (Option<PathBuf>, Option<PathBuf>),
+) -> Result<Vec<(PathBuf, Image)>, String> {
+    use plumb::model::depth;
+    let target = renderer.context().target();
+    let (w, h) = (target.width(), target.height());
+    let mut out = Vec::new();
+    if let (Some(p), Some(values)) = (ids, target.id_values()) {
+        let image = if is_npy(&p) {
+            Image::Bytes(depth::npy_u32(w, h, &values))
+        } else {
+            let grey =
+                depth::ids_u16(&values).map_err(|e| format!("--ids-out {}: {e}", p.display()))?;
+            Image::Depth(image::ImageBuffer::from_raw(w, h, grey).ok_or("id plane size")?)
+        };
+        out.push((p, image));
+    }
+    if let (Some(p), Some(values)) = (normals, target.normal_values()) {
+        let camera = model
+            .last_camera
+            .as_ref()
+            .ok_or("--normals-out: no camera")?;
+        let values = depth::normals_in(values, camera, args.normals_space);
+        let image = if is_npy(&p) {
+            Image::Bytes(depth::npy_f32x3(w, h, &values))
+        } else {
+            let rgba = depth::normals_rgba8(&values);
+            Image::Color(image::RgbaImage::from_raw(w, h, rgba).ok_or("normal plane size")?)
+        };
+        out.push((p, image));
+    }
+    Ok(out)
+}
+
 /// Whether `path` names a NumPy file (`--depth-out DEPTH.npy`: metric depth).
 fn is_npy(path: &Path) -> bool {
     path.extension()
@@ -457,6 +512,8 @@ fn scene_only_options(args: &RenderArgs) -> Option<&'static str> {
         (args.frames.is_some(), "--frames"),
         (args.frame_range.is_some(), "--frame-range"),
         (args.trace_out.is_some(), "--trace-out"),
+        (args.ids_out.is_some(), "--ids-out"),
+        (args.normals_out.is_some(), "--normals-out"),
     ]
     .into_iter()
     .find_map(|(given, name)| given.then_some(name))
@@ -528,6 +585,10 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
     let Size { width, height } = args.image.size();
     let mut model = args.image.load(path)?;
     let mut renderer = SoftRenderer::new(width, height, args.threads).map_err(|e| e.to_string())?;
+    renderer.context().enable_planes(plumb_raster::Planes {
+        ids: args.ids_out.is_some(),
+        normals: args.normals_out.is_some(),
+    });
     // `--frames N` is the range 0..N; one frame is frame 0, written to OUT itself.
     let sequence = args.frame_range.clone().or(args.frames.map(|n| 0..n));
     let frames = sequence.clone().unwrap_or(0..1);
@@ -551,7 +612,9 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
         Some(_) => 2,
         None => 0,
     };
-    let frame_bytes = u64::from(width) * u64::from(height) * (4 + depth_bytes);
+    let plane_bytes =
+        4 * u64::from(args.ids_out.is_some()) + 12 * u64::from(args.normals_out.is_some());
+    let frame_bytes = u64::from(width) * u64::from(height) * (4 + depth_bytes + plane_bytes);
     let encoders = match sequence {
         Some(ref r) if r.end - r.start > 1 => frame_writer::encoders(args.threads, frame_bytes),
         _ => 0,
@@ -594,6 +657,14 @@ fn run_scene(args: &RenderArgs, path: &Path) -> CliResult {
             writer.write(out, color)?;
             if let Some((d, image)) = depth {
                 writer.write(d, image)?;
+            }
+            let at = |p: &Option<PathBuf>| match sequence {
+                Some(_) => p.as_deref().map(|p| frame_path(p, i)),
+                None => p.clone(),
+            };
+            let planes = (at(&args.ids_out), at(&args.normals_out));
+            for (p, image) in plane_images(&mut renderer, &model, args, planes)? {
+                writer.write(p, image)?;
             }
             if let Some(bar) = &progress {
                 bar.inc(1);

@@ -1,3 +1,6 @@
+//! The planes a frame leaves besides colour, for datasets — metric depth, object ids, normals —
+//! and the NumPy `.npy` files that hold them.
+//!
 //! Metric depth: the window depth a frame's fragments left, turned back into the distance
 //! along the camera's viewing axis (eye-space `−z`, in scene units: metres for glTF), and the
 //! NumPy `.npy` file that holds it (`plumb render --depth-out DEPTH.npy`, `depth="metric"`
@@ -43,19 +46,124 @@ pub fn metric_depth(window: &[f32], camera: &Camera) -> Vec<f32> {
 /// A NumPy `.npy` file (format 1.0) of `width × height` little-endian `float32` values, row
 /// 0 at the top: `numpy.load` gives a `(height, width)` array.
 pub fn npy_f32(width: u32, height: u32, values: &[f32]) -> Vec<u8> {
-    let mut header =
-        format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({height}, {width}), }}");
+    npy(
+        "<f4",
+        &[height, width],
+        values.iter().map(|v| v.to_le_bytes()),
+    )
+}
+
+/// A NumPy `.npy` file (format 1.0) of `width × height` little-endian `uint32` values (an id
+/// plane), row 0 at the top: a `(height, width)` array.
+pub fn npy_u32(width: u32, height: u32, values: &[u32]) -> Vec<u8> {
+    npy(
+        "<u4",
+        &[height, width],
+        values.iter().map(|v| v.to_le_bytes()),
+    )
+}
+
+/// A NumPy `.npy` file (format 1.0) of `width × height` `float32` 3-vectors (a normal plane),
+/// row 0 at the top: a `(height, width, 3)` array.
+pub fn npy_f32x3(width: u32, height: u32, values: &[[f32; 3]]) -> Vec<u8> {
+    let scalars = values.as_flattened().iter().map(|v| v.to_le_bytes());
+    npy("<f4", &[height, width, 3], scalars)
+}
+
+/// A NumPy `.npy` file (format 1.0): C order, `descr` a 4-byte little-endian type, `shape`
+/// the dimensions, `items` the values' bytes in order.
+fn npy(descr: &str, shape: &[u32], items: impl ExactSizeIterator<Item = [u8; 4]>) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(u32::to_string).collect();
+    let mut header = format!(
+        "{{'descr': '{descr}', 'fortran_order': False, 'shape': ({}), }}",
+        dims.join(", ")
+    );
     // Magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple
     // of 64 and ended by a newline.
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
     header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + 4 * values.len());
+    let mut out = Vec::with_capacity(10 + header.len() + 4 * items.len());
     out.extend_from_slice(b"\x93NUMPY\x01\x00");
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    for v in values {
-        out.extend_from_slice(&v.to_le_bytes());
+    for v in items {
+        out.extend_from_slice(&v);
+    }
+    out
+}
+
+/// Where a normal plane's vectors are expressed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NormalSpace {
+    /// The camera's frame, OpenGL's convention: x right, y up, z towards the viewer.
+    #[default]
+    Camera,
+    /// The scene's world frame.
+    World,
+}
+
+impl std::str::FromStr for NormalSpace {
+    type Err = String;
+    fn from_str(s: &str) -> Result<NormalSpace, String> {
+        match s {
+            "camera" => Ok(NormalSpace::Camera),
+            "world" => Ok(NormalSpace::World),
+            _ => Err(format!("'{s}' is not a normal space: camera or world")),
+        }
+    }
+}
+
+/// The eye-space `normals` of a frame drawn with `camera`, in `space`: unit vectors, zero where
+/// nothing was drawn (or the mesh had no normals).
+pub fn normals_in(normals: Vec<[f32; 3]>, camera: &Camera, space: NormalSpace) -> Vec<[f32; 3]> {
+    if space == NormalSpace::Camera {
+        return normals;
+    }
+    // Normals go from view to world space by the inverse transpose of world-from-view's
+    // linear part: the transpose of view-from-world's.
+    let m = glam::Mat3::from_mat4(camera.view_from_world()).transpose();
+    normals
+        .into_iter()
+        .map(|n| {
+            if n == [0.0; 3] {
+                return n;
+            }
+            let w = m * glam::Vec3::from_array(n);
+            let l = w.dot(w).sqrt();
+            if l > 0.0 && l.is_finite() {
+                (w / l).to_array()
+            } else {
+                [0.0; 3]
+            }
+        })
+        .collect()
+}
+
+/// An id plane as 16-bit grey PNG pixels, or a message naming the first id above 65,535
+/// (write `.npy` for those).
+pub fn ids_u16(ids: &[u32]) -> Result<Vec<u16>, String> {
+    ids.iter()
+        .map(|&i| {
+            u16::try_from(i)
+                .map_err(|_| format!("object id {i} does not fit a 16-bit PNG: write .npy"))
+        })
+        .collect()
+}
+
+/// A normal plane as RGBA8 for looking at: `(n + 1) / 2` per channel, alpha 255; transparent
+/// black where nothing was drawn.
+pub fn normals_rgba8(normals: &[[f32; 3]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 * normals.len());
+    for n in normals {
+        if *n == [0.0; 3] {
+            out.extend_from_slice(&[0; 4]);
+        } else {
+            for c in n {
+                out.push(((c.clamp(-1.0, 1.0) + 1.0) * 127.5 + 0.5) as u8);
+            }
+            out.push(255);
+        }
     }
     out
 }

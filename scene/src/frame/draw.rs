@@ -304,6 +304,7 @@ impl Scene {
         renderer.draw(&Draw {
             node: Some(id),
             name: &node.name,
+            object_id: self.object_id(id)?,
             role,
             mesh,
             space: Space::World {
@@ -331,6 +332,7 @@ impl Scene {
         renderer.draw(&Draw {
             node: Some(id),
             name: &node.name,
+            object_id: self.object_id(id)?,
             role: DrawRole::SceneEffect,
             mesh,
             space: Space::World {
@@ -378,6 +380,7 @@ fn draw_screen(
     renderer.draw(&Draw {
         node: None,
         name: "",
+        object_id: 0,
         role,
         mesh: &poly.mesh,
         space: Space::Screen { depth },
@@ -553,6 +556,7 @@ impl Scene {
         renderer.draw(&Draw {
             node: Some(item.id),
             name: &node.name,
+            object_id: self.object_id(item.id)?,
             role,
             mesh,
             space: Space::World {

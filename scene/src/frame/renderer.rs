@@ -192,6 +192,9 @@ pub struct Draw<'a> {
     /// The leaf's name (empty for screen polygons and unnamed leaves), for a backend's
     /// records (a pixel history names the node each fragment came from).
     pub name: &'a str,
+    /// The id it writes to an id plane ([`Scene::object_id`](crate::Scene::object_id); 0 for
+    /// screen polygons).
+    pub object_id: u32,
     /// Why it is drawn.
     pub role: DrawRole,
     /// The mesh (plain vertex and index data); draw its

@@ -514,6 +514,7 @@ impl<T: DrawTarget> Renderer for FixedRenderer<T> {
 
     fn draw(&mut self, draw: &Draw<'_>) -> Result<(), SceneError> {
         self.stats.draws += 1;
+        self.target.set_object_id(draw.object_id);
         let n = draw.passes.len();
         for (i, pass) in draw.passes.iter().enumerate() {
             if self.target.wants_labels() {

@@ -265,6 +265,45 @@ impl Scene {
         Ok(&self.node(id)?.name)
     }
 
+    /// The object id the node's geometry writes to a renderer's id plane (segmentation): the
+    /// id set on the node or its nearest ancestor ([`Scene::set_object_id`]), else the
+    /// node's slot index + 1 (stable for a given file or construction order, not across
+    /// edits: set ids where they must not change). 0 is never a default: it stands for
+    /// "nothing drawn".
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn object_id(&self, id: NodeId) -> Result<u32, SceneError> {
+        let mut at = Some(id);
+        while let Some(n) = at {
+            let node = self.node(n)?;
+            if let Some(o) = node.object_id {
+                return Ok(o);
+            }
+            at = node.parent;
+        }
+        Ok(id.index().saturating_add(1))
+    }
+
+    /// The object id set on the node itself (`None`: it takes its ancestors' or the default,
+    /// see [`Scene::object_id`]).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn own_object_id(&self, id: NodeId) -> Result<Option<u32>, SceneError> {
+        Ok(self.node(id)?.object_id)
+    }
+
+    /// Sets (or with `None` unsets) the object id of the node and of the geometry below it
+    /// that sets none of its own (see [`Scene::object_id`]).
+    ///
+    /// # Errors
+    /// [`SceneError::StaleId`].
+    pub fn set_object_id(&mut self, id: NodeId, object_id: Option<u32>) -> Result<(), SceneError> {
+        self.node_mut(id)?.object_id = object_id;
+        Ok(())
+    }
+
     /// Renames a node.
     ///
     /// # Errors

@@ -378,6 +378,9 @@ pub(crate) struct Node {
     pub(crate) data: NodeData,
     /// Culling behaviour (intent).
     pub(crate) cull: Culling,
+    /// The object id its geometry writes to an id plane (intent; `None`: an ancestor's, or
+    /// the default, see `Scene::object_id`).
+    pub(crate) object_id: Option<u32>,
     pub(crate) depth: u32,
     /// What the user set: global states, lights, effect.
     pub(crate) intent: Option<Box<RenderIntent>>,
@@ -399,6 +402,7 @@ impl Node {
             world_bound: Bound::Empty,
             data,
             cull: Culling::Dynamic,
+            object_id: None,
             depth: 0,
             intent: None,
             resolved: None,

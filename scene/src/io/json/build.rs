@@ -633,6 +633,11 @@ fn fill<'a>(
             .set_culling(id, m.into())
             .map_err(ctx.scene_err(path))?;
     }
+    if let Some(o) = doc.object_id {
+        scene
+            .set_object_id(id, Some(o))
+            .map_err(ctx.scene_err(path))?;
+    }
     if let Some(c) = &doc.clear {
         let rect = match c.rect {
             Some([x, y, w, h]) => CameraViewport::normalized(x.get(), y.get(), w.get(), h.get())

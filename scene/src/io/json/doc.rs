@@ -274,6 +274,10 @@ pub struct NodeDoc {
     /// A `region`'s outgoing portals, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub portals: Vec<PortalDoc>,
+    /// The object id this node's geometry, and geometry below it that sets none, writes to
+    /// an id plane (`--ids-out`; default: the nearest ancestor's, else the node's index + 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_id: Option<u32>,
     /// How frustum culling treats this node and its subtree (default `dynamic`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cull_mode: Option<CullingDoc>,

@@ -563,6 +563,7 @@ impl Saver<'_> {
             ..NodeDoc::default()
         };
         nodes::save(&self.cx(), id, path, &mut doc)?;
+        doc.object_id = node.object_id;
         doc.cull_mode = match node.cull {
             Culling::Dynamic => None,
             Culling::Always => Some(CullingDoc::Always),
