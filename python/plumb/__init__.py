@@ -80,11 +80,35 @@ def _intrinsics(k: Optional[Sequence[float]]) -> Optional[list]:
     return None if k is None else [float(x) for x in k]
 
 
-def _out(w: int, h: int, rgba: bytearray, depth: Optional[bytearray]):
-    image = _rgba(w, h, rgba)
-    if depth is None:
-        return image
-    return image, _depth(w, h, depth)
+def _normals(normals: Union[bool, str]) -> Optional[str]:
+    """``normals``: ``False``, ``True`` or ``"camera"`` (camera space), ``"world"``."""
+    if normals is False:
+        return None
+    if normals in (True, "camera"):
+        return "camera"
+    if normals == "world":
+        return "world"
+    raise BadInputError(f'normals must be True, False, "camera" or "world", got {normals!r}')
+
+
+def _planes(n: Optional[int], w: int, h: int, rgba, depth, ids, normals):
+    """The image and the planes asked for, in that order: a lone array when only the image
+    was asked for, else a tuple. ``n`` views stack along a first axis (``None``: one)."""
+    lead = () if n is None else (n,)
+    out = [np.frombuffer(rgba, dtype=np.uint8).reshape(*lead, h, w, 4)]
+    if depth is not None:
+        out.append(np.frombuffer(depth, dtype="<f4").reshape(*lead, h, w).astype(np.float32, copy=False))
+    if ids is not None:
+        out.append(np.frombuffer(ids, dtype="<u4").reshape(*lead, h, w).astype(np.uint32, copy=False))
+    if normals is not None:
+        out.append(
+            np.frombuffer(normals, dtype="<f4").reshape(*lead, h, w, 3).astype(np.float32, copy=False)
+        )
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _out(w: int, h: int, rgba: bytearray, depth, ids=None, normals=None):
+    return _planes(None, w, h, rgba, depth, ids, normals)
 
 
 def render(
@@ -109,6 +133,8 @@ def render(
     background: Optional[Sequence[float]] = None,
     threads: Optional[int] = None,
     depth: Union[bool, str] = False,
+    ids: bool = False,
+    normals: Union[bool, str] = False,
     loop: str = "clamp",
     max_pixels: int = DEFAULT_MAX_PIXELS,
 ):
@@ -133,9 +159,16 @@ def render(
     pipeline wrote it; with ``depth=True`` (or ``"window"``), also a ``(height, width)``
     ``float32`` array of window depth (0 near, 1 far); with ``depth="metric"``, the distance
     along the camera's viewing axis in scene units (metres for glTF), 0 where nothing was
-    drawn (scenes and models: a draw trace has no camera). Images over ``max_pixels`` pixels raise :class:`LimitError`.
+    drawn (scenes and models: a draw trace has no camera). With ``ids=True``, also a
+    ``(height, width)`` ``uint32`` array: per pixel the object id of the mesh whose fragment
+    wrote the depth there (segmentation), 0 where nothing was drawn. With ``normals=True``
+    (or ``"camera"``: x right, y up, z towards the viewer) or ``normals="world"``, also a
+    ``(height, width, 3)`` ``float32`` array of unit normals of that surface, 0 where
+    nothing was drawn. The arrays come in that order: image, depth, ids, normals, each only
+    when asked for (the image alone is returned as an array, not a tuple). Images over
+    ``max_pixels`` pixels raise :class:`LimitError`.
     """
-    w, h, rgba, d = _plumb.render(
+    w, h, rgba, d, i, n = _plumb.render(
         os.fspath(path),
         None if size is None else (int(size[0]), int(size[1])),
         camera=None if camera is None else str(camera),
@@ -157,10 +190,12 @@ def render(
         threads=threads,
         depth=bool(depth),
         metric_depth=_metric(depth),
+        ids=bool(ids),
+        normals=_normals(normals),
         loop_mode=loop,
         max_pixels=int(max_pixels),
     )
-    return _out(w, h, rgba, d)
+    return _out(w, h, rgba, d, i, n)
 
 
 def _rows(a: Any, cols: int, name: str, dtype: str = "<f4") -> bytes:
@@ -220,13 +255,16 @@ class Scene:
         color: Optional[Sequence[float]] = None,
         pose: Any = None,
         name: Optional[str] = None,
+        object_id: Optional[int] = None,
     ) -> str:
         """Add a mesh: ``positions`` ``(N, 3)``, ``triangles`` ``(M, 3)`` integer indices
         (default: every three positions), ``normals`` ``(N, 3)`` (default: generated),
         ``colors`` ``(N, 4)`` RGBA in 0..1 (or ``(N, 3)``), ``uvs`` ``(N, 2)``; any numeric
         dtype. ``color`` is the material's RGBA (default grey), ``pose`` a 4×4 model-to-world
-        matrix. Returns the mesh's name (``name`` or ``mesh_N``). Bad shapes, NaN, indices
-        out of range raise :class:`BadInputError`."""
+        matrix. ``object_id`` is what it writes to the id plane (``ids=True``; default 1 for
+        the first mesh added, 2 for the second, …; 0 means background and is refused).
+        Returns the mesh's name (``name`` or ``mesh_N``). Bad shapes, NaN, indices out of
+        range raise :class:`BadInputError`."""
         if colors is not None:
             c = np.asarray(colors)
             if c.ndim == 2 and c.shape[1] == 3:
@@ -240,7 +278,12 @@ class Scene:
             color=None if color is None else [float(x) for x in color],
             pose=_pose(pose),
             name=name,
+            object_id=None if object_id is None else int(object_id),
         )
+
+    def object_id(self, name: str) -> int:
+        """The object id mesh ``name`` writes to the id plane."""
+        return self._native.object_id(str(name))
 
     def add_trimesh(self, mesh: Any, **options: Any) -> str:
         """Add a ``trimesh.Trimesh`` (its vertices, faces and vertex normals; options as
@@ -296,20 +339,22 @@ class Scene:
         time: float = 0.0,
         threads: Optional[int] = None,
         depth: Union[bool, str] = False,
+        ids: bool = False,
+        normals: Union[bool, str] = False,
         max_pixels: int = DEFAULT_MAX_PIXELS,
         max_total_pixels: int = _plumb.DEFAULT_MAX_VIEW_PIXELS,
     ):
         """Render the scene from each of ``poses`` (``(N, 4, 4)`` camera-to-world matrices)
         into one ``(N, height, width, 4)`` ``uint8`` array, without reloading or rebuilding
         the scene, the GIL released throughout; view ``i`` has the bytes of
-        ``render(size, pose=poses[i], …)``. With ``depth``, also ``(N, height, width)``
-        ``float32`` depth (as :func:`render`). All views together are at most
+        ``render(size, pose=poses[i], …)``. With ``depth``, ``ids`` and ``normals``, also
+        their ``(N, height, width[, 3])`` arrays, in that order (as :func:`render`). All views together are at most
         ``max_total_pixels`` pixels (default 2**28, a 1 GiB result): more raises
         :class:`LimitError` before anything is drawn."""
         p = np.asarray(poses, dtype=np.float64)
         if p.ndim != 3 or p.shape[1:] != (4, 4):
             raise BadInputError(f"poses: shape {p.shape}, need (N, 4, 4)")
-        n, (w, h, rgba, d) = self._native.render_views(
+        n, (w, h, rgba, d, i, nr) = self._native.render_views(
             (int(size[0]), int(size[1])),
             [float(x) for x in p.reshape(-1)],
             pose_convention=str(pose_convention),
@@ -321,13 +366,12 @@ class Scene:
             threads=threads,
             depth=bool(depth),
             metric_depth=_metric(depth),
+            ids=bool(ids),
+            normals=_normals(normals),
             max_pixels=int(max_pixels),
             max_total_pixels=int(max_total_pixels),
         )
-        images = np.frombuffer(rgba, dtype=np.uint8).reshape(n, h, w, 4)
-        if d is None:
-            return images
-        return images, np.frombuffer(d, dtype="<f4").reshape(n, h, w).astype(np.float32, copy=False)
+        return _planes(n, w, h, rgba, d, i, nr)
 
     def to_json(self) -> str:
         """The built scene as a plumb scene file's text."""
@@ -387,6 +431,8 @@ class Scene:
         time: float = 0.0,
         threads: Optional[int] = None,
         depth: Union[bool, str] = False,
+        ids: bool = False,
+        normals: Union[bool, str] = False,
         loop: str = "clamp",
         max_pixels: int = DEFAULT_MAX_PIXELS,
         frame: Optional[int] = None,
@@ -395,8 +441,9 @@ class Scene:
         """Render one frame (the camera and time options as for :func:`render`). With
         ``frame``, the time is frame ``frame`` of a sequence at ``fps`` starting at ``time``,
         computed exactly as ``plumb render --frames`` does (so frame ``i`` has the bytes of
-        the command's ``OUT_{i:04}.png``)."""
-        w, h, rgba, d = self._native.render(
+        the command's ``OUT_{i:04}.png``). ``depth``, ``ids`` and ``normals`` as for
+        :func:`render`."""
+        w, h, rgba, d, i, n = self._native.render(
             (int(size[0]), int(size[1])),
             camera=None if camera is None else str(camera),
             eye=eye,
@@ -411,13 +458,15 @@ class Scene:
             time=float(time),
             threads=threads,
             depth=bool(depth),
-        metric_depth=_metric(depth),
+            metric_depth=_metric(depth),
+            ids=bool(ids),
+            normals=_normals(normals),
             loop_mode=loop,
             max_pixels=int(max_pixels),
             frame=None if frame is None else int(frame),
             fps=float(fps),
         )
-        return _out(w, h, rgba, d)
+        return _out(w, h, rgba, d, i, n)
 
 
 @dataclass(frozen=True)

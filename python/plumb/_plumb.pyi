@@ -13,7 +13,10 @@ class LimitError(PlumbError): ...
 class PlumbIOError(PlumbError): ...
 
 _Vec3 = Tuple[float, float, float]
-_Rendered = Tuple[int, int, bytearray, Optional[bytearray]]
+# (width, height, rgba, depth, ids, normals)
+_Rendered = Tuple[
+    int, int, bytearray, Optional[bytearray], Optional[bytearray], Optional[bytearray]
+]
 
 def render(
     path: str,
@@ -38,6 +41,8 @@ def render(
     threads: Optional[int] = None,
     depth: bool = False,
     metric_depth: bool = False,
+    ids: bool = False,
+    normals: Optional[str] = None,
     loop_mode: str = "clamp",
     max_pixels: int = ...,
 ) -> _Rendered: ...
@@ -56,7 +61,9 @@ class Scene:
         color: Optional[List[float]] = None,
         pose: Optional[List[float]] = None,
         name: Optional[str] = None,
+        object_id: Optional[int] = None,
     ) -> str: ...
+    def object_id(self, name: str) -> int: ...
     def add_light(
         self,
         kind: str,
@@ -85,6 +92,8 @@ class Scene:
         threads: Optional[int] = None,
         depth: bool = False,
         metric_depth: bool = False,
+        ids: bool = False,
+        normals: Optional[str] = None,
         max_pixels: int = ...,
         max_total_pixels: int = ...,
     ) -> Tuple[int, _Rendered]: ...
@@ -116,7 +125,8 @@ class Scene:
         threads: Optional[int] = None,
         depth: bool = False,
         metric_depth: bool = False,
-    metric_depth: bool = False,
+        ids: bool = False,
+        normals: Optional[str] = None,
         loop_mode: str = "clamp",
         max_pixels: int = ...,
         frame: Optional[int] = None,

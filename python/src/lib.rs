@@ -12,6 +12,7 @@ use image::RgbaImage;
 use plumb::diff::{compare, DiffOptions};
 use plumb::model::arrays::{ArrayScene, MeshArrays};
 use plumb::model::camera::{CameraArgs, PoseConvention};
+use plumb::model::depth::NormalSpace;
 use plumb::model::{ErrorKind, LoadedModel, LoopMode, ModelError};
 use plumb::raster::target::MAX_TARGET_SIZE;
 use plumb::raster::trace::{self, Trace};
@@ -233,22 +234,87 @@ fn background(v: Option<Vec<f32>>) -> PyResult<Option<Vec4>> {
     }
 }
 
-/// An RGBA image and, if asked for, its depth plane (little-endian f32 bytes).
-type Rendered = (u32, u32, Vec<u8>, Option<Vec<u8>>);
+/// An RGBA image and, if asked for, its depth, id and normal planes (little-endian f32, u32
+/// and 3 × f32 bytes).
+struct Rendered {
+    size: (u32, u32),
+    rgba: Vec<u8>,
+    depth: Option<Vec<u8>>,
+    ids: Option<Vec<u8>>,
+    normals: Option<Vec<u8>>,
+}
 
-/// [`Rendered`] as Python sees it: `(width, height, rgba, depth)`, bytearrays.
-type PyRendered = (u32, u32, Py<PyByteArray>, Option<Py<PyByteArray>>);
+impl Rendered {
+    /// Appends `other`'s planes (a view of `render_views`) to these.
+    fn extend(&mut self, other: Rendered) {
+        self.rgba.extend_from_slice(&other.rgba);
+        for (all, one) in [
+            (&mut self.depth, other.depth),
+            (&mut self.ids, other.ids),
+            (&mut self.normals, other.normals),
+        ] {
+            if let (Some(all), Some(one)) = (all.as_mut(), one) {
+                all.extend_from_slice(&one);
+            }
+        }
+    }
+}
+
+/// What a render returns besides colour.
+#[derive(Clone, Copy, Default)]
+struct Outputs {
+    depth: bool,
+    /// Metric depth rather than window depth.
+    metric: bool,
+    ids: bool,
+    normals: Option<NormalSpace>,
+}
+
+impl Outputs {
+    fn new((depth, metric): (bool, bool), ids: bool, normals: Option<&str>) -> PyResult<Outputs> {
+        let normals = normals.map(str::parse).transpose().map_err(bad)?;
+        Ok(Outputs {
+            depth,
+            metric,
+            ids,
+            normals,
+        })
+    }
+
+    fn planes(self) -> plumb::raster::Planes {
+        plumb::raster::Planes {
+            ids: self.ids,
+            normals: self.normals.is_some(),
+        }
+    }
+}
+
+/// [`Rendered`] as Python sees it: `(width, height, rgba, depth, ids, normals)`, bytearrays.
+type PyRendered = (
+    u32,
+    u32,
+    Py<PyByteArray>,
+    Option<Py<PyByteArray>>,
+    Option<Py<PyByteArray>>,
+    Option<Py<PyByteArray>>,
+);
 
 /// `plumb.diff`'s numbers: pixels over, max delta, PSNR, FLIP mean and max, heat map.
 type PyDiff = (u64, u8, f64, f64, f32, Option<Py<PyByteArray>>);
 
-fn depth_bytes(depth: &[f32]) -> Vec<u8> {
-    depth.iter().flat_map(|d| d.to_le_bytes()).collect()
+fn le_bytes<T: Copy, const N: usize>(values: &[T], bytes: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    values.iter().flat_map(|&v| bytes(v)).collect()
 }
 
-fn into_py(py: Python<'_>, (w, h, rgba, depth): Rendered) -> PyRendered {
-    let depth = depth.map(|d| PyByteArray::new(py, &d).unbind());
-    (w, h, PyByteArray::new(py, &rgba).unbind(), depth)
+fn depth_bytes(depth: &[f32]) -> Vec<u8> {
+    le_bytes(depth, f32::to_le_bytes)
+}
+
+fn into_py(py: Python<'_>, r: Rendered) -> PyRendered {
+    let b = |d: Option<Vec<u8>>| d.map(|d| PyByteArray::new(py, &d).unbind());
+    let (w, h) = r.size;
+    let rgba = PyByteArray::new(py, &r.rgba).unbind();
+    (w, h, rgba, b(r.depth), b(r.ids), b(r.normals))
 }
 
 /// The load options `render`, `Scene.load` and `explain` share.
@@ -309,10 +375,16 @@ fn render_trace(
     trace.replay(&mut ctx).map_err(|e| e.to_string())?;
     let rgba = ctx.color_image().into_raw();
     let d = depth.then(|| depth_bytes(&ctx.target().depth_values()));
-    Ok((w, h, rgba, d))
+    Ok(Rendered {
+        size: (w, h),
+        rgba,
+        depth: d,
+        ids: None,
+        normals: None,
+    })
 }
 
-/// One frame of a loaded model, as `plumb render` draws it.
+/// One frame of a loaded model, as `plumb render` draws it, with a new renderer.
 fn render_model(
     model: &mut LoadedModel,
     (w, h): (u32, u32),
@@ -320,29 +392,63 @@ fn render_model(
     mode: LoopMode,
     view: &CameraArgs,
     threads: Option<usize>,
-    (depth, metric): (bool, bool),
+    out: Outputs,
 ) -> Result<Rendered, Failure> {
     let mut renderer = SoftRenderer::new(w, h, threads).map_err(|e| e.to_string())?;
+    renderer.context().enable_planes(out.planes());
+    render_with(model, &mut renderer, time, mode, view, out)
+}
+
+/// One frame of a loaded model drawn by `renderer` (whose planes `out` asks for).
+fn render_with(
+    model: &mut LoadedModel,
+    renderer: &mut SoftRenderer,
+    time: f32,
+    mode: LoopMode,
+    view: &CameraArgs,
+    out: Outputs,
+) -> Result<Rendered, Failure> {
     model.set_loop(mode);
-    model.draw_at(time, view, &mut renderer)?;
+    model.draw_at(time, view, renderer)?;
     let rgba = renderer.image().into_raw();
-    let d = match (depth, &model.last_camera) {
+    let camera = model.last_camera.as_ref();
+    let depth = match (out.depth, camera) {
         (false, _) => None,
-        (true, Some(camera)) if metric => Some(depth_bytes(&plumb::model::depth::metric_depth(
-            &renderer.depth(),
-            camera,
-        ))),
+        (true, Some(camera)) if out.metric => Some(depth_bytes(
+            &plumb::model::depth::metric_depth(&renderer.depth(), camera),
+        )),
         (true, _) => Some(depth_bytes(&renderer.depth())),
     };
-    Ok((w, h, rgba, d))
+    let target = renderer.context().target();
+    let size = (target.width(), target.height());
+    let ids = out
+        .ids
+        .then(|| target.id_values())
+        .flatten()
+        .map(|i| le_bytes(&i, u32::to_le_bytes));
+    let normals = match (out.normals, target.normal_values(), camera) {
+        (Some(space), Some(n), Some(camera)) => {
+            let n = plumb::model::depth::normals_in(n, camera, space);
+            Some(le_bytes(n.as_flattened(), f32::to_le_bytes))
+        }
+        (Some(_), _, _) => return Err("normals: the frame has no camera".to_owned().into()),
+        _ => None,
+    };
+    Ok(Rendered {
+        size,
+        rgba,
+        depth,
+        ids,
+        normals,
+    })
 }
 
 /// `plumb.render`: see `plumb/__init__.py`.
 #[pyfunction]
 #[pyo3(signature = (path, size=None, *, camera=None, eye=None, target=None, up=None, fov=None,
     near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
-    background=None, threads=None, depth=false, metric_depth=false, loop_mode="clamp",
-    max_pixels=DEFAULT_MAX_PIXELS))]
+    background=None, threads=None, depth=false, metric_depth=false, ids=false, normals=None,
+    loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS))]
 #[allow(
     clippy::too_many_arguments,
     reason = "Python keyword arguments, one per render option"
@@ -370,9 +476,12 @@ fn render(
     threads: Option<usize>,
     depth: bool,
     metric_depth: bool,
+    ids: bool,
+    normals: Option<&str>,
     loop_mode: &str,
     max_pixels: u64,
 ) -> PyResult<PyRendered> {
+    let out = Outputs::new((depth, metric_depth), ids, normals)?;
     if let Some((w, h)) = size {
         check_size(w, h, max_pixels)?;
     }
@@ -391,6 +500,8 @@ fn render(
             ),
             (pose.is_some() || intrinsics.is_some(), "pose/intrinsics"),
             (metric_depth, "metric depth (a trace has no camera)"),
+            (ids, "ids (a trace records no object ids)"),
+            (normals.is_some(), "normals (a trace has no camera)"),
             (time != 0.0, "time"),
             (
                 clip.is_some() || scene.is_some() || variant.is_some(),
@@ -424,15 +535,7 @@ fn render(
     check_size(w, h, max_pixels)?;
     let r = detached(py, || {
         let mut model = load.model(&path)?;
-        render_model(
-            &mut model,
-            (w, h),
-            time,
-            mode,
-            &view,
-            threads,
-            (depth, metric_depth),
-        )
+        render_model(&mut model, (w, h), time, mode, &view, threads, out)
     })?;
     Ok(into_py(py, r))
 }
@@ -529,7 +632,7 @@ impl Scene {
 
     /// Adds a mesh from float32 / uint32 rows (see `plumb.Scene.add_mesh`); returns its name.
     #[pyo3(signature = (positions, triangles=None, normals=None, colors=None, uvs=None, *,
-        color=None, pose=None, name=None))]
+        color=None, pose=None, name=None, object_id=None))]
     #[allow(
         clippy::too_many_arguments,
         reason = "Python keyword arguments, one per array or option"
@@ -544,6 +647,7 @@ impl Scene {
         color: Option<[f32; 4]>,
         pose: Option<Vec<f32>>,
         name: Option<String>,
+        object_id: Option<u32>,
     ) -> PyResult<String> {
         let mesh = MeshArrays {
             positions: f32_rows(positions, "positions")?,
@@ -554,8 +658,16 @@ impl Scene {
         };
         let pose = pose.map(pose16).transpose()?;
         self.built_mut()?
-            .add_mesh(mesh, pose.as_ref(), color, name)
+            .add_mesh(mesh, pose.as_ref(), (color, object_id), name)
             .map_err(bad)
+    }
+
+    /// The object id mesh `name` writes to the id plane.
+    fn object_id(&self, name: &str) -> PyResult<u32> {
+        match &self.built {
+            Some(b) => b.object_id(name).map_err(bad),
+            None => Err(bad("object_id(name) is for meshes added to a built scene")),
+        }
     }
 
     /// Adds a light (see `plumb.Scene.add_light`); returns its name.
@@ -595,8 +707,8 @@ impl Scene {
     /// row-major, flattened) into one buffer of N images (see `plumb.Scene.render_views`):
     /// `(n, width, height, rgba, depth)`. One scene, one load; the GIL is released.
     #[pyo3(signature = (size, poses, *, pose_convention="opengl", intrinsics=None, fov=None,
-        near=None, far=None, time=0.0, threads=None, depth=false, metric_depth=false,
-        max_pixels=DEFAULT_MAX_PIXELS, max_total_pixels=DEFAULT_MAX_VIEW_PIXELS))]
+        near=None, far=None, time=0.0, threads=None, depth=false, metric_depth=false, ids=false,
+        normals=None, max_pixels=DEFAULT_MAX_PIXELS, max_total_pixels=DEFAULT_MAX_VIEW_PIXELS))]
     #[allow(
         clippy::too_many_arguments,
         reason = "Python keyword arguments, one per render option"
@@ -615,9 +727,12 @@ impl Scene {
         threads: Option<usize>,
         depth: bool,
         metric_depth: bool,
+        ids: bool,
+        normals: Option<&str>,
         max_pixels: u64,
         max_total_pixels: u64,
     ) -> PyResult<(usize, PyRendered)> {
+        let out = Outputs::new((depth, metric_depth), ids, normals)?;
         check_size(size.0, size.1, max_pixels)?;
         if !time.is_finite() {
             return Err(bad(format!("time must be finite, got {time}")));
@@ -652,27 +767,22 @@ impl Scene {
             .collect::<PyResult<Vec<CameraArgs>>>()?;
         self.refresh()?;
         let model = &mut self.model;
-        let (rgba, d) = detached(py, || {
-            let mut rgba = Vec::new();
-            let mut d = depth.then(Vec::new);
+        // One renderer for every view: its context, worker pool and planes are made once.
+        let all = detached(py, || {
+            let mut renderer =
+                SoftRenderer::new(size.0, size.1, threads).map_err(|e| e.to_string())?;
+            renderer.context().enable_planes(out.planes());
+            let mut all: Option<Rendered> = None;
             for view in &views {
-                let (_, _, c, z) = render_model(
-                    model,
-                    size,
-                    time,
-                    LoopMode::Clamp,
-                    view,
-                    threads,
-                    (depth, metric_depth),
-                )?;
-                rgba.extend_from_slice(&c);
-                if let (Some(all), Some(z)) = (d.as_mut(), z) {
-                    all.extend_from_slice(&z);
+                let r = render_with(model, &mut renderer, time, LoopMode::Clamp, view, out)?;
+                match all.as_mut() {
+                    Some(all) => all.extend(r),
+                    None => all = Some(r),
                 }
             }
-            Ok((rgba, d))
+            all.ok_or_else(|| Failure::from("no views".to_owned()))
         })?;
-        Ok((n, into_py(py, (size.0, size.1, rgba, d))))
+        Ok((n, into_py(py, all)))
     }
 
     /// The built scene as a scene file's text.
@@ -719,8 +829,8 @@ impl Scene {
 
     /// Renders one frame; see `plumb.Scene.render`.
     #[pyo3(signature = (size, *, camera=None, eye=None, target=None, up=None, fov=None,
-        near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, threads=None, depth=false, metric_depth=false, loop_mode="clamp",
-        max_pixels=DEFAULT_MAX_PIXELS, frame=None, fps=24.0))]
+        near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, threads=None, depth=false, metric_depth=false, ids=false, normals=None,
+        loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS, frame=None, fps=24.0))]
     #[allow(
         clippy::too_many_arguments,
         reason = "Python keyword arguments, one per render option"
@@ -743,11 +853,14 @@ impl Scene {
         threads: Option<usize>,
         depth: bool,
         metric_depth: bool,
+        ids: bool,
+        normals: Option<&str>,
         loop_mode: &str,
         max_pixels: u64,
         frame: Option<u32>,
         fps: f32,
     ) -> PyResult<PyRendered> {
+        let out = Outputs::new((depth, metric_depth), ids, normals)?;
         check_size(size.0, size.1, max_pixels)?;
         let time = frame_time(time, frame, fps)?;
         let view = calibrated(
@@ -760,15 +873,7 @@ impl Scene {
         self.refresh()?;
         let model = &mut self.model;
         let r = detached(py, || {
-            render_model(
-                model,
-                size,
-                time,
-                mode,
-                &view,
-                threads,
-                (depth, metric_depth),
-            )
+            render_model(model, size, time, mode, &view, threads, out)
         })?;
         Ok(into_py(py, r))
     }

@@ -224,13 +224,128 @@ def test_render_views_equals_one_render_per_pose():
     scene = built_scene()
     poses = _orbit(5)
     k = (60.0, 60.0, 39.5, 29.5)
-    images, depth = scene.render_views((80, 60), poses, intrinsics=k, depth="metric")
+    images, depth, ids, normals = scene.render_views(
+        (80, 60), poses, intrinsics=k, depth="metric", ids=True, normals="world")
     assert images.shape == (5, 60, 80, 4) and depth.shape == (5, 60, 80)
+    assert ids.shape == (5, 60, 80) and normals.shape == (5, 60, 80, 3)
     for i, pose in enumerate(poses):
-        one, z = scene.render((80, 60), pose=pose, intrinsics=k, depth="metric")
+        one, z, d, n = scene.render((80, 60), pose=pose, intrinsics=k, depth="metric", ids=True,
+                                    normals="world")
         assert np.array_equal(images[i], one) and np.array_equal(depth[i], z), i
+        assert np.array_equal(ids[i], d) and np.array_equal(normals[i], n), i
+    assert (images == scene.render_views((80, 60), poses, intrinsics=k)).all()
     assert not np.array_equal(images[0], images[2])
     with pytest.raises(plumb.BadInputError, match=r"poses: shape \(4, 4\)"):
         scene.render_views((80, 60), np.eye(4))
     with pytest.raises(plumb.LimitError, match="max_total_pixels"):
         scene.render_views((80, 60), poses, max_total_pixels=4 * 80 * 60)
+
+
+def _quad(x0, x1, y0, y1, z):
+    """A rectangle at depth ``z`` (OpenCV camera axes at the origin), both windings."""
+    v = np.array([[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]], dtype=np.float64)
+    return v, [[0, 1, 2], [0, 2, 3], [0, 2, 1], [0, 3, 2]]
+
+
+# Three rectangles: A at z = 5, B nearer (z = 3) overlapping A, C behind both filling the view.
+RECTS = {"a": ((-2.0, 0.5, -1.0, 1.0), 5.0), "b": ((-0.5, 2.0, -0.5, 1.5), 3.0),
+         "c": ((-20.0, 20.0, -20.0, 20.0), 7.0)}
+
+
+def _segmentation_scene(order, ids):
+    scene = plumb.Scene()
+    for name in order:
+        (x0, x1, y0, y1), z = RECTS[name]
+        v, f = _quad(x0, x1, y0, y1, z)
+        scene.add_mesh(v, f, color=(0.5, 0.5, 0.5, 1), name=name, object_id=ids.get(name))
+    return scene
+
+
+def test_segmentation_of_overlapping_meshes_follows_depth_order():
+    rx, ry = _rays(K, SIZE)
+    # What each pixel centre's ray meets first; pixels within 1/100 pixel of an edge are
+    # left out (which side owns them is the top-left rule's call, tested in the raster).
+    want = np.zeros((SIZE[1], SIZE[0]), dtype=np.int64)
+    near = np.full(want.shape, np.inf)
+    edge = np.zeros(want.shape, dtype=bool)
+    labels = {"a": 1, "b": 2, "c": 3}
+    for name, ((x0, x1, y0, y1), z) in RECTS.items():
+        x, y = rx * z, ry * z
+        inside = (x0 < x) & (x < x1) & (y0 < y) & (y < y1)
+        tol = 0.01 * z / K[0]
+        edge |= (np.minimum(abs(x - x0), abs(x - x1)) < tol) | (np.minimum(abs(y - y0), abs(y - y1)) < tol)
+        closer = inside & (z < near)
+        want[closer], near[closer] = labels[name], z
+    seen = []
+    for order, ids in [("abc", {}), ("cba", {"a": 1, "b": 2, "c": 3}), ("bca", {"a": 1, "b": 2, "c": 3})]:
+        scene = _segmentation_scene(order, ids)
+        image, depth, got = scene.render(SIZE, depth="metric", ids=True, **AT_ORIGIN)
+        assert got.dtype == np.uint32 and got.shape == (SIZE[1], SIZE[0])
+        assert [scene.object_id(n) for n in "abc"] == [1, 2, 3]
+        assert np.array_equal(got[~edge], want[~edge]), order
+        # The id plane names the surface the depth plane holds.
+        for name, (_, z) in RECTS.items():
+            assert np.allclose(depth[got == labels[name]], near[got == labels[name]], rtol=1e-5)
+        seen.append(got)
+    assert np.array_equal(seen[0], seen[1]) and np.array_equal(seen[1], seen[2])
+    assert {1, 2, 3} <= set(np.unique(seen[0]))
+    # Ids are the user's: any u32 but 0.
+    scene = _segmentation_scene("abc", {"a": 7, "b": 4_000_000_000, "c": 9})
+    _, got = scene.render(SIZE, ids=True, **AT_ORIGIN)
+    assert set(np.unique(got)) == {7, 4_000_000_000, 9}
+    with pytest.raises(plumb.BadInputError, match="object id 0"):
+        _segmentation_scene("a", {"a": 0})
+    # Nothing drawn: id 0.
+    empty = plumb.Scene()
+    _, got = empty.render((8, 8), ids=True, **dict(AT_ORIGIN, intrinsics=(8, 8, 3.5, 3.5)))
+    assert (got == 0).all()
+
+
+def test_normals_are_the_surface_normals_in_camera_and_world_space():
+    # The tilted plane z = 4 + 0.3 x - 0.2 y, its normal towards the camera given per vertex.
+    plane = lambda x, y: 4.0 + 0.3 * x - 0.2 * y  # noqa: E731
+    corners = np.array([[x, y, plane(x, y)] for x, y in [(-9, -9), (9, -9), (9, 9), (-9, 9)]])
+    n = np.array([0.3, -0.2, -1.0]) / np.linalg.norm([0.3, -0.2, -1.0])
+    scene = plumb.Scene()
+    scene.add_mesh(corners, [[0, 1, 2], [0, 2, 3], [0, 2, 1], [0, 3, 2]], normals=np.tile(n, (4, 1)))
+    _, world = scene.render(SIZE, normals="world", **AT_ORIGIN)
+    _, camera = scene.render(SIZE, normals=True, **AT_ORIGIN)
+    assert world.dtype == np.float32 and world.shape == (SIZE[1], SIZE[0], 3)
+    assert np.abs(world - n).max() < 1e-6
+    # Camera space is OpenGL's (x right, y up, z towards the viewer); the pose is OpenCV's
+    # identity (y down, z forward), so y and z flip.
+    assert np.abs(camera - n * [1, -1, -1]).max() < 1e-6
+    # A sphere: unit normals, 0 where nothing was drawn, each within the tessellation's
+    # error of the analytic normal at the hit point.
+    v, f, nv = uv_sphere(radius=1.0, rings=24, segments=48)
+    centre = np.array([0.2, -0.1, 5.0])
+    scene = plumb.Scene()
+    scene.add_mesh(v + centre, f, normals=nv)
+    _, depth, normals = scene.render(SIZE, depth="metric", normals="world", **AT_ORIGIN)
+    drawn = depth > 0
+    assert drawn.sum() > 200
+    assert (normals[~drawn] == 0).all()
+    assert np.allclose(np.linalg.norm(normals[drawn], axis=-1), 1.0, atol=1e-6)
+    rx, ry = _rays(K, SIZE)
+    hit = np.stack([rx, ry, np.ones_like(rx)], -1) * depth[..., None]
+    analytic = (hit - centre)[drawn]
+    analytic /= np.linalg.norm(analytic, axis=-1, keepdims=True)
+    cos = (analytic * normals[drawn]).sum(-1)
+    assert np.degrees(np.arccos(np.clip(cos, -1, 1))).max() < 3.0
+    with pytest.raises(plumb.BadInputError, match="normals must be"):
+        scene.render(SIZE, normals="eye", **AT_ORIGIN)
+
+
+def test_ids_and_normals_equal_the_command_lines(cli, tmp_path):
+    scene = built_scene()
+    image, ids, normals = scene.render((160, 120), ids=True, normals="world", **CAMERA)
+    assert set(np.unique(ids)) == {0, 1, 2}
+    scene.save(tmp_path / "built.json")
+    flat = ",".join(repr(float(x)) for x in CAMERA["pose"].reshape(-1))
+    r = cli("render", str(tmp_path / "built.json"), "-o", str(tmp_path / "c.png"), "--size", "160x120",
+            "--pose", flat, "--intrinsics", "90,90,79.5,59.5", "--ids-out", str(tmp_path / "i.npy"),
+            "--normals-out", str(tmp_path / "n.npy"), "--normals-space", "world")
+    assert r.returncode == 0, r.stderr
+    assert np.array_equal(np.load(tmp_path / "i.npy"), ids)
+    assert np.array_equal(np.load(tmp_path / "n.npy"), normals)
+    assert np.array_equal(plumb.read_png(tmp_path / "c.png"), image)

@@ -51,6 +51,8 @@ pub struct ArrayScene {
     added: usize,
     /// The names of the meshes and lights (unique), so that adding is not quadratic.
     names: BTreeSet<String>,
+    /// Meshes added, for their default object ids (1, 2, … in the order added).
+    meshes_added: u32,
 }
 
 fn real(x: f32, what: &dyn Fn() -> String) -> Result<Real, String> {
@@ -122,8 +124,9 @@ impl ArrayScene {
     }
 
     /// Adds a mesh under the root, at `pose` (row-major 4×4, default identity), coloured
-    /// `color` (the material's diffuse and ambient, default the book's grey). Returns its
-    /// name (`name`, or `mesh_N`).
+    /// `color` (the material's diffuse and ambient, default the book's grey), writing
+    /// `object_id` to an id plane (default: 1 for the first mesh added, 2 for the second, …;
+    /// 0 is refused, it means background). Returns its name (`name`, or `mesh_N`).
     ///
     /// # Errors
     /// A one-line message naming the mesh and the array (see the [module docs](self)).
@@ -131,10 +134,15 @@ impl ArrayScene {
         &mut self,
         mesh: MeshArrays,
         pose: Option<&[f32; 16]>,
-        color: Option<[f32; 4]>,
+        (color, object_id): (Option<[f32; 4]>, Option<u32>),
         name: Option<String>,
     ) -> Result<String, String> {
         let name = self.next_name("mesh", name)?;
+        if object_id == Some(0) {
+            return Err(format!(
+                "mesh '{name}': object id 0 is the background's; ids start at 1"
+            ));
+        }
         let n = mesh.positions.len();
         let what = |array: &str| format!("mesh '{name}': {array}");
         if n == 0 {
@@ -214,6 +222,8 @@ impl ArrayScene {
             .map_err(|e| what(&e.to_string()))?;
         node.mesh = Some(MeshDoc::Inline(inline));
         node.transform = pose.map(|p| pose_transform(p, &what("pose"))).transpose()?;
+        self.meshes_added = self.meshes_added.saturating_add(1);
+        node.object_id = Some(object_id.unwrap_or(self.meshes_added));
         let colour_material = mesh.colors.is_some();
         if color.is_some() || colour_material {
             let c = color.unwrap_or([0.8, 0.8, 0.8, 1.0]);
@@ -289,6 +299,20 @@ impl ArrayScene {
         self.doc.root.lights.push(name.clone());
         self.names.insert(name.clone());
         Ok(name)
+    }
+
+    /// The object id mesh `name` writes to an id plane (`ids=True`).
+    ///
+    /// # Errors
+    /// No mesh of that name.
+    pub fn object_id(&self, name: &str) -> Result<u32, String> {
+        self.doc
+            .root
+            .children
+            .iter()
+            .find(|n| n.name == name)
+            .and_then(|n| n.object_id)
+            .ok_or_else(|| format!("no mesh named '{name}'"))
     }
 
     /// Moves mesh `name` to `pose` (row-major 4×4).

@@ -634,6 +634,12 @@ fn fill<'a>(
             .map_err(ctx.scene_err(path))?;
     }
     if let Some(o) = doc.object_id {
+        if o == 0 {
+            return Err(ctx.invalid(
+                path,
+                "object_id 0 is the background's (nothing drawn); ids start at 1".to_owned(),
+            ));
+        }
         scene
             .set_object_id(id, Some(o))
             .map_err(ctx.scene_err(path))?;
