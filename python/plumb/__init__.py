@@ -281,6 +281,25 @@ class Scene:
             object_id=None if object_id is None else int(object_id),
         )
 
+    def add_file(
+        self,
+        path: PathLike,
+        *,
+        pose: Any = None,
+        name: Optional[str] = None,
+        object_id: Optional[int] = None,
+    ) -> str:
+        """Add a glTF, GLB or OBJ file as one node: its whole scene at the 4×4 ``pose``,
+        drawn as a scene file's ``import`` draws it (the same load budgets), every mesh of it
+        writing ``object_id`` to the id plane (default: the next id, counted with
+        :meth:`add_mesh`'s). Returns its name (``name`` or ``file_N``). The file is loaded
+        here: a missing or malformed file, or another extension, raises the error
+        :func:`render` would (and the scene stays as it was)."""
+        return self._native.add_file(
+            os.fspath(path), pose=_pose(pose), name=name,
+            object_id=None if object_id is None else int(object_id),
+        )
+
     def object_id(self, name: str) -> int:
         """The object id mesh ``name`` writes to the id plane."""
         return self._native.object_id(str(name))
@@ -378,9 +397,10 @@ class Scene:
         return self._native.to_json()
 
     def save(self, path: PathLike) -> None:
-        """Write :meth:`to_json` to ``path`` (``plumb render`` draws it with the same bytes)."""
-        with open(os.fspath(path), "w", encoding="utf-8") as f:
-            f.write(self.to_json())
+        """Write the scene file ``path`` (``plumb render`` draws it with the same bytes): the
+        text of :meth:`to_json`, with files added by :meth:`add_file` named relative to
+        ``path``'s folder, which must contain them."""
+        self._native.save(os.fspath(path))
 
     @classmethod
     def load(

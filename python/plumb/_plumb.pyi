@@ -64,6 +64,15 @@ class Scene:
         object_id: Optional[int] = None,
     ) -> str: ...
     def object_id(self, name: str) -> int: ...
+    def add_file(
+        self,
+        path: str,
+        *,
+        pose: Optional[List[float]] = None,
+        name: Optional[str] = None,
+        object_id: Optional[int] = None,
+    ) -> str: ...
+    def save(self, path: str) -> None: ...
     def add_light(
         self,
         kind: str,

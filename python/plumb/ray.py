@@ -8,6 +8,9 @@ Data ``map_batches`` function, so a cluster you already run does the distributio
 - :func:`render_frames` renders a frame range of one scene, ``chunk`` frames per task (the
   scene is loaded once per task), writing ``OUT_0007.png`` … exactly as
   ``plumb render --frames`` names and draws them: the files are byte-identical.
+- :func:`render_views` renders N camera poses of one scene (a file, or a :class:`plumb.Scene`
+  built from arrays) as tasks of ``chunk`` views, each loading the scene once: the arrays
+  :meth:`plumb.Scene.render_views` returns, with the same bytes.
 - :func:`render_batch` is a ``map_batches`` function: a batch with a ``path`` column (and
   optionally ``time``, ``camera``) gets an ``image`` column.
 
@@ -35,14 +38,14 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import Scene, render, write_png
+from . import PlumbError, Scene, render, write_png
 
 try:
     import ray as _ray
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("plumb.ray needs Ray: pip install 'plumb[ray]' (or pip install ray)") from e
 
-__all__ = ["Job", "render_jobs", "render_frames", "render_batch", "frame_path"]
+__all__ = ["Job", "render_jobs", "render_frames", "render_views", "render_batch", "frame_path"]
 
 
 @dataclass
@@ -124,6 +127,61 @@ def render_frames(
         for k in range(0, len(indices), chunk)
     ]
     return [r for part in _ray.get(refs) for r in part]
+
+
+def _render_views_chunk(source: Tuple[str, str], size: Tuple[int, int], poses: np.ndarray, threads: int,
+                        load: Dict[str, Any], options: Dict[str, Any]):
+    kind, value = source
+    if kind == "path":
+        return Scene.load(value, **load).render_views(size, poses, threads=threads, **options)
+    # A scene built from arrays travels as its scene file's text (what it is underneath).
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="plumb-ray-") as d:
+        path = os.path.join(d, "scene.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(value)
+        return Scene.load(path, **load).render_views(size, poses, threads=threads, **options)
+
+
+def render_views(
+    scene: Union[str, "os.PathLike[str]", Scene],
+    size: Tuple[int, int],
+    poses: Any,
+    *,
+    chunk: int = 64,
+    num_cpus: int = 1,
+    **options: Any,
+):
+    """Render ``scene`` from each of ``poses`` (``(N, 4, 4)`` camera-to-world matrices) as Ray
+    tasks of ``chunk`` views each (``num_cpus`` CPUs and as many threads per task). ``scene``
+    is a file path or a :class:`plumb.Scene`; a scene built from arrays is sent to the tasks
+    as its scene file's text (``to_json``), a loaded one as its path. ``options`` are
+    :meth:`plumb.Scene.render_views`'s (``intrinsics``, ``depth``, ``ids``, ``normals``, …) and,
+    for a path, :meth:`plumb.Scene.load`'s. Returns what :meth:`plumb.Scene.render_views`
+    returns for all the poses, in their order, with the same bytes."""
+    p = np.asarray(poses, dtype=np.float64)
+    if p.ndim != 3 or p.shape[1:] != (4, 4) or len(p) == 0:
+        raise ValueError(f"poses: shape {p.shape}, need (N, 4, 4) with N >= 1")
+    if chunk < 1:
+        raise ValueError("chunk must be at least 1")
+    load = {k: options.pop(k) for k in _LOAD_OPTIONS if k in options}
+    if isinstance(scene, Scene):
+        try:
+            source = ("json", scene.to_json())
+        except PlumbError:  # a loaded scene: its file
+            source = ("path", scene.path)
+    else:
+        source = ("path", os.fspath(scene))
+    task = _ray.remote(num_cpus=num_cpus)(_render_views_chunk)
+    refs = [
+        task.remote(source, tuple(size), p[k : k + chunk], num_cpus, load, options)
+        for k in range(0, len(p), chunk)
+    ]
+    parts = _ray.get(refs)
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate([part[j] for part in parts]) for j in range(len(parts[0])))
+    return np.concatenate(parts)
 
 
 def render_batch(batch: Dict[str, Any], *, size: Tuple[int, int], threads: int = 1, **options: Any) -> Dict[str, Any]:

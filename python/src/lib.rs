@@ -662,6 +662,38 @@ impl Scene {
             .map_err(bad)
     }
 
+    /// Adds a glTF/GLB/OBJ file as one node (see `plumb.Scene.add_file`); returns its name.
+    #[pyo3(signature = (path, *, pose=None, name=None, object_id=None))]
+    fn add_file(
+        &mut self,
+        path: PathBuf,
+        pose: Option<Vec<f32>>,
+        name: Option<String>,
+        object_id: Option<u32>,
+    ) -> PyResult<String> {
+        let pose = pose.map(pose16).transpose()?;
+        let name = self
+            .built_mut()?
+            .add_file(&path, pose.as_ref(), object_id, name)
+            .map_err(bad)?;
+        // Loaded now, so that a broken file is this call's error, not the next render's.
+        if let Err(e) = self.refresh() {
+            if let Some(b) = self.built.as_mut() {
+                let _ = b.remove(&name);
+            }
+            return Err(e);
+        }
+        Ok(name)
+    }
+
+    /// Writes the built scene as the scene file `path` (added files named relative to it).
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        match &self.built {
+            Some(b) => b.save(&path).map_err(bad),
+            None => Err(bad("a loaded scene has no document: it is its file")),
+        }
+    }
+
     /// The object id mesh `name` writes to the id plane.
     fn object_id(&self, name: &str) -> PyResult<u32> {
         match &self.built {

@@ -349,3 +349,55 @@ def test_ids_and_normals_equal_the_command_lines(cli, tmp_path):
     assert np.array_equal(np.load(tmp_path / "i.npy"), ids)
     assert np.array_equal(np.load(tmp_path / "n.npy"), normals)
     assert np.array_equal(plumb.read_png(tmp_path / "c.png"), image)
+
+
+def test_files_are_added_as_nodes_and_saved_relative(cli, repo, tmp_path):
+    import shutil
+
+    (tmp_path / "assets").mkdir()
+    shutil.copy(repo / "docs/examples/assets/quad.obj", tmp_path / "assets/quad.obj")
+    scene = built_scene()
+    pose = np.eye(4)
+    pose[:3, 3] = (-2.5, 0.5, 0.0)
+    assert scene.add_file(tmp_path / "assets/quad.obj", pose=pose, object_id=40) == "file_4"
+    image, ids = scene.render((160, 120), ids=True, **CAMERA)
+    assert set(np.unique(ids)) == {0, 1, 2, 40}
+    assert scene.object_id("file_4") == 40
+    # Saved next to its folder: the file is named relative to the scene file, and the command
+    # line draws the same bytes.
+    scene.save(tmp_path / "built.json")
+    assert '"assets/quad.obj"' in (tmp_path / "built.json").read_text()
+    flat = ",".join(repr(float(x)) for x in CAMERA["pose"].reshape(-1))
+    r = cli("render", str(tmp_path / "built.json"), "-o", str(tmp_path / "c.png"), "--size", "160x120",
+            "--pose", flat, "--intrinsics", "90,90,79.5,59.5", "--ids-out", str(tmp_path / "i.npy"))
+    assert r.returncode == 0, r.stderr
+    assert np.array_equal(plumb.read_png(tmp_path / "c.png"), image)
+    assert np.array_equal(np.load(tmp_path / "i.npy"), ids)
+    # Saved where the file is not inside the scene file's folder: refused.
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(plumb.BadInputError, match="not inside"):
+        scene.save(tmp_path / "elsewhere/built.json")
+    # Moving the node, removing it.
+    scene.set_pose("file_4", np.eye(4))
+    assert not np.array_equal(scene.render((160, 120), **CAMERA), image)
+    scene.remove("file_4")
+    assert 40 not in np.unique(scene.render((160, 120), ids=True, **CAMERA)[1])
+
+
+def test_bad_files_are_refused_when_added(tmp_path):
+    scene = built_scene()
+    before = scene.render((40, 30), **CAMERA)
+    with pytest.raises(plumb.PlumbError, match="No such file|not found"):
+        scene.add_file(tmp_path / "missing.glb")
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(plumb.BadInputError, match=r"\.gltf, \.glb and \.obj"):
+        scene.add_file(tmp_path / "notes.txt")
+    (tmp_path / "broken.glb").write_bytes(b"glTF\x02\x00\x00\x00" + b"\xff" * 40)
+    with pytest.raises(plumb.PlumbError, match="broken.glb"):
+        scene.add_file(tmp_path / "broken.glb", name="broken")
+    with pytest.raises(plumb.BadInputError, match="object id 0"):
+        scene.add_file(tmp_path / "broken.glb", object_id=0)
+    # The scene is as it was, and the failed name is free again.
+    assert np.array_equal(scene.render((40, 30), **CAMERA), before)
+    with pytest.raises(plumb.PlumbError):
+        scene.add_file(tmp_path / "broken.glb", name="broken")

@@ -14,10 +14,10 @@ use std::path::Path;
 
 use glam::Vec4;
 
+use crate::scene::io as scene_io;
 use crate::scene::io::json::{
     self, InlineMeshDoc, LightDoc, MeshDoc, NodeDoc, Real, Real4, SceneDoc, TransformDoc,
 };
-use crate::scene::io::{self as scene_io, ImportOptions};
 
 use super::{LoadedModel, ModelError};
 
@@ -301,6 +301,95 @@ impl ArrayScene {
         Ok(name)
     }
 
+    /// Adds the glTF, GLB or OBJ file at `path` under the root as one node (`name`, or
+    /// `file_N`) at `pose`, its whole scene drawn as `plumb render` draws an import of a scene
+    /// file (the same load budgets), every mesh of it writing `object_id` (default: the next
+    /// mesh id, as [`ArrayScene::add_mesh`] counts them) to an id plane. Returns its name.
+    ///
+    /// The file is referred to by its absolute path ([`ArrayScene::to_json`]);
+    /// [`ArrayScene::save`] writes it relative to the saved file, which must then be in a
+    /// folder that contains it (a scene file imports only files inside its folder).
+    ///
+    /// # Errors
+    /// A missing file, an extension other than `.gltf`, `.glb` or `.obj`, a bad pose or id.
+    /// What is wrong inside the file is found when the scene is next drawn.
+    pub fn add_file(
+        &mut self,
+        path: &Path,
+        pose: Option<&[f32; 16]>,
+        object_id: Option<u32>,
+        name: Option<String>,
+    ) -> Result<String, String> {
+        let name = self.next_name("file", name)?;
+        let what = |m: &str| format!("file '{name}' ({}): {m}", path.display());
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        if !matches!(ext.as_deref(), Some("gltf" | "glb" | "obj")) {
+            return Err(what("only .gltf, .glb and .obj files can be added"));
+        }
+        let real = std::fs::canonicalize(path).map_err(|e| what(&e.to_string()))?;
+        if !real.is_file() {
+            return Err(what("not a file"));
+        }
+        let import = real
+            .to_str()
+            .ok_or_else(|| what("the path is not UTF-8"))?
+            .to_owned();
+        if object_id == Some(0) {
+            return Err(what("object id 0 is the background's; ids start at 1"));
+        }
+        let mut node: NodeDoc = serde_json::from_value(serde_json::json!({"name": name}))
+            .map_err(|e| what(&e.to_string()))?;
+        node.import = Some(import);
+        node.transform = pose.map(|p| pose_transform(p, &what("pose"))).transpose()?;
+        self.meshes_added = self.meshes_added.saturating_add(1);
+        node.object_id = Some(object_id.unwrap_or(self.meshes_added));
+        self.doc.root.children.push(node);
+        self.names.insert(name.clone());
+        Ok(name)
+    }
+
+    /// The document with every added file's path relative to `base` (a folder holding them
+    /// all), as a scene file in `base` must name them.
+    fn relative_to(&self, base: &Path) -> Result<SceneDoc, String> {
+        let mut doc = self.doc.clone();
+        for node in &mut doc.root.children {
+            if let Some(file) = &mut node.import {
+                let rel = Path::new(file.as_str()).strip_prefix(base).map_err(|_| {
+                    format!(
+                        "{file} is not inside {}: a scene file imports only files inside its folder",
+                        base.display()
+                    )
+                })?;
+                *file = rel
+                    .to_str()
+                    .ok_or_else(|| format!("{}: the path is not UTF-8", rel.display()))?
+                    .to_owned();
+            }
+        }
+        Ok(doc)
+    }
+
+    /// The deepest folder that holds every added file (`None` without files).
+    fn files_folder(&self) -> Option<std::path::PathBuf> {
+        let mut folders = self
+            .doc
+            .root
+            .children
+            .iter()
+            .filter_map(|n| n.import.as_deref())
+            .filter_map(|f| Path::new(f).parent());
+        let mut common = folders.next()?.to_path_buf();
+        for f in folders {
+            while !f.starts_with(&common) {
+                common = common.parent()?.to_path_buf();
+            }
+        }
+        Some(common)
+    }
+
     /// The object id mesh `name` writes to an id plane (`ids=True`).
     ///
     /// # Errors
@@ -315,7 +404,7 @@ impl ArrayScene {
             .ok_or_else(|| format!("no mesh named '{name}'"))
     }
 
-    /// Moves mesh `name` to `pose` (row-major 4×4).
+    /// Moves mesh or file `name` to `pose` (row-major 4×4).
     ///
     /// # Errors
     /// No mesh of that name; a pose whose last row is not `0, 0, 0, 1` or not finite.
@@ -365,12 +454,20 @@ impl ArrayScene {
         json::save(&self.doc)
     }
 
-    /// Writes [`ArrayScene::to_json`] to `path`.
+    /// Writes the scene file `path`: [`ArrayScene::to_json`], with added files named relative
+    /// to `path`'s folder (see [`ArrayScene::add_file`]).
     ///
     /// # Errors
-    /// The file cannot be written.
+    /// An added file outside `path`'s folder; the file cannot be written.
     pub fn save(&self, path: &Path) -> Result<(), String> {
-        std::fs::write(path, self.to_json()).map_err(|e| format!("{}: {e}", path.display()))
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let folder =
+            std::fs::canonicalize(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        let doc = self.relative_to(&folder)?;
+        std::fs::write(path, json::save(&doc)).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// Builds the scene for drawing, as `plumb render` loads a scene file (the load's
@@ -379,12 +476,24 @@ impl ArrayScene {
     /// # Errors
     /// What building the document finds (one line).
     pub fn to_model(&self, background: Option<Vec4>) -> Result<LoadedModel, ModelError> {
-        let path = Path::new("<arrays>.json");
-        let options = ImportOptions::default();
+        // Added files are imported as by a scene file in the folder that holds them all.
+        let (doc, path) = match self.files_folder() {
+            Some(folder) => (
+                std::borrow::Cow::Owned(self.relative_to(&folder).map_err(ModelError::bad_input)?),
+                folder.join("<arrays>.json"),
+            ),
+            None => (
+                std::borrow::Cow::Borrowed(&self.doc),
+                Path::new("<arrays>.json").to_path_buf(),
+            ),
+        };
+        // The options `plumb render` loads a scene file with, so that the saved file draws the
+        // same bytes (they decide how imported files are lit).
+        let options = super::import_options(false, (None, None), &scene_io::WorkBudget::default());
         let scene_io::ImportedScene { scene, imported } =
-            json::build(&self.doc, path, &options).map_err(|e| ModelError::from(&e))?;
+            scene_io::load_doc(&doc, &path, &options).map_err(|e| ModelError::from(&e))?;
         let applied = imported.applied.clone();
-        LoadedModel::finish(path, scene, imported, applied, None, background)
+        LoadedModel::finish(&path, scene, imported, applied, None, background)
             .map_err(ModelError::from)
     }
 }

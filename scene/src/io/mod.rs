@@ -167,7 +167,7 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let mut loaded = if is_json {
+    let loaded = if is_json {
         json::load_posed(path, &options.clamped(), json::build::Pose::Rest)?
     } else {
         let mut scene = Scene::new();
@@ -190,6 +190,29 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
         scene.update_at_rest();
         ImportedScene { scene, imported }
     };
+    finish_load(loaded, path, options)
+}
+
+/// A scene file's document built as [`load`] builds the file `path` it would be (its folder
+/// is where imports are found): the same scene, lights and framing.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_doc(
+    doc: &json::SceneDoc,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<ImportedScene, IoError> {
+    let loaded = json::build_at_rest(doc, path, &options.clamped())?;
+    finish_load(loaded, path, options)
+}
+
+/// The steps of [`load`] after the build.
+fn finish_load(
+    mut loaded: ImportedScene,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<ImportedScene, IoError> {
     // Both paths leave the scene at rest here (nodes at their file transforms): a glTF's
     // animations are no controllers, and a scene file is built at rest. Default lights are
     // placed, and a camera-less file is framed, from that shape, so a converted file frames

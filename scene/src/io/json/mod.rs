@@ -163,6 +163,15 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<ImportedScene, IoErr
     load_posed(path, options, build::Pose::TimeZero)
 }
 
+/// `doc` built as [`load_posed`] builds a file at rest (no source text: no line numbers).
+pub(crate) fn build_at_rest(
+    doc: &SceneDoc,
+    path: &Path,
+    options: &ImportOptions,
+) -> Result<ImportedScene, IoError> {
+    build::build_located(doc, path, options, &Default::default(), build::Pose::Rest)
+}
+
 /// [`load`], leaving the scene in `pose`.
 pub(crate) fn load_posed(
     path: &Path,
