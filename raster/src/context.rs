@@ -304,18 +304,7 @@ impl Context {
         let probing = self.probe.is_some();
         let mut front = FrontEnd::new(state, prims, size, tiles, (level, probing));
         front.screen_vertices(&self.pool);
-        let planes = self.target.planes();
-        let aux = ((planes.ids || planes.normals) && state.depth.write).then_some(Aux {
-            id: self.object_id,
-            normal: normal_at.filter(|_| planes.normals),
-        });
-        let path = Arc::new(FragmentPath::new(
-            state,
-            (nvar, aux),
-            shader,
-            level,
-            self.probe.clone(),
-        ));
+        let path = self.fragment_path(state, (nvar, normal_at), shader);
         let stride = front.stride;
         if self.paths.len() >= MAX_QUEUED_DRAWS {
             self.finish();
@@ -381,6 +370,28 @@ impl Context {
         self.stats.draws += 1;
         self.stats.geometry.add(&stats.geometry);
         Ok(stats)
+    }
+
+    /// The fragment path of a draw of `nvar` varyings, with what it writes to the target's
+    /// optional planes (the normal at `normal_at`) when it writes depth.
+    fn fragment_path(
+        &self,
+        state: &PipelineState,
+        (nvar, normal_at): (usize, Option<usize>),
+        shader: Arc<dyn FragmentShader>,
+    ) -> Arc<FragmentPath> {
+        let planes = self.target.planes();
+        let aux = ((planes.ids || planes.normals) && state.depth.write).then_some(Aux {
+            id: self.object_id,
+            normal: normal_at.filter(|_| planes.normals),
+        });
+        Arc::new(FragmentPath::new(
+            state,
+            (nvar, aux),
+            shader,
+            self.level(),
+            self.probe.clone(),
+        ))
     }
 
     /// Rasterises everything queued. Called automatically before any read-back.
