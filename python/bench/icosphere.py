@@ -1,5 +1,6 @@
 """Frames per second of plumb's Python API on the scene pyrender users render: a 1,280-face
-icosphere, one directional light, 640x480, colour + depth; at 1 and 2 threads; and
+icosphere, one directional light, 640x480, colour + depth; at 1 and 2 threads, and with the
+id and normal planes too; and
 ``Scene.render_views`` of 1,000 poses at 320x240 with its peak memory. With pyrender
 installed (not a dependency: ``pip install pyrender PyOpenGL==3.1.10`` with Debian's
 ``libosmesa6`` and ``PYOPENGL_PLATFORM=osmesa``), pyrender's figure is printed beside
@@ -50,15 +51,17 @@ CAMERA = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 3.0], [0, 0, 0, 1]])
 K = (525.0, 525.0, 319.5, 239.5)
 
 
-def plumb_fps(frames: int, threads: int) -> float:
+def plumb_fps(frames: int, threads: int, planes: bool = False) -> float:
+    """Colour + metric depth (with ``planes``, also ids and world normals)."""
     v, f = icosphere()
     scene = plumb.Scene()
     scene.add_mesh(v, f, normals=v, color=(0.8, 0.3, 0.2, 1.0))
     scene.add_light("directional", direction=(-1, -1, -1))
-    scene.render((640, 480), pose=CAMERA, intrinsics=K, depth="metric", threads=threads)
+    extra = dict(ids=True, normals="world") if planes else {}
+    scene.render((640, 480), pose=CAMERA, intrinsics=K, depth="metric", threads=threads, **extra)
     start = time.perf_counter()
     for _ in range(frames):
-        scene.render((640, 480), pose=CAMERA, intrinsics=K, depth="metric", threads=threads)
+        scene.render((640, 480), pose=CAMERA, intrinsics=K, depth="metric", threads=threads, **extra)
     return frames / (time.perf_counter() - start)
 
 
@@ -112,6 +115,7 @@ def main() -> None:
           f"(the result alone is {a.views * 320 * 240 * 4 / 2**20:.0f} MiB)")
     for threads in (1, 2):
         print(f"plumb, 640x480 colour + depth, {threads} thread(s): {plumb_fps(a.frames, threads):.1f} frames/s")
+    print(f"plumb, 640x480 colour + depth + ids + normals, 1 thread: {plumb_fps(a.frames, 1, True):.1f} frames/s")
     other = pyrender_fps(a.frames)
     print("pyrender (OSMesa), 640x480 colour + depth:", "not installed" if other is None else f"{other:.1f} frames/s")
 

@@ -139,6 +139,11 @@ impl RenderTarget {
     /// Keeps (or drops) the optional planes: each kept plane starts at 0 (see the
     /// [module docs](self)).
     pub fn enable_planes(&mut self, planes: Planes) {
+        if planes == self.planes() {
+            self.ids.fill(0);
+            self.normals.fill([0.0; 3]);
+            return;
+        }
         let n = self.depth.len();
         self.ids = if planes.ids { vec![0; n] } else { Vec::new() };
         self.normals = if planes.normals {

@@ -126,10 +126,11 @@ pub fn normals_in(normals: Vec<[f32; 3]>, camera: &Camera, space: NormalSpace) -
     normals
         .into_iter()
         .map(|n| {
-            if n == [0.0; 3] {
+            let v = glam::Vec3::from_array(n);
+            if v == glam::Vec3::ZERO {
                 return n;
             }
-            let w = m * glam::Vec3::from_array(n);
+            let w = m * v;
             let l = w.dot(w).sqrt();
             if l > 0.0 && l.is_finite() {
                 (w / l).to_array()
