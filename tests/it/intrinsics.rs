@@ -271,3 +271,76 @@ fn depth_out_npy_is_the_distance_along_the_axis() {
     );
     assert_bad_input(&o, "metric depth needs a scene");
 }
+
+/// `--ids-out` and `--normals-out`: the object id (a scene file's `object_id`) and the normal
+/// of the surface each pixel's depth holds, as 16-bit PNG / RGB PNG here (the `.npy` forms
+/// are compared with Python's in `python/tests`). Ids a 16-bit PNG cannot hold, id 0 and a
+/// draw trace are refused.
+#[test]
+fn ids_and_normals_out() {
+    let dir = temp_dir("ids-normals");
+    let scene = |id: u32| {
+        json!({"format": "plumb-scene", "version": 1, "root": {"children": [
+            {"name": "sq", "object_id": id, "mesh": {"inline": {
+                "positions": [[-1, -1, 7], [1, -1, 7], [1, 1, 7], [-1, 1, 7]],
+                "normals": [[0, 0, -1], [0, 0, -1], [0, 0, -1], [0, 0, -1]],
+                "indices": [0, 1, 2, 0, 2, 3, 0, 2, 1, 0, 3, 2]}}}]}})
+        .to_string()
+    };
+    let render = |file: &str, space: &str| {
+        let args = [
+            "render",
+            file,
+            "-o",
+            "c.png",
+            "--size",
+            "32x24",
+            "--ids-out",
+            "i.png",
+            "--normals-out",
+            "n.png",
+            "--normals-space",
+            space,
+            "--pose",
+            "1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1",
+            "--pose-convention",
+            "opencv",
+            "--intrinsics",
+            "20,20,15.5,11.5",
+        ];
+        plumb(&dir, &args)
+    };
+    std::fs::write(dir.join("sq.json"), scene(300)).unwrap();
+    for (space, normal) in [("camera", [128, 128, 255]), ("world", [128, 128, 0])] {
+        assert_success(&render("sq.json", space));
+        let ids = image::open(dir.join("i.png")).unwrap().into_luma16();
+        let normals = image::open(dir.join("n.png")).unwrap().into_rgba8();
+        assert_eq!(ids.get_pixel(15, 11).0, [300]);
+        assert_eq!(ids.get_pixel(0, 0).0, [0]);
+        assert_eq!(ids.pixels().filter(|p| p.0 == [300]).count(), 36);
+        let n = normals.get_pixel(15, 11).0;
+        assert_eq!(
+            [n[0], n[1], n[2], n[3]],
+            [normal[0], normal[1], normal[2], 255],
+            "{space}"
+        );
+        assert_eq!(normals.get_pixel(0, 0).0, [0; 4]);
+    }
+    std::fs::write(dir.join("big.json"), scene(70_000)).unwrap();
+    assert_bad_input(&render("big.json", "camera"), "does not fit a 16-bit PNG");
+    std::fs::write(dir.join("zero.json"), scene(0)).unwrap();
+    assert_bad_input(&render("zero.json", "camera"), "object_id 0");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("refimages/raster/blend_grid.json");
+    let o = plumb(
+        &dir,
+        &[
+            "render",
+            trace.to_str().unwrap(),
+            "-o",
+            "t.png",
+            "--ids-out",
+            "t.npy",
+        ],
+    );
+    assert_bad_input(&o, "--ids-out");
+}
