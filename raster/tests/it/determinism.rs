@@ -17,8 +17,10 @@ use plumb_raster::rng::XorShift64 as Rng;
 /// The frame's colour, depth and stencil, and with `planes` its id and normal planes (each
 /// draw's id is its index + 1).
 type Planes = (Vec<u32>, Vec<[f32; 3]>);
+/// Colour bytes, depth and stencil.
+type Frame = (Vec<u8>, Vec<f32>, Vec<u8>);
 
-fn render(threads: usize, planes: bool) -> ((Vec<u8>, Vec<f32>, Vec<u8>), Planes) {
+fn render(threads: usize, planes: bool) -> (Frame, Planes) {
     let (w, h) = (300, 200);
     let mut ctx = Context::new(
         w,
