@@ -213,3 +213,27 @@ fn meshopt_seeds_reach_the_meshopt_decoder_and_import() {
         }
     }
 }
+
+/// Issue 50, class 1: a 38-byte Draco stream (a fuzz find, `fuzz/corpus/draco/8e52221f…`)
+/// declares one `u8` attribute of 201 MB. Only the decoded bytes were held to the geometry
+/// budget, and they passed it; the decoder's `i32` scratch beside them (805 MB) did not, so
+/// `plumb info` peaked at 990 MB before the stream failed. The decoded bytes are now held to
+/// a fifth of the budget left, so the peak stays within it: the limit refuses the stream.
+#[test]
+fn a_38_byte_draco_stream_cannot_make_the_decoder_hold_a_gigabyte() {
+    let input: Vec<u8> = (0..78)
+        .step_by(2)
+        .map(|i| {
+            let hex = "ac445241434f020100ef000000000004020101010303e0120100000000000101000003007f3e00";
+            u8::from_str_radix(&hex[i..i + 2], 16).unwrap()
+        })
+        .collect();
+    let (&pick, stream) = input.split_first().unwrap();
+    let glb = quad::draco_glb(pick, stream, 3, 1);
+    let mut scene = Scene::new();
+    let root = scene.root();
+    let file = Path::new("/nonexistent-plumb-fuzz/draco.glb");
+    let e = import_gltf_bytes(&mut scene, root, &glb, file, &ImportOptions::default())
+        .expect_err("refused");
+    assert!(e.to_string().contains("decoded attribute bytes"), "{e}");
+}
