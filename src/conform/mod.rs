@@ -34,9 +34,11 @@
 //! `refimages/conform.json` ([`Tolerances`]) holds rules `{cases, threshold, max_pixels,
 //! max_flip_mean, reason}`; the first rule whose glob (`*` matches any run of characters)
 //! matches a case's id applies, else the file's `default`. A case **passes** when at most
-//! `max_pixels` pixels have a channel differing by more than `threshold` **and** the
-//! FLIP-style perceptual mean is at most `max_flip_mean`. An exact backend (plumb itself)
-//! ignores the file: every pixel must be equal.
+//! `max_pixels` pixels have a channel differing by more than `threshold` **and**, when any
+//! pixel does, the FLIP-style perceptual mean is at most `max_flip_mean`: an image whose every
+//! pixel is within the threshold passes whatever its mean (rounding spread over many pixels,
+//! which GL and Vulkan allow, must not fail a case). An exact backend (plumb itself) ignores
+//! the file: every pixel must be equal.
 //!
 //! # Sharding
 //!
@@ -1054,7 +1056,12 @@ pub fn run_case_with(case: &Case, backend: &mut dyn Backend, max_golden_pixels: 
             }
         }
     };
-    let pass = metrics.pixels_over <= t.max_pixels && metrics.flip_mean <= t.max_flip_mean;
+    // The perceptual mean judges images that have pixels over the threshold: an image whose
+    // every pixel is within it differs by rounding the APIs allow, however many pixels
+    // (issue 55: a GL driver's one-level differences on 60 % of `raster/near_clip` gave a
+    // FLIP mean of 0.027).
+    let pass = metrics.pixels_over <= t.max_pixels
+        && (metrics.pixels_over == 0 || metrics.flip_mean <= t.max_flip_mean);
     result.status = if pass { Status::Pass } else { Status::Fail };
     if !pass {
         result.message = format!(
