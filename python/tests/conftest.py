@@ -49,6 +49,27 @@ def cli():
     return run
 
 
+@pytest.fixture(scope="session")
+def orbit():
+    """``orbit(n)``: ``n`` OpenGL camera poses (camera-to-world) on a circle of radius 6
+    around the origin, at height 1, each looking at the origin."""
+    import numpy as np
+
+    def poses(n: int):
+        out = []
+        for a in np.linspace(0, 2 * np.pi, n, endpoint=False):
+            eye = np.array([6 * np.sin(a), 1.0, 6 * np.cos(a)])
+            back = eye / np.linalg.norm(eye)
+            right = np.cross([0.0, 1.0, 0.0], back)
+            right /= np.linalg.norm(right)
+            pose = np.eye(4)
+            pose[:3, 0], pose[:3, 1], pose[:3, 2], pose[:3, 3] = right, np.cross(back, right), back, eye
+            out.append(pose)
+        return np.array(out)
+
+    return poses
+
+
 def write_animated_gltf(path: Path) -> Path:
     """A unit quad that slides from x = −1 to x = 1 over two seconds (one animation,
     `slide`), with embedded data: no asset needed."""

@@ -205,24 +205,9 @@ def test_metric_depth_npy_equals_python(cli, repo, tmp_path):
         plumb.render(scene, size=(8, 8), depth="deep")
 
 
-def _orbit(n):
-    """``n`` OpenGL camera poses on a circle of radius 6 around the origin, looking at it."""
-    poses = []
-    for a in np.linspace(0, 2 * np.pi, n, endpoint=False):
-        eye = np.array([6 * np.sin(a), 1.0, 6 * np.cos(a)])
-        back = eye / np.linalg.norm(eye)
-        right = np.cross([0.0, 1.0, 0.0], back)
-        right /= np.linalg.norm(right)
-        up = np.cross(back, right)
-        pose = np.eye(4)
-        pose[:3, 0], pose[:3, 1], pose[:3, 2], pose[:3, 3] = right, up, back, eye
-        poses.append(pose)
-    return np.array(poses)
-
-
-def test_render_views_equals_one_render_per_pose():
+def test_render_views_equals_one_render_per_pose(orbit):
     scene = built_scene()
-    poses = _orbit(5)
+    poses = orbit(5)
     k = (60.0, 60.0, 39.5, 29.5)
     images, depth, ids, normals = scene.render_views(
         (80, 60), poses, intrinsics=k, depth="metric", ids=True, normals="world")

@@ -57,28 +57,14 @@ def test_jobs_and_batches(cluster, animated_gltf):
         assert np.array_equal(row["image"], image)
 
 
-def _orbit(n):
-    """``n`` OpenGL camera poses on a circle of radius 6 around the origin, looking at it."""
-    poses = []
-    for a in np.linspace(0, 2 * np.pi, n, endpoint=False):
-        eye = np.array([6 * np.sin(a), 1.0, 6 * np.cos(a)])
-        back = eye / np.linalg.norm(eye)
-        right = np.cross([0.0, 1.0, 0.0], back)
-        right /= np.linalg.norm(right)
-        pose = np.eye(4)
-        pose[:3, 0], pose[:3, 1], pose[:3, 2], pose[:3, 3] = right, np.cross(back, right), back, eye
-        poses.append(pose)
-    return np.array(poses)
-
-
-def test_render_views_on_ray_equal_one_process(cluster, repo):
+def test_render_views_on_ray_equal_one_process(cluster, repo, orbit):
     scene = plumb.Scene()
     box = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
     hull = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
             [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
     scene.add_mesh(box, hull, color=(0.9, 0.4, 0.1, 1.0))
     scene.add_light("directional", direction=(-1, -2, -3))
-    poses = _orbit(11)
+    poses = orbit(11)
     k = (60.0, 60.0, 39.5, 29.5)
     want = scene.render_views((80, 60), poses, intrinsics=k, depth="metric", ids=True)
     got = plumb.ray.render_views(scene, (80, 60), poses, chunk=4, intrinsics=k, depth="metric", ids=True)
