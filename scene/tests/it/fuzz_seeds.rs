@@ -224,7 +224,8 @@ fn a_38_byte_draco_stream_cannot_make_the_decoder_hold_a_gigabyte() {
     let input: Vec<u8> = (0..78)
         .step_by(2)
         .map(|i| {
-            let hex = "ac445241434f020100ef000000000004020101010303e0120100000000000101000003007f3e00";
+            let hex =
+                "ac445241434f020100ef000000000004020101010303e0120100000000000101000003007f3e00";
             u8::from_str_radix(&hex[i..i + 2], 16).unwrap()
         })
         .collect();
