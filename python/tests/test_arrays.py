@@ -386,3 +386,33 @@ def test_bad_files_are_refused_when_added(tmp_path):
     assert np.array_equal(scene.render((40, 30), **CAMERA), before)
     with pytest.raises(plumb.PlumbError):
         scene.add_file(tmp_path / "broken.glb", name="broken")
+
+
+@pytest.mark.parametrize("convention", ["opencv", "opengl"])
+def test_points_land_on_the_pixels_opencv_projects_them_to(convention):
+    # An OpenCV camera at (1, 2, -3) turned 30 degrees about y; non-square pixels and an
+    # off-centre principal point. Squares of 3 x 3 pixels facing it, centred on points whose
+    # OpenCV pixels u = fx X/Z + cx, v = fy Y/Z + cy are whole numbers, must cover exactly
+    # those 3 x 3 pixels (their edges lie half a pixel from the nearest pixel centres, so a
+    # projection off by a pixel, or a flipped axis, moves them).
+    fx, fy, cx, cy = 40.0, 50.0, 30.0, 20.0
+    a = np.radians(30.0)
+    r = np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
+    t = np.array([1.0, 2.0, -3.0])
+    scene = plumb.Scene()
+    pixels = [(10, 12, 4.0), (45, 30, 6.0), (30, 20, 5.0), (55, 5, 3.0)]
+    for k, (u, v, z) in enumerate(pixels):
+        centre = np.array([(u - cx) * z / fx, (v - cy) * z / fy, z])
+        hx, hy = 1.5 * z / fx, 1.5 * z / fy
+        corners = [centre + [dx, dy, 0] for dx, dy in [(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy)]]
+        world = np.array([r @ c + t for c in corners])
+        scene.add_mesh(world, [[0, 1, 2], [0, 2, 3], [0, 2, 1], [0, 3, 2]], object_id=k + 1)
+    pose = np.eye(4)
+    pose[:3, :3] = r if convention == "opencv" else r @ np.diag([1.0, -1.0, -1.0])
+    pose[:3, 3] = t
+    _, ids = scene.render((64, 48), pose=pose, pose_convention=convention,
+                          intrinsics=(fx, fy, cx, cy), near=0.1, far=100.0, ids=True)
+    want = np.zeros((48, 64), dtype=np.uint32)
+    for k, (u, v, _) in enumerate(pixels):
+        want[v - 1 : v + 2, u - 1 : u + 2] = k + 1
+    assert np.array_equal(ids, want)
