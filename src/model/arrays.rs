@@ -138,11 +138,6 @@ impl ArrayScene {
         name: Option<String>,
     ) -> Result<String, String> {
         let name = self.next_name("mesh", name)?;
-        if object_id == Some(0) {
-            return Err(format!(
-                "mesh '{name}': object id 0 is the background's; ids start at 1"
-            ));
-        }
         let n = mesh.positions.len();
         let what = |array: &str| format!("mesh '{name}': {array}");
         if n == 0 {
@@ -218,12 +213,8 @@ impl ArrayScene {
             indices: triangles,
             active: None,
         };
-        let mut node: NodeDoc = serde_json::from_value(serde_json::json!({"name": name}))
-            .map_err(|e| what(&e.to_string()))?;
+        let mut node = self.placed_node(&name, pose, object_id, &what)?;
         node.mesh = Some(MeshDoc::Inline(inline));
-        node.transform = pose.map(|p| pose_transform(p, &what("pose"))).transpose()?;
-        self.meshes_added = self.meshes_added.saturating_add(1);
-        node.object_id = Some(object_id.unwrap_or(self.meshes_added));
         let colour_material = mesh.colors.is_some();
         if color.is_some() || colour_material {
             let c = color.unwrap_or([0.8, 0.8, 0.8, 1.0]);
@@ -337,18 +328,32 @@ impl ArrayScene {
             .to_str()
             .ok_or_else(|| what("the path is not UTF-8"))?
             .to_owned();
+        let mut node = self.placed_node(&name, pose, object_id, &what)?;
+        node.import = Some(import);
+        self.doc.root.children.push(node);
+        self.names.insert(name.clone());
+        Ok(name)
+    }
+
+    /// A node `name` at `pose` writing `object_id` (default: the next of 1, 2, … counted over
+    /// meshes and files; 0 refused), for [`ArrayScene::add_mesh`] and
+    /// [`ArrayScene::add_file`]; `what` words its errors.
+    fn placed_node(
+        &mut self,
+        name: &str,
+        pose: Option<&[f32; 16]>,
+        object_id: Option<u32>,
+        what: &dyn Fn(&str) -> String,
+    ) -> Result<NodeDoc, String> {
         if object_id == Some(0) {
             return Err(what("object id 0 is the background's; ids start at 1"));
         }
         let mut node: NodeDoc = serde_json::from_value(serde_json::json!({"name": name}))
             .map_err(|e| what(&e.to_string()))?;
-        node.import = Some(import);
         node.transform = pose.map(|p| pose_transform(p, &what("pose"))).transpose()?;
         self.meshes_added = self.meshes_added.saturating_add(1);
         node.object_id = Some(object_id.unwrap_or(self.meshes_added));
-        self.doc.root.children.push(node);
-        self.names.insert(name.clone());
-        Ok(name)
+        Ok(node)
     }
 
     /// The document with every added file's path relative to `base` (a folder holding them
