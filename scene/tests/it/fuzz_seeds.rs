@@ -238,3 +238,40 @@ fn a_38_byte_draco_stream_cannot_make_the_decoder_hold_a_gigabyte() {
         .expect_err("refused");
     assert!(e.to_string().contains("decoded attribute bytes"), "{e}");
 }
+
+/// Issue 50: a 150-byte fuzz input (selector and Draco stream; 948 bytes as a GLB) whose corner
+/// table makes a vertex's fan walk in the multi-parallelogram decoder enter a cycle that never
+/// returns to its start. draco-core 2.3.3 looped there forever (`plumb info` ran for 300 s and
+/// more); the vendored copy (`vendor/draco-core/PLUMB-PATCHES.md`) ends the walk after one
+/// step per corner with an error. Run on a thread, so a regression fails here rather than
+/// hanging the suite.
+#[test]
+fn a_draco_fan_that_never_closes_is_an_error_not_a_hang() {
+    use base64::Engine as _;
+    let input = base64::engine::general_purpose::STANDARD
+        .decode(
+            "tkRSQUNPAgIBAQAAAGJ1AG5lAFb/1bv+YWNmb2Vzc2/a2tox2tra2traxdra2trabQAAANra2tra2tra\
+             Adpyc38AAAIBAQAAAPoMAQsAAANfWwpVAQEQBAEBAgICAgICAgICAgICAmEBAQEBAQEBAQEBAQEBAQEB\
+             AgAAAAEBAQEBAQEBAQEBAQEBAQEAKAAAAGZlcgEA",
+        )
+        .unwrap();
+    assert_eq!(input.len(), 150);
+    let (&pick, stream) = input.split_first().unwrap();
+    let glb = quad::draco_glb(pick, stream, 3, 1);
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut scene = Scene::new();
+        let root = scene.root();
+        let file = Path::new("/nonexistent-plumb-fuzz/draco.glb");
+        let r = import_gltf_bytes(&mut scene, root, &glb, file, &ImportOptions::default());
+        let _ = done.send(r.map(|_| ()).map_err(|e| e.to_string()));
+    });
+    let e = result
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the Draco decoder still running after 120 s: a fan walk that never ends")
+        .expect_err("refused");
+    assert!(
+        e.contains("KHR_draco_mesh_compression") && e.contains("Corner fan does not close"),
+        "{e}"
+    );
+}
