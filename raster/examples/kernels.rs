@@ -14,6 +14,7 @@
 //! `border` — the same quad, trilinear with clamp-to-border on both axes;
 //! `aniso` — the same quad, trilinear with 16× anisotropic filtering;
 //! `small` — 1M depth-tested ~10-pixel triangles with vertex colours;
+//! `medium` — the same, 200k of ~78 pixels (boxes of 13×13, the tile walk's 16×16 class);
 //! `gouraud` — two screen-covering vertex-coloured triangles, perspective-correct, depth test.
 //! Instructions per fragment or per triangle: the difference between a run of `n + 1` and of
 //! `n` frames, divided by the frame's fragments (stats) or triangles.
@@ -131,8 +132,8 @@ fn fill(ctx: &mut Context, frames: usize, sampler: Sampler, stages: Stages) {
     }
 }
 
-fn small(ctx: &mut Context, frames: usize) {
-    const N: usize = 1_000_000;
+/// `n` depth-tested vertex-coloured right triangles with legs of `leg` pixels at random places.
+fn small(ctx: &mut Context, frames: usize, (n, leg): (usize, f32)) {
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
         seed ^= seed << 13;
@@ -140,9 +141,9 @@ fn small(ctx: &mut Context, frames: usize) {
         seed ^= seed << 17;
         (seed >> 40) as f32 / (1u64 << 24) as f32
     };
-    let (lx, ly) = (4.5 * 2.0 / W as f32, 4.5 * 2.0 / H as f32);
-    let (mut pos, mut col) = (Vec::with_capacity(3 * N), Vec::with_capacity(3 * N));
-    for _ in 0..N {
+    let (lx, ly) = (leg * 2.0 / W as f32, leg * 2.0 / H as f32);
+    let (mut pos, mut col) = (Vec::with_capacity(3 * n), Vec::with_capacity(3 * n));
+    for _ in 0..n {
         let (x, y, z) = (next() * 2.0 - 1.0, next() * 2.0 - 1.0, next());
         let c = Vec4::new(next(), next(), next(), 1.0);
         pos.extend_from_slice(&[
@@ -236,7 +237,8 @@ fn main() {
             ALL,
         ),
         Some("aniso") => fill(&mut ctx, frames, Sampler::ANISOTROPIC_16X, ALL),
-        Some("small") => small(&mut ctx, frames),
+        Some("small") => small(&mut ctx, frames, (1_000_000, 4.5)),
+        Some("medium") => small(&mut ctx, frames, (200_000, 12.5)),
         Some("gouraud") => gouraud(&mut ctx, frames),
         _ => {
             eprintln!("usage: kernels fill|fill-nofog|fill-notex|fill-nodepth|nearest|border|aniso|small|\

@@ -610,7 +610,7 @@ impl RowSpan {
 }
 
 /// A fused kernel set up once per triangle: run on each of its row spans in a tile
-/// ([`fused_rows`]) or on the rows of one block ([`fused_block`]).
+/// ([`fused_rows`]) or on the rows of blocks ([`fused_blocks`]).
 pub(crate) trait FusedKernel<S: Simd> {
     /// Puts the row `dy` below the reference point into the planes' row sums.
     fn set_row(&mut self, dy: f32);
@@ -687,8 +687,9 @@ pub(crate) fn fused_rows<S: Simd, K: FusedKernel<S>>(
 }
 
 /// A small triangle's pixels in one block of [`LANES`]² pixels of a tile, for
-/// [`fused_block`]: its coverage, one byte per row of the block (lane `i` of row `r`
+/// [`fused_blocks`]: its coverage, one byte per row of the block (lane `i` of row `r`
 /// is bit `8r + i`), and where the block is.
+#[derive(Clone, Copy)]
 pub(crate) struct Block {
     pub cover: u64,
     /// The block's top-left pixel.
@@ -702,37 +703,39 @@ pub(crate) struct Block {
     pub ref_y: f32,
 }
 
-/// A fused kernel (set up with its planes' `a₀`, no row sums) on one [`Block`], straight on
-/// the tile's planes: each row with a covered pixel is one group of [`LANES`] contiguous
+/// A fused kernel (set up with its planes' `a₀`, no row sums) on [`Block`]s of one
+/// triangle, in order, straight on the tile's planes: each row with a covered pixel is one group of [`LANES`] contiguous
 /// pixels of the tile row, with the row's coverage as its mask (no copies in or out; the
 /// block lies inside the tile, so every group does). A pixel's offsets are the gathered
 /// block's (`(x + i) + ½ − ref_x`, `(y + ½) − ref_y`, the same operations), so every value
 /// is the one the kernel gives it there in a batch of pixels. Returns the number of
 /// fragments written.
 #[inline(always)]
-pub(crate) fn fused_block<S: Simd, K: FusedKernel<S>>(
+pub(crate) fn fused_blocks<S: Simd, K: FusedKernel<S>>(
     simd: S,
     k: &K,
-    b: &Block,
+    blocks: &[Block],
     (depth, color): (&mut [f32], &mut [[u8; 4]]),
 ) -> u64 {
     let iota = f32x8::from_slice(simd, &IOTA);
-    let dx =
-        ((simd.splat_f32x8(b.x as f32) + iota) + simd.splat_f32x8(0.5)) - simd.splat_f32x8(b.ref_x);
     let bits = i32x8::from_slice(simd, &[1, 2, 4, 8, 16, 32, 64, 128]);
     let mut written = simd.splat_i32x8(0);
-    let (mut cover, mut y, mut off) = (b.cover, b.y, b.off);
-    while cover != 0 {
-        let row = (cover & 0xff) as i32;
-        if row != 0 {
-            let m = (simd.splat_i32x8(row) & bits).simd_eq(bits);
-            let dy = simd.splat_f32x8((y as f32 + 0.5) - b.ref_y);
-            let (d, c) = (&mut depth[off..off + LANES], &mut color[off..off + LANES]);
-            written -= k.group::<false>((dx, dy), Some(m), d, c);
+    for b in blocks {
+        let dx = ((simd.splat_f32x8(b.x as f32) + iota) + simd.splat_f32x8(0.5))
+            - simd.splat_f32x8(b.ref_x);
+        let (mut cover, mut y, mut off) = (b.cover, b.y, b.off);
+        while cover != 0 {
+            let row = (cover & 0xff) as i32;
+            if row != 0 {
+                let m = (simd.splat_i32x8(row) & bits).simd_eq(bits);
+                let dy = simd.splat_f32x8((y as f32 + 0.5) - b.ref_y);
+                let (d, c) = (&mut depth[off..off + LANES], &mut color[off..off + LANES]);
+                written -= k.group::<false>((dx, dy), Some(m), d, c);
+            }
+            cover >>= 8;
+            y += 1;
+            off += b.stride;
         }
-        cover >>= 8;
-        y += 1;
-        off += b.stride;
     }
     lane_count(written)
 }

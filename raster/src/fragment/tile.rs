@@ -213,10 +213,11 @@ fn run_block(
 /// Rasterises every triangle of `bins` (in order) that falls in the tile whose top-left
 /// pixel is `(tx, ty)`. Returns the number of fragments written.
 ///
-/// Three size classes, by the triangle's pixel box inside the tile: at most
-/// [`LANES`]² (and an extent `setup::lane_edges` accepts): edge functions in `i32` lanes over the block
-/// ([`cover_block`]); at most [`BLOCK_PIXELS`]: a scalar scan of the box; larger: row spans.
-/// The first two shade all covered pixels as one batch. Every class finds the same pixels
+/// Four size classes, by the triangle's pixel box inside the tile: at most [`LANES`]² (and
+/// an extent `setup::lane_edges` accepts): edge functions in `i32` lanes over the block
+/// ([`cover_block`]); at most `2·LANES` square, on the direct path: up to four such blocks
+/// ([`quad_blocks`], vertex colours only); at most [`BLOCK_PIXELS`]: a scalar scan of the box; larger: row spans.
+/// All but the last shade all covered pixels as one batch. Every class finds the same pixels
 /// and the fragment path gives them the same values, so the class never changes a byte.
 pub(crate) fn raster_tile<'a>(
     level: Level,
@@ -273,6 +274,11 @@ fn raster_tile_at<'a, S: Simd>(
                     written += w;
                     continue;
                 }
+            } else if n <= 2 * LANES as i32 && h <= 2 * LANES as i32 {
+                if let Some(w) = quad_blocks(simd, &t, &mut at) {
+                    written += w;
+                    continue;
+                }
             }
             written += if i64::from(n) * i64::from(h) <= BLOCK_PIXELS {
                 scanned_block(&t, &mut at, &mut g, scratch)
@@ -322,7 +328,8 @@ fn lanes_block<S: Simd>(
     if !is_portable(simd) && t.path.writes_blocks(tri) {
         let b = cover_rows(simd, e, bx, (at.tx, at.ty), refp);
         return Some(if b.cover != 0 {
-            t.path.run_block(simd, t.planes, &b, at.tile)
+            t.path
+                .run_blocks(simd, t.planes, std::slice::from_ref(&b), at.tile)
         } else {
             0
         });
@@ -330,6 +337,54 @@ fn lanes_block<S: Simd>(
     let k = cover_block(simd, e, bx, (&*at.tile, at.tx, at.ty), refp, g, scratch);
     Some(if k > 0 {
         run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
+    } else {
+        0
+    })
+}
+
+/// The 16×16 class (llvmpipe's middle class, a 16×16 block in four stamps): a box of at
+/// most `2·LANES` × `2·LANES` pixels of a triangle with `i32` edges, on the direct path of
+/// the vertex-colour kernel only (`FragmentPath::writes_quad_blocks`, not the portable
+/// level): the box is split into up to
+/// four blocks of at most [`LANES`]², each covered in lanes ([`cover_rows`]), and the
+/// fragment kernel, set up once, runs on the blocks with a pixel in place. `None` when the
+/// triangle cannot take it (the caller takes the next class).
+#[inline(always)]
+fn quad_blocks<S: Simd>(simd: S, t: &TriInTile<'_>, at: &mut TileAt<'_, '_>) -> Option<u64> {
+    let tri = t.tri;
+    if !tri.lanes || is_portable(simd) || !t.path.writes_quad_blocks(tri) {
+        return None;
+    }
+    let [x0, y0, x1, y1] = t.bbox;
+    let refp = (tri.ref_x, tri.ref_y);
+    let l = LANES as i32;
+    let empty = Block {
+        cover: 0,
+        x: 0,
+        y: 0,
+        off: 0,
+        stride: 0,
+        ref_x: 0.0,
+        ref_y: 0.0,
+    };
+    let mut blocks = [empty, empty, empty, empty];
+    let mut m = 0;
+    for by in [y0, y0 + l] {
+        for bx in [x0, x0 + l] {
+            if by < y1 && bx < x1 {
+                let n = (x1 - bx).min(l) as u32;
+                let h = (y1 - by).min(l) as u32;
+                let b = cover_rows(simd, &tri.edges, (bx, by, n, h), (at.tx, at.ty), refp);
+                if b.cover != 0 {
+                    blocks[m & 3] = b;
+                    m += 1;
+                }
+            }
+        }
+    }
+    Some(if m > 0 {
+        t.path
+            .run_blocks(simd, t.planes, &blocks[..m.min(4)], at.tile)
     } else {
         0
     })

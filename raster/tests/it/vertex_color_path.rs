@@ -93,10 +93,16 @@ fn vertex_color_path_matches_the_scalar_level_everywhere() {
     }
 }
 
-/// Small triangles (boxes of up to 8×8 pixels, the block class) crowded against tile edges
+/// Small triangles (sizes `lo..hi` pixels: up to 8 gives boxes of up to 8×8 pixels, the
+/// block class; 8 to 16, the 16×16 class of up to four blocks) crowded against tile edges
 /// and the target's edges: the right edge of a tile (where the direct block moves left to
 /// stay inside the tile row), its bottom rows, the partial tiles of a 203 × 137 target.
-fn small_triangles(n: usize, seed: u64, (w, h): (f32, f32)) -> (Vec<Vec4>, Vec<Vec4>) {
+fn small_triangles(
+    n: usize,
+    seed: u64,
+    (w, h): (f32, f32),
+    (lo, hi): (f32, f32),
+) -> (Vec<Vec4>, Vec<Vec4>) {
     let mut rng = plumb_raster::rng::XorShift64::new(seed);
     let mut next = move || rng.next_f32();
     let (mut pos, mut col) = (Vec::new(), Vec::new());
@@ -110,7 +116,7 @@ fn small_triangles(n: usize, seed: u64, (w, h): (f32, f32)) -> (Vec<Vec4>, Vec<V
             2 => (cx, cy) = (near(cx, 60.0 + 4.0 * next()), near(cy, 60.0 + 4.0 * next())),
             _ => {}
         }
-        let size = 1.0 + 7.0 * next();
+        let size = lo + (hi - lo) * next();
         for _ in 0..3 {
             let (x, y) = (cx + (next() - 0.5) * size, cy + (next() - 0.5) * size);
             let ww = 0.5 + 2.0 * next();
@@ -139,6 +145,7 @@ fn small_frame(
     func: CompareFunc,
     write: bool,
     staged: bool,
+    sizes: (f32, f32),
 ) -> Frame {
     let (w, h) = (203, 137);
     let mut c = ctx(w, h, 2);
@@ -149,7 +156,7 @@ fn small_frame(
     };
     st.stencil.enabled = staged;
     for (n, seed) in [(3000, 0x243f_6a88_85a3_08d3), (3000, 0x1319_8a2e_0370_7344)] {
-        let (pos, col) = small_triangles(n, seed, (w as f32, h as f32));
+        let (pos, col) = small_triangles(n, seed, (w as f32, h as f32), sizes);
         c.draw(
             &st,
             &VertexInput::colored(&pos, &col),
@@ -161,22 +168,28 @@ fn small_frame(
     finish_frame(&mut c)
 }
 
-/// The small-triangle blocks written straight into the tile (`FragmentPath::run_block`)
+/// The small-triangle blocks written straight into the tile (`FragmentPath::run_blocks`)
 /// against the same pixels gathered, shaded by the staged path and scattered back, bit for
-/// bit at every level: colour bytes, depth values, fragments written.
+/// bit at every level: colour bytes, depth values, fragments written. Both classes: one
+/// block (sizes up to 8 pixels) and up to four (8 to 16, which the staged path takes as
+/// gathered pixels or row spans).
 #[test]
 fn small_blocks_in_place_match_the_gathered_path() {
-    for func in [
-        CompareFunc::Less,
-        CompareFunc::LessEqual,
-        CompareFunc::Always,
+    for (func, sizes) in [
+        (CompareFunc::Less, (1.0, 8.0)),
+        (CompareFunc::LessEqual, (1.0, 8.0)),
+        (CompareFunc::Always, (1.0, 8.0)),
+        (CompareFunc::Less, (8.0, 16.0)),
+        (CompareFunc::LessEqual, (8.0, 16.0)),
+        (CompareFunc::Always, (8.0, 16.0)),
     ] {
         for write in [true, false] {
-            let staged = at_every_level(|l| small_frame(l, func, write, true));
-            let fused = at_every_level(|l| small_frame(l, func, write, false));
+            let staged = at_every_level(|l| small_frame(l, func, write, true, sizes));
+            let fused = at_every_level(|l| small_frame(l, func, write, false, sizes));
             assert!(
                 fused == staged,
-                "{func:?} write={write}: the direct blocks differ from the gathered path"
+                "{func:?} write={write} sizes {sizes:?}: the direct blocks differ from the \
+                 gathered path"
             );
             assert!(
                 fused.2 > 5_000,
