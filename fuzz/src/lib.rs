@@ -196,6 +196,21 @@ pub fn draco_counts(stream: &[u8]) -> (usize, usize) {
 /// target still decodes the shared models' streams (Box, Duck) and stays fast.
 pub const DRACO_FUZZ_GEOMETRY_BYTES: u64 = 16 << 20;
 
+/// The `webp_texture` and `ktx2_texture` targets' import options: textures of at most 1,024
+/// texels a side and 16 MiB of decoded texels, not the defaults (8,192 and 1 GiB). A 26-byte
+/// lossless WebP can declare a 16,384-texel side and take 1.3 s to decode within the
+/// defaults, and a third of the WebP corpus declared more than 1,024: the targets ran 375 and
+/// 600 executions a second. Larger images are refused from their headers before anything is
+/// decoded (the checks the defaults use, at another value); every decoder path is reached at
+/// these sizes.
+pub fn texture_fuzz_options() -> plumb_scene::io::ImportOptions {
+    plumb_scene::io::ImportOptions {
+        max_texture_size: 1024,
+        max_texture_bytes: 16 << 20,
+        ..plumb_scene::io::ImportOptions::default()
+    }
+}
+
 pub mod mutate;
 pub mod quad;
 pub use quad::{draco_glb, glb, meshopt, textured_quad};
