@@ -34,11 +34,17 @@ fuzz_target!(|data: &[u8]| {
         let now = std::fs::read(shard.join("results.json")).expect("a shard's results.json");
         assert_eq!(now, text, "the merge wrote over a shard's results.json");
         let png = std::fs::read(shard.join("img/x.png")).expect("a shard's image");
-        assert_eq!(png, b"\x89PNG\r\n\x1a\n", "the merge wrote over a shard's image");
+        assert_eq!(
+            png, b"\x89PNG\r\n\x1a\n",
+            "the merge wrote over a shard's image"
+        );
     }
     if merged.is_ok() {
         let junit = std::fs::read_to_string(out.join("junit.xml")).expect("junit.xml");
-        assert!(junit.chars().all(xml_char), "junit.xml holds a character XML forbids");
+        assert!(
+            junit.chars().all(xml_char),
+            "junit.xml holds a character XML forbids"
+        );
         let html = std::fs::read_to_string(out.join("index.html")).expect("index.html");
         for link in html.split("href=\"").skip(1) {
             let target = link.split('"').next().unwrap_or("");

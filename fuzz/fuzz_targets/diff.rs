@@ -23,8 +23,10 @@ fuzz_target!(|data: &[u8]| {
         pixels_per_degree: 8.0,
         ..DiffOptions::default()
     };
-    let (Ok(mut ra), Ok(mut rb)) = (PngRows::open(&pa, max_pixels), PngRows::open(&pb, max_pixels))
-    else {
+    let (Ok(mut ra), Ok(mut rb)) = (
+        PngRows::open(&pa, max_pixels),
+        PngRows::open(&pb, max_pixels),
+    ) else {
         return;
     };
     let _ = working_set_bytes(ra.size().0, options.pixels_per_degree);

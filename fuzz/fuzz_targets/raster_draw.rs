@@ -94,7 +94,11 @@ fn texture(b: &mut Bytes) -> Option<Texture> {
     let (w, h) = (1 + u32::from(b.u8() % 8), 1 + u32::from(b.u8() % 8));
     let texels: Vec<u8> = (0..w * h * 4).map(|_| b.u8()).collect();
     let t = Texture::from_rgba8(w, h, texels).ok()?;
-    Some(if b.u8() % 2 == 0 { t.with_generated_mips() } else { t })
+    Some(if b.u8() % 2 == 0 {
+        t.with_generated_mips()
+    } else {
+        t
+    })
 }
 
 fn sampler(b: &mut Bytes) -> Sampler {
@@ -146,7 +150,13 @@ fuzz_target!(|data: &[u8]| {
     let fixed = b.u8() % 2 == 0;
     let (w, h) = (1 + u32::from(b.u8() % 48), 1 + u32::from(b.u8() % 48));
     let threads = 1 + b.choose(2);
-    let Ok(mut ctx) = Context::new(w, h, ContextOptions { threads: Some(threads) }) else {
+    let Ok(mut ctx) = Context::new(
+        w,
+        h,
+        ContextOptions {
+            threads: Some(threads),
+        },
+    ) else {
         return;
     };
     ctx.clear(vec4(&mut b), b.f32(), b.u8());
@@ -170,8 +180,12 @@ fuzz_target!(|data: &[u8]| {
                 let mut l = LightingState::DEFAULT;
                 let kind = match b.choose(4) {
                     0 => LightKind::Ambient,
-                    1 => LightKind::Directional { direction: vec3(&mut b) },
-                    2 => LightKind::Point { position: vec3(&mut b) },
+                    1 => LightKind::Directional {
+                        direction: vec3(&mut b),
+                    },
+                    2 => LightKind::Point {
+                        position: vec3(&mut b),
+                    },
                     _ => LightKind::Spot {
                         position: vec3(&mut b),
                         direction: vec3(&mut b),
@@ -199,7 +213,10 @@ fuzz_target!(|data: &[u8]| {
             }
             if b.u8() % 2 == 0 {
                 let mode = match b.choose(3) {
-                    0 => FogMode::Linear { start: b.f32(), end: b.f32() },
+                    0 => FogMode::Linear {
+                        start: b.f32(),
+                        end: b.f32(),
+                    },
                     1 => FogMode::Exp { density: b.f32() },
                     _ => FogMode::Exp2 { density: b.f32() },
                 };
@@ -233,12 +250,8 @@ fuzz_target!(|data: &[u8]| {
                         },
                     };
                     if b.u8() % 4 == 0 {
-                        unit.matrix = Mat4::from_cols(
-                            vec4(&mut b),
-                            vec4(&mut b),
-                            vec4(&mut b),
-                            vec4(&mut b),
-                        );
+                        unit.matrix =
+                            Mat4::from_cols(vec4(&mut b), vec4(&mut b), vec4(&mut b), vec4(&mut b));
                     }
                     ff.units.push(unit);
                 }
@@ -253,7 +266,10 @@ fuzz_target!(|data: &[u8]| {
             } else {
                 Mat4::perspective_rh(0.9, w as f32 / h as f32, 0.1, 20.0)
             };
-            let transforms = Transforms { view_from_model, clip_from_view };
+            let transforms = Transforms {
+                view_from_model,
+                clip_from_view,
+            };
             let mesh = MeshInput {
                 positions: &positions,
                 normals: (b.u8() % 4 != 0).then_some(normals.as_slice()),

@@ -14,7 +14,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let (w, h) = trace.size();
-    let Ok(mut ctx) = plumb_raster::Context::new(w, h, plumb_raster::ContextOptions { threads: Some(1) }) else {
+    let Ok(mut ctx) =
+        plumb_raster::Context::new(w, h, plumb_raster::ContextOptions { threads: Some(1) })
+    else {
         return;
     };
     let _ = trace.replay(&mut ctx);
