@@ -23,14 +23,15 @@ const NARROW: i64 = 16;
 /// three pixels per row, and the per-batch cost of the fragment stage dominated.
 const BLOCK_PIXELS: i64 = SPAN as i64;
 
-/// The covered pixels of the box `(x0, y0, n, h)` (`n, h ≤ LANES`, the edges
-/// `setup::lane_edges`) in row-major order, as [`raster_tile`]'s scalar scan finds them: tile
-/// offsets in `g.off`, their target values gathered into `g`, pixel-centre offsets from the
-/// reference point in `s.dxp` / `s.dyp` (the same expressions). Each row's edge values are
-/// `LANES` `i32` lanes; its coverage, a bit mask of their signs; covered pixels are taken
-/// bit by bit. Returns their number.
+/// The covered pixels of the box `(x0, y0, n, h)` (`n, h ≤ LANES`; or, `WIDE`, `n ≤ 2·LANES`
+/// and `n·h ≤ SPAN`; the edges `setup::lane_edges`) in row-major order, as [`raster_tile`]'s
+/// scalar scan finds them: tile offsets in `g.off`, their target values gathered into `g`,
+/// pixel-centre offsets from the reference point in `s.dxp` / `s.dyp` (the same
+/// expressions). Each row's edge values are `LANES` `i32` lanes (two sets when `WIDE`); its
+/// coverage, a bit mask of their signs; covered pixels are taken bit by bit. Returns their
+/// number.
 #[inline(always)]
-fn cover_block<S: Simd>(
+fn cover_block<S: Simd, const WIDE: bool>(
     simd: S,
     e: &[Edge32; 3],
     (x0, y0, n, h): (i32, i32, u32, u32),
@@ -41,12 +42,19 @@ fn cover_block<S: Simd>(
 ) -> usize {
     let ts = TILE_SIZE as i32;
     let iota = i32x8::from_slice(simd, &[0, 1, 2, 3, 4, 5, 6, 7]);
-    let lane = |j: usize| {
-        let c = e[j].at_pixel(x0, y0);
+    let lane = |j: usize, from: i32| {
+        let c = e[j].at_pixel(x0 + from, y0);
         let sx = e[j].step_x();
         simd.splat_i32x8(c) + iota * simd.splat_i32x8(sx)
     };
-    let (mut l0, mut l1, mut l2) = (lane(0), lane(1), lane(2));
+    let (mut l0, mut l1, mut l2) = (lane(0, 0), lane(1, 0), lane(2, 0));
+    // The second set (`WIDE`): columns `LANES..2·LANES` of the box.
+    let l = LANES as i32;
+    let (mut w0, mut w1, mut w2) = if WIDE {
+        (lane(0, l), lane(1, l), lane(2, l))
+    } else {
+        (l0, l1, l2)
+    };
     let sy = |j: usize| simd.splat_i32x8(e[j].step_y());
     let (sy0, sy1, sy2) = (sy(0), sy(1), sy(2));
     let zero = simd.splat_i32x8(0);
@@ -54,14 +62,28 @@ fn cover_block<S: Simd>(
     let (depth, stencil, color) = full_tile(tile);
     // Exact, like the row walk's `bx + i` (see `RowSpan::offsets`): `x0 + i` is exact in f32.
     let iota_f = f32x8::from_slice(simd, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
-    let col =
-        ((simd.splat_f32x8(x0 as f32) + iota_f) + simd.splat_f32x8(0.5)) - simd.splat_f32x8(ref_x);
-    let col: [f32; LANES] = col.into();
+    let column = |from: f32| {
+        let c = ((simd.splat_f32x8(x0 as f32) + (iota_f + simd.splat_f32x8(from)))
+            + simd.splat_f32x8(0.5))
+            - simd.splat_f32x8(ref_x);
+        <[f32; LANES]>::from(c)
+    };
+    let mut col = [0.0f32; 2 * LANES];
+    col[..LANES].copy_from_slice(&column(0.0));
+    if WIDE {
+        col[LANES..].copy_from_slice(&column(LANES as f32));
+    }
     let mut k = 0;
     let mut row = (y0 - ty) * ts + (x0 - tx);
     for y in y0..y0 + h as i32 {
         let outside = simd.simd_lt_i32x8(l0 | l1 | l2, zero);
-        let mut m = !(simd.to_bitmask_mask32x8(outside) as u32) & live;
+        let mut m = simd.to_bitmask_mask32x8(outside) as u32;
+        if WIDE {
+            let outside = simd.simd_lt_i32x8(w0 | w1 | w2, zero);
+            m |= (simd.to_bitmask_mask32x8(outside) as u32) << LANES;
+            (w0, w1, w2) = (w0 + sy0, w1 + sy1, w2 + sy2);
+        }
+        let mut m = !m & live;
         if m != 0 {
             let dy = (y as f32 + 0.5) - ref_y;
             while m != 0 {
@@ -75,7 +97,7 @@ fn cover_block<S: Simd>(
                 g.depth[j] = depth[o];
                 g.stencil[j] = stencil[o];
                 g.color[j] = color[o];
-                s.dxp[j] = col[i as usize];
+                s.dxp[j] = col[i as usize & (2 * LANES - 1)];
                 s.dyp[j] = dy;
                 k += 1;
             }
@@ -281,7 +303,13 @@ fn raster_tile_at<'a, S: Simd>(
                 }
             }
             written += if i64::from(n) * i64::from(h) <= BLOCK_PIXELS {
-                scanned_block(&t, &mut at, &mut g, scratch)
+                if n <= 2 * LANES as i32 && tri.lanes {
+                    scanned_lanes(simd, &t, &mut at, &mut g, scratch)
+                } else {
+                    scanned_block(&t, &mut at, &mut g, scratch)
+                }
+            } else if n <= 2 * LANES as i32 && tri.lanes && !is_portable(simd) {
+                narrow_spans(simd, &t, &mut at, scratch)
             } else {
                 row_spans(&t, &mut at, scratch)
             };
@@ -334,7 +362,7 @@ fn lanes_block<S: Simd>(
             0
         });
     }
-    let k = cover_block(simd, e, bx, (&*at.tile, at.tx, at.ty), refp, g, scratch);
+    let k = cover_block::<S, false>(simd, e, bx, (&*at.tile, at.tx, at.ty), refp, g, scratch);
     Some(if k > 0 {
         run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
     } else {
@@ -388,6 +416,29 @@ fn quad_blocks<S: Simd>(simd: S, t: &TriInTile<'_>, at: &mut TileAt<'_, '_>) -> 
     } else {
         0
     })
+}
+
+/// The gathered class for a box at most `2·LANES` wide of a triangle with `i32` edges: its
+/// covered pixels found in lanes ([`cover_block`], two sets of lanes a row) rather than by
+/// [`scanned_block`]'s scalar scan, in the same order, and shaded as one batch.
+#[inline(always)]
+fn scanned_lanes<S: Simd>(
+    simd: S,
+    t: &TriInTile<'_>,
+    at: &mut TileAt<'_, '_>,
+    g: &mut Gather,
+    scratch: &mut Scratch,
+) -> u64 {
+    let tri = t.tri;
+    let [x0, y0, x1, y1] = t.bbox;
+    let bx = (x0, y0, (x1 - x0) as u32, (y1 - y0) as u32);
+    let refp = (tri.ref_x, tri.ref_y);
+    let tile = (&*at.tile, at.tx, at.ty);
+    let k = cover_block::<S, true>(simd, &tri.edges, bx, tile, refp, g, scratch);
+    if k == 0 {
+        return 0;
+    }
+    run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
 }
 
 /// The edge values at the box's top-left pixel and their steps in x and y.
@@ -449,6 +500,63 @@ fn scanned_block(
         return 0;
     }
     run_block(&mut *at.tile, g, k, (t.path, tri, t.planes), scratch)
+}
+
+/// The large class for a box at most `2·LANES` wide of a triangle with `i32` edges (not at
+/// the portable level): [`row_spans`]' spans, each row's found in lanes instead of by its
+/// scalar scan (three adds and a sign test per pixel): the edge values of the row's
+/// `2·LANES` pixels from the box's left edge, whose signs give the row's coverage as a bit
+/// mask, the span from its lowest to its highest set bit. The same spans (a triangle's
+/// covered pixels in a row are contiguous), so the same bytes. The edges stay in `i32` as in
+/// `setup::lane_edges`, the lanes reaching at most `2·LANES − 1` pixels past the box (with
+/// an extent of 2¹⁴, |E| stays below 2³⁰).
+#[inline(always)]
+fn narrow_spans<S: Simd>(
+    simd: S,
+    t: &TriInTile<'_>,
+    at: &mut TileAt<'_, '_>,
+    scratch: &mut Scratch,
+) -> u64 {
+    let (tri, ts) = (t.tri, TILE_SIZE as i32);
+    let [x0, y0, x1, y1] = t.bbox;
+    let e = &tri.edges;
+    let iota = i32x8::from_slice(simd, &[0, 1, 2, 3, 4, 5, 6, 7]);
+    let lanes = |j: usize, from: i32| {
+        let c = e[j].at_pixel(x0 + from, y0);
+        simd.splat_i32x8(c) + iota * simd.splat_i32x8(e[j].step_x())
+    };
+    let l = LANES as i32;
+    let (mut a0, mut a1, mut a2) = (lanes(0, 0), lanes(1, 0), lanes(2, 0));
+    let (mut b0, mut b1, mut b2) = (lanes(0, l), lanes(1, l), lanes(2, l));
+    let sy = |j: usize| simd.splat_i32x8(e[j].step_y());
+    let (sy0, sy1, sy2) = (sy(0), sy(1), sy(2));
+    let zero = simd.splat_i32x8(0);
+    let live = (1u32 << (x1 - x0)) - 1;
+    let mut rows = [RowSpan::default(); TILE_SIZE as usize];
+    let mut k = 0;
+    for y in y0..y1 {
+        let lo_out = simd.to_bitmask_mask32x8(simd.simd_lt_i32x8(a0 | a1 | a2, zero)) as u32;
+        let hi_out = simd.to_bitmask_mask32x8(simd.simd_lt_i32x8(b0 | b1 | b2, zero)) as u32;
+        let m = !(lo_out | (hi_out << LANES)) & live;
+        if m != 0 {
+            let lo = m.trailing_zeros() as i32;
+            let hi = 32 - m.leading_zeros() as i32;
+            let x = x0 + lo;
+            // At most `TILE_SIZE` rows: the box is clipped to the tile.
+            rows[k & (TILE_SIZE as usize - 1)] = RowSpan {
+                x,
+                y,
+                len: (hi - lo) as u32,
+                off: ((y - at.ty) * ts + (x - at.tx)) as u32,
+            };
+            k += 1;
+        }
+        (a0, a1, a2) = (a0 + sy0, a1 + sy1, a2 + sy2);
+        (b0, b1, b2) = (b0 + sy0, b1 + sy1, b2 + sy2);
+    }
+    let rows = &rows[..k.min(TILE_SIZE as usize)];
+    t.path
+        .run_rows((tri, t.planes), rows, &mut *at.tile, scratch)
 }
 
 /// The large class: row by row, each row's covered pixels (contiguous) are one span, and
