@@ -704,9 +704,9 @@ pub(crate) struct Block {
 }
 
 /// A fused kernel (set up with its planes' `a₀`, no row sums) on [`Block`]s of one
-/// triangle, in order, straight on the tile's planes: each row with a covered pixel is one group of [`LANES`] contiguous
-/// pixels of the tile row, with the row's coverage as its mask (no copies in or out; the
-/// block lies inside the tile, so every group does). A pixel's offsets are the gathered
+/// triangle, in order, straight on the tile's planes: each row with a covered pixel is one
+/// group of [`LANES`] contiguous pixels of the tile row, with the row's coverage as its mask
+/// (no copies in or out; the block lies inside the tile, so every group does). A pixel's offsets are the gathered
 /// block's (`(x + i) + ½ − ref_x`, `(y + ½) − ref_y`, the same operations), so every value
 /// is the one the kernel gives it there in a batch of pixels. Returns the number of
 /// fragments written.

@@ -238,7 +238,8 @@ fn run_block(
 /// Four size classes, by the triangle's pixel box inside the tile: at most [`LANES`]² (and
 /// an extent `setup::lane_edges` accepts): edge functions in `i32` lanes over the block
 /// ([`cover_block`]); at most `2·LANES` square, on the direct path: up to four such blocks
-/// ([`quad_blocks`], vertex colours only); at most [`BLOCK_PIXELS`]: a scalar scan of the box; larger: row spans.
+/// ([`quad_blocks`], vertex colours only); at most [`BLOCK_PIXELS`]: the box scanned (in
+/// lanes when at most `2·LANES` wide); larger: row spans (found in lanes when that narrow).
 /// All but the last shade all covered pixels as one batch. Every class finds the same pixels
 /// and the fragment path gives them the same values, so the class never changes a byte.
 pub(crate) fn raster_tile<'a>(
@@ -373,9 +374,9 @@ fn lanes_block<S: Simd>(
 /// The 16×16 class (llvmpipe's middle class, a 16×16 block in four stamps): a box of at
 /// most `2·LANES` × `2·LANES` pixels of a triangle with `i32` edges, on the direct path of
 /// the vertex-colour kernel only (`FragmentPath::writes_quad_blocks`, not the portable
-/// level): the box is split into up to
-/// four blocks of at most [`LANES`]², each covered in lanes ([`cover_rows`]), and the
-/// fragment kernel, set up once, runs on the blocks with a pixel in place. `None` when the
+/// level): the box is split into up to four blocks of at most [`LANES`]², each covered in
+/// lanes ([`cover_rows`]), and the fragment kernel, set up once, runs on the blocks with a
+/// pixel in place. `None` when the
 /// triangle cannot take it (the caller takes the next class).
 #[inline(always)]
 fn quad_blocks<S: Simd>(simd: S, t: &TriInTile<'_>, at: &mut TileAt<'_, '_>) -> Option<u64> {

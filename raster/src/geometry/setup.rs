@@ -69,9 +69,10 @@ pub(crate) struct TriSetup {
 /// ([`Edge32`]), and whether every value the tile walk's smallest class evaluates fits
 /// (`fragment::tile`'s `cover_block` and `cover_rows`): `|E| ≤ |dx|·|Δy| + |dy|·|Δx| + 1`,
 /// where `|dx|, |dy|` (edge deltas) are at most the triangle's extent `X` and the sampled
-/// points lie inside its box, widened by the block's spare lanes (right of the box, or left
-/// of it where `cover_rows` moves the block back into the tile) and its one row past the
-/// end: `|Δx|, |Δy| ≤ X + 8·256`. With `X ≤ 2¹⁴` (64 pixels) that is below 2³⁰. (The
+/// points lie inside its box, widened by the spare lanes (right of the box, or left of it
+/// where `cover_rows` moves the block back into the tile; up to 15 pixels where the tile walk
+/// evaluates two sets of lanes a row) and one row past the end: `|Δx|, |Δy| ≤ X + 16·256`.
+/// With `X ≤ 2¹⁴` (64 pixels) that is below 2³⁰. (The
 /// deltas themselves always fit: snapped coordinates are below 2²⁴ in magnitude.) No
 /// branch: the set-up lanes compute it for eight triangles at once.
 #[inline(always)]
