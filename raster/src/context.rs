@@ -99,6 +99,10 @@ impl Context {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(options.threads.unwrap_or(0))
             .thread_name(|i| format!("plumb-raster-{i}"))
+            // The tile walk's size classes are inlined into one function per SIMD level; an
+            // unoptimised build gives each of their locals a slot of its own, and its frame
+            // passed the default 2 MiB. Reserved address space, touched only as used.
+            .stack_size(16 << 20)
             .build()
             .map_err(|e| Error::ThreadPool(e.to_string()))?;
         Ok(Context {
