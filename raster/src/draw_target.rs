@@ -15,6 +15,7 @@ use glam::Vec4;
 use crate::base::error::Error;
 use crate::context::{Context, DrawStats, FrameStats};
 use crate::fixed_function::{FixedFunction, MeshInput, Transforms};
+use crate::shading::pbr::PbrDraw;
 use crate::state::{PipelineState, Rect};
 use crate::vertex::{Indices, Topology, VertexInput};
 
@@ -67,6 +68,28 @@ pub trait DrawTarget {
         indices: Indices<'_>,
         topology: Topology,
     ) -> Result<DrawStats, Error>;
+    /// As [`Context::draw_pbr`]. The default refuses it with [`Error::Unsupported`]: a
+    /// target draws glTF's physically based materials only when it says so.
+    ///
+    /// # Errors
+    /// As [`Context::draw_pbr`]; [`Error::Unsupported`] from a target without it.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_pbr(
+        &mut self,
+        state: &PipelineState,
+        draw: &PbrDraw,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        tangents: Option<&[glam::Vec4]>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        let _ = (state, draw, transforms, mesh, tangents, indices, topology);
+        Err(Error::Unsupported(
+            "physically based (PBR) draws: this target draws the fixed-function pipeline only"
+                .into(),
+        ))
+    }
     /// Finishes every queued command (a CPU target rasterises its bins, a GPU target submits
     /// and waits). The default does nothing.
     ///
@@ -133,6 +156,20 @@ impl DrawTarget for Context {
         topology: Topology,
     ) -> Result<DrawStats, Error> {
         Context::draw_fixed(self, state, ff, transforms, mesh, indices, topology)
+    }
+    fn draw_pbr(
+        &mut self,
+        state: &PipelineState,
+        draw: &PbrDraw,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        tangents: Option<&[glam::Vec4]>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        Context::draw_pbr(
+            self, state, draw, transforms, mesh, tangents, indices, topology,
+        )
     }
     fn finish(&mut self) -> Result<(), Error> {
         Context::finish(self);

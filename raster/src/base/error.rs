@@ -78,6 +78,10 @@ pub enum Error {
     /// shader that did not compile): the backend's own message.
     #[error("backend: {0}")]
     Backend(String),
+    /// The target does not draw what was asked of it (say, a physically based draw on a
+    /// fixed-function-only backend).
+    #[error("unsupported by this target: {0}")]
+    Unsupported(String),
     /// A draw trace could not be read, written or played back (module `trace`).
     #[error("trace: {0}")]
     Trace(String),

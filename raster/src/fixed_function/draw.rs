@@ -10,9 +10,13 @@ use crate::base::error::Error;
 use crate::context::{Context, DrawStats};
 use crate::fragment::fixed_shader::FixedShader;
 use crate::fragment::fixed_stages::{ShaderLayout, UnitRt};
+use crate::fragment::pbr_shader::{PbrShader, PbrUnit, PbrUnits};
+use crate::fragment::scratch::FragmentShader;
 use crate::geometry::assemble::Primitives;
 use crate::shading::light::PreparedLighting;
+use crate::shading::pbr::{self, PbrDraw, PbrTexture, MAX_PBR_LIGHTS};
 use crate::state::PipelineState;
+use crate::texture::lanes::LaneFilter;
 use crate::vertex::{ClipVertex, Indices, Topology, MAX_VARYINGS};
 
 use super::types::*;
@@ -52,28 +56,10 @@ impl Context {
                 .inverse()
                 .transpose(),
             lighting: lit,
+            tangents: None,
         };
-        // Vertex stage once per vertex (shared vertices are not re-lit), in parallel, into
-        // a packed array of `4 + count` floats per vertex (a `ClipVertex` holds 52 floats:
-        // for a million-vertex mesh, 200 MB to fill and stream instead of ~50).
         let n = mesh.positions.len();
-        let stride = 4 + layout.count;
-        const BLOCK: usize = 4096;
-        let mut verts = vec![0.0f32; n * stride];
-        let level = self.level();
-        let block = |(c, chunk): (usize, &mut [f32])| stage.run_block(level, c * BLOCK, chunk);
-        // One block runs on the calling thread: a small mesh (a scene of many small draws)
-        // must not pay a thread-pool round trip per draw. The blocks are the same either way.
-        if n > BLOCK {
-            self.pool().install(|| {
-                verts
-                    .par_chunks_mut(BLOCK * stride)
-                    .enumerate()
-                    .for_each(block)
-            });
-        } else {
-            verts.chunks_mut(BLOCK * stride).enumerate().for_each(block);
-        }
+        let verts = self.run_vertex_stage(&stage);
         let shader = FixedShader::new(
             ShaderLayout {
                 secondary: layout.secondary,
@@ -110,12 +96,115 @@ impl Context {
         }
     }
 
+    /// Draws an object-space mesh with glTF's metallic-roughness material, lit per pixel
+    /// ([`pbr`](crate::pbr): the BRDF, the lights, the colour conventions). `tangents`
+    /// (object space, `w` the handedness) are read only when the material has a normal
+    /// texture. The vertex stage is the fixed-function one: the material's textures are its
+    /// units (base colour, metallic-roughness, normal, occlusion, emissive, in that order,
+    /// those present), with the eye position and normal per pixel.
+    ///
+    /// # Errors
+    /// As [`Context::draw_fixed`], and [`Error::InvalidState`] for a mesh without normals,
+    /// a normal texture without tangents, or non-finite factors, lights or exposure;
+    /// [`Error::TooMany`] past [`pbr::MAX_PBR_LIGHTS`](crate::pbr::MAX_PBR_LIGHTS) lights.
+    #[allow(clippy::too_many_arguments)]
+    pub fn draw_pbr(
+        &mut self,
+        state: &PipelineState,
+        draw: &PbrDraw,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        tangents: Option<&[Vec4]>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        let ff = check_pbr_input(draw, mesh, tangents)?;
+        check_fixed_input(&ff, transforms, mesh, indices)?;
+        let m = &draw.material;
+        let layout = Layout::pbr(&ff, self.keeps_normals(), m.normal_texture.is_some());
+        debug_assert!(layout.count <= MAX_VARYINGS);
+        let stage = VertexStage {
+            mesh,
+            ff: &ff,
+            layout,
+            clip_from_model: transforms.clip_from_view * transforms.view_from_model,
+            view_from_model: transforms.view_from_model,
+            normal_matrix: Mat3::from_mat4(transforms.view_from_model)
+                .inverse()
+                .transpose(),
+            lighting: None,
+            tangents: tangents.filter(|_| m.normal_texture.is_some()),
+        };
+        let verts = self.run_vertex_stage(&stage);
+        let mut planes = (0..).map(|k| 6 + 3 * (layout.units + 3 * k));
+        let mut unit = |t: &Option<PbrTexture>| {
+            t.as_ref().map(|t| PbrUnit {
+                texture: Arc::clone(&t.texture),
+                sampler: t.sampler,
+                filter: LaneFilter::new(&t.sampler),
+                plane: planes.next().unwrap_or(0),
+            })
+        };
+        let units = PbrUnits {
+            base: unit(&m.base_color_texture),
+            metallic_roughness: unit(&m.metallic_roughness_texture),
+            normal: unit(&m.normal_texture),
+            occlusion: unit(&m.occlusion_texture),
+            emissive: unit(&m.emissive_texture),
+        };
+        let (lights, ambient) = pbr::prepare_lights(&draw.lights);
+        let at = layout.phong.unwrap_or(0);
+        let shader = PbrShader {
+            material: m.clone(),
+            units,
+            lights,
+            ambient,
+            output: draw.output,
+            at,
+            tangent: layout.tangent,
+            ortho: transforms.clip_from_view.row(3) == Vec4::W,
+            skip: layout.units..layout.units + 3 * ff.units.len(),
+        };
+        let packed = Packed {
+            verts: &verts,
+            n: mesh.positions.len(),
+            varyings: (layout.count, layout.colors),
+            normal: layout.normal,
+        };
+        self.draw_packed::<0>(state, Arc::new(shader), packed, (indices, topology))
+    }
+
+    /// The vertex stage once per vertex (shared vertices are not re-lit), in parallel, into
+    /// a packed array of `4 + count` floats per vertex (a `ClipVertex` holds 52 floats: for
+    /// a million-vertex mesh, 200 MB to fill and stream instead of ~50).
+    fn run_vertex_stage(&self, stage: &VertexStage<'_>) -> Vec<f32> {
+        let n = stage.mesh.positions.len();
+        let stride = 4 + stage.layout.count;
+        const BLOCK: usize = 4096;
+        let mut verts = vec![0.0f32; n * stride];
+        let level = self.level();
+        let block = |(c, chunk): (usize, &mut [f32])| stage.run_block(level, c * BLOCK, chunk);
+        // One block runs on the calling thread: a small mesh (a scene of many small draws)
+        // must not pay a thread-pool round trip per draw. The blocks are the same either way.
+        if n > BLOCK {
+            self.pool().install(|| {
+                verts
+                    .par_chunks_mut(BLOCK * stride)
+                    .enumerate()
+                    .for_each(block)
+            });
+        } else {
+            verts.chunks_mut(BLOCK * stride).enumerate().for_each(block);
+        }
+        verts
+    }
+
     /// Draws the vertex stage's packed vertices `p` (`4 + p.varyings.0` floats each): `N`
     /// varyings per vertex, or any number when `N` is 0.
     fn draw_packed<const N: usize>(
         &mut self,
         state: &PipelineState,
-        shader: Arc<FixedShader>,
+        shader: Arc<dyn FragmentShader>,
         p: Packed<'_>,
         (indices, topology): (Indices<'_>, Topology),
     ) -> Result<DrawStats, Error> {
@@ -150,4 +239,75 @@ struct Packed<'a> {
     varyings: (usize, usize),
     /// Where the eye-space normal for the target's normal plane sits.
     normal: Option<usize>,
+}
+
+/// What [`Context::draw_pbr`] checks of its own inputs, and the fixed-function state its
+/// vertex stage runs with (the material's textures as units).
+///
+/// # Errors
+/// As [`Context::draw_pbr`].
+pub fn check_pbr_input(
+    draw: &PbrDraw,
+    mesh: &MeshInput<'_>,
+    tangents: Option<&[Vec4]>,
+) -> Result<FixedFunction, Error> {
+    let m = &draw.material;
+    let bad = |what: &str| Err(Error::InvalidState(format!("PBR draw: {what}")));
+    if mesh.normals.is_none() {
+        return bad("the mesh has no normals");
+    }
+    if let Some(t) = tangents {
+        if t.len() != mesh.positions.len() {
+            return Err(Error::BufferLength {
+                what: "tangents",
+                expected: mesh.positions.len(),
+                actual: t.len(),
+            });
+        }
+    }
+    if m.normal_texture.is_some() && tangents.is_none() {
+        return bad("a normal texture needs tangents");
+    }
+    let factors = [
+        m.metallic,
+        m.roughness,
+        m.normal_scale,
+        m.occlusion_strength,
+        draw.output.exposure,
+    ];
+    if !m.base_color.is_finite()
+        || !m.emissive.is_finite()
+        || factors.iter().any(|x| !x.is_finite())
+    {
+        return bad("non-finite material factor or exposure");
+    }
+    if draw.lights.len() > MAX_PBR_LIGHTS {
+        return Err(Error::TooMany {
+            what: "PBR lights",
+            max: MAX_PBR_LIGHTS,
+            actual: draw.lights.len(),
+        });
+    }
+    if let Some(i) = draw.lights.iter().position(|l| !l.is_finite()) {
+        return bad(&format!("light {i} has a non-finite value"));
+    }
+    let units = [
+        &m.base_color_texture,
+        &m.metallic_roughness_texture,
+        &m.normal_texture,
+        &m.occlusion_texture,
+        &m.emissive_texture,
+    ]
+    .into_iter()
+    .flatten()
+    .map(|t| TextureUnit {
+        uv_set: t.uv_set,
+        matrix: t.matrix,
+        ..TextureUnit::new(Arc::clone(&t.texture), t.sampler)
+    })
+    .collect();
+    Ok(FixedFunction {
+        units,
+        ..FixedFunction::default()
+    })
 }

@@ -28,6 +28,8 @@ pub(super) struct Layout {
     /// The eye-space normal for the target's normal plane (zero for a mesh without
     /// normals).
     pub(super) normal: Option<usize>,
+    /// The eye-space unit tangent and its handedness `w` (PBR normal maps).
+    pub(super) tangent: Option<usize>,
     pub(super) count: usize,
 }
 
@@ -70,8 +72,23 @@ impl Layout {
             fog,
             phong,
             normal,
+            tangent: None,
             count: n,
         }
+    }
+
+    /// The layout of a PBR draw whose textures are `ff`'s units (and `ff` has no lighting
+    /// and no fog): the colour, the units' `(s, t, q)`, the normal-plane normal, then the eye
+    /// position and normal, then the tangent when `tangents`.
+    pub(super) fn pbr(ff: &FixedFunction, normal_plane: bool, tangents: bool) -> Layout {
+        let mut l = Layout::new(ff, normal_plane);
+        l.phong = Some(l.count);
+        l.count += 6;
+        if tangents {
+            l.tangent = Some(l.count);
+            l.count += 4;
+        }
+        l
     }
 }
 
@@ -84,6 +101,9 @@ pub(super) struct VertexStage<'a> {
     pub(super) view_from_model: Mat4,
     pub(super) normal_matrix: Mat3,
     pub(super) lighting: Option<PreparedLighting>,
+    /// Object-space tangents and handedness (PBR normal maps), transformed by the upper 3×3
+    /// of `view_from_model` and normalised.
+    pub(super) tangents: Option<&'a [Vec4]>,
 }
 
 impl VertexStage<'_> {
@@ -173,6 +193,11 @@ impl VertexStage<'_> {
         }
         if let Some(o) = l.normal {
             v[o..o + 3].copy_from_slice(&normal.unwrap_or(Vec3::ZERO).to_array());
+        }
+        if let (Some(o), Some(t)) = (l.tangent, self.tangents) {
+            let t = t[i];
+            let e = (Mat3::from_mat4(self.view_from_model) * t.truncate()).normalize_or_zero();
+            v[o..o + 4].copy_from_slice(&e.extend(t.w).to_array());
         }
     }
 }
@@ -274,6 +299,17 @@ impl VertexStage<'_> {
                     [zero; 3]
                 };
                 put(&mut rows, v + o, &n);
+            }
+            if let (Some(o), Some(t)) = (l.tangent, self.tangents) {
+                let mut x = [[0.0f32; LANES]; 4];
+                for (i, t) in t[base..base + live].iter().enumerate() {
+                    (x[0][i], x[1][i], x[2][i], x[3][i]) = (t.x, t.y, t.z, t.w);
+                }
+                let xyz = vl::load3(simd, &[x[0], x[1], x[2]]);
+                let m = Mat3::from_mat4(self.view_from_model);
+                let e = vl::normalize_or_zero3(simd, vl::mat3_mul(simd, &m, xyz));
+                put(&mut rows, v + o, &e);
+                put(&mut rows, v + o + 3, &[f32x8::from_slice(simd, &x[3])]);
             }
             for (i, vert) in chunk.chunks_exact_mut(stride).enumerate() {
                 for (k, x) in vert.iter_mut().enumerate() {
@@ -481,6 +517,7 @@ pub(crate) mod tests {
             let positions: Vec<Vec3> = (0..n).map(|_| r.v3()).collect();
             let normals: Vec<Vec3> = (0..n).map(|_| r.v3()).collect();
             let colors: Vec<Vec4> = (0..n).map(|_| r.v4()).collect();
+            let tangents: Vec<Vec4> = (0..n).map(|_| r.v4()).collect();
             let uv0: Vec<Vec2> = (0..n).map(|_| Vec2::new(r.f(), r.f())).collect();
             let uv1: Vec<Vec2> = (0..n).map(|_| Vec2::new(r.f(), r.f())).collect();
             let uvs = [&uv0[..], &uv1[..]];
@@ -539,7 +576,12 @@ pub(crate) mod tests {
             } else {
                 Mat4::from_rotation_translation(glam::Quat::from_rotation_y(0.3), r.v3())
             };
-            let layout = Layout::new(&ff, case % 3 == 0);
+            // Unlit cases also run as a PBR draw's layout (eye position, normal, tangent).
+            let layout = if !lit {
+                Layout::pbr(&ff, case % 3 == 0, case % 8 == 3)
+            } else {
+                Layout::new(&ff, case % 3 == 0)
+            };
             let stage = VertexStage {
                 mesh: &mesh,
                 ff: &ff,
@@ -552,6 +594,7 @@ pub(crate) mod tests {
                     .as_ref()
                     .filter(|l| l.is_lit())
                     .map(PreparedLighting::new),
+                tangents: Some(&tangents),
             };
             let stride = 4 + layout.count;
             let first = case % 3;

@@ -642,7 +642,7 @@ fn uv_derivatives(p: &[f32], dx: f32, dy: f32) -> [f32; 6] {
 /// `(u, v)` and `ρ² = max(|∂uv/∂x·size|², |∂uv/∂y·size|²)` ([`uv_derivatives`]) for `n`
 /// pixels.
 #[inline(always)]
-fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
+pub(crate) fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
     let (w, h) = (size.x, size.y);
     let Scratch {
         dxp,
@@ -668,7 +668,7 @@ fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
 /// into `tu`, `tv` and `grad`, for anisotropic sampling. Pixels past the batch's live ones
 /// get values computed from stale offsets, harmlessly (never written back).
 #[inline(always)]
-fn grad_coords(p: &[f32], n: usize, s: &mut Scratch) {
+pub(crate) fn grad_coords(p: &[f32], n: usize, s: &mut Scratch) {
     let Scratch {
         dxp,
         dyp,

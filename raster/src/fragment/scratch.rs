@@ -44,6 +44,9 @@ pub(crate) struct Scratch {
     /// Shader scratch: per-pixel primary and secondary colours (Phong).
     pub prim: [[f32; SPAN]; 4],
     pub sec: [[f32; SPAN]; 3],
+    /// Shader scratch (PBR): metallic, roughness, the tangent-space normal, occlusion and
+    /// emission (`fragment::pbr_shader`).
+    pub pbr: [[f32; SPAN]; 9],
     pub(crate) spass: [i32; SPAN],
     pub(crate) dmask: [i32; SPAN],
     pub(crate) dst: [[f32; SPAN]; 4],
@@ -68,6 +71,7 @@ impl Scratch {
             grad: [[0.0; SPAN]; 4],
             prim: [[0.0; SPAN]; 4],
             sec: [[0.0; SPAN]; 3],
+            pbr: [[0.0; SPAN]; 9],
             spass: [0; SPAN],
             dmask: [0; SPAN],
             dst: [[0.0; SPAN]; 4],

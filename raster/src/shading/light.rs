@@ -126,6 +126,34 @@ pub struct Light {
 }
 
 impl Light {
+    /// Whether every number of the light is finite (its range may also be `None`, its inner
+    /// cone anything: a non-finite one is ignored).
+    pub fn is_finite(&self) -> bool {
+        let geometry = match self.kind {
+            LightKind::Ambient => true,
+            LightKind::Directional { direction } => direction.is_finite(),
+            LightKind::Point { position } => position.is_finite(),
+            LightKind::Spot {
+                position,
+                direction,
+                cutoff_deg,
+                exponent,
+            } => {
+                position.is_finite()
+                    && direction.is_finite()
+                    && cutoff_deg.is_finite()
+                    && exponent.is_finite()
+            }
+        };
+        geometry
+            && self.ambient.is_finite()
+            && self.diffuse.is_finite()
+            && self.specular.is_finite()
+            && self.intensity.is_finite()
+            && self.attenuation.iter().all(|x| x.is_finite())
+            && self.range.is_none_or(f32::is_finite)
+    }
+
     /// A light of the given kind with the book's defaults.
     pub const fn new(kind: LightKind) -> Light {
         Light {
@@ -320,6 +348,93 @@ pub struct PreparedLight {
     pub attenuation: [f32; 3],
 }
 
+impl PreparedLight {
+    /// `l` compiled (whether it is on is the caller's test): directions normalised,
+    /// `intensity × colour` clamped, the spot cosines taken (via [`math::cos`]).
+    pub fn new(l: &Light) -> PreparedLight {
+        let mut p = UNUSED;
+        p.ambient = saturate3(l.ambient * l.intensity);
+        match l.kind {
+            LightKind::Ambient => p.kind = KIND_AMBIENT,
+            LightKind::Directional { direction } => {
+                p.kind = KIND_DIRECTIONAL;
+                p.vector = -direction.normalize_or_zero();
+            }
+            LightKind::Point { position } => {
+                p.kind = KIND_POINT;
+                p.vector = position;
+            }
+            LightKind::Spot {
+                position,
+                direction,
+                cutoff_deg,
+                exponent,
+            } => {
+                p.kind = KIND_SPOT;
+                p.vector = position;
+                p.spot_dir = direction.normalize_or_zero();
+                p.spot_cos = (cutoff_deg < 180.0).then(|| math::cos(math::to_radians(cutoff_deg)));
+                p.spot_exponent = exponent;
+                p.spot_smooth = match (p.spot_cos, l.spot_inner_deg) {
+                    (Some(cos_outer), Some(inner)) if inner.is_finite() => {
+                        let cos_inner = math::cos(math::to_radians(inner.min(cutoff_deg)));
+                        let scale = 1.0 / (cos_inner - cos_outer).max(1e-3);
+                        Some((scale, -cos_outer * scale))
+                    }
+                    _ => None,
+                };
+            }
+        }
+        if p.kind != KIND_AMBIENT {
+            p.diffuse = saturate3(l.diffuse * l.intensity);
+            p.specular = saturate3(l.specular * l.intensity);
+        }
+        if p.kind == KIND_POINT || p.kind == KIND_SPOT {
+            p.attenuation = l.attenuation;
+            p.inv_range = l
+                .range
+                .filter(|r| *r > 0.0 && r.is_finite())
+                .map(|r| 1.0 / r);
+        }
+        p
+    }
+}
+
+impl PreparedLight {
+    /// The unit vector from `pos_eye` towards the light and the light's attenuation × spot
+    /// factor there (1 for a directional light): [`PreparedLighting::shade`]'s expressions.
+    pub(crate) fn to_light(&self, pos_eye: Vec3) -> (Vec3, f32) {
+        let l = self;
+        if l.kind == KIND_DIRECTIONAL {
+            return (l.vector, 1.0);
+        }
+        let d = l.vector - pos_eye;
+        let dist = d.length();
+        let to_light = d.normalize_or_zero();
+        let [c, lin, q] = l.attenuation;
+        let denom = c + lin * dist + q * (dist * dist);
+        let mut factor = if denom > 0.0 { 1.0 / denom } else { 0.0 };
+        if let Some(cos_cut) = l.spot_cos {
+            let cos_a = -to_light.dot(l.spot_dir);
+            factor *= if cos_a < cos_cut {
+                0.0
+            } else {
+                math::powf(cos_a.max(0.0), l.spot_exponent)
+            };
+            if let Some((scale, offset)) = l.spot_smooth {
+                let t = (cos_a * scale + offset).clamp(0.0, 1.0);
+                factor *= t * t;
+            }
+        }
+        if let Some(inv) = l.inv_range {
+            let r = dist * inv;
+            let w = (1.0 - (r * r) * (r * r)).clamp(0.0, 1.0);
+            factor *= w * w;
+        }
+        (to_light, factor)
+    }
+}
+
 const KIND_AMBIENT: u8 = PreparedLight::AMBIENT;
 const KIND_DIRECTIONAL: u8 = PreparedLight::DIRECTIONAL;
 const KIND_POINT: u8 = PreparedLight::POINT;
@@ -370,52 +485,7 @@ impl PreparedLighting {
         let mut lights = [UNUSED; MAX_LIGHTS];
         let mut count = 0;
         for l in state.lights.iter().flatten().filter(|l| l.on) {
-            let mut p = UNUSED;
-            p.ambient = saturate3(l.ambient * l.intensity);
-            match l.kind {
-                LightKind::Ambient => p.kind = KIND_AMBIENT,
-                LightKind::Directional { direction } => {
-                    p.kind = KIND_DIRECTIONAL;
-                    p.vector = -direction.normalize_or_zero();
-                }
-                LightKind::Point { position } => {
-                    p.kind = KIND_POINT;
-                    p.vector = position;
-                }
-                LightKind::Spot {
-                    position,
-                    direction,
-                    cutoff_deg,
-                    exponent,
-                } => {
-                    p.kind = KIND_SPOT;
-                    p.vector = position;
-                    p.spot_dir = direction.normalize_or_zero();
-                    p.spot_cos =
-                        (cutoff_deg < 180.0).then(|| math::cos(math::to_radians(cutoff_deg)));
-                    p.spot_exponent = exponent;
-                    p.spot_smooth = match (p.spot_cos, l.spot_inner_deg) {
-                        (Some(cos_outer), Some(inner)) if inner.is_finite() => {
-                            let cos_inner = math::cos(math::to_radians(inner.min(cutoff_deg)));
-                            let scale = 1.0 / (cos_inner - cos_outer).max(1e-3);
-                            Some((scale, -cos_outer * scale))
-                        }
-                        _ => None,
-                    };
-                }
-            }
-            if p.kind != KIND_AMBIENT {
-                p.diffuse = saturate3(l.diffuse * l.intensity);
-                p.specular = saturate3(l.specular * l.intensity);
-            }
-            if p.kind == KIND_POINT || p.kind == KIND_SPOT {
-                p.attenuation = l.attenuation;
-                p.inv_range = l
-                    .range
-                    .filter(|r| *r > 0.0 && r.is_finite())
-                    .map(|r| 1.0 / r);
-            }
-            lights[count] = p;
+            lights[count] = PreparedLight::new(l);
             count += 1;
         }
         PreparedLighting {
@@ -492,34 +562,7 @@ impl PreparedLighting {
                 color += m_amb * l.ambient;
                 continue;
             }
-            let (to_light, factor) = if l.kind == KIND_DIRECTIONAL {
-                (l.vector, 1.0)
-            } else {
-                let d = l.vector - pos_eye;
-                let dist = d.length();
-                let to_light = d.normalize_or_zero();
-                let [c, lin, q] = l.attenuation;
-                let denom = c + lin * dist + q * (dist * dist);
-                let mut factor = if denom > 0.0 { 1.0 / denom } else { 0.0 };
-                if let Some(cos_cut) = l.spot_cos {
-                    let cos_a = -to_light.dot(l.spot_dir);
-                    factor *= if cos_a < cos_cut {
-                        0.0
-                    } else {
-                        math::powf(cos_a.max(0.0), l.spot_exponent)
-                    };
-                    if let Some((scale, offset)) = l.spot_smooth {
-                        let t = (cos_a * scale + offset).clamp(0.0, 1.0);
-                        factor *= t * t;
-                    }
-                }
-                if let Some(inv) = l.inv_range {
-                    let r = dist * inv;
-                    let w = (1.0 - (r * r) * (r * r)).clamp(0.0, 1.0);
-                    factor *= w * w;
-                }
-                (to_light, factor)
-            };
+            let (to_light, factor) = l.to_light(pos_eye);
             let ndotl = n.dot(to_light);
             let mut term = m_amb * l.ambient;
             if ndotl > 0.0 {
@@ -655,7 +698,7 @@ impl PreparedLight {
     /// The unit vector towards a point or spot light and its attenuation × spot factor, in
     /// lanes: `shade`'s expressions, the spot and range terms per lane.
     #[inline(always)]
-    fn attenuation_lanes<S: Simd>(&self, simd: S, pos_eye: V3<S>) -> (V3<S>, f32x8<S>) {
+    pub(crate) fn attenuation_lanes<S: Simd>(&self, simd: S, pos_eye: V3<S>) -> (V3<S>, f32x8<S>) {
         let zero = simd.splat_f32x8(0.0);
         let d = vl::sub3(vl::splat3(simd, self.vector), pos_eye);
         let dist = vl::length3(d);

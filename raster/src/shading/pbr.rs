@@ -1,0 +1,595 @@
+//! glTF 2.0's metallic-roughness material, lit per pixel (the specification's Appendix B),
+//! in eye space: the draw's inputs ([`PbrDraw`]) and the formulas, per pixel
+//! ([`shade_pixel`], the scalar definition) and eight pixels at a time (`shade_lanes`,
+//! which computes the same bits in every lane).
+//!
+//! # The BRDF
+//!
+//! With base colour `C` (linear), metallic `m`, perceptual roughness `r` (both clamped to
+//! 0..1), `α = r²`, unit normal `N`, unit view vector `V`, and per light the unit vector `L`
+//! towards it and `H = normalize(L + V)`:
+//!
+//! ```text
+//! c_diff = C·(1 − m)                      F0 = 0.04·(1 − m) + C·m
+//! F      = F0 + (1 − F0)·(1 − V·H)⁵       (Schlick)
+//! D      = α² / (π·((N·H)²·(α² − 1) + 1)²) (GGX / Trowbridge–Reitz)
+//! Vis    = 0.5 / (N·L·√((N·V)²·(1 − α²) + α²) + N·V·√((N·L)²·(1 − α²) + α²))
+//!                                          (height-correlated Smith; 0 if the sum is 0)
+//! f      = (1 − F)·c_diff/π + F·D·Vis
+//! Lo     = Σ_lights f · E_l · (N·L)        (lights with N·L > 0)
+//!        + A·c_diff                        (A: the draw's ambient lights, below)
+//!        + emissive
+//! ```
+//!
+//! `N·V`, `N·H` and `V·H` are clamped to 0..1. `α²` is at least `10⁻⁶`, so a roughness of 0
+//! gives a very small, very bright highlight instead of `0 / 0`.
+//!
+//! # Lights
+//!
+//! [`PbrDraw::lights`] are [`Light`]s in eye space, any number of them. A light's irradiance
+//! `E_l` is `intensity × diffuse` (not clamped: glTF's lux and candela), times for point and
+//! spot lights `1 / (c + l·d + q·d²)` (glTF's inverse square is `(0, 0, 1)` with intensity in
+//! candela) and the spot cone ([`Light::spot_inner_deg`]'s smooth edge, as the fixed-function
+//! lights), and with a [`Light::range`] `R` the specification's recommended window
+//! `clamp(1 − (d/R)⁴, 0, 1)` (not squared, unlike the fixed-function lights' window).
+//! `ambient × intensity` of every light that is on sums to `A`, a uniform environment that
+//! lights the diffuse term only (the image-based light will replace it).
+//!
+//! # Colour
+//!
+//! Textures hold 8-bit values. The base colour and emissive textures are sRGB: each is
+//! **filtered first and decoded after** ([`srgb_to_linear`] of the filtered value), where a
+//! GPU's sRGB formats decode each texel before filtering; the two differ only where texels
+//! of very different brightness are blended. Vertex colours and factors are linear. The lit
+//! colour is multiplied by [`PbrOutput::exposure`], tone mapped ([`ToneMap`]) and encoded
+//! ([`OutputEncoding`]) before it reaches the framebuffer, so blending happens on encoded
+//! values, as on a GPU without an sRGB framebuffer. Powers go through [`math::powf`].
+
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::base::math;
+use crate::shading::light::{Light, LightKind, PreparedLight};
+use crate::texture::{Sampler, Texture};
+
+/// `1/π` as the shaders use it.
+const INV_PI: f32 = core::f32::consts::FRAC_1_PI;
+/// The smallest `α²`.
+pub const MIN_ALPHA2: f32 = 1e-6;
+
+/// One of a material's textures: the texture, its sampler, the UV set it reads and the
+/// matrix applied to `(u, v, 0, 1)` (glTF's `KHR_texture_transform`).
+#[derive(Clone, Debug)]
+pub struct PbrTexture {
+    /// The texture (8-bit texels).
+    pub texture: Arc<Texture>,
+    /// Filtering and wrapping.
+    pub sampler: Sampler,
+    /// The UV set.
+    pub uv_set: usize,
+    /// Texture matrix; the texture is sampled at `(s/q, t/q)`.
+    pub matrix: Mat4,
+}
+
+/// glTF's metallic-roughness material as the PBR stage draws it (factors in linear values).
+#[derive(Clone, Debug)]
+pub struct PbrMaterial {
+    /// `baseColorFactor` (linear RGBA).
+    pub base_color: Vec4,
+    /// `metallicFactor`.
+    pub metallic: f32,
+    /// `roughnessFactor`.
+    pub roughness: f32,
+    /// `emissiveFactor × KHR_materials_emissive_strength` (linear, may exceed 1).
+    pub emissive: Vec3,
+    /// `normalTexture.scale`.
+    pub normal_scale: f32,
+    /// Base colour texture (sRGB RGBA), multiplying the factor.
+    pub base_color_texture: Option<PbrTexture>,
+    /// Metallic (blue) and roughness (green), multiplying the factors.
+    pub metallic_roughness_texture: Option<PbrTexture>,
+    /// Tangent-space normals `2t − 1`; needs tangents.
+    pub normal_texture: Option<PbrTexture>,
+    /// Occlusion (red): darkens the ambient term, `1 + strength·(occ − 1)`.
+    pub occlusion_texture: Option<PbrTexture>,
+    /// `occlusionTexture.strength`.
+    pub occlusion_strength: f32,
+    /// Emissive texture (sRGB RGB), multiplying the factor.
+    pub emissive_texture: Option<PbrTexture>,
+    /// glTF `OPAQUE`: the alpha written is 1. Otherwise the alpha is base colour alpha ×
+    /// vertex alpha × texture alpha (for `MASK` the pipeline's alpha test cuts it).
+    pub opaque: bool,
+    /// `doubleSided`: back faces are lit with the normal (and tangent frame) reversed.
+    pub double_sided: bool,
+}
+
+impl Default for PbrMaterial {
+    /// glTF's default material: white, fully metallic and rough, opaque, single-sided.
+    fn default() -> PbrMaterial {
+        PbrMaterial {
+            base_color: Vec4::ONE,
+            metallic: 1.0,
+            roughness: 1.0,
+            emissive: Vec3::ZERO,
+            normal_scale: 1.0,
+            base_color_texture: None,
+            metallic_roughness_texture: None,
+            normal_texture: None,
+            occlusion_texture: None,
+            occlusion_strength: 1.0,
+            emissive_texture: None,
+            opaque: true,
+            double_sided: false,
+        }
+    }
+}
+
+/// The tone map applied after exposure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ToneMap {
+    /// None: the linear colour is clamped to 0..1.
+    #[default]
+    None,
+    /// ACES filmic as Stephen Hill's fit (the one three.js and the glTF Sample Viewer use):
+    /// `x/0.6`, the input matrix, `(x(x + 0.0245786) − 0.000090537) / (x(0.983729x +
+    /// 0.432951) + 0.238081)`, the output matrix, clamp.
+    AcesFilmic,
+    /// Khronos PBR Neutral (start of compression 0.76, desaturation 0.15).
+    PbrNeutral,
+}
+
+/// How the tone-mapped colour is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputEncoding {
+    /// sRGB-encoded ([`linear_to_srgb`]), what image viewers expect.
+    #[default]
+    Srgb,
+    /// Linear values, for comparison with renderers that write them.
+    Linear,
+}
+
+/// What happens to the lit colour before the framebuffer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PbrOutput {
+    /// Multiplies the linear colour (1: none).
+    pub exposure: f32,
+    /// The tone map.
+    pub tone_map: ToneMap,
+    /// The encoding.
+    pub encoding: OutputEncoding,
+}
+
+impl Default for PbrOutput {
+    fn default() -> PbrOutput {
+        PbrOutput {
+            exposure: 1.0,
+            tone_map: ToneMap::None,
+            encoding: OutputEncoding::Srgb,
+        }
+    }
+}
+
+/// A physically based draw: the material, the lights (eye space, any number) and the output
+/// transform.
+#[derive(Clone, Debug, Default)]
+pub struct PbrDraw {
+    /// The material.
+    pub material: PbrMaterial,
+    /// Lights in eye space; those that are off are skipped.
+    pub lights: Vec<Light>,
+    /// Exposure, tone map and encoding.
+    pub output: PbrOutput,
+}
+
+/// The most lights one PBR draw takes: more is [`Error::TooMany`](crate::Error::TooMany).
+pub const MAX_PBR_LIGHTS: usize = 256;
+
+/// `x` from sRGB to linear: `x/12.92` up to 0.04045, else `((x + 0.055)/1.055)^2.4`.
+#[inline]
+pub fn srgb_to_linear(x: f32) -> f32 {
+    if x <= 0.04045 {
+        x * (1.0 / 12.92)
+    } else {
+        math::powf((x + 0.055) * (1.0 / 1.055), 2.4)
+    }
+}
+
+/// `x` from linear to sRGB: `12.92·x` up to 0.0031308, else `1.055·x^(1/2.4) − 0.055`;
+/// clamped to 0..1 first.
+#[inline]
+pub fn linear_to_srgb(x: f32) -> f32 {
+    let x = math::saturate(x);
+    if x <= 0.003_130_8 {
+        x * 12.92
+    } else {
+        1.055 * math::powf(x, 1.0 / 2.4) - 0.055
+    }
+}
+
+/// The terms of the BRDF for one light at one point (module docs), per colour channel:
+/// `diffuse = (1 − F)·c_diff/π`, `specular = F·D·Vis`, and the scalars `D`, `Vis` and the
+/// Fresnel weight `(1 − V·H)⁵`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BrdfTerms {
+    /// `(1 − F)·c_diff/π`.
+    pub diffuse: Vec3,
+    /// `F·D·Vis`.
+    pub specular: Vec3,
+    /// `F`.
+    pub fresnel: Vec3,
+    /// `D`.
+    pub distribution: f32,
+    /// `Vis = G / (4·N·L·N·V)`.
+    pub visibility: f32,
+}
+
+/// The BRDF at clamped cosines `n_l`, `n_v`, `n_h`, `v_h` for base colour `base`, metallic
+/// and roughness (module docs; the lanes compute these same expressions).
+pub fn brdf(
+    [n_l, n_v, n_h, v_h]: [f32; 4],
+    base: Vec3,
+    metallic: f32,
+    roughness: f32,
+) -> BrdfTerms {
+    let (m, r) = (math::saturate(metallic), math::saturate(roughness));
+    let a = r * r;
+    let a2 = (a * a).max(MIN_ALPHA2);
+    let c_diff = base * (1.0 - m);
+    let f0 = Vec3::splat(0.04 * (1.0 - m)) + base * m;
+    let x = 1.0 - v_h;
+    let x2 = x * x;
+    let fw = x2 * x2 * x;
+    let fresnel = f0 + (Vec3::ONE - f0) * fw;
+    let d = n_h * n_h * (a2 - 1.0) + 1.0;
+    let distribution = a2 / (core::f32::consts::PI * (d * d));
+    let gv = n_l * (n_v * n_v * (1.0 - a2) + a2).sqrt();
+    let gl = n_v * (n_l * n_l * (1.0 - a2) + a2).sqrt();
+    let sum = gv + gl;
+    let visibility = if sum > 0.0 { 0.5 / sum } else { 0.0 };
+    BrdfTerms {
+        diffuse: (Vec3::ONE - fresnel) * c_diff * INV_PI,
+        specular: fresnel * (distribution * visibility),
+        fresnel,
+        distribution,
+        visibility,
+    }
+}
+
+/// A light as the PBR stage uses it: the fixed-function light's vector, attenuation and
+/// spot factor (without its window), the unclamped irradiance and the glTF range window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PbrLight {
+    /// Direction, position, attenuation and spot cone (its `inv_range` is `None`).
+    pub light: PreparedLight,
+    /// `intensity × diffuse`.
+    pub irradiance: Vec3,
+    /// `1 / range` for point and spot lights with a range.
+    pub inv_range: Option<f32>,
+}
+
+/// The draw's lights compiled: those that are on and not ambient, and the ambient sum `A`.
+pub fn prepare_lights(lights: &[Light]) -> (Vec<PbrLight>, Vec3) {
+    let mut out = Vec::new();
+    let mut ambient = Vec3::ZERO;
+    for l in lights.iter().filter(|l| l.on) {
+        ambient += l.ambient * l.intensity;
+        if matches!(l.kind, LightKind::Ambient) {
+            continue;
+        }
+        let mut p = PreparedLight::new(l);
+        let inv_range = p.inv_range.take();
+        out.push(PbrLight {
+            light: p,
+            irradiance: l.diffuse * l.intensity,
+            inv_range,
+        });
+    }
+    (out, ambient)
+}
+
+impl PbrLight {
+    /// The unit vector towards the light from `pos_eye` and its irradiance there.
+    pub fn incident(&self, pos_eye: Vec3) -> (Vec3, Vec3) {
+        let (l, mut factor) = self.light.to_light(pos_eye);
+        if let Some(inv) = self.inv_range {
+            factor *= range_window((self.light.vector - pos_eye).length() * inv);
+        }
+        (l, self.irradiance * factor)
+    }
+}
+
+/// glTF's recommended range window at `d/R`: `clamp(1 − (d/R)⁴, 0, 1)`.
+#[inline]
+pub fn range_window(r: f32) -> f32 {
+    let r2 = r * r;
+    (1.0 - r2 * r2).clamp(0.0, 1.0)
+}
+
+/// What one pixel's material evaluates to before lighting.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfacePoint {
+    /// Eye-space position.
+    pub position: Vec3,
+    /// Unit shading normal (after the normal map and the back-face flip).
+    pub normal: Vec3,
+    /// Linear base colour (RGB) and alpha.
+    pub base: Vec4,
+    /// Metallic (not yet clamped).
+    pub metallic: f32,
+    /// Perceptual roughness (not yet clamped).
+    pub roughness: f32,
+    /// The occlusion factor `1 + strength·(occ − 1)`.
+    pub occlusion: f32,
+    /// Linear emission.
+    pub emissive: Vec3,
+}
+
+/// The linear lit colour of one pixel (module docs): `view` is the unit vector to the eye.
+pub fn shade_pixel(p: &SurfacePoint, view: Vec3, lights: &[PbrLight], ambient: Vec3) -> Vec3 {
+    let n = p.normal;
+    let base = p.base.truncate();
+    let n_v = math::saturate(n.dot(view));
+    let mut lo = Vec3::ZERO;
+    for l in lights {
+        let (to_light, e) = l.incident(p.position);
+        let n_l = n.dot(to_light);
+        if n_l > 0.0 {
+            let h = (to_light + view).normalize_or_zero();
+            let cos = [
+                math::saturate(n_l),
+                n_v,
+                math::saturate(n.dot(h)),
+                math::saturate(view.dot(h)),
+            ];
+            let t = brdf(cos, base, p.metallic, p.roughness);
+            lo += (t.diffuse + t.specular) * (e * cos[0]);
+        }
+    }
+    let c_diff = base * (1.0 - math::saturate(p.metallic));
+    lo + ambient * c_diff * p.occlusion + p.emissive
+}
+
+/// The colour written for linear colour `c`: exposure, tone map, encoding, clamped to 0..1.
+pub fn finish(out: &PbrOutput, c: Vec3) -> Vec3 {
+    let c = c * out.exposure;
+    let c = match out.tone_map {
+        ToneMap::None => c,
+        ToneMap::AcesFilmic => aces_filmic(c),
+        ToneMap::PbrNeutral => pbr_neutral(c),
+    };
+    let c = Vec3::new(
+        math::saturate(c.x),
+        math::saturate(c.y),
+        math::saturate(c.z),
+    );
+    match out.encoding {
+        OutputEncoding::Srgb => Vec3::new(
+            linear_to_srgb(c.x),
+            linear_to_srgb(c.y),
+            linear_to_srgb(c.z),
+        ),
+        OutputEncoding::Linear => c,
+    }
+}
+
+/// ACES filmic (Hill's fit, [`ToneMap::AcesFilmic`]).
+fn aces_filmic(c: Vec3) -> Vec3 {
+    let c = c * (1.0 / 0.6);
+    let row = |a: f32, b: f32, d: f32, v: Vec3| a * v.x + b * v.y + d * v.z;
+    let i = Vec3::new(
+        row(0.59719, 0.35458, 0.04823, c),
+        row(0.07600, 0.90834, 0.01566, c),
+        row(0.02840, 0.13383, 0.83777, c),
+    );
+    let fit = |v: f32| {
+        (v * (v + 0.024_578_6) - 0.000_090_537) / (v * (0.983_729 * v + 0.432_951) + 0.238_081)
+    };
+    let f = Vec3::new(fit(i.x), fit(i.y), fit(i.z));
+    Vec3::new(
+        row(1.60475, -0.53108, -0.07367, f),
+        row(-0.10208, 1.10813, -0.00605, f),
+        row(-0.00327, -0.07276, 1.07602, f),
+    )
+}
+
+/// Khronos PBR Neutral ([`ToneMap::PbrNeutral`]).
+fn pbr_neutral(c: Vec3) -> Vec3 {
+    const START: f32 = 0.8 - 0.04;
+    const DESATURATION: f32 = 0.15;
+    let x = c.x.min(c.y).min(c.z);
+    let offset = if x < 0.08 { x - 6.25 * x * x } else { 0.04 };
+    let c = c - Vec3::splat(offset);
+    let peak = c.x.max(c.y).max(c.z);
+    if peak < START {
+        return c;
+    }
+    let d = 1.0 - START;
+    let new_peak = 1.0 - d * d / (peak + d - START);
+    let c = c * (new_peak / peak);
+    let g = 1.0 - 1.0 / (DESATURATION * (peak - new_peak) + 1.0);
+    c + (Vec3::splat(new_peak) - c) * g
+}
+
+#[cfg(feature = "internal-tests")]
+pub(crate) mod tests {
+    /// Every test of this module (run by `tests/unit.rs`).
+    pub(crate) const TESTS: &[(&str, fn())] = &[
+        (
+            "brdf_matches_hand_worked_values",
+            brdf_matches_hand_worked_values,
+        ),
+        ("energy_at_grazing_angles", energy_at_grazing_angles),
+        (
+            "point_light_falloff_follows_the_range_formula",
+            point_light_falloff_follows_the_range_formula,
+        ),
+        (
+            "srgb_round_trips_and_matches_the_standard_points",
+            srgb_round_trips_and_matches_the_standard_points,
+        ),
+        (
+            "tone_maps_keep_black_and_map_bright_into_range",
+            tone_maps_keep_black_and_map_bright_into_range,
+        ),
+    ];
+
+    use super::*;
+
+    fn close(a: f32, b: f32, tol: f32) -> bool {
+        (a - b).abs() <= tol * b.abs().max(1e-6)
+    }
+
+    /// Hand-worked values (module docs' formulas with the cosines given, worked on paper
+    /// to 6 digits) at five points.
+    fn brdf_matches_hand_worked_values() {
+        // 1. Dielectric, roughness 0.5 (α = 0.25, α² = 0.0625), all cosines 1 (mirror
+        //    direction): F = 0.04, D = α²/(π·α⁴) = 1/(π·0.0625) = 5.092958,
+        //    Vis = 0.5/(1·√1 + 1·√1) = 0.25, spec = 0.04·5.092958·0.25 = 0.0509296,
+        //    diffuse = 0.96·0.8/π = 0.244462.
+        let t = brdf([1.0, 1.0, 1.0, 1.0], Vec3::splat(0.8), 0.0, 0.5);
+        assert!(close(t.distribution, 5.092_958, 1e-5));
+        assert!(close(t.visibility, 0.25, 1e-6));
+        assert!(close(t.specular.x, 0.050_929_6, 1e-5));
+        assert!(close(t.diffuse.x, 0.244_462, 1e-5));
+        // 2. Metal (m = 1, base 1, 0.5, 0): no diffuse, F0 = base; at V·H = 0.5 the Fresnel
+        //    weight is 0.5⁵ = 0.03125, so F.z = 0 + 1·0.03125, F.y = 0.5 + 0.5·0.03125.
+        let t = brdf([0.7, 0.6, 0.9, 0.5], Vec3::new(1.0, 0.5, 0.0), 1.0, 0.3);
+        assert_eq!(t.diffuse, Vec3::ZERO);
+        assert!(close(t.fresnel.z, 0.031_25, 1e-6));
+        assert!(close(t.fresnel.y, 0.515_625, 1e-6));
+        assert!(close(t.fresnel.x, 1.0, 1e-6));
+        //    α = 0.09, α² = 0.0081; N·H = 0.9: d = 0.81·(−0.9919) + 1 = 0.196561,
+        //    D = 0.0081/(π·0.0386362) = 0.0667325.
+        assert!(close(t.distribution, 0.066_732_5, 1e-4));
+        //    Vis: 0.7·√(0.36·0.9919 + 0.0081) + 0.6·√(0.49·0.9919 + 0.0081)
+        //       = 0.7·0.604304 + 0.6·0.702944 = 0.423013 + 0.421767 = 0.844780 → 0.591870.
+        assert!(close(t.visibility, 0.591_870, 2e-5));
+        // 3. Fully rough dielectric (α = α² = 1): D = 1/π everywhere, Vis = 0.5/(n_l + n_v).
+        let t = brdf([0.5, 0.25, 0.3, 0.8], Vec3::ONE, 0.0, 1.0);
+        assert!(close(t.distribution, INV_PI, 1e-6));
+        assert!(close(t.visibility, 0.5 / 0.75, 1e-6));
+        //    F = 0.04 + 0.96·0.2⁵ = 0.04 + 0.96·0.00032 = 0.0403072.
+        assert!(close(t.fresnel.x, 0.040_307_2, 1e-6));
+        // 4. Half metal, roughness 0.8 (α = 0.64, α² = 0.4096), base (0.2, 0.4, 0.6),
+        //    cosines (1, 1, 1, 1): F0 = 0.02 + 0.5·base = (0.12, 0.22, 0.32), F = F0;
+        //    D = 1/(π·0.4096) = 0.777130; Vis = 0.25;
+        //    specular.y = 0.22·0.777130·0.25 = 0.0427422;
+        //    diffuse.z = (1 − 0.32)·0.3/π = 0.0649352.
+        let t = brdf([1.0; 4], Vec3::new(0.2, 0.4, 0.6), 0.5, 0.8);
+        assert!(close(t.distribution, 0.777_130, 1e-5));
+        assert!(close(t.specular.y, 0.042_742_2, 1e-5));
+        assert!(close(t.diffuse.z, 0.064_935_2, 1e-5));
+        // 5. Grazing view (N·V = 0), N·L = 1: Vis = 0.5/(1·α + 0) = 0.5/α; roughness 0.5,
+        //    α = 0.25: Vis = 2. V·H = cos 45° = 0.707107: the Fresnel weight is
+        //    0.292893⁵ = 0.00215549, F = 0.04 + 0.96·0.00215549 = 0.0420693.
+        let t = brdf([1.0, 0.0, 0.707_107, 0.707_107], Vec3::ONE, 0.0, 0.5);
+        assert!(close(t.visibility, 2.0, 1e-5));
+        assert!(close(t.fresnel.x, 0.042_069_3, 1e-5));
+    }
+
+    /// At grazing angles the BRDF stays finite and the reflected energy bounded: for every
+    /// roughness and N·L = N·V → 0 the specular term times N·L stays finite and
+    /// non-negative, and the directional albedo (Monte Carlo over a fixed grid) is at most 1.
+    fn energy_at_grazing_angles() {
+        for &r in &[0.0f32, 0.05, 0.2, 0.5, 1.0] {
+            for &c in &[1e-4f32, 1e-2, 0.1] {
+                let t = brdf([c, c, 1.0, 1.0], Vec3::ONE, 1.0, r);
+                let e = t.specular.x * c;
+                assert!(e.is_finite() && e >= 0.0, "r {r} cos {c}: {e}");
+            }
+        }
+        // Directional albedo of a white metal: ∫ f·cos θl dω over the hemisphere, by a
+        // fixed 512×512 grid in (cos θ, φ), for views down to 85° from the normal.
+        for &r in &[0.4f32, 0.7, 1.0] {
+            for &nv in &[1.0f32, 0.5, 0.087] {
+                let v = Vec3::new((1.0 - nv * nv).sqrt(), 0.0, nv);
+                let n = 512;
+                let mut sum = 0.0f64;
+                for i in 0..n {
+                    let ct = (i as f32 + 0.5) / n as f32;
+                    let st = (1.0 - ct * ct).sqrt();
+                    for j in 0..n {
+                        let phi = (j as f32 + 0.5) / n as f32 * core::f32::consts::TAU;
+                        let (s, c) = math::sin_cos(phi);
+                        let l = Vec3::new(st * c, st * s, ct);
+                        let h = (l + v).normalize();
+                        let t = brdf(
+                            [ct, nv, h.z.clamp(0.0, 1.0), v.dot(h).clamp(0.0, 1.0)],
+                            Vec3::ONE,
+                            1.0,
+                            r,
+                        );
+                        sum += (t.specular.x * ct) as f64;
+                    }
+                }
+                let albedo = sum * core::f64::consts::TAU / (n * n) as f64;
+                assert!(albedo <= 1.0 + 1e-2, "r {r} n·v {nv}: albedo {albedo}");
+                // Single scattering loses energy at high roughness, never all of it.
+                assert!(albedo > 0.2, "r {r} n·v {nv}: albedo {albedo}");
+            }
+        }
+    }
+
+    /// The range window is the specification's `clamp(1 − (d/R)⁴, 0, 1)` over `d²`.
+    fn point_light_falloff_follows_the_range_formula() {
+        let light = Light {
+            range: Some(10.0),
+            ..Light::new(LightKind::Point {
+                position: Vec3::ZERO,
+            })
+            .with_diffuse(Vec3::ONE)
+            .with_intensity(100.0)
+            .with_attenuation([0.0, 0.0, 1.0])
+        };
+        let (lights, _) = prepare_lights(&[light]);
+        for &d in &[0.5f32, 1.0, 2.0, 5.0, 7.5, 9.9, 10.0, 12.0] {
+            let (_, e) = lights[0].incident(Vec3::new(0.0, 0.0, -d));
+            let want = 100.0 * (1.0 - (d / 10.0).powi(4)).clamp(0.0, 1.0) / (d * d);
+            assert!(
+                (e.x - want).abs() <= 1e-5 * want.max(1e-3),
+                "d {d}: {} vs {want}",
+                e.x
+            );
+        }
+    }
+
+    fn srgb_round_trips_and_matches_the_standard_points() {
+        assert_eq!(srgb_to_linear(0.0), 0.0);
+        assert!((srgb_to_linear(1.0) - 1.0).abs() < 1e-6);
+        assert!((srgb_to_linear(0.5) - 0.214_041).abs() < 1e-5);
+        assert!((linear_to_srgb(0.214_041) - 0.5).abs() < 1e-5);
+        for i in 0..=255 {
+            let x = i as f32 / 255.0;
+            assert!((linear_to_srgb(srgb_to_linear(x)) - x).abs() < 1e-5, "{i}");
+        }
+    }
+
+    fn tone_maps_keep_black_and_map_bright_into_range() {
+        for tm in [ToneMap::AcesFilmic, ToneMap::PbrNeutral] {
+            let out = PbrOutput {
+                tone_map: tm,
+                encoding: OutputEncoding::Linear,
+                ..PbrOutput::default()
+            };
+            assert!(finish(&out, Vec3::ZERO).max_element() < 1e-3, "{tm:?}");
+            let hi = finish(&out, Vec3::splat(100.0));
+            assert!(hi.min_element() > 0.9 && hi.max_element() <= 1.0, "{tm:?}");
+            // Monotonic in brightness.
+            let mut last = 0.0;
+            for k in 0..100 {
+                let y = finish(&out, Vec3::splat(k as f32 * 0.05)).x;
+                assert!(y >= last, "{tm:?} at {k}");
+                last = y;
+            }
+        }
+        // PBR Neutral leaves dark colours as they are but for the small offset.
+        let out = PbrOutput {
+            tone_map: ToneMap::PbrNeutral,
+            encoding: OutputEncoding::Linear,
+            ..PbrOutput::default()
+        };
+        let c = finish(&out, Vec3::new(0.5, 0.3, 0.2));
+        assert!((c - Vec3::new(0.46, 0.26, 0.16)).abs().max_element() < 1e-6);
+    }
+}
