@@ -73,7 +73,10 @@ pub trait DrawTarget {
     ///
     /// # Errors
     /// As [`Context::draw_pbr`]; [`Error::Unsupported`] from a target without it.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "draw_fixed's arguments and the tangents"
+    )]
     fn draw_pbr(
         &mut self,
         state: &PipelineState,

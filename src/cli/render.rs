@@ -29,7 +29,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use glam::Vec4;
-use plumb::model::{LoadedModel, LoopMode};
+use plumb::model::{
+    pbr_output, LoadedModel, LoopMode, Mapping, OutputEncodingMode, ShadingMode, ToneMapMode,
+};
 use plumb::raster::trace::{self, Recorder, Trace};
 use plumb::raster::{Context, ContextOptions};
 use plumb::scene::{FixedRenderer, SoftRenderer};
@@ -155,6 +157,20 @@ pub struct ImageArgs {
     /// Draw without lighting: base colour × vertex colour × texture.
     #[arg(long)]
     pub unlit: bool,
+    /// How lit materials are drawn: `classic`, the fixed-function approximation (Blinn–Phong
+    /// colours, the book's bump map); `pbr`, glTF's metallic-roughness BRDF per pixel with
+    /// the file's punctual lights (see the README).
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = ShadingMode::Classic)]
+    pub shading: ShadingMode,
+    /// PBR: multiplies the linear colour before the tone map.
+    #[arg(long, value_name = "F", default_value = "1", value_parser = parse_finite)]
+    pub exposure: f32,
+    /// PBR: the tone map after exposure.
+    #[arg(long = "tone-map", value_name = "MAP", value_enum, default_value_t = ToneMapMode::None)]
+    pub tone_map: ToneMapMode,
+    /// PBR: how the colour is written, `srgb` (what viewers expect) or `linear`.
+    #[arg(long = "output-encoding", value_name = "ENC", value_enum, default_value_t = OutputEncodingMode::Srgb)]
+    pub output_encoding: OutputEncodingMode,
     /// Clear colour, four numbers in 0..=1 (three: alpha 1).
     #[arg(long, value_name = "R,G,B,A", value_parser = parse_color)]
     pub background: Option<Vec4>,
@@ -196,6 +212,13 @@ impl ImageArgs {
             (self.gltf_scene.is_some(), "--scene"),
             (self.variant.is_some(), "--variant"),
             (self.unlit, "--unlit"),
+            (self.shading != ShadingMode::Classic, "--shading"),
+            (self.exposure != 1.0, "--exposure"),
+            (self.tone_map != ToneMapMode::None, "--tone-map"),
+            (
+                self.output_encoding != OutputEncodingMode::Srgb,
+                "--output-encoding",
+            ),
             (self.background.is_some(), "--background"),
         ]
         .into_iter()
@@ -290,14 +313,26 @@ impl ImageArgs {
 
     /// Loads and maps a scene file as these options say, printing the loader's warnings.
     pub fn load(&self, path: &Path) -> Result<LoadedModel, String> {
-        let model = LoadedModel::load(
+        let mapping = Mapping {
+            unlit: self.unlit,
+            shading: self.shading.into(),
+        };
+        let mut model = LoadedModel::load(
             path,
-            self.unlit,
+            mapping,
             (self.gltf_scene.as_deref(), self.variant.as_deref()),
             self.clip.as_deref(),
             self.background,
             &self.budget.budget(),
         )?;
+        model
+            .scene
+            .set_pbr_output(pbr_output(
+                self.exposure,
+                self.tone_map,
+                self.output_encoding,
+            ))
+            .map_err(|e| e.to_string())?;
         model.set_loop(self.loop_mode);
         for w in model.warnings() {
             use std::io::Write as _;

@@ -494,7 +494,8 @@ impl ArrayScene {
         };
         // The options `plumb render` loads a scene file with, so that the saved file draws the
         // same bytes (they decide how imported files are lit).
-        let options = super::import_options(false, (None, None), &scene_io::WorkBudget::default());
+        let options =
+            super::import_options(false.into(), (None, None), &scene_io::WorkBudget::default());
         let scene_io::ImportedScene { scene, imported } =
             scene_io::load_doc(&doc, &path, &options).map_err(|e| ModelError::from(&e))?;
         let applied = imported.applied.clone();

@@ -22,9 +22,10 @@ pub mod scene_select;
 use std::path::Path;
 
 use glam::{Vec3, Vec4};
+use plumb_raster::pbr::{OutputEncoding, PbrOutput, ToneMap};
 use serde::{Deserialize, Serialize};
 
-use crate::scene::io::{self, framing, ApplyOptions, ImportOptions, WorkBudget};
+use crate::scene::io::{self, framing, ApplyOptions, ImportOptions, Shading, WorkBudget};
 use crate::scene::{Bound, Renderer, Scene, SceneDrawStats};
 
 use camera::{choose_camera, CameraArgs};
@@ -52,6 +53,63 @@ pub enum LoopMode {
     Clamp,
     /// Play again from the start: each clip's time modulo its own duration.
     Repeat,
+}
+
+/// How lit materials are drawn (`plumb render --shading`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShadingMode {
+    /// The fixed-function approximation: Blinn–Phong colours, the book's bump map.
+    #[default]
+    Classic,
+    /// glTF's metallic-roughness BRDF per pixel (the specification's Appendix B).
+    Pbr,
+}
+
+impl From<ShadingMode> for Shading {
+    fn from(m: ShadingMode) -> Shading {
+        match m {
+            ShadingMode::Classic => Shading::Classic,
+            ShadingMode::Pbr => Shading::Pbr,
+        }
+    }
+}
+
+/// The tone map of PBR draws (`plumb render --tone-map`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToneMapMode {
+    /// None: the linear colour clamped to 0..1.
+    #[default]
+    None,
+    /// ACES filmic (Hill's fit, as three.js and the glTF Sample Viewer).
+    Aces,
+    /// Khronos PBR Neutral.
+    PbrNeutral,
+}
+
+/// How PBR draws write their colour (`plumb render --output-encoding`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputEncodingMode {
+    /// sRGB-encoded.
+    #[default]
+    Srgb,
+    /// Linear values.
+    Linear,
+}
+
+/// The raster's output transform for the three options.
+pub fn pbr_output(exposure: f32, tone_map: ToneMapMode, encoding: OutputEncodingMode) -> PbrOutput {
+    PbrOutput {
+        exposure,
+        tone_map: match tone_map {
+            ToneMapMode::None => ToneMap::None,
+            ToneMapMode::Aces => ToneMap::AcesFilmic,
+            ToneMapMode::PbrNeutral => ToneMap::PbrNeutral,
+        },
+        encoding: match encoding {
+            OutputEncodingMode::Srgb => OutputEncoding::Srgb,
+            OutputEncodingMode::Linear => OutputEncoding::Linear,
+        },
+    }
 }
 
 impl LoadedModel {
@@ -92,28 +150,48 @@ impl std::fmt::Debug for LoadedModel {
 /// The loader's message, one line.
 pub fn load_mapped(
     path: &Path,
-    unlit: bool,
+    mapping: impl Into<Mapping>,
     (gltf_scene, gltf_variant): (Option<usize>, Option<usize>),
     budget: &WorkBudget,
 ) -> Result<(Scene, io::Imported, io::Applied), String> {
-    let options = import_options(unlit, (gltf_scene, gltf_variant), budget);
+    let options = import_options(mapping.into(), (gltf_scene, gltf_variant), budget);
     let io::ImportedScene { scene, imported } =
         io::load(path, &options).map_err(|e| ModelError::from(&e).message)?;
     let applied = imported.applied.clone();
     Ok((scene, imported, applied))
 }
 
+/// How a load maps imported materials: unlit (base colour × vertex colour × texture), or
+/// lit with a [`Shading`]. A `bool` converts as `unlit` with the classic shading.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mapping {
+    /// Draw without lighting.
+    pub unlit: bool,
+    /// How lit materials are drawn.
+    pub shading: Shading,
+}
+
+impl From<bool> for Mapping {
+    fn from(unlit: bool) -> Mapping {
+        Mapping {
+            unlit,
+            shading: Shading::Classic,
+        }
+    }
+}
+
 /// `plumb render`'s import options: materials and lights mapped (the default light rig when
 /// the file has none), the glTF scene and variant chosen, held to `budget`.
 fn import_options(
-    unlit: bool,
+    mapping: Mapping,
     (gltf_scene, gltf_variant): (Option<usize>, Option<usize>),
     budget: &WorkBudget,
 ) -> ImportOptions {
     ImportOptions {
         apply: Some(ApplyOptions {
-            unlit,
+            unlit: mapping.unlit,
             default_lights: true,
+            shading: mapping.shading,
         }),
         gltf_scene,
         gltf_variant,
@@ -197,7 +275,7 @@ impl LoadedModel {
     /// As [`LoadedModel::load`].
     pub fn load_typed(
         path: &Path,
-        unlit: bool,
+        mapping: impl Into<Mapping>,
         (scene, variant): (Option<&str>, Option<&str>),
         clip: Option<&str>,
         background: Option<Vec4>,
@@ -205,7 +283,7 @@ impl LoadedModel {
     ) -> Result<LoadedModel, ModelError> {
         let gltf_scene = scene_select::select(path, scene)?;
         let gltf_variant = scene_select::select_variant(path, variant)?;
-        let options = import_options(unlit, (gltf_scene, gltf_variant), budget);
+        let options = import_options(mapping.into(), (gltf_scene, gltf_variant), budget);
         let io::ImportedScene { scene, imported } =
             io::load(path, &options).map_err(|e| ModelError::from(&e))?;
         let applied = imported.applied.clone();
@@ -223,13 +301,13 @@ impl LoadedModel {
     /// background that is not finite, a budget passed).
     pub fn load(
         path: &Path,
-        unlit: bool,
+        mapping: impl Into<Mapping>,
         (scene, variant): (Option<&str>, Option<&str>),
         clip: Option<&str>,
         background: Option<Vec4>,
         budget: &WorkBudget,
     ) -> Result<LoadedModel, String> {
-        LoadedModel::load_typed(path, unlit, (scene, variant), clip, background, budget)
+        LoadedModel::load_typed(path, mapping, (scene, variant), clip, background, budget)
             .map_err(String::from)
     }
 

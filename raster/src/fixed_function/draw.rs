@@ -107,7 +107,10 @@ impl Context {
     /// As [`Context::draw_fixed`], and [`Error::InvalidState`] for a mesh without normals,
     /// a normal texture without tangents, or non-finite factors, lights or exposure;
     /// [`Error::TooMany`] past [`pbr::MAX_PBR_LIGHTS`](crate::pbr::MAX_PBR_LIGHTS) lights.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "draw_fixed's arguments and the tangents"
+    )]
     pub fn draw_pbr(
         &mut self,
         state: &PipelineState,

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use fearless_simd::{f32x8, prelude::*, Level, Simd};
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 
 use crate::base::vec_lanes::{self as vl, LANES, V3};
 use crate::fragment::fixed_stages::{coords, grad_coords};
@@ -316,8 +316,36 @@ pub(crate) fn lit_lanes<S: Simd>(
             lo[c] = lit.select(add, lo[c]);
         }
     }
+    // The uniform environment (`pbr::ambient_channel`), the table read per lane.
+    let nv: [f32; LANES] = n_v.into();
+    let rr: [f32; LANES] = r.into();
+    let (mut ta, mut tb) = ([0.0f32; LANES], [0.0f32; LANES]);
+    for i in 0..LANES {
+        [ta[i], tb[i]] = pbr::env_brdf(nv[i], rr[i]);
+    }
+    let (ta, tb) = (f32x8::from_slice(simd, &ta), f32x8::from_slice(simd, &tb));
+    let x = one - n_v;
+    let x2 = x * x;
+    let fw = x2 * x2 * x;
+    let one_r = one - r;
+    let ems = one - (ta + tb);
+    let inv21 = simd.splat_f32x8(1.0 / 21.0);
     let amb = vl::splat3(simd, ambient);
-    [0, 1, 2].map(|c| lo[c] + amb[c] * c_diff[c] * p.occlusion + p.emissive[c])
+    let lobe = |a: f32x8<S>, f0: f32x8<S>, c_diff: f32x8<S>| {
+        let k_s = f0 + (vl::max_or(one_r, f0) - f0) * fw;
+        let fss_ess = k_s * ta + tb;
+        let f_avg = f0 + (one - f0) * inv21;
+        let fms_ems = ems * fss_ess * f_avg / (one - f_avg * ems);
+        let k_d = c_diff * (one - fss_ess - fms_ems);
+        a * (fss_ess + fms_ems + k_d)
+    };
+    let f0_dielectric = simd.splat_f32x8(0.04);
+    [0, 1, 2].map(|c| {
+        let dielectric = lobe(amb[c], f0_dielectric, p.base[c]);
+        let metal = lobe(amb[c], p.base[c], zero);
+        let env = dielectric + (metal - dielectric) * m;
+        lo[c] + env * p.occlusion + p.emissive[c]
+    })
 }
 
 #[inline(always)]
@@ -353,6 +381,7 @@ pub(crate) mod tests {
     use crate::base::simd::SimdLevel;
     use crate::shading::light::{Light, LightKind};
     use crate::shading::pbr::{prepare_lights, shade_pixel, SurfacePoint};
+    use glam::Vec4;
 
     fn lit_lanes_equal_shade_pixel_at_every_level() {
         let lights = [

@@ -403,7 +403,7 @@ impl PreparedLight {
 impl PreparedLight {
     /// The unit vector from `pos_eye` towards the light and the light's attenuation × spot
     /// factor there (1 for a directional light): [`PreparedLighting::shade`]'s expressions.
-    pub(crate) fn to_light(&self, pos_eye: Vec3) -> (Vec3, f32) {
+    pub(crate) fn towards(&self, pos_eye: Vec3) -> (Vec3, f32) {
         let l = self;
         if l.kind == KIND_DIRECTIONAL {
             return (l.vector, 1.0);
@@ -562,7 +562,7 @@ impl PreparedLighting {
                 color += m_amb * l.ambient;
                 continue;
             }
-            let (to_light, factor) = l.to_light(pos_eye);
+            let (to_light, factor) = l.towards(pos_eye);
             let ndotl = n.dot(to_light);
             let mut term = m_amb * l.ambient;
             if ndotl > 0.0 {

@@ -40,6 +40,7 @@
 use std::sync::Arc;
 
 use glam::{Vec3, Vec4};
+use plumb_raster::pbr::PbrOutput;
 
 use crate::frame::multipass::{EffectPass, PassEdit};
 use crate::frame::renderer::{
@@ -63,6 +64,8 @@ pub struct FrameSettings {
     pub background: Vec4,
     /// Global ambient light (default black, as the book's OpenGL renderer).
     pub global_ambient: Vec3,
+    /// Exposure, tone map and encoding of physically based draws.
+    pub pbr_output: PbrOutput,
 }
 
 impl Default for FrameSettings {
@@ -70,6 +73,7 @@ impl Default for FrameSettings {
         FrameSettings {
             background: Vec4::new(0.0, 0.0, 0.0, 1.0),
             global_ambient: Vec3::ZERO,
+            pbr_output: PbrOutput::default(),
         }
     }
 }
@@ -114,6 +118,7 @@ impl Scene {
         FrameSettings {
             background: self.background,
             global_ambient: self.global_ambient,
+            pbr_output: self.pbr_output,
         }
     }
 
@@ -201,6 +206,7 @@ impl Scene {
             clear_depth: 1.0,
             clear_stencil: 0,
             global_ambient: settings.global_ambient,
+            pbr_output: settings.pbr_output,
         })?;
         for poly in &self.screen_polygons {
             if poly.layer == ScreenLayer::Background {

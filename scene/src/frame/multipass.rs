@@ -196,6 +196,10 @@ impl Scene {
                     )
                 }]
             }
+            Some(Effect::Pbr(material)) => vec![Pass {
+                pbr: Some(Arc::clone(material)),
+                ..Pass::new(states, Vec::new())
+            }],
             Some(Effect::PlanarShadow { .. } | Effect::PlanarReflection { .. }) => {
                 vec![Pass::new(states, units(&[]))]
             }

@@ -31,7 +31,7 @@ use glam::{Mat4, Vec3, Vec4};
 
 use crate::values::camera::Camera;
 use crate::values::clear::ClearRegion;
-use crate::values::effect::TextureStage;
+use crate::values::effect::{PbrSurface, TextureStage};
 use crate::values::error::SceneError;
 use crate::values::id::NodeId;
 use crate::values::light::{SceneLight, MAX_LIGHTS};
@@ -51,6 +51,8 @@ pub struct Frame<'a> {
     pub clear_stencil: u8,
     /// Global ambient light `L⁽⁰⁾` (book: "automatically exists"; default black).
     pub global_ambient: Vec3,
+    /// Exposure, tone map and encoding of physically based passes.
+    pub pbr_output: plumb_raster::pbr::PbrOutput,
 }
 
 /// Where a draw's vertex positions live.
@@ -150,6 +152,10 @@ pub struct Pass {
     pub depth_range: Option<(f32, f32)>,
     /// Which of R, G, B, A are written.
     pub color_mask: [bool; 4],
+    /// Draw with glTF's metallic-roughness material, lit per pixel by every light of the
+    /// draw ([`Effect::Pbr`](crate::values::effect::Effect::Pbr)); the pass's textures, lighting terms and material state
+    /// are then unused (its colour source gives the vertex colours).
+    pub pbr: Option<Arc<PbrSurface>>,
 }
 
 impl Pass {
@@ -165,6 +171,7 @@ impl Pass {
             reverse_cull: false,
             depth_range: None,
             color_mask: [true; 4],
+            pbr: None,
         }
     }
 }

@@ -39,19 +39,22 @@ use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use plumb_raster::fog::FogMode;
 use plumb_raster::light::{Light, LightKind, LightingState, Material};
+use plumb_raster::pbr::{PbrDraw, PbrMaterial, PbrOutput, PbrTexture};
 use plumb_raster::{
     AlphaTest, BlendState, Context, ContextOptions, CullMode as RCull, DepthState, DrawTarget,
     FixedFunction, FrontFace, Indices, MeshInput, PipelineState, PolygonMode, PolygonOffset,
     ShadeModel, TexGen, TextureUnit, Topology, Transforms, Viewport,
 };
 
-use crate::frame::renderer::{BackendStats, ColorSource, Draw, Frame, Pass, Renderer, Space};
+use crate::frame::renderer::{
+    BackendStats, ColorSource, Draw, Frame, LightingTerms, Pass, Renderer, Space,
+};
 use crate::values::camera::Camera;
 use crate::values::clear::ClearRegion;
-use crate::values::effect::TexCoords;
+use crate::values::effect::{PbrSurface, TexCoords, TextureStage};
 use crate::values::error::SceneError;
 use crate::values::light::{LightType, SceneLight};
-use crate::values::mesh::MeshTopology;
+use crate::values::mesh::{Mesh, MeshTopology};
 use crate::values::state::{CullFace, FogApply, FogDensity, RenderStates, ShadeState};
 
 /// A stage's 2D texture matrix on `(s, t, 1)` as plumb-raster's 4×4 on `(s, t, r, q)`: `s`
@@ -135,6 +138,7 @@ pub struct FixedRenderer<T> {
     viewport: Viewport,
     global_ambient: Vec3,
     stats: BackendStats,
+    pbr_output: PbrOutput,
 }
 
 /// The CPU backend: a plumb-raster [`Context`] driven through the [`Renderer`] trait.
@@ -187,6 +191,7 @@ impl<T: DrawTarget> FixedRenderer<T> {
             viewport: Viewport::full(w, h),
             global_ambient: Vec3::ZERO,
             stats: BackendStats::default(),
+            pbr_output: PbrOutput::default(),
         }
     }
 
@@ -377,6 +382,13 @@ impl<T: DrawTarget> FixedRenderer<T> {
         };
         let clip_from_world = self.clip_from_view * self.view_from_world;
         let state = self.pipeline(draw, pass, clip_from_world);
+        if let Some(material) = &pass.pbr {
+            let transforms = Transforms {
+                view_from_model,
+                clip_from_view,
+            };
+            return self.run_pbr_pass(draw, pass, material, state, transforms);
+        }
         // A projector, like a light, moves with the pass's mirror: the reflected geometry takes
         // the texture its original has.
         let world_from_view = (self.view_from_world * light_transform(pass)).inverse();
@@ -457,18 +469,7 @@ impl<T: DrawTarget> FixedRenderer<T> {
             view_from_model,
             clip_from_view,
         };
-        let looped;
-        let (indices, topology) = match mesh.topology() {
-            MeshTopology::Triangles => (mesh.active_indices(), Topology::TriangleList),
-            MeshTopology::Lines => (mesh.active_indices(), Topology::LineList),
-            MeshTopology::LineStrip => (mesh.active_indices(), Topology::LineStrip),
-            MeshTopology::Points => (mesh.active_indices(), Topology::PointList),
-            MeshTopology::LineLoop => {
-                let i = mesh.active_indices();
-                looped = i.iter().chain(i.first()).copied().collect::<Vec<u32>>();
-                (&looped[..], Topology::LineStrip)
-            }
-        };
+        let (indices, topology) = mesh_indices(mesh);
         let g = self
             .target
             .draw_fixed(
@@ -476,18 +477,137 @@ impl<T: DrawTarget> FixedRenderer<T> {
                 &ff,
                 &transforms,
                 &input,
-                Indices::U32(indices),
+                Indices::U32(&indices),
                 topology,
             )
             .map_err(raster_err)?
             .geometry;
+        self.count(g);
+        Ok(())
+    }
+
+    fn count(&mut self, g: plumb_raster::GeometryStats) {
         self.stats.passes += 1;
         self.stats.primitives_in += g.primitives;
         self.stats.primitives_clipped += g.clipped;
         self.stats.primitives_clipped_away += g.clipped_away;
         self.stats.primitives_culled += g.culled;
         self.stats.triangles_out += g.triangles_setup;
+    }
+
+    /// A physically based pass: the material lit per pixel by every light of the draw
+    /// (none in screen space), through [`DrawTarget::draw_pbr`].
+    fn run_pbr_pass(
+        &mut self,
+        draw: &Draw<'_>,
+        pass: &Pass,
+        material: &PbrSurface,
+        state: PipelineState,
+        transforms: Transforms,
+    ) -> Result<(), SceneError> {
+        let mesh = draw.mesh;
+        let lights = match draw.space {
+            Space::World { .. } => {
+                let view_from_light = self.view_from_world * light_transform(pass);
+                draw.lights
+                    .iter()
+                    .map(|l| eye_light(&view_from_light, l, LightingTerms::ALL))
+                    .collect()
+            }
+            Space::Screen { .. } => Vec::new(),
+        };
+        let pbr = PbrDraw {
+            material: pbr_material(material),
+            lights,
+            output: self.pbr_output,
+        };
+        let uvs: Vec<&[Vec2]> = mesh.uv_sets().iter().map(|u| u.as_slice()).collect();
+        let current_normal;
+        let normals = match mesh.normals() {
+            Some(n) => n,
+            None => {
+                current_normal = vec![Vec3::Z; mesh.positions().len()];
+                &current_normal[..]
+            }
+        };
+        let colors: Option<&[Vec4]> = match &pass.color {
+            ColorSource::Mesh => mesh.colors(),
+            ColorSource::Vertex(c) => Some(c),
+            ColorSource::Constant(_) => None,
+        };
+        let input = MeshInput {
+            positions: mesh.positions(),
+            normals: Some(normals),
+            colors,
+            uvs: &uvs,
+        };
+        let (indices, topology) = mesh_indices(mesh);
+        let g = self
+            .target
+            .draw_pbr(
+                &state,
+                &pbr,
+                &transforms,
+                &input,
+                mesh.tangents(),
+                Indices::U32(&indices),
+                topology,
+            )
+            .map_err(raster_err)?
+            .geometry;
+        self.count(g);
         Ok(())
+    }
+}
+
+/// The raster's material for a scene PBR surface (a texture's uv set from its coordinates,
+/// uv set 0 for any other source; its matrix as the fixed-function units'.
+fn pbr_material(s: &PbrSurface) -> PbrMaterial {
+    let tex = |t: &Option<TextureStage>| {
+        t.as_ref().map(|t| PbrTexture {
+            texture: Arc::clone(&t.texture),
+            sampler: t.sampler,
+            uv_set: match t.coords {
+                TexCoords::Uv(k) => k,
+                _ => 0,
+            },
+            matrix: texture_matrix(t.matrix),
+        })
+    };
+    PbrMaterial {
+        base_color: s.base_color,
+        metallic: s.metallic,
+        roughness: s.roughness,
+        emissive: s.emissive,
+        normal_scale: s.normal_scale,
+        base_color_texture: tex(&s.base_color_texture),
+        metallic_roughness_texture: tex(&s.metallic_roughness_texture),
+        normal_texture: tex(&s.normal_texture),
+        occlusion_texture: tex(&s.occlusion_texture),
+        occlusion_strength: s.occlusion_strength,
+        emissive_texture: tex(&s.emissive_texture),
+        opaque: s.opaque,
+        double_sided: s.double_sided,
+    }
+}
+
+/// The mesh's active indices and topology as the raster draws them (a line loop closed
+/// into a strip).
+fn mesh_indices(mesh: &Mesh) -> (std::borrow::Cow<'_, [u32]>, Topology) {
+    let i = mesh.active_indices();
+    match mesh.topology() {
+        MeshTopology::Triangles => (i.into(), Topology::TriangleList),
+        MeshTopology::Lines => (i.into(), Topology::LineList),
+        MeshTopology::LineStrip => (i.into(), Topology::LineStrip),
+        MeshTopology::Points => (i.into(), Topology::PointList),
+        MeshTopology::LineLoop => (
+            i.iter()
+                .chain(i.first())
+                .copied()
+                .collect::<Vec<u32>>()
+                .into(),
+            Topology::LineStrip,
+        ),
     }
 }
 
@@ -505,6 +625,7 @@ impl<T: DrawTarget> Renderer for FixedRenderer<T> {
         self.clip_from_view = frame.camera.clip_from_view();
         self.viewport = self.camera_viewport(frame.camera);
         self.global_ambient = frame.global_ambient;
+        self.pbr_output = frame.pbr_output;
         self.stats = BackendStats::default();
         self.target
             .clear(frame.clear_color, frame.clear_depth, frame.clear_stencil);

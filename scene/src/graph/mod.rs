@@ -126,6 +126,8 @@ pub struct Scene {
     pub(crate) background: Vec4,
     /// The global ambient light.
     pub(crate) global_ambient: Vec3,
+    /// Exposure, tone map and encoding of physically based draws.
+    pub(crate) pbr_output: plumb_raster::pbr::PbrOutput,
     /// Screen-space polygons.
     pub(crate) screen_polygons: Vec<ScreenPolygon>,
     /// Names of lights, effects and controllers (nodes keep their own; see
@@ -191,6 +193,7 @@ impl Scene {
             has_scene_effects: false,
             background: Vec4::new(0.0, 0.0, 0.0, 1.0),
             global_ambient: Vec3::ZERO,
+            pbr_output: plumb_raster::pbr::PbrOutput::default(),
             screen_polygons: Vec::new(),
             object_names: std::collections::BTreeMap::new(),
             clears: std::collections::BTreeMap::new(),
@@ -567,6 +570,23 @@ impl Scene {
             });
         }
         self.global_ambient = ambient;
+        Ok(())
+    }
+
+    /// Sets the exposure, tone map and encoding of physically based draws
+    /// ([`Effect::Pbr`](crate::values::effect::Effect::Pbr); default: exposure 1, no tone
+    /// map, sRGB).
+    ///
+    /// # Errors
+    /// [`SceneError::NonFinite`] for a non-finite exposure.
+    pub fn set_pbr_output(
+        &mut self,
+        output: plumb_raster::pbr::PbrOutput,
+    ) -> Result<(), SceneError> {
+        if !output.exposure.is_finite() {
+            return Err(SceneError::NonFinite { what: "exposure" });
+        }
+        self.pbr_output = output;
         Ok(())
     }
 

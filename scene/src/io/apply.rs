@@ -110,7 +110,7 @@ use super::imported::{Imported, ImportedLightKind, ImportedScene};
 use super::material::{AlphaMode, ImportedMaterial, TextureBinding};
 use crate::graph::{NodeId, Scene};
 use crate::values::camera::Camera;
-use crate::values::effect::{Effect, TextureStage};
+use crate::values::effect::{Effect, PbrSurface, TextureStage};
 use crate::values::error::SceneError;
 use crate::values::id::LightId;
 use crate::values::light::{LightType, SceneLight, MAX_LIGHTS};
@@ -129,7 +129,7 @@ pub const DEFAULT_FILL_AMBIENT: f32 = 0.3;
 pub const DEFAULT_KEY_TILT: f32 = 0.35;
 
 pub use super::imported::{Applied, LightSource};
-pub use super::options::ApplyOptions;
+pub use super::options::{ApplyOptions, Shading};
 
 impl Applied {
     /// Places the lights for a frame: imported lights from their nodes' current world
@@ -332,6 +332,12 @@ pub fn apply(
                 let key = SceneLight {
                     diffuse: Vec3::splat(DEFAULT_KEY_DIFFUSE).extend(1.0),
                     specular: Vec3::splat(DEFAULT_KEY_SPECULAR).extend(1.0),
+                    // PBR's Lambert term is `c/π`: π lux show a facing white surface at
+                    // the key's diffuse level, as the classic mapping does.
+                    intensity: match options.shading {
+                        Shading::Classic => 1.0,
+                        Shading::Pbr => core::f32::consts::PI,
+                    },
                     ..SceneLight::directional(Vec3::NEG_Z)
                 };
                 let fill = SceneLight::ambient(Vec3::splat(DEFAULT_FILL_AMBIENT));
@@ -362,7 +368,11 @@ pub fn apply(
             bump,
             warnings: &mut applied.warnings,
         };
-        apply_material(scene, node, material, unlit, &mut ctx)?;
+        if !unlit && options.shading == Shading::Pbr {
+            apply_pbr_material(scene, node, material, &mut ctx)?;
+        } else {
+            apply_material(scene, node, material, unlit, &mut ctx)?;
+        }
         if unlit {
             applied.unlit.push(node);
         } else {
@@ -599,6 +609,99 @@ const ADD_RGB_KEEP_ALPHA: CombineState = CombineState {
     ..CombineState::MODULATE
 };
 
+/// The alpha mode's blend and test states and `doubleSided`'s culling (module docs).
+fn alpha_and_culling(
+    scene: &mut Scene,
+    node: NodeId,
+    m: &ImportedMaterial,
+) -> Result<(), SceneError> {
+    match m.alpha_mode {
+        AlphaMode::Opaque => {}
+        // The test, then the colour replaces (`ONE, ZERO`: still drawn as opaque) while the
+        // alpha composites "over", so a kept fragment leaves an opaque background opaque.
+        AlphaMode::Mask { cutoff } => scene.set_global_state(
+            node,
+            GlobalState::Alpha(AlphaState {
+                blend_enabled: true,
+                src_blend: BlendFactor::One,
+                dst_blend: BlendFactor::Zero,
+                alpha_factors: AlphaState::BLEND_OVER.alpha_factors,
+                ..AlphaState::alpha_test(CompareFunc::GreaterEqual, cutoff)
+            }),
+        )?,
+        AlphaMode::Blend => {
+            scene.set_global_state(node, GlobalState::Alpha(AlphaState::BLEND_OVER))?;
+            scene.set_global_state(node, GlobalState::ZBuffer(ZBufferState::READ_ONLY))?;
+        }
+    }
+    if m.double_sided {
+        scene.set_global_state(node, GlobalState::Cull(CullState::NONE))?;
+    }
+    Ok(())
+}
+
+/// A lit leaf drawn with glTF's BRDF ([`Shading::Pbr`]): its alpha and culling states and an
+/// [`Effect::Pbr`] of the material's factors and textures (a texture whose uv set the mesh
+/// lacks is dropped with a warning; so is a normal texture on a mesh without tangents).
+/// `KHR_materials_pbrSpecularGlossiness` is drawn as a dielectric of its diffuse colour with
+/// roughness `1 − glossiness`.
+fn apply_pbr_material(
+    scene: &mut Scene,
+    node: NodeId,
+    m: &ImportedMaterial,
+    ctx: &mut MaterialCtx<'_>,
+) -> Result<(), SceneError> {
+    let mesh = Arc::clone(scene.mesh(node)?);
+    alpha_and_culling(scene, node, m)?;
+    let name = scene.node(node)?.name.clone();
+    let mut placed = |b: &Option<TextureBinding>, what: &str| {
+        let b = b.as_ref()?;
+        let s = stage(b, &mesh, ApplyMode::Modulate);
+        if s.is_none() {
+            ctx.warnings.push(format!(
+                "'{name}': {what} reads TEXCOORD_{}, which the mesh lacks; drawn without it",
+                b.tex_coord
+            ));
+        }
+        s
+    };
+    let (metallic, roughness, mr_texture) = match m.specular_glossiness {
+        Some(sg) => (0.0, 1.0 - sg.glossiness, None),
+        None => (
+            m.metallic,
+            m.roughness,
+            placed(&m.metallic_roughness_texture, "metallicRoughnessTexture"),
+        ),
+    };
+    let mut normal_texture = placed(&m.normal_texture, "normalTexture");
+    let base_color_texture = placed(&m.base_color_texture, "baseColorTexture");
+    let occlusion_texture = placed(&m.occlusion_texture, "occlusionTexture");
+    let emissive_texture = placed(&m.emissive_texture, "emissiveTexture");
+    if normal_texture.is_some() && (mesh.tangents().is_none() || mesh.normals().is_none()) {
+        ctx.warnings.push(format!(
+            "'{name}': normalTexture not drawn: the mesh has no tangents or no normals"
+        ));
+        normal_texture = None;
+    }
+    let surface = PbrSurface {
+        base_color: m.base_color,
+        metallic,
+        roughness,
+        emissive: m.emissive,
+        normal_scale: m.normal_scale,
+        occlusion_strength: m.occlusion_strength,
+        base_color_texture,
+        metallic_roughness_texture: mr_texture,
+        normal_texture,
+        occlusion_texture,
+        emissive_texture,
+        opaque: m.alpha_mode == AlphaMode::Opaque,
+        double_sided: m.double_sided,
+    };
+    scene.set_effect(node, Some(Effect::Pbr(Arc::new(surface))))?;
+    Ok(())
+}
+
 /// Sets one geometry leaf's states, effect and (when colours carry the material) mesh.
 fn apply_material(
     scene: &mut Scene,
@@ -693,28 +796,7 @@ fn apply_material(
         };
         scene.set_global_state(node, GlobalState::Material(material))?;
     }
-    match m.alpha_mode {
-        AlphaMode::Opaque => {}
-        // The test, then the colour replaces (`ONE, ZERO`: still drawn as opaque) while the
-        // alpha composites "over", so a kept fragment leaves an opaque background opaque.
-        AlphaMode::Mask { cutoff } => scene.set_global_state(
-            node,
-            GlobalState::Alpha(AlphaState {
-                blend_enabled: true,
-                src_blend: BlendFactor::One,
-                dst_blend: BlendFactor::Zero,
-                alpha_factors: AlphaState::BLEND_OVER.alpha_factors,
-                ..AlphaState::alpha_test(CompareFunc::GreaterEqual, cutoff)
-            }),
-        )?,
-        AlphaMode::Blend => {
-            scene.set_global_state(node, GlobalState::Alpha(AlphaState::BLEND_OVER))?;
-            scene.set_global_state(node, GlobalState::ZBuffer(ZBufferState::READ_ONLY))?;
-        }
-    }
-    if m.double_sided {
-        scene.set_global_state(node, GlobalState::Cull(CullState::NONE))?;
-    }
+    alpha_and_culling(scene, node, m)?;
 
     let name = scene.node(node)?.name.clone();
     let mut warn = |what: &str, b: &TextureBinding| {
@@ -1207,6 +1289,7 @@ pub(crate) mod tests {
             &ApplyOptions {
                 unlit: true,
                 default_lights: true,
+                shading: Shading::Classic,
             },
         )
         .unwrap();

@@ -109,7 +109,7 @@ pub use animation::{
     add_animation_controllers, apply_animations, loop_clips, play_only, Animation,
     AnimationController, ClipSwitch, Interpolation, NodeAnimation, Track, WeightsAnimation,
 };
-pub use apply::{apply, Applied, ApplyOptions, LightSource};
+pub use apply::{apply, Applied, ApplyOptions, LightSource, Shading};
 pub use budget::{Budget, WorkBudget};
 pub use contain::{contain, is_containing};
 pub use error::{escape_control, BudgetError, IoError, Location};

@@ -74,6 +74,19 @@ pub struct ApplyOptions {
     /// Add the default light rig when neither the import nor the scene it goes into has any
     /// light.
     pub default_lights: bool,
+    /// How lit materials are drawn.
+    pub shading: Shading,
+}
+
+/// How [`apply`](super::apply()) draws lit materials.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Shading {
+    /// The fixed-function approximation (Blinn–Phong colours, the book's bump map; see
+    /// `io::apply`).
+    #[default]
+    Classic,
+    /// glTF's metallic-roughness BRDF per pixel ([`Effect::Pbr`](crate::values::effect::Effect::Pbr)).
+    Pbr,
 }
 
 impl Default for ApplyOptions {
@@ -81,6 +94,7 @@ impl Default for ApplyOptions {
         ApplyOptions {
             unlit: false,
             default_lights: true,
+            shading: Shading::Classic,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! | [`Effect::VertexColors`] | leaf | 1 (colours replace the mesh's) |
 //! | [`Effect::GlossMap`] | leaf | 2: specular only, no texture; then ambient + diffuse × texture blended `ONE, SRC_ALPHA` |
 //! | [`Effect::BumpMap`] | leaf | 1: light vectors (CPU, per vertex, tangent space) as colours, `DOT3(normal map, primary)`, then the base texture modulated, then any extra stages (e.g. an imported material's ambient, occlusion and emission) |
+//! | [`Effect::Pbr`] | leaf | 1: glTF's metallic-roughness material, lit per pixel by all the leaf's lights (the textures and material state of the leaf are not used) |
 //! | [`Effect::PlanarShadow`] | group | per plane: plane into stencil; casters flattened by the shadow matrix, stencil-equal, blended in the shadow colour |
 //! | [`Effect::PlanarReflection`] | group | per plane: plane into stencil; depth reset to far under it; casters reflected, clipped by the plane, culling reversed; plane blended over with the reflectance |
 //!
@@ -109,6 +110,75 @@ pub struct TextureStage {
     pub matrix: Mat3,
 }
 
+/// glTF's metallic-roughness material ([`Effect::Pbr`]; the formulas are
+/// [`plumb_raster::pbr`]'s). Factors are linear; the base colour and emissive textures hold
+/// sRGB values. Each texture is a stage reading a uv set ([`TexCoords::Uv`]) through its
+/// matrix; its apply mode and constant colour are not used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PbrSurface {
+    /// `baseColorFactor` (linear RGBA).
+    pub base_color: Vec4,
+    /// `metallicFactor`.
+    pub metallic: f32,
+    /// `roughnessFactor`.
+    pub roughness: f32,
+    /// `emissiveFactor` × emissive strength (linear).
+    pub emissive: Vec3,
+    /// `normalTexture.scale`.
+    pub normal_scale: f32,
+    /// `occlusionTexture.strength`.
+    pub occlusion_strength: f32,
+    /// Base colour (sRGB RGBA).
+    pub base_color_texture: Option<TextureStage>,
+    /// Metallic (blue) and roughness (green).
+    pub metallic_roughness_texture: Option<TextureStage>,
+    /// Tangent-space normals (needs the mesh's tangents).
+    pub normal_texture: Option<TextureStage>,
+    /// Occlusion (red).
+    pub occlusion_texture: Option<TextureStage>,
+    /// Emission (sRGB RGB).
+    pub emissive_texture: Option<TextureStage>,
+    /// glTF `OPAQUE`: alpha 1 is written.
+    pub opaque: bool,
+    /// Back faces lit with the normal reversed.
+    pub double_sided: bool,
+}
+
+impl Default for PbrSurface {
+    /// glTF's default material: white, fully metallic and rough, opaque, single-sided.
+    fn default() -> PbrSurface {
+        PbrSurface {
+            base_color: Vec4::ONE,
+            metallic: 1.0,
+            roughness: 1.0,
+            emissive: Vec3::ZERO,
+            normal_scale: 1.0,
+            occlusion_strength: 1.0,
+            base_color_texture: None,
+            metallic_roughness_texture: None,
+            normal_texture: None,
+            occlusion_texture: None,
+            emissive_texture: None,
+            opaque: true,
+            double_sided: false,
+        }
+    }
+}
+
+impl PbrSurface {
+    /// The textures in the raster's order: base colour, metallic-roughness, normal,
+    /// occlusion, emissive.
+    pub fn textures(&self) -> [Option<&TextureStage>; 5] {
+        [
+            self.base_color_texture.as_ref(),
+            self.metallic_roughness_texture.as_ref(),
+            self.normal_texture.as_ref(),
+            self.occlusion_texture.as_ref(),
+            self.emissive_texture.as_ref(),
+        ]
+    }
+}
+
 impl TextureStage {
     /// A stage reading uv set `uv_set` with `sampler` and `apply`, constant colour (0,0,0,1).
     pub fn new(texture: Arc<Texture>, sampler: Sampler, apply: ApplyMode, uv_set: usize) -> Self {
@@ -174,6 +244,10 @@ pub enum Effect {
         /// Shadow colour; its alpha is the blend opacity.
         color: Vec4,
     },
+    /// glTF's metallic-roughness material lit per pixel (local, one pass; see
+    /// [`plumb_raster::pbr`]). The leaf's mesh gives normals, vertex colours, uv sets and,
+    /// for a normal texture, tangents.
+    Pbr(Arc<PbrSurface>),
     /// Planar reflections of the group's subtree (global).
     PlanarReflection {
         /// Geometry leaves whose first world triangle defines each mirror plane, with the
@@ -311,6 +385,7 @@ impl Effect {
             Effect::BumpMap { .. } => "bump map",
             Effect::PlanarShadow { .. } => "planar shadow",
             Effect::PlanarReflection { .. } => "planar reflection",
+            Effect::Pbr(_) => "pbr",
         }
     }
 }

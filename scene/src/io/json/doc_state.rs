@@ -862,6 +862,59 @@ pub enum EffectDoc {
     PlanarShadow(PlanarShadowDoc),
     /// Planar reflections of the group's subtree in named geometry leaves (group).
     PlanarReflection(PlanarReflectionDoc),
+    /// glTF's metallic-roughness material, lit per pixel (leaf).
+    Pbr(Box<PbrDoc>),
+}
+
+/// `pbr` parameters: glTF's metallic-roughness material (linear factors; the base colour and
+/// emissive textures hold sRGB values; each texture a stage reading a uv set, its apply mode
+/// unused).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PbrDoc {
+    /// `baseColorFactor` (default white).
+    #[serde(default = "white")]
+    pub base_color: Real4,
+    /// `metallicFactor` (default 1).
+    #[serde(default = "one")]
+    pub metallic: Real,
+    /// `roughnessFactor` (default 1).
+    #[serde(default = "one")]
+    pub roughness: Real,
+    /// Emission (default black).
+    #[serde(default = "black3")]
+    pub emissive: Real3,
+    /// `normalTexture.scale` (default 1).
+    #[serde(default = "one")]
+    pub normal_scale: Real,
+    /// `occlusionTexture.strength` (default 1).
+    #[serde(default = "one")]
+    pub occlusion_strength: Real,
+    /// Base colour texture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_color_texture: Option<StageDoc>,
+    /// Metallic (blue) and roughness (green) texture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metallic_roughness_texture: Option<StageDoc>,
+    /// Tangent-space normal texture (the mesh needs tangents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normal_texture: Option<StageDoc>,
+    /// Occlusion texture (red).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occlusion_texture: Option<StageDoc>,
+    /// Emissive texture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emissive_texture: Option<StageDoc>,
+    /// glTF `OPAQUE`: alpha 1 written (default true).
+    #[serde(default = "yes")]
+    pub opaque: bool,
+    /// Back faces lit with the normal reversed (default false).
+    #[serde(default)]
+    pub double_sided: bool,
+}
+
+fn black3() -> Real3 {
+    r3(0.0, 0.0, 0.0)
 }
 
 /// `bump_map` parameters.

@@ -7,12 +7,12 @@ use glam::Vec4;
 use plumb_raster::combine::{ApplyMode, CombineState};
 use plumb_raster::texture::{Sampler, Texture};
 
-use super::ctx::{v4, Ctx};
+use super::ctx::{v3, v4, Ctx};
 use super::doc::*;
 use crate::graph::NodeId;
 use crate::io::error::IoError;
 use crate::values::camera::Camera;
-use crate::values::effect::{Effect, TexCoords, TextureStage};
+use crate::values::effect::{Effect, PbrSurface, TexCoords, TextureStage};
 use crate::values::light::LightId;
 
 fn unique_node(ctx: &Ctx, context: &str, name: &str) -> Result<NodeId, IoError> {
@@ -187,6 +187,37 @@ pub(super) fn effect(ctx: &Ctx, context: &str, e: &EffectDoc) -> Result<Effect, 
             light: light_id(ctx, context, &s.light)?,
             color: v4(&s.color),
         },
+        EffectDoc::Pbr(p) => {
+            let tex = |name: &str, d: &Option<StageDoc>| -> Result<Option<TextureStage>, IoError> {
+                let Some(d) = d else { return Ok(None) };
+                let st = stage(ctx, context, d)?;
+                if !matches!(st.coords, TexCoords::Uv(_)) {
+                    return Err(ctx.invalid(
+                        context,
+                        format!("pbr {name} must read a uv set (coords {{\"uv\": k}})"),
+                    ));
+                }
+                Ok(Some(st))
+            };
+            Effect::Pbr(Arc::new(PbrSurface {
+                base_color: v4(&p.base_color),
+                metallic: p.metallic.get(),
+                roughness: p.roughness.get(),
+                emissive: v3(&p.emissive),
+                normal_scale: p.normal_scale.get(),
+                occlusion_strength: p.occlusion_strength.get(),
+                base_color_texture: tex("base_color_texture", &p.base_color_texture)?,
+                metallic_roughness_texture: tex(
+                    "metallic_roughness_texture",
+                    &p.metallic_roughness_texture,
+                )?,
+                normal_texture: tex("normal_texture", &p.normal_texture)?,
+                occlusion_texture: tex("occlusion_texture", &p.occlusion_texture)?,
+                emissive_texture: tex("emissive_texture", &p.emissive_texture)?,
+                opaque: p.opaque,
+                double_sided: p.double_sided,
+            }))
+        }
         EffectDoc::PlanarReflection(r) => Effect::PlanarReflection {
             planes: r
                 .planes

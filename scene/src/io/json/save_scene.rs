@@ -712,6 +712,26 @@ impl Saver<'_> {
                     .map(|s| self.stage(s, context))
                     .collect::<Result<_, _>>()?,
             })),
+            Effect::Pbr(p) => {
+                let mut tex = |t: &Option<TextureStage>| -> Result<Option<StageDoc>, IoError> {
+                    t.as_ref().map(|t| self.stage(t, context)).transpose()
+                };
+                EffectDoc::Pbr(Box::new(PbrDoc {
+                    base_color: r4(p.base_color),
+                    metallic: re(p.metallic),
+                    roughness: re(p.roughness),
+                    emissive: r3(p.emissive),
+                    normal_scale: re(p.normal_scale),
+                    occlusion_strength: re(p.occlusion_strength),
+                    base_color_texture: tex(&p.base_color_texture)?,
+                    metallic_roughness_texture: tex(&p.metallic_roughness_texture)?,
+                    normal_texture: tex(&p.normal_texture)?,
+                    occlusion_texture: tex(&p.occlusion_texture)?,
+                    emissive_texture: tex(&p.emissive_texture)?,
+                    opaque: p.opaque,
+                    double_sided: p.double_sided,
+                }))
+            }
             Effect::PlanarShadow {
                 planes,
                 light,
