@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use glam::Vec4;
 use plumb_raster::explain::{Clear, Event, Explainer, Fragment, Stage, Value};
+use plumb_raster::pbr::PbrDraw;
 use plumb_raster::state::{PipelineState, PolygonMode, Rect};
 use plumb_raster::trace::Trace;
 use plumb_raster::{
@@ -333,6 +334,30 @@ impl DrawTarget for Budgeted {
                 .ex
                 .context_mut()
                 .draw_fixed(&s, ff, transforms, mesh, indices, topology),
+            None => Ok(DrawStats::default()),
+        }
+    }
+    fn draw_pbr(
+        &mut self,
+        state: &PipelineState,
+        draw: &PbrDraw,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        tangents: Option<&[glam::Vec4]>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        let n = indices.len(mesh.positions.len());
+        if self.charge(state, n, topology) {
+            return self
+                .ex
+                .draw_pbr(state, draw, transforms, mesh, tangents, indices, topology);
+        }
+        match self.at_pixel(state) {
+            Some(s) => self
+                .ex
+                .context_mut()
+                .draw_pbr(&s, draw, transforms, mesh, tangents, indices, topology),
             None => Ok(DrawStats::default()),
         }
     }

@@ -395,6 +395,20 @@ impl DrawTarget for Explainer {
             ctx.draw_fixed(s, ff, transforms, mesh, indices, topology)
         })
     }
+    fn draw_pbr(
+        &mut self,
+        state: &PipelineState,
+        draw: &crate::shading::pbr::PbrDraw,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        tangents: Option<&[glam::Vec4]>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        self.run_draw(state, |ctx, s| {
+            ctx.draw_pbr(s, draw, transforms, mesh, tangents, indices, topology)
+        })
+    }
     fn finish(&mut self) -> Result<(), Error> {
         self.ctx.finish();
         Ok(())

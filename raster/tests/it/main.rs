@@ -10,6 +10,7 @@ mod determinism;
 mod fog;
 mod fused_texture;
 mod lighting;
+mod pbr;
 mod planes;
 mod queue_limits;
 mod rules;
