@@ -209,6 +209,7 @@ fn load_tolerances(args: &ConformArgs) -> Result<Tolerances, String> {
             ..Tolerance::exact()
         },
         rules: Vec::new(),
+        needs: Vec::new(),
     })
 }
 
@@ -369,13 +370,15 @@ fn status_word(s: Status) -> &'static str {
         Status::Pass => "PASS",
         Status::Fail => "FAIL",
         Status::Error => "ERROR",
+        Status::Skip => "SKIP",
     }
 }
 
 fn summary(args: &ConformArgs, results: &report::Results) -> ExitCode {
     let (pass, fail, error) = results.counts();
+    let skipped = results.skipped();
     say!(
-        "{} cases: {pass} passed, {fail} failed, {error} errors ({}); report in {}",
+        "{} cases: {pass} passed, {fail} failed, {error} errors, {skipped} skipped ({}); report in {}",
         results.cases.len(),
         results.backend,
         args.report.join("index.html").display()

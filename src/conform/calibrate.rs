@@ -144,5 +144,6 @@ pub fn tolerances(base: &Tolerances, measured: &[Measured], backend: &str) -> To
                 tolerance: m.tolerance(backend),
             })
             .collect(),
+        needs: base.needs.clone(),
     }
 }

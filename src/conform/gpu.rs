@@ -68,5 +68,7 @@ fn backend(probe: Probe) -> InProcess<FixedRenderer<WgpuTarget>, WgpuTarget> {
         exact: false,
         renderer: Box::new(move |w, h| target(w, h).map(FixedRenderer::with_target)),
         target: Box::new(target),
+        // Its WGSL has no physically based stage yet (issue 53): those cases are skipped.
+        lacks: vec!["pbr"],
     }
 }

@@ -142,7 +142,28 @@ pub struct Tolerances {
     /// First match wins.
     #[serde(default)]
     pub rules: Vec<ToleranceRule>,
+    /// What cases need beyond the baseline (the fixed-function pipeline of GL 1.x with
+    /// plumb's documented conventions); every rule that matches a case adds its features.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<NeedsRule>,
 }
+
+/// One rule of `conform.json`'s `needs`: the cases of a glob use these features.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NeedsRule {
+    /// Glob over case ids.
+    pub cases: String,
+    /// Features, each one of [`FEATURES`].
+    pub features: Vec<String>,
+}
+
+/// The features a case may need beyond the baseline, with what each is. A backend that
+/// lacks one skips the cases that need it ([`Backend::supports`], [`Status::Skip`]).
+pub const FEATURES: &[(&str, &str)] = &[(
+    "pbr",
+    "glTF's metallic-roughness BRDF per pixel (plumb render --shading pbr; DrawTarget::draw_pbr)",
+)];
 
 impl Tolerances {
     /// Reads and checks a tolerance file.
@@ -176,7 +197,34 @@ impl Tolerances {
                 return bad(format!("{what}: every tolerance needs a reason"));
             }
         }
+        for r in &t.needs {
+            if let Some(f) = r
+                .features
+                .iter()
+                .find(|f| !FEATURES.iter().any(|k| k.0 == *f))
+            {
+                let known: Vec<&str> = FEATURES.iter().map(|k| k.0).collect();
+                return bad(format!(
+                    "needs {}: unknown feature {f:?} (known: {})",
+                    r.cases,
+                    known.join(", ")
+                ));
+            }
+        }
         Ok(t)
+    }
+
+    /// The features case `id` needs by the `needs` rules, sorted, without repeats.
+    pub fn needs_of(&self, id: &str) -> Vec<String> {
+        let mut f: Vec<String> = self
+            .needs
+            .iter()
+            .filter(|r| glob(&r.cases, id))
+            .flat_map(|r| r.features.iter().cloned())
+            .collect();
+        f.sort();
+        f.dedup();
+        f
     }
 
     /// The tolerance of case `id`.
@@ -244,6 +292,9 @@ pub struct Case {
     pub tolerance: Tolerance,
     /// A model case's view (`None` for scene files and traces).
     pub view: Option<ModelView>,
+    /// Features beyond the baseline ([`FEATURES`]): from `conform.json`'s `needs`, and for
+    /// a model case from its view (`"shading": "pbr"` needs `pbr`).
+    pub needs: Vec<String>,
 }
 
 /// The corpus under `refimages` (sorted by id), with tolerances from `tolerances`.
@@ -278,6 +329,7 @@ pub fn corpus(refimages: &Path, tolerances: &Tolerances) -> Result<Vec<Case>, Co
             };
             cases.push(Case {
                 tolerance: tolerances.for_case(&id).clone(),
+                needs: tolerances.needs_of(&id),
                 id,
                 area: area_name.to_owned(),
                 name: name.to_owned(),
@@ -430,8 +482,14 @@ pub fn model_corpus(
                 assets.display()
             )));
         }
+        let mut needs = tolerances.needs_of(&id);
+        if c.view.shading == crate::model::ShadingMode::Pbr && !needs.iter().any(|f| f == "pbr") {
+            needs.push("pbr".to_owned());
+            needs.sort();
+        }
         cases.push(Case {
             tolerance: tolerances.for_case(&id).clone(),
+            needs,
             id,
             area: "models".to_owned(),
             name: c.name,
@@ -515,6 +573,12 @@ pub trait Backend {
     fn exact(&self) -> bool {
         false
     }
+    /// Whether the backend draws `feature` ([`FEATURES`]); a case needing one it lacks is
+    /// skipped, with the feature as the reason. The default: every feature.
+    fn supports(&self, feature: &str) -> bool {
+        let _ = feature;
+        true
+    }
     /// Renders `case` at `width × height`.
     ///
     /// # Errors
@@ -536,6 +600,8 @@ pub struct InProcess<R, T> {
     pub renderer: Factory<R>,
     /// Makes the target for a trace case.
     pub target: Factory<T>,
+    /// Features ([`FEATURES`]) the backend does not draw.
+    pub lacks: Vec<&'static str>,
 }
 
 impl<R: Renderer + ReadBack, T: DrawTarget + ReadBack> Backend for InProcess<R, T> {
@@ -545,6 +611,10 @@ impl<R: Renderer + ReadBack, T: DrawTarget + ReadBack> Backend for InProcess<R, 
 
     fn exact(&self) -> bool {
         self.exact
+    }
+
+    fn supports(&self, feature: &str) -> bool {
+        !self.lacks.contains(&feature)
     }
 
     fn render(&mut self, case: &Case, width: u32, height: u32) -> Result<RgbaImage, String> {
@@ -582,6 +652,7 @@ pub fn soft(threads: Option<usize>) -> InProcess<SoftRenderer, Context> {
         target: Box::new(move |w, h| {
             Context::new(w, h, ContextOptions { threads }).map_err(|e| e.to_string())
         }),
+        lacks: Vec::new(),
     }
 }
 
@@ -868,6 +939,8 @@ pub enum Status {
     Fail,
     /// The backend could not render it.
     Error,
+    /// Not run: the backend lacks a feature the case needs (the message names it).
+    Skip,
 }
 
 /// The numbers of a comparison.
@@ -995,6 +1068,11 @@ pub fn run_case_with(case: &Case, backend: &mut dyn Backend, max_golden_pixels: 
         heat: None,
         seconds: 0.0,
     };
+    if let Some(f) = case.needs.iter().find(|f| !backend.supports(f)) {
+        result.status = Status::Skip;
+        result.message = format!("unsupported: {f}");
+        return result;
+    }
     let expected = match read_png(&case.golden, None, max_golden_pixels) {
         Ok(img) => img,
         Err(e) => {

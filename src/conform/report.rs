@@ -69,6 +69,14 @@ impl Results {
         let n = |s: Status| self.cases.iter().filter(|c| c.status == s).count();
         (n(Status::Pass), n(Status::Fail), n(Status::Error))
     }
+
+    /// Cases skipped for a feature the backend lacks.
+    pub fn skipped(&self) -> usize {
+        self.cases
+            .iter()
+            .filter(|c| c.status == Status::Skip)
+            .count()
+    }
 }
 
 fn io_err(path: &Path, e: impl std::fmt::Display) -> ConformError {
@@ -87,7 +95,8 @@ pub fn write(dir: &Path, backend: &str, results: &[CaseResult]) -> Result<Result
         let stem = format!("{}__{}", r.case.area, r.case.name);
         let mut images: [Option<String>; 3] = [None, None, None];
         // Images only where they tell something: a pass of an exact backend needs none.
-        if r.status != Status::Pass || r.metrics.is_some_and(|m| m.max_delta > 0) {
+        let compared = !matches!(r.status, Status::Pass | Status::Skip);
+        if compared || r.metrics.is_some_and(|m| m.max_delta > 0) {
             // Every image through a new file renamed into place: a link at its name is
             // replaced, not written through (issue 50).
             let expected = format!("img/{stem}.expected.png");
@@ -337,17 +346,19 @@ fn status_word(s: Status) -> &'static str {
         Status::Pass => "pass",
         Status::Fail => "fail",
         Status::Error => "error",
+        Status::Skip => "skip",
     }
 }
 
-/// Per area: (pass, fail, error), sorted by area.
-fn by_area(results: &Results) -> BTreeMap<&str, [usize; 3]> {
-    let mut areas: BTreeMap<&str, [usize; 3]> = BTreeMap::new();
+/// Per area: (pass, fail, error, skip), sorted by area.
+fn by_area(results: &Results) -> BTreeMap<&str, [usize; 4]> {
+    let mut areas: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
     for c in &results.cases {
         let slot = match c.status {
             Status::Pass => 0,
             Status::Fail => 1,
             Status::Error => 2,
+            Status::Skip => 3,
         };
         areas.entry(c.area.as_str()).or_default()[slot] += 1;
     }
@@ -358,6 +369,7 @@ fn by_area(results: &Results) -> BTreeMap<&str, [usize; 3]> {
 /// per-case seconds (the backend's wall time, also in JUnit's `time`) vary between runs.
 pub fn html(results: &Results) -> String {
     let (pass, fail, error) = results.counts();
+    let skipped = results.skipped();
     let mut h = String::new();
     let _ = writeln!(
         h,
@@ -371,18 +383,19 @@ pub fn html(results: &Results) -> String {
          body.failures-only .case.case-pass{{display:none}}</style></head>\n<body>\n\
          <h1>plumb conform</h1>\n<p>Backend: <code>{backend}</code></p>\n\
          <p id=\"summary\">{total} cases: <span class=\"pass\">{pass} passed</span>, \
-         <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span></p>\n\
+         <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span>, \
+         <span class=\"skip\">{skipped} skipped</span></p>\n\
          <p id=\"rule\">{rule}</p>",
         rule = esc(super::COMPARISON_RULE),
         backend = esc(&results.backend),
         total = results.cases.len(),
     );
-    h.push_str("<table id=\"areas\"><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th></th></tr>\n");
-    for (area, [p, f, e]) in by_area(results) {
+    h.push_str("<table id=\"areas\"><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th>skip</th><th></th></tr>\n");
+    for (area, [p, f, e, s]) in by_area(results) {
         let verdict = if f + e == 0 { "pass" } else { "fail" };
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{p}</td><td>{f}</td><td>{e}</td><td class=\"{verdict}\">{verdict}</td></tr>",
+            "<tr><td>{}</td><td>{p}</td><td>{f}</td><td>{e}</td><td>{s}</td><td class=\"{verdict}\">{verdict}</td></tr>",
             esc(area)
         );
     }
@@ -394,9 +407,13 @@ pub fn html(results: &Results) -> String {
          document.getElementById('failures-only').checked = true;\
          document.body.classList.add('failures-only');}</script>\n",
     );
-    // Failures and errors first, then passes; each group in id order.
+    // Failures and errors first, then skips, then passes; each group in id order.
     let mut order: Vec<&Record> = results.cases.iter().collect();
-    order.sort_by_key(|c| c.status == Status::Pass);
+    order.sort_by_key(|c| match c.status {
+        Status::Fail | Status::Error => 0,
+        Status::Skip => 1,
+        Status::Pass => 2,
+    });
     for c in order {
         let word = status_word(c.status);
         let _ = writeln!(
@@ -462,19 +479,20 @@ pub fn html(results: &Results) -> String {
 /// The JUnit XML report.
 pub fn junit(results: &Results) -> String {
     let (_, fail, error) = results.counts();
+    let skipped = results.skipped();
     let mut x = String::new();
     let _ = writeln!(
         x,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"plumb conform: {}\" tests=\"{}\" failures=\"{fail}\" errors=\"{error}\">",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"plumb conform: {}\" tests=\"{}\" failures=\"{fail}\" errors=\"{error}\" skipped=\"{skipped}\">",
         esc(&results.backend),
         results.cases.len()
     );
-    for (area, [p, f, e]) in by_area(results) {
+    for (area, [p, f, e, s]) in by_area(results) {
         let _ = writeln!(
             x,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\" skipped=\"{s}\">",
             esc(area),
-            p + f + e
+            p + f + e + s
         );
         for c in results.cases.iter().filter(|c| c.area == area) {
             let name = c.id.split_once('/').map_or(c.id.as_str(), |(_, n)| n);
@@ -487,11 +505,11 @@ pub fn junit(results: &Results) -> String {
             );
             match c.status {
                 Status::Pass => x.push_str("/>\n"),
-                Status::Fail | Status::Error => {
-                    let tag = if c.status == Status::Fail {
-                        "failure"
-                    } else {
-                        "error"
+                Status::Fail | Status::Error | Status::Skip => {
+                    let tag = match c.status {
+                        Status::Fail => "failure",
+                        Status::Skip => "skipped",
+                        _ => "error",
                     };
                     let _ = writeln!(
                         x,

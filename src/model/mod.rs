@@ -56,7 +56,8 @@ pub enum LoopMode {
 }
 
 /// How lit materials are drawn (`plumb render --shading`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ShadingMode {
     /// The fixed-function approximation: Blinn–Phong colours, the book's bump map.
     #[default]
@@ -400,6 +401,9 @@ pub struct ModelView {
     /// `--unlit`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlit: bool,
+    /// `--shading` (`classic` or `pbr`).
+    #[serde(default, skip_serializing_if = "is_classic")]
+    pub shading: ShadingMode,
     /// `--background`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<[f32; 4]>,
@@ -428,6 +432,10 @@ pub struct ModelView {
 
 fn is_zero(t: &f32) -> bool {
     *t == 0.0
+}
+
+fn is_classic(s: &ShadingMode) -> bool {
+    *s == ShadingMode::Classic
 }
 
 impl ModelView {
@@ -476,6 +484,9 @@ impl ModelView {
         if self.unlit {
             a.push("--unlit".to_owned());
         }
+        if self.shading == ShadingMode::Pbr {
+            a.extend(["--shading".to_owned(), "pbr".to_owned()]);
+        }
         a
     }
 
@@ -484,9 +495,13 @@ impl ModelView {
     /// # Errors
     /// A one-line message, as [`LoadedModel::load`] and [`LoadedModel::draw_at`].
     pub fn draw(&self, path: &Path, renderer: &mut dyn Renderer) -> Result<(), String> {
+        let mapping = Mapping {
+            unlit: self.unlit,
+            shading: self.shading.into(),
+        };
         let mut model = LoadedModel::load(
             path,
-            self.unlit,
+            mapping,
             (self.scene.as_deref(), None),
             self.clip.as_deref(),
             self.background.map(Vec4::from),

@@ -250,6 +250,7 @@ fn broken(bug: Bug) -> InProcess<FixedRenderer<BrokenTarget>, BrokenTarget> {
         exact: false,
         renderer: Box::new(move |w, h| Ok(FixedRenderer::with_target(broken_target(w, h, bug)?))),
         target: Box::new(move |w, h| broken_target(w, h, bug)),
+        lacks: Vec::new(),
     }
 }
 
@@ -1317,4 +1318,73 @@ fn calibrated_tolerances_pass_the_backend_and_still_catch_bugs() {
             .reason
             .contains("2 run(s) of plumb (SoftRenderer) matched the golden exactly"));
     }
+}
+
+/// A backend that lacks a feature skips the cases that need it, named with the feature; the
+/// report counts them apart, JUnit writes `<skipped>` (checked by parsing the XML), and the
+/// run still succeeds. The corpus declares its PBR scene files once (`conform.json`'s
+/// `needs`) and model cases by their view (`"shading": "pbr"`).
+#[test]
+fn cases_a_backend_cannot_draw_are_skipped_with_the_feature() {
+    let all = cases();
+    let pbr: Vec<Case> = all
+        .iter()
+        .filter(|c| c.needs.iter().any(|f| f == "pbr"))
+        .cloned()
+        .collect();
+    assert!(pbr.iter().any(|c| c.id == "json/pbr_spheres"), "{pbr:?}");
+    assert!(all.iter().filter(|c| c.needs.is_empty()).count() > 50);
+    let plain = all.iter().find(|c| c.needs.is_empty()).unwrap().clone();
+    let mut lacking = conform::soft(Some(1));
+    lacking.lacks = vec!["pbr"];
+    let subset: Vec<Case> = pbr.iter().cloned().chain([plain.clone()]).collect();
+    let results = run_all(&mut lacking, &subset);
+    for r in &results {
+        if r.case.id == plain.id {
+            assert_eq!(r.status, Status::Pass);
+        } else {
+            assert_eq!(r.status, Status::Skip, "{}", r.case.id);
+            assert_eq!(r.message, "unsupported: pbr");
+            assert!(r.actual.is_none());
+        }
+    }
+    // The full backend draws them.
+    let mut soft = conform::soft(Some(1));
+    assert!(run_all(&mut soft, &pbr)
+        .iter()
+        .all(|r| r.status == Status::Pass));
+    let dir = scratch("conform-skips");
+    let written = report::write(&dir, &lacking.name(), &results).unwrap();
+    assert_eq!(written.counts(), (1, 0, 0));
+    assert_eq!(written.skipped(), pbr.len());
+    let xml = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    // Parse the XML: every <testcase> of a PBR case holds exactly one <skipped>, with the
+    // reason, and no <failure> or <error>; the suites' `skipped` attributes add up.
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let mut skipped_attr = 0;
+    for suite in doc.descendants().filter(|n| n.has_tag_name("testsuite")) {
+        skipped_attr += suite
+            .attribute("skipped")
+            .unwrap()
+            .parse::<usize>()
+            .unwrap();
+    }
+    assert_eq!(skipped_attr, pbr.len());
+    for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+        let id = format!(
+            "{}/{}",
+            case.attribute("classname").unwrap(),
+            case.attribute("name").unwrap()
+        );
+        let kids: Vec<_> = case.children().filter(|n| n.is_element()).collect();
+        if id == plain.id {
+            assert!(kids.is_empty(), "{id}");
+        } else {
+            assert_eq!(kids.len(), 1, "{id}");
+            assert!(kids[0].has_tag_name("skipped"));
+            assert_eq!(kids[0].attribute("message"), Some("unsupported: pbr"));
+        }
+    }
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains(&format!("{} skipped", pbr.len())));
 }
