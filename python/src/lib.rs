@@ -1198,6 +1198,7 @@ fn conform(
                 version: 1,
                 default: plumb::conform::Tolerance::exact(),
                 rules: Vec::new(),
+                needs: Vec::new(),
             }
         };
         let mut cases = corpus(&refimages, &tolerances).map_err(|e| e.to_string())?;

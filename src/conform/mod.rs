@@ -1234,6 +1234,7 @@ mod tests {
             version: 1,
             default: Tolerance::exact(),
             rules: Vec::new(),
+            needs: Vec::new(),
         };
         let e = model_corpus(&refimages, &assets, &tol)
             .map(|_| ())

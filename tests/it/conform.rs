@@ -210,6 +210,24 @@ impl DrawTarget for BrokenTarget {
         self.0
             .draw_fixed(&state, &ff, transforms, mesh, indices, topology)
     }
+    /// PBR draws reach the state and read-back bugs (the texture bugs live in `draw_fixed`).
+    fn draw_pbr(
+        &mut self,
+        state: &PipelineState,
+        draw: &plumb::raster::pbr::PbrDraw,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        tangents: Option<&[glam::Vec4]>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, plumb::raster::Error> {
+        let mut state = *state;
+        if matches!(self.1, Bug::DepthFuncOffByOne) {
+            state.depth.func = depth_bug(state.depth.func);
+        }
+        self.0
+            .draw_pbr(&state, draw, transforms, mesh, tangents, indices, topology)
+    }
 }
 
 fn swap_rb(mut img: image::RgbaImage, bug: Bug) -> image::RgbaImage {

@@ -97,7 +97,7 @@ impl Context {
     }
 
     /// Draws an object-space mesh with glTF's metallic-roughness material, lit per pixel
-    /// ([`pbr`](crate::pbr): the BRDF, the lights, the colour conventions). `tangents`
+    /// ([`pbr`]: the BRDF, the lights, the colour conventions). `tangents`
     /// (object space, `w` the handedness) are read only when the material has a normal
     /// texture. The vertex stage is the fixed-function one: the material's textures are its
     /// units (base colour, metallic-roughness, normal, occlusion, emissive, in that order,
@@ -106,7 +106,7 @@ impl Context {
     /// # Errors
     /// As [`Context::draw_fixed`], and [`Error::InvalidState`] for a mesh without normals,
     /// a normal texture without tangents, or non-finite factors, lights or exposure;
-    /// [`Error::TooMany`] past [`pbr::MAX_PBR_LIGHTS`](crate::pbr::MAX_PBR_LIGHTS) lights.
+    /// [`Error::TooMany`] past [`pbr::MAX_PBR_LIGHTS`] lights.
     #[allow(
         clippy::too_many_arguments,
         reason = "draw_fixed's arguments and the tangents"

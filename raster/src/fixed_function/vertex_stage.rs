@@ -301,15 +301,7 @@ impl VertexStage<'_> {
                 put(&mut rows, v + o, &n);
             }
             if let (Some(o), Some(t)) = (l.tangent, self.tangents) {
-                let mut x = [[0.0f32; LANES]; 4];
-                for (i, t) in t[base..base + live].iter().enumerate() {
-                    (x[0][i], x[1][i], x[2][i], x[3][i]) = (t.x, t.y, t.z, t.w);
-                }
-                let xyz = vl::load3(simd, &[x[0], x[1], x[2]]);
-                let m = Mat3::from_mat4(self.view_from_model);
-                let e = vl::normalize_or_zero3(simd, vl::mat3_mul(simd, &m, xyz));
-                put(&mut rows, v + o, &e);
-                put(&mut rows, v + o + 3, &[f32x8::from_slice(simd, &x[3])]);
+                put(&mut rows, v + o, &self.tangent_lanes(simd, t, (base, live)));
             }
             for (i, vert) in chunk.chunks_exact_mut(stride).enumerate() {
                 for (k, x) in vert.iter_mut().enumerate() {
@@ -317,6 +309,25 @@ impl VertexStage<'_> {
                 }
             }
         }
+    }
+
+    /// The eye-space unit tangents (upper 3×3 of `view_from_model`, normalised) and
+    /// handedness of vertices `base..base + live`.
+    #[inline(always)]
+    fn tangent_lanes<S: Simd>(
+        &self,
+        simd: S,
+        t: &[Vec4],
+        (base, live): (usize, usize),
+    ) -> [f32x8<S>; 4] {
+        let mut x = [[0.0f32; LANES]; 4];
+        for (i, t) in t[base..base + live].iter().enumerate() {
+            (x[0][i], x[1][i], x[2][i], x[3][i]) = (t.x, t.y, t.z, t.w);
+        }
+        let xyz = vl::load3(simd, &[x[0], x[1], x[2]]);
+        let m = Mat3::from_mat4(self.view_from_model);
+        let [a, b, c] = vl::normalize_or_zero3(simd, vl::mat3_mul(simd, &m, xyz));
+        [a, b, c, f32x8::from_slice(simd, &x[3])]
     }
 
     /// Unit `k`'s `(s, t, r, q)` before its texture matrix, for eight vertices: its UV set,

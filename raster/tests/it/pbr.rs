@@ -105,6 +105,10 @@ fn white_furnace_sphere() {
 }
 
 /// sRGB encoding of a linear value, in f64 (IEC 61966-2-1).
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the test's own f64 reference for the expected bytes, not a path to pixels"
+)]
 fn srgb8(x: f64) -> u8 {
     let x = x.clamp(0.0, 1.0);
     let e = if x <= 0.003_130_8 {
