@@ -137,6 +137,10 @@ def render(
     normals: Union[bool, str] = False,
     loop: str = "clamp",
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    shading: str = "classic",
+    exposure: float = 1.0,
+    tone_map: str = "none",
+    output_encoding: str = "srgb",
 ):
     """Render ``path`` as ``plumb render`` does and return the image.
 
@@ -151,9 +155,13 @@ def render(
     ``u = fx·X/Z + cx``); ``pose`` replaces ``eye``/``target``/``up``, ``intrinsics``
     ``fov``. ``time`` (seconds) poses the animations, ``clip`` plays only
     one (``loop``: ``"clamp"`` or ``"repeat"`` past its end); ``scene`` and ``variant`` pick a
-    glTF scene and material variant; ``unlit`` draws base colour only; ``background`` is 3 or
-    4 numbers in 0..1. ``threads`` workers (``None``: all cores; the bytes are the same for
-    every count).
+    glTF scene and material variant; ``unlit`` draws base colour only; ``shading="pbr"`` lights
+    glTF materials with the specification's metallic-roughness BRDF per pixel (as pyrender
+    does; ``"classic"``, the default for now, is the fixed-function mapping), with
+    ``exposure``, ``tone_map`` (``"none"``, ``"aces"``, ``"pbr-neutral"``) and
+    ``output_encoding`` (``"srgb"`` or ``"linear"``) as ``plumb render``'s flags;
+    ``background`` is 3 or 4 numbers in 0..1. ``threads`` workers (``None``: all cores; the
+    bytes are the same for every count).
 
     Returns a ``(height, width, 4)`` ``uint8`` array, row 0 at the top, alpha as the
     pipeline wrote it; with ``depth=True`` (or ``"window"``), also a ``(height, width)``
@@ -194,6 +202,10 @@ def render(
         normals=_normals(normals),
         loop_mode=loop,
         max_pixels=int(max_pixels),
+        shading=str(shading),
+        exposure=float(exposure),
+        tone_map=str(tone_map),
+        output_encoding=str(output_encoding),
     )
     return _out(w, h, rgba, d, i, n)
 
@@ -412,6 +424,10 @@ class Scene:
         variant: Optional[str] = None,
         clip: Optional[str] = None,
         background: Optional[Sequence[float]] = None,
+        shading: str = "classic",
+        exposure: float = 1.0,
+        tone_map: str = "none",
+        output_encoding: str = "srgb",
     ) -> "Scene":
         """Load ``path`` as ``plumb render`` does (the options as for :func:`render`)."""
         native = _plumb.Scene.load(
@@ -421,6 +437,10 @@ class Scene:
             variant=variant,
             clip=clip,
             background=None if background is None else [float(c) for c in background],
+            shading=str(shading),
+            exposure=float(exposure),
+            tone_map=str(tone_map),
+            output_encoding=str(output_encoding),
         )
         return cls(native)
 

@@ -45,6 +45,10 @@ def render(
     normals: Optional[str] = None,
     loop_mode: str = "clamp",
     max_pixels: int = ...,
+    shading: str = "classic",
+    exposure: float = 1.0,
+    tone_map: str = "none",
+    output_encoding: str = "srgb",
 ) -> _Rendered: ...
 
 class Scene:
@@ -115,6 +119,10 @@ class Scene:
         variant: Optional[str] = None,
         clip: Optional[str] = None,
         background: Optional[Sequence[float]] = None,
+        shading: str = "classic",
+        exposure: float = 1.0,
+        tone_map: str = "none",
+        output_encoding: str = "srgb",
     ) -> "Scene": ...
     def render(
         self,

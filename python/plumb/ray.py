@@ -98,7 +98,17 @@ def _render_chunk(path: str, frames: Sequence[int], size: Tuple[int, int], fps: 
     return results
 
 
-_LOAD_OPTIONS = ("unlit", "scene", "variant", "clip", "background")
+_LOAD_OPTIONS = (
+    "unlit",
+    "scene",
+    "variant",
+    "clip",
+    "background",
+    "shading",
+    "exposure",
+    "tone_map",
+    "output_encoding",
+)
 
 
 def render_frames(

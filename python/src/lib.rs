@@ -13,7 +13,11 @@ use plumb::diff::{compare, DiffOptions};
 use plumb::model::arrays::{ArrayScene, MeshArrays};
 use plumb::model::camera::{CameraArgs, PoseConvention};
 use plumb::model::depth::NormalSpace;
-use plumb::model::{ErrorKind, LoadedModel, LoopMode, ModelError};
+use plumb::model::{
+    pbr_output, ErrorKind, LoadedModel, LoopMode, Mapping, ModelError, OutputEncodingMode,
+    ShadingMode, ToneMapMode,
+};
+use plumb::raster::pbr::PbrOutput;
 use plumb::raster::target::MAX_TARGET_SIZE;
 use plumb::raster::trace::{self, Trace};
 use plumb::raster::{Context, ContextOptions};
@@ -212,6 +216,49 @@ fn calibrated(
     Ok(view)
 }
 
+/// The PBR options of `render`, `Scene.load` and `explain`: `shading` (`"classic"` or
+/// `"pbr"`), `exposure`, `tone_map` (`"none"`, `"aces"`, `"pbr-neutral"`) and
+/// `output_encoding` (`"srgb"`, `"linear"`), as `plumb render`'s flags.
+fn parse_pbr(
+    shading: &str,
+    exposure: f32,
+    tone_map: &str,
+    output_encoding: &str,
+) -> PyResult<(ShadingMode, PbrOutput)> {
+    let shading = match shading {
+        "classic" => ShadingMode::Classic,
+        "pbr" => ShadingMode::Pbr,
+        other => {
+            return Err(bad(format!(
+                "shading must be 'classic' or 'pbr', got '{other}'"
+            )))
+        }
+    };
+    if !exposure.is_finite() {
+        return Err(bad(format!("exposure must be finite, got {exposure}")));
+    }
+    let tone = match tone_map {
+        "none" => ToneMapMode::None,
+        "aces" => ToneMapMode::Aces,
+        "pbr-neutral" => ToneMapMode::PbrNeutral,
+        other => {
+            return Err(bad(format!(
+                "tone_map must be 'none', 'aces' or 'pbr-neutral', got '{other}'"
+            )))
+        }
+    };
+    let encoding = match output_encoding {
+        "srgb" => OutputEncodingMode::Srgb,
+        "linear" => OutputEncodingMode::Linear,
+        other => {
+            return Err(bad(format!(
+                "output_encoding must be 'srgb' or 'linear', got '{other}'"
+            )))
+        }
+    };
+    Ok((shading, pbr_output(exposure, tone, encoding)))
+}
+
 fn parse_loop(s: &str) -> PyResult<LoopMode> {
     match s {
         "clamp" => Ok(LoopMode::Clamp),
@@ -333,6 +380,9 @@ fn into_py(py: Python<'_>, r: Rendered) -> PyRendered {
 /// The load options `render`, `Scene.load` and `explain` share.
 struct Load {
     unlit: bool,
+    /// `shading`, with `exposure`, `tone_map` and `output_encoding` for PBR.
+    shading: ShadingMode,
+    output: PbrOutput,
     scene: Option<String>,
     variant: Option<String>,
     clip: Option<String>,
@@ -342,14 +392,23 @@ struct Load {
 impl Load {
     /// Loads `path` as `plumb render` does (the default work budget).
     fn model(&self, path: &Path) -> Result<LoadedModel, Failure> {
-        Ok(LoadedModel::load_typed(
+        let mapping = Mapping {
+            unlit: self.unlit,
+            shading: self.shading.into(),
+        };
+        let mut model = LoadedModel::load_typed(
             path,
-            self.unlit,
+            mapping,
             (self.scene.as_deref(), self.variant.as_deref()),
             self.clip.as_deref(),
             self.background,
             &plumb::scene::io::WorkBudget::default(),
-        )?)
+        )?;
+        model
+            .scene
+            .set_pbr_output(self.output)
+            .map_err(|e| Failure::from(e.to_string()))?;
+        Ok(model)
     }
 }
 
@@ -461,7 +520,8 @@ fn render_with(
 #[pyo3(signature = (path, size=None, *, camera=None, eye=None, target=None, up=None, fov=None,
     near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
     background=None, threads=None, depth=false, metric_depth=false, ids=false, normals=None,
-    loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS))]
+    loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS, shading="classic", exposure=1.0,
+    tone_map="none", output_encoding="srgb"))]
 #[allow(
     clippy::too_many_arguments,
     reason = "Python keyword arguments, one per render option"
@@ -493,8 +553,13 @@ fn render(
     normals: Option<&str>,
     loop_mode: &str,
     max_pixels: u64,
+    shading: &str,
+    exposure: f32,
+    tone_map: &str,
+    output_encoding: &str,
 ) -> PyResult<PyRendered> {
     let out = Outputs::new((depth, metric_depth), ids, normals)?;
+    let (shading, output) = parse_pbr(shading, exposure, tone_map, output_encoding)?;
     if let Some((w, h)) = size {
         check_size(w, h, max_pixels)?;
     }
@@ -521,6 +586,10 @@ fn render(
                 "clip/scene/variant",
             ),
             (unlit || background.is_some(), "unlit/background"),
+            (
+                shading != ShadingMode::Classic || output != PbrOutput::default(),
+                "shading/exposure/tone_map/output_encoding",
+            ),
         ];
         if let Some((_, name)) = scene_only.iter().find(|(given, _)| *given) {
             return Err(bad(format!(
@@ -539,6 +608,8 @@ fn render(
     let mode = parse_loop(loop_mode)?;
     let load = Load {
         unlit,
+        shading,
+        output,
         scene,
         variant,
         clip,
@@ -878,7 +949,12 @@ impl Scene {
 
     /// Loads `path` as `plumb render` does.
     #[staticmethod]
-    #[pyo3(signature = (path, *, unlit=false, scene=None, variant=None, clip=None, background=None))]
+    #[pyo3(signature = (path, *, unlit=false, scene=None, variant=None, clip=None, background=None,
+        shading="classic", exposure=1.0, tone_map="none", output_encoding="srgb"))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "Python keyword arguments, one per load option"
+    )]
     fn load(
         py: Python<'_>,
         path: PathBuf,
@@ -887,7 +963,12 @@ impl Scene {
         variant: Option<String>,
         clip: Option<String>,
         background: Option<Vec<f32>>,
+        shading: &str,
+        exposure: f32,
+        tone_map: &str,
+        output_encoding: &str,
     ) -> PyResult<Scene> {
+        let (shading, output) = parse_pbr(shading, exposure, tone_map, output_encoding)?;
         if trace::is_trace_file(&path) {
             return Err(bad(format!(
                 "{}: a draw trace is not a scene: use plumb.render for it",
@@ -896,6 +977,8 @@ impl Scene {
         }
         let load = Load {
             unlit,
+            shading,
+            output,
             scene,
             variant,
             clip,
@@ -1075,7 +1158,8 @@ fn write_png(py: Python<'_>, path: PathBuf, bytes: Vec<u8>, size: (u32, u32)) ->
 #[pyo3(signature = (path, x, y, size=None, *, camera=None, eye=None, target=None, up=None,
     fov=None, near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None,
     time=0.0, clip=None, scene=None, variant=None, unlit=false,
-    background=None, loop_mode="clamp", max_fragments=plumb::explain::DEFAULT_MAX_FRAGMENTS))]
+    background=None, loop_mode="clamp", max_fragments=plumb::explain::DEFAULT_MAX_FRAGMENTS,
+    shading="classic", exposure=1.0, tone_map="none", output_encoding="srgb"))]
 #[allow(
     clippy::too_many_arguments,
     reason = "Python keyword arguments, one per render option"
@@ -1104,7 +1188,12 @@ fn explain(
     background: Option<Vec<f32>>,
     loop_mode: &str,
     max_fragments: u64,
+    shading: &str,
+    exposure: f32,
+    tone_map: &str,
+    output_encoding: &str,
 ) -> PyResult<String> {
+    let (shading, output) = parse_pbr(shading, exposure, tone_map, output_encoding)?;
     use plumb::explain::{explain_within as run, to_json_within, Input};
     let view = calibrated(
         camera_args(camera, eye, target, up, fov, near, far)?,
@@ -1115,6 +1204,8 @@ fn explain(
     let mode = parse_loop(loop_mode)?;
     let load = Load {
         unlit,
+        shading,
+        output,
         scene,
         variant,
         clip,

@@ -136,3 +136,20 @@ def test_calibrated_camera_bytes_equal_the_cli(cli, repo, tmp_path):
         plumb.render(scene, size=(80, 60), pose=np.eye(4), pose_convention="directx")
     with pytest.raises(plumb.BadInputError, match="rotation"):
         plumb.render(scene, size=(80, 60), pose=np.diag([2.0, 1.0, 1.0, 1.0]))
+
+
+def test_pbr_shading_bytes_equal_the_cli(cli, animated_gltf, tmp_path):
+    """``shading="pbr"`` (and the output options) draw what ``plumb render --shading pbr``
+    draws, and differ from the classic mapping; bad values are refused."""
+    pbr = plumb.render(animated_gltf, size=(64, 48), shading="pbr")
+    assert np.array_equal(pbr, cli_png(cli, tmp_path, str(animated_gltf), "--size", "64x48", "--shading", "pbr"))
+    assert not np.array_equal(pbr, plumb.render(animated_gltf, size=(64, 48)))
+    toned = plumb.render(animated_gltf, size=(64, 48), shading="pbr", exposure=2.0, tone_map="aces")
+    assert np.array_equal(toned, cli_png(cli, tmp_path, str(animated_gltf), "--size", "64x48", "--shading", "pbr",
+                                         "--exposure", "2", "--tone-map", "aces"))
+    scene = plumb.Scene.load(animated_gltf, shading="pbr")
+    assert np.array_equal(scene.render((64, 48)), pbr)
+    with pytest.raises(plumb.BadInputError, match="shading must be"):
+        plumb.render(animated_gltf, size=(8, 8), shading="phong")
+    with pytest.raises(plumb.BadInputError, match="tone_map must be"):
+        plumb.render(animated_gltf, size=(8, 8), shading="pbr", tone_map="filmic")
