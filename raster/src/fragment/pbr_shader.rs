@@ -169,8 +169,14 @@ impl PbrShader {
         };
         for g in (0..np).step_by(LANES) {
             let (var, col, p) = (&s.var, &s.color, &s.pbr);
-            let base = [0, 1, 2, 3]
-                .map(|c| simd.splat_f32x8(m.base_color[c]) * ld(var, c, g) * ld(col, c, g));
+            let mut base = [zero; 4];
+            for (c, b) in base.iter_mut().enumerate() {
+                *b = simd.splat_f32x8(m.base_color[c]) * ld(var, c, g) * ld(col, c, g);
+            }
+            let mut emissive = [zero; 3];
+            for (c, e) in emissive.iter_mut().enumerate() {
+                *e = simd.splat_f32x8(m.emissive[c]) * ld(p, EMISSIVE + c, g);
+            }
             let at = self.at;
             let pos = [ld(var, at, g), ld(var, at + 1, g), ld(var, at + 2, g)];
             let n0 = vl::normalize_or_zero3(
@@ -208,8 +214,7 @@ impl PbrShader {
                 metallic: simd.splat_f32x8(m.metallic) * ld(p, METALLIC, g),
                 roughness: simd.splat_f32x8(m.roughness) * ld(p, ROUGHNESS, g),
                 occlusion: ld(p, OCCLUSION, g),
-                emissive: [0, 1, 2]
-                    .map(|c| simd.splat_f32x8(m.emissive[c]) * ld(p, EMISSIVE + c, g)),
+                emissive,
             };
             let lit = lit_lanes(simd, &surface, view, &self.lights, self.ambient);
             let alpha = if m.opaque {
@@ -331,21 +336,51 @@ pub(crate) fn lit_lanes<S: Simd>(
     let ems = one - (ta + tb);
     let inv21 = simd.splat_f32x8(1.0 / 21.0);
     let amb = vl::splat3(simd, ambient);
-    let lobe = |a: f32x8<S>, f0: f32x8<S>, c_diff: f32x8<S>| {
-        let k_s = f0 + (vl::max_or(one_r, f0) - f0) * fw;
-        let fss_ess = k_s * ta + tb;
-        let f_avg = f0 + (one - f0) * inv21;
-        let fms_ems = ems * fss_ess * f_avg / (one - f_avg * ems);
-        let k_d = c_diff * (one - fss_ess - fms_ems);
-        a * (fss_ess + fms_ems + k_d)
+    let env = EnvLanes {
+        one,
+        fw,
+        one_r,
+        ta,
+        tb,
+        ems,
+        inv21,
     };
     let f0_dielectric = simd.splat_f32x8(0.04);
-    [0, 1, 2].map(|c| {
-        let dielectric = lobe(amb[c], f0_dielectric, p.base[c]);
-        let metal = lobe(amb[c], p.base[c], zero);
+    // A loop, not `array::map`: its closure was compiled outside the dispatch's target
+    // features, every lane operation a call (callgrind).
+    let mut out = [zero; 3];
+    for (c, o) in out.iter_mut().enumerate() {
+        let dielectric = env.lobe(amb[c], f0_dielectric, p.base[c]);
+        let metal = env.lobe(amb[c], p.base[c], zero);
         let env = dielectric + (metal - dielectric) * m;
-        lo[c] + env * p.occlusion + p.emissive[c]
-    })
+        *o = lo[c] + env * p.occlusion + p.emissive[c];
+    }
+    out
+}
+
+/// The per-pixel terms of the uniform environment shared by its two lobes.
+struct EnvLanes<S: Simd> {
+    one: f32x8<S>,
+    fw: f32x8<S>,
+    one_r: f32x8<S>,
+    ta: f32x8<S>,
+    tb: f32x8<S>,
+    ems: f32x8<S>,
+    inv21: f32x8<S>,
+}
+
+impl<S: Simd> EnvLanes<S> {
+    /// [`pbr::ambient_channel`] in lanes, the same expressions in the same order.
+    #[inline(always)]
+    fn lobe(&self, a: f32x8<S>, f0: f32x8<S>, c_diff: f32x8<S>) -> f32x8<S> {
+        let one = self.one;
+        let k_s = f0 + (vl::max_or(self.one_r, f0) - f0) * self.fw;
+        let fss_ess = k_s * self.ta + self.tb;
+        let f_avg = f0 + (one - f0) * self.inv21;
+        let fms_ems = self.ems * fss_ess * f_avg / (one - f_avg * self.ems);
+        let k_d = c_diff * (one - fss_ess - fms_ems);
+        a * (fss_ess + fms_ems + k_d)
+    }
 }
 
 #[inline(always)]
