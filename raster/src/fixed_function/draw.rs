@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use glam::{Mat3, Vec4};
+use glam::Vec4;
 use rayon::prelude::*;
 
 use crate::base::error::Error;
@@ -46,18 +46,7 @@ impl Context {
             .as_ref()
             .filter(|l| l.is_lit())
             .map(PreparedLighting::new);
-        let stage = VertexStage {
-            mesh,
-            ff,
-            layout,
-            clip_from_model: transforms.clip_from_view * transforms.view_from_model,
-            view_from_model: transforms.view_from_model,
-            normal_matrix: Mat3::from_mat4(transforms.view_from_model)
-                .inverse()
-                .transpose(),
-            lighting: lit,
-            tangents: None,
-        };
+        let stage = VertexStage::new(mesh, ff, layout, transforms, (lit, None));
         let n = mesh.positions.len();
         let verts = self.run_vertex_stage(&stage);
         let shader = FixedShader::new(
@@ -126,18 +115,8 @@ impl Context {
         let m = &draw.material;
         let layout = Layout::pbr(&ff, self.keeps_normals(), m.normal_texture.is_some());
         debug_assert!(layout.count <= MAX_VARYINGS);
-        let stage = VertexStage {
-            mesh,
-            ff: &ff,
-            layout,
-            clip_from_model: transforms.clip_from_view * transforms.view_from_model,
-            view_from_model: transforms.view_from_model,
-            normal_matrix: Mat3::from_mat4(transforms.view_from_model)
-                .inverse()
-                .transpose(),
-            lighting: None,
-            tangents: tangents.filter(|_| m.normal_texture.is_some()),
-        };
+        let tangents = tangents.filter(|_| m.normal_texture.is_some());
+        let stage = VertexStage::new(mesh, &ff, layout, transforms, (None, tangents));
         let verts = self.run_vertex_stage(&stage);
         let mut planes = (0..).map(|k| 6 + 3 * (layout.units + 3 * k));
         let mut unit = |t: &Option<PbrTexture>| {

@@ -106,6 +106,31 @@ pub(super) struct VertexStage<'a> {
     pub(super) tangents: Option<&'a [Vec4]>,
 }
 
+impl<'a> VertexStage<'a> {
+    /// The stage of one draw: its transforms, per-vertex lighting (`None` for none or per
+    /// pixel) and, for a PBR normal map, the tangents.
+    pub(super) fn new(
+        mesh: &'a MeshInput<'a>,
+        ff: &'a FixedFunction,
+        layout: Layout,
+        transforms: &Transforms,
+        (lighting, tangents): (Option<PreparedLighting>, Option<&'a [Vec4]>),
+    ) -> VertexStage<'a> {
+        VertexStage {
+            mesh,
+            ff,
+            layout,
+            clip_from_model: transforms.clip_from_view * transforms.view_from_model,
+            view_from_model: transforms.view_from_model,
+            normal_matrix: Mat3::from_mat4(transforms.view_from_model)
+                .inverse()
+                .transpose(),
+            lighting,
+            tangents,
+        }
+    }
+}
+
 impl VertexStage<'_> {
     /// The scalar definition of one vertex: what [`VertexStage::run_lanes`] computes in
     /// every lane (the unit test holds every SIMD level to it).

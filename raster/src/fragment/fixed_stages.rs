@@ -207,18 +207,7 @@ pub(crate) struct SampleLanes {
 impl StageKind for SampleLanes {
     #[inline(always)]
     fn run<S: Simd>(&self, sh: &ShaderData, simd: S, b: &Batch<'_, '_>, s: &mut Scratch) {
-        let (u, np) = (&sh.units[self.unit], b.np);
-        let Scratch {
-            tu, tv, tl, tex, ..
-        } = s;
-        let input = LaneInput {
-            u: &tu[..np],
-            v: &tv[..np],
-            lambda: &tl[..np],
-        };
-        let [r, g, b, a] = tex;
-        let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
-        sample_batch(simd, &u.texture, self.filter, input, out);
+        sample_lanes(simd, &sh.units[self.unit].texture, self.filter, b.np, s);
     }
 
     fn describe(&self, sh: &ShaderData, _: &Batch<'_, '_>, s: &Scratch, i: usize) -> ExplainStage {
@@ -241,20 +230,9 @@ pub(crate) struct SampleAniso {
 impl StageKind for SampleAniso {
     #[inline(always)]
     fn run<S: Simd>(&self, sh: &ShaderData, simd: S, b: &Batch<'_, '_>, s: &mut Scratch) {
-        let (u, np) = (&sh.units[self.unit], b.np);
-        grad_coords(&b.span.planes[self.plane..self.plane + 9], np, s);
-        let Scratch {
-            tu, tv, grad, tex, ..
-        } = s;
-        let [dux, dvx, duy, dvy] = grad;
-        let input = GradInput {
-            u: &tu[..np],
-            v: &tv[..np],
-            d: [&dux[..np], &dvx[..np], &duy[..np], &dvy[..np]],
-        };
-        let [r, g, b, a] = tex;
-        let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
-        sample_grad_batch(simd, &u.texture, &u.sampler, self.filter, input, out);
+        let u = &sh.units[self.unit];
+        let planes = &b.span.planes[self.plane..self.plane + 9];
+        sample_aniso_lanes(simd, (&u.texture, &u.sampler, self.filter), planes, b.np, s);
     }
 
     fn describe(&self, sh: &ShaderData, _: &Batch<'_, '_>, s: &Scratch, i: usize) -> ExplainStage {
@@ -605,6 +583,54 @@ fn sampled(
     st
 }
 
+/// Samples `texture` with `filter` at the first `np` pixels' `(tu, tv)` and λ (`tl`) into
+/// `tex`, by the 8-lane kernel.
+#[inline(always)]
+pub(crate) fn sample_lanes<S: Simd>(
+    simd: S,
+    texture: &Texture,
+    filter: LaneFilter,
+    np: usize,
+    s: &mut Scratch,
+) {
+    let Scratch {
+        tu, tv, tl, tex, ..
+    } = s;
+    let input = LaneInput {
+        u: &tu[..np],
+        v: &tv[..np],
+        lambda: &tl[..np],
+    };
+    let [r, g, b, a] = tex;
+    let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
+    sample_batch(simd, texture, filter, input, out);
+}
+
+/// Anisotropic sampling of the first `np` pixels into `tex`: their coordinates and exact
+/// derivatives from the `(s, t, q)` planes `planes`, then the 8-lane kernel.
+#[inline(always)]
+pub(crate) fn sample_aniso_lanes<S: Simd>(
+    simd: S,
+    (texture, sampler, filter): (&Texture, &Sampler, LaneFilter),
+    planes: &[f32],
+    np: usize,
+    s: &mut Scratch,
+) {
+    grad_coords(planes, np, s);
+    let Scratch {
+        tu, tv, grad, tex, ..
+    } = s;
+    let [dux, dvx, duy, dvy] = grad;
+    let input = GradInput {
+        u: &tu[..np],
+        v: &tv[..np],
+        d: [&dux[..np], &dvx[..np], &duy[..np], &dvy[..np]],
+    };
+    let [r, g, b, a] = tex;
+    let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
+    sample_grad_batch(simd, texture, sampler, filter, input, out);
+}
+
 /// Lanes `g..g + 8` of `N` scratch rows.
 #[inline(always)]
 fn load_lanes<S: Simd, const N: usize>(simd: S, rows: &[[f32; SPAN]], g: usize) -> [f32x8<S>; N] {
@@ -668,7 +694,7 @@ pub(crate) fn coords(p: &[f32], size: Vec2, n: usize, s: &mut Scratch) {
 /// into `tu`, `tv` and `grad`, for anisotropic sampling. Pixels past the batch's live ones
 /// get values computed from stale offsets, harmlessly (never written back).
 #[inline(always)]
-pub(crate) fn grad_coords(p: &[f32], n: usize, s: &mut Scratch) {
+fn grad_coords(p: &[f32], n: usize, s: &mut Scratch) {
     let Scratch {
         dxp,
         dyp,

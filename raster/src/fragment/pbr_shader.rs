@@ -11,12 +11,10 @@ use fearless_simd::{f32x8, prelude::*, Level, Simd};
 use glam::Vec3;
 
 use crate::base::vec_lanes::{self as vl, LANES, V3};
-use crate::fragment::fixed_stages::{coords, grad_coords};
+use crate::fragment::fixed_stages::{coords, sample_aniso_lanes, sample_lanes};
 use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::shading::pbr::{self, PbrLight, PbrMaterial, PbrOutput, MIN_ALPHA2};
-use crate::texture::lanes::{
-    lod_batch, sample_batch, sample_grad_batch, GradInput, LaneFilter, LaneInput,
-};
+use crate::texture::lanes::{lod_batch, LaneFilter};
 use crate::texture::{Sampler, Texture};
 
 /// A material texture as the shader samples it.
@@ -67,33 +65,11 @@ impl PbrShader {
     fn sample<S: Simd>(simd: S, u: &PbrUnit, span: &SpanCtx<'_>, np: usize, s: &mut Scratch) {
         let planes = &span.planes[u.plane..u.plane + 9];
         if u.sampler.max_anisotropy > 1 {
-            grad_coords(planes, np, s);
-            let Scratch {
-                tu, tv, grad, tex, ..
-            } = s;
-            let [dux, dvx, duy, dvy] = grad;
-            let input = GradInput {
-                u: &tu[..np],
-                v: &tv[..np],
-                d: [&dux[..np], &dvx[..np], &duy[..np], &dvy[..np]],
-            };
-            let [r, g, b, a] = tex;
-            let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
-            sample_grad_batch(simd, &u.texture, &u.sampler, u.filter, input, out);
+            sample_aniso_lanes(simd, (&u.texture, &u.sampler, u.filter), planes, np, s);
         } else {
             coords(planes, u.texture.base_size(), np, s);
             lod_batch(simd, &u.sampler, &mut s.tl[..np]);
-            let Scratch {
-                tu, tv, tl, tex, ..
-            } = s;
-            let input = LaneInput {
-                u: &tu[..np],
-                v: &tv[..np],
-                lambda: &tl[..np],
-            };
-            let [r, g, b, a] = tex;
-            let out = [&mut r[..np], &mut g[..np], &mut b[..np], &mut a[..np]];
-            sample_batch(simd, &u.texture, u.filter, input, out);
+            sample_lanes(simd, &u.texture, u.filter, np, s);
         }
     }
 
