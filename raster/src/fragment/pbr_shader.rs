@@ -8,11 +8,12 @@
 use std::sync::Arc;
 
 use fearless_simd::{f32x8, prelude::*, Level, Simd};
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 use crate::base::vec_lanes::{self as vl, LANES, V3};
 use crate::fragment::fixed_stages::{coords, sample_aniso_lanes, sample_lanes};
 use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
+use crate::history::{Stage as ExplainStage, Value};
 use crate::shading::pbr::{self, PbrLight, PbrMaterial, PbrOutput, MIN_ALPHA2};
 use crate::texture::lanes::{lod_batch, LaneFilter};
 use crate::texture::{Sampler, Texture};
@@ -133,9 +134,16 @@ impl PbrShader {
     }
 
     #[inline(always)]
-    fn run<S: Simd>(&self, simd: S, span: &SpanCtx<'_>, s: &mut Scratch) {
+    fn run<S: Simd, const PROBE: bool>(&self, simd: S, span: &SpanCtx<'_>, s: &mut Scratch) {
         let np = span.len.next_multiple_of(LANES).min(SPAN);
         self.textures(simd, span, np, s);
+        if PROBE {
+            // The textured base colour, kept for `describe` (`color` is overwritten).
+            for c in 0..4 {
+                let (prim, color) = (&mut s.prim[c], &s.color[c]);
+                prim[..np].copy_from_slice(&color[..np]);
+            }
+        }
         let m = &self.material;
         let flip = m.double_sided && !span.tri.front;
         let zero = simd.splat_f32x8(0.0);
@@ -374,7 +382,143 @@ impl FragmentShader for PbrShader {
     }
 
     fn shade(&self, level: Level, span: &SpanCtx<'_>, s: &mut Scratch) {
-        crate::base::simd::dispatch_shader!(level, simd => self.run(simd, span, s));
+        crate::base::simd::dispatch_shader!(level, simd => self.run::<_, false>(simd, span, s));
+    }
+
+    fn shade_probed(
+        &self,
+        level: Level,
+        span: &SpanCtx<'_>,
+        s: &mut Scratch,
+        out: &mut [(usize, Vec<ExplainStage>)],
+    ) {
+        crate::base::simd::dispatch_shader!(level, simd => self.run::<_, true>(simd, span, s));
+        for (lane, stages) in out {
+            stages.extend(self.describe(span, s, *lane));
+        }
+    }
+}
+
+impl PbrShader {
+    /// Lane `i`'s surface point and view vector, by the scalar definition of what `run`
+    /// computes in lanes (the same expressions in the same order).
+    fn point_at(&self, span: &SpanCtx<'_>, s: &Scratch, i: usize) -> (pbr::SurfacePoint, Vec3) {
+        let m = &self.material;
+        let (v, p) = (|k: usize| s.var[k][i], |k: usize| s.pbr[k][i]);
+        let v3 = |k: usize| Vec3::new(v(k), v(k + 1), v(k + 2));
+        let pos = v3(self.at);
+        let n0 = v3(self.at + 3).normalize_or_zero();
+        let mut n = n0;
+        if let (Some(tg), true) = (self.tangent, self.units.normal.is_some()) {
+            let t0 = v3(tg);
+            let t = (t0 - n0 * n0.dot(t0)).normalize_or_zero();
+            let b = n0.cross(t) * if v(tg + 3) < 0.0 { -1.0 } else { 1.0 };
+            let nt = Vec3::new(p(NORMAL), p(NORMAL + 1), p(NORMAL + 2));
+            n = (t * nt.x + b * nt.y + n0 * nt.z).normalize_or_zero();
+        }
+        if m.double_sided && !span.tri.front {
+            n = -n;
+        }
+        let view = if self.ortho {
+            Vec3::Z
+        } else {
+            (-pos).normalize_or_zero()
+        };
+        let tex = |c: usize| s.prim[c][i];
+        let base = Vec4::new(
+            m.base_color.x * v(0) * tex(0),
+            m.base_color.y * v(1) * tex(1),
+            m.base_color.z * v(2) * tex(2),
+            m.base_color.w * v(3) * tex(3),
+        );
+        let point = pbr::SurfacePoint {
+            position: pos,
+            normal: n,
+            base,
+            metallic: m.metallic * p(METALLIC),
+            roughness: m.roughness * p(ROUGHNESS),
+            occlusion: p(OCCLUSION),
+            emissive: m.emissive * Vec3::new(p(EMISSIVE), p(EMISSIVE + 1), p(EMISSIVE + 2)),
+        };
+        (point, view)
+    }
+
+    /// What the shader did at lane `i` of a probed batch, recomputed by the scalar
+    /// definition (`pbr::shade_pixel` and its terms) from the lane's varyings and texture
+    /// values: the material, each light's BRDF terms and contribution, the uniform
+    /// environment's, and the output transform.
+    fn describe(&self, span: &SpanCtx<'_>, s: &Scratch, i: usize) -> Vec<ExplainStage> {
+        let m = &self.material;
+        let floats = |x: Vec3| Value::Floats(x.to_array().to_vec());
+        let (point, view) = self.point_at(span, s, i);
+        let (pos, n, base) = (point.position, point.normal, point.base);
+        let mut stages = vec![ExplainStage::new("pbr_material")
+            .input("base_color_linear", base)
+            .input("metallic", point.metallic)
+            .input("roughness", point.roughness)
+            .input("occlusion", point.occlusion)
+            .input("emissive", floats(point.emissive))
+            .output("normal", floats(n))
+            .output("view", floats(view))];
+        let n_v = crate::base::math::saturate(n.dot(view));
+        for (k, l) in self.lights.iter().enumerate() {
+            let (to_light, e) = l.incident(pos);
+            let n_l = n.dot(to_light);
+            let mut st = ExplainStage::new(format!("pbr_light{k}"))
+                .input("to_light", floats(to_light))
+                .input("irradiance", floats(e))
+                .input("n_dot_l", n_l);
+            if n_l > 0.0 {
+                let h = (to_light + view).normalize_or_zero();
+                let sat = crate::base::math::saturate;
+                let cos = [sat(n_l), n_v, sat(n.dot(h)), sat(view.dot(h))];
+                let t = pbr::brdf(cos, base.truncate(), point.metallic, point.roughness);
+                st = st
+                    .output("D", t.distribution)
+                    .output("F", floats(t.fresnel))
+                    .output("V", t.visibility)
+                    .output("diffuse", floats(t.diffuse))
+                    .output("specular", floats(t.specular))
+                    .output("radiance", floats((t.diffuse + t.specular) * (e * cos[0])));
+            } else {
+                st = st.output("lit", false);
+            }
+            stages.push(st);
+        }
+        let none = pbr::shade_pixel(
+            &pbr::SurfacePoint {
+                occlusion: 0.0,
+                ..point
+            },
+            view,
+            &self.lights,
+            self.ambient,
+        );
+        let lit = pbr::shade_pixel(&point, view, &self.lights, self.ambient);
+        stages.push(
+            ExplainStage::new("pbr_environment")
+                .input("ambient", floats(self.ambient))
+                .input("n_dot_v", n_v)
+                .input("split_sum", {
+                    let [a, b] = pbr::env_brdf(n_v, crate::base::math::saturate(point.roughness));
+                    Value::Floats(vec![a, b])
+                })
+                .output("radiance", floats(lit - none)),
+        );
+        let alpha = if m.opaque {
+            1.0
+        } else {
+            crate::base::math::saturate(base.w)
+        };
+        stages.push(
+            ExplainStage::new("pbr_output")
+                .input("linear", floats(lit))
+                .input("exposure", self.output.exposure)
+                .input("tone_map", format!("{:?}", self.output.tone_map))
+                .input("encoding", format!("{:?}", self.output.encoding))
+                .output("color", pbr::finish(&self.output, lit).extend(alpha)),
+        );
+        stages
     }
 }
 
@@ -392,7 +536,6 @@ pub(crate) mod tests {
     use crate::base::simd::SimdLevel;
     use crate::shading::light::{Light, LightKind};
     use crate::shading::pbr::{prepare_lights, shade_pixel, SurfacePoint};
-    use glam::Vec4;
 
     fn lit_lanes_equal_shade_pixel_at_every_level() {
         let lights = [

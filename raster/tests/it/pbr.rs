@@ -434,3 +434,99 @@ fn normal_maps_tilt_along_the_tangent_frame() {
     // Lit along the tilted normal, the pixel is what a flat normal lit head-on gives.
     assert!(lit(x, 1.0, px_).abs_diff(lit([0.0, 0.0, 1.0], 1.0, Vec3::Z)) <= 6);
 }
+
+/// `explain` at a pixel of a PBR draw: the material, the light's BRDF terms (here the
+/// facing quad's `D = 1/(π·α²)`, `V = 1/4`, `F = F0`, worked by hand), the environment and
+/// the output, whose colour is the pixel's.
+#[test]
+fn explain_shows_the_brdf_terms() {
+    let mut ex = plumb_raster::explain::Explainer::new(8, 8, 4, 4).unwrap();
+    ex.clear(Vec4::ZERO, 1.0, 0);
+    let p = [
+        Vec3::new(-2.0, -2.0, 0.0),
+        Vec3::new(2.0, -2.0, 0.0),
+        Vec3::new(2.0, 2.0, 0.0),
+        Vec3::new(-2.0, 2.0, 0.0),
+    ];
+    let d = PbrDraw {
+        material: PbrMaterial {
+            base_color: Vec4::new(0.6, 0.4, 0.2, 1.0),
+            metallic: 0.0,
+            roughness: 0.5,
+            ..PbrMaterial::default()
+        },
+        lights: vec![
+            Light::new(LightKind::Directional {
+                direction: Vec3::NEG_Z,
+            })
+            .with_diffuse(Vec3::ONE)
+            .with_intensity(1.0),
+            Light::new(LightKind::Ambient).with_ambient(Vec3::splat(0.2)),
+        ],
+        ..PbrDraw::default()
+    };
+    let mesh = MeshInput {
+        positions: &p,
+        normals: Some(&[Vec3::Z; 4]),
+        ..Default::default()
+    };
+    let t = Transforms {
+        view_from_model: Mat4::from_translation(Vec3::new(0.0, 0.0, -5.0)),
+        clip_from_view: Mat4::orthographic_rh(-1.0, 1.0, -1.0, 1.0, 1.0, 10.0),
+    };
+    let st = ex.default_state();
+    ex.draw_pbr(
+        &st,
+        &d,
+        &t,
+        &mesh,
+        None,
+        Indices::U32(&[0, 1, 2, 0, 2, 3]),
+        Topology::TriangleList,
+    )
+    .unwrap();
+    let h = ex.finish_history().unwrap();
+    let frag = h
+        .events
+        .iter()
+        .find_map(|e| match e {
+            plumb_raster::explain::Event::Fragment(f) => Some(f),
+            _ => None,
+        })
+        .unwrap();
+    let stage = |name: &str| frag.stages.iter().find(|s| s.name == name).unwrap();
+    let out = |s: &plumb_raster::explain::Stage, k: &str| {
+        s.outputs.iter().find(|(n, _)| n == k).unwrap().1.clone()
+    };
+    use plumb_raster::explain::Value;
+    let float = |v: Value| match v {
+        Value::Float(x) => x,
+        other => panic!("{other:?}"),
+    };
+    let light = stage("pbr_light0");
+    // α = 0.25, α² = 0.0625: D = 1/(π·0.0625).
+    let want_d = 1.0 / (std::f32::consts::PI * 0.0625);
+    assert!((float(out(light, "D")) - want_d).abs() < 1e-4 * want_d);
+    assert!((float(out(light, "V")) - 0.25).abs() < 1e-6);
+    match out(light, "F") {
+        Value::Floats(f) => assert!(f.iter().all(|x| (x - 0.04).abs() < 1e-6), "{f:?}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(frag.stages.iter().any(|s| s.name == "pbr_environment"));
+    assert!(
+        frag.stages.iter().all(|s| s.name != "pbr_light1"),
+        "the ambient is no light"
+    );
+    match out(stage("pbr_output"), "color") {
+        Value::Floats(c) => {
+            for (ch, x) in c.iter().enumerate() {
+                let stored = f32::from(h.color[ch]) / 255.0;
+                assert!(
+                    (x - stored).abs() <= 0.5 / 255.0 + 1e-6,
+                    "{ch}: {x} vs {stored}"
+                );
+            }
+        }
+        other => panic!("{other:?}"),
+    }
+}
