@@ -41,6 +41,29 @@ fn sphere(rings: u32, segments: u32) -> (Vec<Vec3>, Vec<Vec2>, Vec<Vec4>, Vec<u3
     (p, uv, t, idx)
 }
 
+/// Draws a triangle list with `d` into `c` and finishes the frame.
+fn draw_list(
+    c: &mut Context,
+    d: &PbrDraw,
+    t: &Transforms,
+    mesh: &MeshInput<'_>,
+    tangents: Option<&[Vec4]>,
+    idx: &[u32],
+) {
+    let st = c.default_state();
+    c.draw_pbr(
+        &st,
+        d,
+        t,
+        mesh,
+        tangents,
+        Indices::U32(idx),
+        Topology::TriangleList,
+    )
+    .unwrap();
+    c.finish();
+}
+
 fn perspective() -> Transforms {
     Transforms {
         view_from_model: Mat4::from_translation(Vec3::new(0.0, 0.0, -3.0)),
@@ -75,18 +98,7 @@ fn white_furnace_sphere() {
                 uvs: &uvs,
                 ..Default::default()
             };
-            let st = c.default_state();
-            c.draw_pbr(
-                &st,
-                &draw,
-                &perspective(),
-                &mesh,
-                None,
-                Indices::U32(&idx),
-                Topology::TriangleList,
-            )
-            .unwrap();
-            c.finish();
+            draw_list(&mut c, &draw, &perspective(), &mesh, None, &idx);
             c.color_image().into_raw()
         });
         let mut covered = 0;
@@ -163,18 +175,7 @@ fn facing_quad_under_one_directional_light() {
             normals: Some(&n),
             ..Default::default()
         };
-        let st = c.default_state();
-        c.draw_pbr(
-            &st,
-            &draw,
-            &t,
-            &mesh,
-            None,
-            Indices::U32(&[0, 1, 2, 0, 2, 3]),
-            Topology::TriangleList,
-        )
-        .unwrap();
-        c.finish();
+        draw_list(&mut c, &draw, &t, &mesh, None, &[0, 1, 2, 0, 2, 3]);
         let got = px(&mut c, 4, 4);
         let (m, r) = (f64::from(metallic), f64::from(roughness));
         let a2 = (r * r) * (r * r);
@@ -234,18 +235,7 @@ fn a_flat_normal_map_changes_nothing() {
             uvs: &uvs,
             ..Default::default()
         };
-        let st = c.default_state();
-        c.draw_pbr(
-            &st,
-            &d,
-            &perspective(),
-            &mesh,
-            Some(&t),
-            Indices::U32(&idx),
-            Topology::TriangleList,
-        )
-        .unwrap();
-        c.finish();
+        draw_list(&mut c, &d, &perspective(), &mesh, Some(&t), &idx);
         c.color_image().into_raw()
     };
     let (with, without) = (draw(true), draw(false));
@@ -405,18 +395,14 @@ fn normal_maps_tilt_along_the_tangent_frame() {
             view_from_model: Mat4::from_translation(Vec3::new(0.0, 0.0, -5.0)),
             clip_from_view: Mat4::orthographic_rh(-1.0, 1.0, -1.0, 1.0, 1.0, 10.0),
         };
-        let st = c.default_state();
-        c.draw_pbr(
-            &st,
+        draw_list(
+            &mut c,
             &d,
             &t,
             &mesh,
             Some(&[Vec4::new(1.0, 0.0, 0.0, w); 4]),
-            Indices::U32(&[0, 1, 2, 0, 2, 3]),
-            Topology::TriangleList,
-        )
-        .unwrap();
-        c.finish();
+            &[0, 1, 2, 0, 2, 3],
+        );
         px(&mut c, 4, 4)[0]
     };
     let (px_, nx) = (Vec3::new(0.6, 0.0, 0.8), Vec3::new(-0.6, 0.0, 0.8));
