@@ -14,6 +14,7 @@ use crate::base::vec_lanes::{self as vl, LANES, V3};
 use crate::fragment::fixed_stages::{coords, sample_aniso_lanes, sample_lanes};
 use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::history::{Stage as ExplainStage, Value};
+use crate::shading::light::PreparedLight;
 use crate::shading::pbr::{self, PbrLight, PbrMaterial, PbrOutput, MIN_ALPHA2};
 use crate::texture::lanes::{lod_batch, LaneFilter};
 use crate::texture::{Sampler, Texture};
@@ -270,7 +271,7 @@ pub(crate) fn lit_lanes<S: Simd>(
     let gv_root = (n_v * n_v * one_a2 + a2).sqrt();
     let mut lo = [zero; 3];
     for l in lights {
-        let (to_light, factor) = if l.light.kind == pbr_directional() {
+        let (to_light, factor) = if l.light.kind == PreparedLight::DIRECTIONAL {
             (vl::splat3(simd, l.light.vector), one)
         } else {
             let (v, mut f) = l.light.attenuation_lanes(simd, p.pos);
@@ -365,11 +366,6 @@ impl<S: Simd> EnvLanes<S> {
         let k_d = c_diff * (one - fss_ess - fms_ems);
         a * (fss_ess + fms_ems + k_d)
     }
-}
-
-#[inline(always)]
-fn pbr_directional() -> u8 {
-    crate::shading::light::PreparedLight::DIRECTIONAL
 }
 
 impl FragmentShader for PbrShader {

@@ -165,20 +165,6 @@ impl Default for PbrSurface {
     }
 }
 
-impl PbrSurface {
-    /// The textures in the raster's order: base colour, metallic-roughness, normal,
-    /// occlusion, emissive.
-    pub fn textures(&self) -> [Option<&TextureStage>; 5] {
-        [
-            self.base_color_texture.as_ref(),
-            self.metallic_roughness_texture.as_ref(),
-            self.normal_texture.as_ref(),
-            self.occlusion_texture.as_ref(),
-            self.emissive_texture.as_ref(),
-        ]
-    }
-}
-
 impl TextureStage {
     /// A stage reading uv set `uv_set` with `sampler` and `apply`, constant colour (0,0,0,1).
     pub fn new(texture: Arc<Texture>, sampler: Sampler, apply: ApplyMode, uv_set: usize) -> Self {
