@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::Args;
 use plumb::conform::shard::{self, PartitionSpec, Split};
 use plumb::conform::{
-    self, corpus, model_corpus, partition, report, run_case_with, Actual, Backend, Case, Exec,
+    self, corpus, model_corpus, partition, report, run_case_with, Actual, Backend, Case, Caps, Exec,
     Status, Tolerance, Tolerances, MAX_GOLDEN_PIXELS,
 };
 
@@ -36,6 +36,11 @@ pub struct ConformArgs {
     /// process group is killed.
     #[arg(long, value_name = "CMD", conflicts_with = "actual")]
     pub exec: Option<String>,
+    /// The `--exec` program's capabilities file: `{"lacks": [FEATURE, …]}`. Cases needing a
+    /// feature it lacks are skipped, not run. (A program can also answer per case: exit
+    /// status 77 with `unsupported: FEATURE` as its last stderr line.)
+    #[arg(long, value_name = "FILE", requires = "exec")]
+    pub caps: Option<PathBuf>,
     /// Compare PNGs rendered elsewhere: `<DIR>/<area>/<case>.png`.
     #[arg(long, value_name = "DIR")]
     pub actual: Option<PathBuf>,
@@ -123,6 +128,11 @@ pub fn run(args: &ConformArgs) -> CliResult {
             template: cmd.clone(),
             work: args.report.join("actual"),
             timeout: Duration::from_secs(args.timeout.max(1)),
+            lacks: match &args.caps {
+                Some(path) => Caps::load(path).map_err(|e| e.to_string())?.lacks,
+                None => Vec::new(),
+            },
+            unsupported: None,
         }),
         (None, Some(dir)) => Box::new(Actual { dir: dir.clone() }),
         (None, None) => in_process(&args.backend, args.threads)?,
@@ -158,7 +168,11 @@ pub fn run(args: &ConformArgs) -> CliResult {
     let written =
         report::write(&args.report, &backend.name(), &results).map_err(|e| e.to_string())?;
     for r in results.iter().filter(|r| r.status != Status::Pass) {
-        say!("{} {}: {}", status_word(r.status), r.case.id, r.message);
+        let class = match (r.status, r.metrics.and_then(|m| m.class)) {
+            (Status::Fail, Some(k)) => format!(" [{}]", k.as_str()),
+            _ => String::new(),
+        };
+        say!("{} {}{class}: {}", status_word(r.status), r.case.id, r.message);
     }
     Ok(summary(args, &written))
 }
@@ -377,8 +391,18 @@ fn status_word(s: Status) -> &'static str {
 fn summary(args: &ConformArgs, results: &report::Results) -> ExitCode {
     let (pass, fail, error) = results.counts();
     let skipped = results.skipped();
+    let classes = results
+        .failures_by_class()
+        .iter()
+        .map(|(k, n)| format!("{n} {}", k.as_str()))
+        .collect::<Vec<_>>();
+    let classes = if classes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", classes.join(", "))
+    };
     say!(
-        "{} cases: {pass} passed, {fail} failed, {error} errors, {skipped} skipped ({}); report in {}",
+        "{} cases: {pass} passed, {fail} failed{classes}, {error} errors, {skipped} skipped ({}); report in {}",
         results.cases.len(),
         results.backend,
         args.report.join("index.html").display()

@@ -127,6 +127,9 @@ impl Backend for Measuring<'_> {
     fn render(&mut self, case: &Case, width: u32, height: u32) -> Result<image::RgbaImage, String> {
         self.0.render(case, width, height)
     }
+    fn take_unsupported(&mut self) -> Option<String> {
+        self.0.take_unsupported()
+    }
 }
 
 /// The calibrated tolerance file: `base`'s default for cases it does not list, one rule per

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{CaseKind, CaseResult, ConformError, Metrics, Status, Tolerance};
+use super::{CaseKind, CaseResult, ConformError, DiffClass, Metrics, Status, Tolerance};
 
 /// Largest `results.json` a merge reads from a shard: 256 MiB. The file must be a regular
 /// file, checked on the opened handle (a FIFO or a device is refused at once).
@@ -68,6 +68,18 @@ impl Results {
     pub fn counts(&self) -> (usize, usize, usize) {
         let n = |s: Status| self.cases.iter().filter(|c| c.status == s).count();
         (n(Status::Pass), n(Status::Fail), n(Status::Error))
+    }
+
+    /// Failing cases per [`DiffClass`] (a failure without a comparison, e.g. a size
+    /// mismatch, counts in none), in the class order.
+    pub fn failures_by_class(&self) -> BTreeMap<DiffClass, usize> {
+        let mut out = BTreeMap::new();
+        for c in self.cases.iter().filter(|c| c.status == Status::Fail) {
+            if let Some(class) = c.metrics.and_then(|m| m.class) {
+                *out.entry(class).or_default() += 1;
+            }
+        }
+        out
     }
 
     /// Cases skipped for a feature the backend lacks.
@@ -341,6 +353,18 @@ pub fn is_safe_relative(name: &str) -> bool {
         && name.split('/').all(|part| !part.is_empty() && part != "..")
 }
 
+/// `2 rounding, 1 area` (or `none`), in the class order.
+fn class_counts(classes: &BTreeMap<DiffClass, usize>) -> String {
+    if classes.is_empty() {
+        return "none".to_owned();
+    }
+    classes
+        .iter()
+        .map(|(k, n)| format!("{n} {}", k.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn status_word(s: Status) -> &'static str {
     match s {
         Status::Pass => "pass",
@@ -385,18 +409,27 @@ pub fn html(results: &Results) -> String {
          <p id=\"summary\">{total} cases: <span class=\"pass\">{pass} passed</span>, \
          <span class=\"fail\">{fail} failed</span>, <span class=\"error\">{error} errors</span>, \
          <span class=\"skip\">{skipped} skipped</span></p>\n\
+         <p id=\"classes\">failures by class: {classes}</p>\n\
          <p id=\"rule\">{rule}</p>",
+        classes = class_counts(&results.failures_by_class()),
         rule = esc(super::COMPARISON_RULE),
         backend = esc(&results.backend),
         total = results.cases.len(),
     );
-    h.push_str("<table id=\"areas\"><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th>skip</th><th></th></tr>\n");
+    h.push_str("<table id=\"areas\"><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th>skip</th><th>failures by class</th><th></th></tr>\n");
     for (area, [p, f, e, s]) in by_area(results) {
         let verdict = if f + e == 0 { "pass" } else { "fail" };
+        let mut classes: BTreeMap<DiffClass, usize> = BTreeMap::new();
+        for c in results.cases.iter().filter(|c| c.area == area && c.status == Status::Fail) {
+            if let Some(class) = c.metrics.and_then(|m| m.class) {
+                *classes.entry(class).or_default() += 1;
+            }
+        }
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{p}</td><td>{f}</td><td>{e}</td><td>{s}</td><td class=\"{verdict}\">{verdict}</td></tr>",
-            esc(area)
+            "<tr><td>{}</td><td>{p}</td><td>{f}</td><td>{e}</td><td>{s}</td><td>{}</td><td class=\"{verdict}\">{verdict}</td></tr>",
+            esc(area),
+            class_counts(&classes)
         );
     }
     // The filter is also on when the address ends in `#failures` (a link to failures only).
@@ -434,9 +467,13 @@ pub fn html(results: &Results) -> String {
             esc(&t.reason)
         );
         if let Some(m) = c.metrics {
+            let class = m
+                .class
+                .map(|k| format!(" (<span class=\"class\">{}</span>)", k.as_str()))
+                .unwrap_or_default();
             let _ = writeln!(
                 h,
-                "<p>metrics: {} pixels over, max delta {}, FLIP mean {:.5}; {:.3} s</p>",
+                "<p>metrics: {} pixels over{class}, max delta {}, FLIP mean {:.5}; {:.3} s</p>",
                 m.pixels_over, m.max_delta, m.flip_mean, c.seconds
             );
         }
@@ -511,9 +548,14 @@ pub fn junit(results: &Results) -> String {
                         Status::Skip => "skipped",
                         _ => "error",
                     };
+                    // A failure's class as JUnit's `type` (rounding, edge coverage, area).
+                    let class = match (c.status, c.metrics.and_then(|m| m.class)) {
+                        (Status::Fail, Some(k)) => format!(" type=\"{}\"", k.as_str()),
+                        _ => String::new(),
+                    };
                     let _ = writeln!(
                         x,
-                        ">\n      <{tag} message=\"{}\"/>\n    </testcase>",
+                        ">\n      <{tag} message=\"{}\"{class}/>\n    </testcase>",
                         esc(&c.message)
                     );
                 }
