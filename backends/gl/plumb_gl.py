@@ -226,10 +226,10 @@ class Replayer:
         if not osmesa.OSMesaMakeCurrent(self.ctx, self.buf, GL.GL_UNSIGNED_BYTE, width, height):
             raise Bad("OSMesa: cannot make the context current")
         try:
-            from OpenGL.GL.ARB.clip_control import GL_UPPER_LEFT, GL_ZERO_TO_ONE, glClipControl
+            from OpenGL.GL.ARB.clip_control import GL_LOWER_LEFT, GL_ZERO_TO_ONE, glClipControl
             from OpenGL.GL.ARB.provoking_vertex import GL_FIRST_VERTEX_CONVENTION, glProvokingVertex
 
-            glClipControl(GL_UPPER_LEFT, GL_ZERO_TO_ONE)
+            glClipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE)
             glProvokingVertex(GL_FIRST_VERTEX_CONVENTION)
         except Exception as e:  # noqa: BLE001 - PyOpenGL raises several types here
             raise Bad(f"the driver lacks glClipControl or glProvokingVertex (GL 4.5 / ARB): {e}")
@@ -296,7 +296,8 @@ class Replayer:
         else:
             GL.glEnable(GL.GL_CULL_FACE)
             GL.glCullFace(GL.GL_BACK if s["cull"] == "back" else GL.GL_FRONT)
-        GL.glFrontFace(GL.GL_CCW if s["front_face"] == "ccw" else GL.GL_CW)
+        # The projection mirrors y (FLIP_Y), which turns the winding over.
+        GL.glFrontFace(GL.GL_CW if s["front_face"] == "ccw" else GL.GL_CCW)
         mode = {"fill": GL.GL_FILL, "line": GL.GL_LINE, "point": GL.GL_POINT}[s["polygon_mode"]]
         GL.glPolygonMode(GL.GL_FRONT_AND_BACK, mode)
         GL.glShadeModel(GL.GL_FLAT if s["shade"] == "flat" else GL.GL_SMOOTH)
@@ -351,9 +352,11 @@ class Replayer:
             GL.glEnable(cap)
 
     def matrices(self, projection, modelview):
-        GL = self.GL
+        GL, np = self.GL, self.np
+        flip = np.diag([1.0, -1.0, 1.0, 1.0]).astype(np.float32)
+        p = np.asarray(projection, dtype=np.float32).reshape(4, 4).T
         GL.glMatrixMode(GL.GL_PROJECTION)
-        GL.glLoadMatrixf(projection)
+        GL.glLoadMatrixf((flip @ p).T.copy())
         GL.glMatrixMode(GL.GL_MODELVIEW)
         GL.glLoadMatrixf(modelview)
 

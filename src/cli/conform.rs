@@ -10,8 +10,8 @@ use std::time::Duration;
 use clap::Args;
 use plumb::conform::shard::{self, PartitionSpec, Split};
 use plumb::conform::{
-    self, corpus, model_corpus, partition, report, run_case_with, Actual, Backend, Case, Caps, Exec,
-    Status, Tolerance, Tolerances, MAX_GOLDEN_PIXELS,
+    self, corpus, model_corpus, partition, report, run_case_with, Actual, Backend, Caps, Case,
+    Exec, Status, Tolerance, Tolerances, MAX_GOLDEN_PIXELS,
 };
 
 use super::args::parse_threads;
@@ -172,7 +172,12 @@ pub fn run(args: &ConformArgs) -> CliResult {
             (Status::Fail, Some(k)) => format!(" [{}]", k.as_str()),
             _ => String::new(),
         };
-        say!("{} {}{class}: {}", status_word(r.status), r.case.id, r.message);
+        say!(
+            "{} {}{class}: {}",
+            status_word(r.status),
+            r.case.id,
+            r.message
+        );
     }
     Ok(summary(args, &written))
 }

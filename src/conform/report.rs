@@ -420,7 +420,11 @@ pub fn html(results: &Results) -> String {
     for (area, [p, f, e, s]) in by_area(results) {
         let verdict = if f + e == 0 { "pass" } else { "fail" };
         let mut classes: BTreeMap<DiffClass, usize> = BTreeMap::new();
-        for c in results.cases.iter().filter(|c| c.area == area && c.status == Status::Fail) {
+        for c in results
+            .cases
+            .iter()
+            .filter(|c| c.area == area && c.status == Status::Fail)
+        {
             if let Some(class) = c.metrics.and_then(|m| m.class) {
                 *classes.entry(class).or_default() += 1;
             }

@@ -12,6 +12,7 @@ mod cli_render;
 mod cli_scene;
 mod cli_worlds;
 mod conform;
+mod conform_fill_rule;
 mod conform_links;
 #[cfg(feature = "wgpu")]
 mod conform_wgpu;

@@ -63,6 +63,11 @@ pub const CASES: &[Case] = &[
         size: (256, 256),
         draw: clip_plane_offset,
     },
+    Case {
+        name: "fill_rule",
+        size: (128, 128),
+        draw: fill_rule,
+    },
 ];
 
 const BLACK: Vec4 = Vec4::new(0.0, 0.0, 0.0, 1.0);
@@ -679,4 +684,43 @@ fn clip_plane_offset(ctx: &mut dyn DrawTarget) {
             Topology::TriangleList,
         );
     }
+}
+
+/// The top-left fill rule, on edges through pixel centres: a 7 × 7 grid of 16-pixel squares,
+/// corners at pixel centres (8.5 + 16·i, exact in clip space on a 128-pixel target), each
+/// square split along a diagonal (alternating) into two flat triangles of different colours.
+/// Every pixel centre on a shared edge goes to exactly one triangle: the one right of a
+/// vertical or diagonal edge, the one below a horizontal edge. The grid covers columns and
+/// rows 8..=119 exactly: its left and top edges are drawn, its right and bottom ones not.
+fn fill_rule(ctx: &mut dyn DrawTarget) {
+    ctx.clear(BLACK, 1.0, 0);
+    let st = PipelineState {
+        shade: ShadeModel::Flat,
+        ..ctx.default_state()
+    };
+    // Window (x, y) at pixel centres to clip space on the 128 × 128 target (y up in NDC).
+    let at = |x: f32, y: f32| Vec4::new(x / 64.0 - 1.0, 1.0 - y / 64.0, 0.5, 1.0);
+    let (mut pos, mut col) = (Vec::new(), Vec::new());
+    let mut k = 0u32;
+    for j in 0..7 {
+        for i in 0..7 {
+            let (x0, y0) = (8.5 + 16.0 * i as f32, 8.5 + 16.0 * j as f32);
+            let (x1, y1) = (x0 + 16.0, y0 + 16.0);
+            let [a, b, c, d] = [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1)];
+            let tris = if (i + j) % 2 == 0 {
+                [[a, b, c], [a, c, d]]
+            } else {
+                [[a, b, d], [b, c, d]]
+            };
+            for t in tris {
+                // Colours in whole 8-bit levels, every triangle's its own.
+                let level = |m: u32, o: u32| ((k * m + o) % 200 + 40) as f32 / 255.0;
+                let c = rgba(level(37, 0), level(91, 70), level(53, 140), 1.0);
+                k += 1;
+                pos.extend_from_slice(&t);
+                col.extend_from_slice(&[c; 3]);
+            }
+        }
+    }
+    draw(ctx, &st, &pos, &col, Indices::None, Topology::TriangleList);
 }
