@@ -123,7 +123,7 @@ pub mod vertex; // 2 // 11
 // Public paths of modules that live inside a floor's folder.
 pub use base::{error, fixed, math, regular_file, rng, simd, text};
 pub use geometry::{clip, setup};
-pub use shading::{combine, fog, light, pbr};
+pub use shading::{combine, environment, fog, light, pbr};
 
 /// One module's unit tests, `(name, test)` (see [`internal_tests`]).
 #[cfg(feature = "internal-tests")]
@@ -137,7 +137,7 @@ pub(crate) type UnitTests = &'static [(&'static str, fn())];
 #[cfg(feature = "internal-tests")]
 #[doc(hidden)]
 pub fn internal_tests() -> Vec<(String, fn())> {
-    let modules: [(&str, UnitTests); 17] = [
+    let modules: [(&str, UnitTests); 18] = [
         ("base::fixed", base::fixed::tests::TESTS),
         ("base::math", base::math::tests::TESTS),
         ("base::rng", base::rng::tests::TESTS),
@@ -146,6 +146,7 @@ pub fn internal_tests() -> Vec<(String, fn())> {
         ("target", target::tests::TESTS),
         ("vertex", vertex::tests::TESTS),
         ("shading::combine", shading::combine::tests::TESTS),
+        ("shading::environment", shading::environment::tests::TESTS),
         ("shading::pbr", shading::pbr::tests::TESTS),
         ("fragment::pbr_shader", fragment::pbr_shader::tests::TESTS),
         ("geometry::assemble", geometry::assemble::tests::TESTS),

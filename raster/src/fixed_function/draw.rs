@@ -142,6 +142,7 @@ impl Context {
             lights,
             ambient,
             output: draw.output,
+            environment: draw.environment.clone(),
             at,
             tangent: layout.tangent,
             ortho: transforms.clip_from_view.row(3) == Vec4::W,

@@ -14,6 +14,7 @@ use crate::base::vec_lanes::{self as vl, LANES, V3};
 use crate::fragment::fixed_stages::{coords, sample_aniso_lanes, sample_lanes};
 use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::history::{Stage as ExplainStage, Value};
+use crate::shading::environment::PbrEnvironment;
 use crate::shading::light::PreparedLight;
 use crate::shading::pbr::{self, PbrLight, PbrMaterial, PbrOutput, MIN_ALPHA2};
 use crate::texture::lanes::{lod_batch, LaneFilter};
@@ -51,6 +52,8 @@ pub(crate) struct PbrShader {
     pub lights: Vec<PbrLight>,
     pub ambient: Vec3,
     pub output: PbrOutput,
+    /// Image-based light.
+    pub environment: Option<PbrEnvironment>,
     /// Eye position (3) then eye normal (3) in the varyings.
     pub at: usize,
     /// Eye tangent and handedness (4), when there is a normal map.
@@ -201,7 +204,14 @@ impl PbrShader {
                 occlusion: ld(p, OCCLUSION, g),
                 emissive,
             };
-            let lit = lit_lanes(simd, &surface, view, &self.lights, self.ambient);
+            let lit = lit_lanes(
+                simd,
+                &surface,
+                view,
+                &self.lights,
+                self.ambient,
+                self.environment.as_ref(),
+            );
             let alpha = if m.opaque {
                 one
             } else {
@@ -249,6 +259,7 @@ pub(crate) fn lit_lanes<S: Simd>(
     view: V3<S>,
     lights: &[PbrLight],
     ambient: Vec3,
+    env_light: Option<&PbrEnvironment>,
 ) -> V3<S> {
     let zero = simd.splat_f32x8(0.0);
     let one = simd.splat_f32x8(1.0);
@@ -331,13 +342,37 @@ pub(crate) fn lit_lanes<S: Simd>(
         inv21,
     };
     let f0_dielectric = simd.splat_f32x8(0.04);
+    // The image-based light per lane, through the scalar definition (`pbr::ibl_light`).
+    let ibl = env_light.map(|e| {
+        let lane = |v: f32x8<S>| -> [f32; LANES] { v.into() };
+        let (nx, ny, nz) = (lane(n[0]), lane(n[1]), lane(n[2]));
+        let (vx, vy, vz) = (lane(view[0]), lane(view[1]), lane(view[2]));
+        let (bx, by, bz) = (lane(p.base[0]), lane(p.base[1]), lane(p.base[2]));
+        let (ml, rl) = (lane(m), lane(r));
+        let mut out = [[0.0f32; LANES]; 3];
+        for i in 0..LANES {
+            let c = pbr::ibl_light(
+                e,
+                Vec3::new(nx[i], ny[i], nz[i]),
+                Vec3::new(vx[i], vy[i], vz[i]),
+                Vec3::new(bx[i], by[i], bz[i]),
+                ml[i],
+                rl[i],
+            );
+            [out[0][i], out[1][i], out[2][i]] = c.to_array();
+        }
+        out.map(|c| f32x8::from_slice(simd, &c))
+    });
     // A loop, not `array::map`: its closure was compiled outside the dispatch's target
     // features, every lane operation a call (callgrind).
     let mut out = [zero; 3];
     for (c, o) in out.iter_mut().enumerate() {
         let dielectric = env.lobe(amb[c], f0_dielectric, p.base[c]);
         let metal = env.lobe(amb[c], p.base[c], zero);
-        let env = dielectric + (metal - dielectric) * m;
+        let mut env = dielectric + (metal - dielectric) * m;
+        if let Some(ibl) = &ibl {
+            env = env + ibl[c];
+        }
         *o = lo[c] + env * p.occlusion + p.emissive[c];
     }
     out
@@ -481,6 +516,7 @@ impl PbrShader {
             }
             stages.push(st);
         }
+        let env = self.environment.as_ref();
         let none = pbr::shade_pixel(
             &pbr::SurfacePoint {
                 occlusion: 0.0,
@@ -489,18 +525,36 @@ impl PbrShader {
             view,
             &self.lights,
             self.ambient,
+            env,
         );
-        let lit = pbr::shade_pixel(&point, view, &self.lights, self.ambient);
-        stages.push(
-            ExplainStage::new("pbr_environment")
-                .input("ambient", floats(self.ambient))
-                .input("n_dot_v", n_v)
-                .input("split_sum", {
-                    let [a, b] = pbr::env_brdf(n_v, crate::base::math::saturate(point.roughness));
-                    Value::Floats(vec![a, b])
-                })
-                .output("radiance", floats(lit - none)),
-        );
+        let lit = pbr::shade_pixel(&point, view, &self.lights, self.ambient, env);
+        let sat = crate::base::math::saturate;
+        let mut st = ExplainStage::new("pbr_environment")
+            .input("ambient", floats(self.ambient))
+            .input("n_dot_v", n_v)
+            .input("split_sum", {
+                let [a, b] = pbr::env_brdf(n_v, sat(point.roughness));
+                Value::Floats(vec![a, b])
+            });
+        if let Some(e) = env {
+            // The map's radiance around N and along the reflection, and what the lobes make
+            // of each (before occlusion): the specular part, then the diffuse part.
+            let (m, r) = (sat(point.metallic), sat(point.roughness));
+            let b = base.truncate();
+            let (diff, spec) = pbr::ibl_radiance(e, n, view, r);
+            st = st
+                .input("environment_diffuse", floats(diff))
+                .input("environment_specular", floats(spec))
+                .output(
+                    "environment_specular_part",
+                    floats(pbr::ibl_combine(n_v, b, m, r, spec, Vec3::ZERO)),
+                )
+                .output(
+                    "environment_diffuse_part",
+                    floats(pbr::ibl_combine(n_v, b, m, r, Vec3::ZERO, diff)),
+                );
+        }
+        stages.push(st.output("radiance", floats(lit - none)));
         let alpha = if m.opaque {
             1.0
         } else {
@@ -531,6 +585,7 @@ pub(crate) mod tests {
     use crate::base::rng::XorShift64;
     use crate::base::simd::SimdLevel;
     use crate::shading::light::{Light, LightKind};
+    use crate::shading::environment::Environment;
     use crate::shading::pbr::{prepare_lights, shade_pixel, SurfacePoint};
 
     fn lit_lanes_equal_shade_pixel_at_every_level() {
@@ -577,7 +632,16 @@ pub(crate) mod tests {
                 emissive: Vec3::new(f(0.0, 0.2), 0.0, f(0.0, 0.1)),
             })
             .collect();
-        for level in SimdLevel::available() {
+        // Without and with an image-based light (the studio, turned, brighter).
+        let studio = PbrEnvironment {
+            map: Arc::new(Environment::studio()),
+            intensity: 1.3,
+            world_from_eye: glam::Mat3::from_rotation_y(0.7),
+        };
+        for (env, level) in [None, Some(&studio)]
+            .into_iter()
+            .flat_map(|e| SimdLevel::available().into_iter().map(move |l| (e, l)))
+        {
             let level = level.to_level().unwrap();
             for chunk in points.chunks(LANES) {
                 crate::base::simd::dispatch!(level, simd => {
@@ -598,9 +662,9 @@ pub(crate) mod tests {
                         emissive: v3(&|p| p.emissive),
                     };
                     let view = vl::normalize_or_zero3(simd, vl::neg3(lanes.pos));
-                    let got = lit_lanes(simd, &lanes, view, &lights, ambient);
+                    let got = lit_lanes(simd, &lanes, view, &lights, ambient, env);
                     for (i, p) in chunk.iter().enumerate() {
-                        let want = shade_pixel(p, (-p.position).normalize_or_zero(), &lights, ambient);
+                        let want = shade_pixel(p, (-p.position).normalize_or_zero(), &lights, ambient, env);
                         let g: [[f32; LANES]; 3] = got.map(|x| x.into());
                         assert_eq!(
                             [g[0][i], g[1][i], g[2][i]].map(f32::to_bits),

@@ -3,6 +3,7 @@
 //! ([`combine`]); and glTF's metallic-roughness BRDF ([`pbr`]).
 
 pub mod combine;
+pub mod environment;
 pub mod fog;
 pub mod light;
 pub mod pbr;

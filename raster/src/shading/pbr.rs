@@ -76,6 +76,7 @@ use std::sync::Arc;
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::base::math;
+use crate::shading::environment::PbrEnvironment;
 use crate::shading::light::{Light, LightKind, PreparedLight};
 use crate::texture::{Sampler, Texture};
 
@@ -206,6 +207,8 @@ pub struct PbrDraw {
     pub lights: Vec<Light>,
     /// Exposure, tone map and encoding.
     pub output: PbrOutput,
+    /// Image-based light ([`crate::environment`]), added to the uniform ambient light.
+    pub environment: Option<PbrEnvironment>,
 }
 
 /// Side of the split-sum table ([`env_brdf`]).
@@ -292,6 +295,64 @@ pub fn ambient_channel(a_env: f32, f0: f32, c_diff: f32, fw: f32, r: f32, [a, b]
     let fms_ems = ems * fss_ess * f_avg / (1.0 - f_avg * ems);
     let k_d = c_diff * (1.0 - fss_ess - fms_ems);
     a_env * (fss_ess + fms_ems + k_d)
+}
+
+/// The image-based light for one channel: [`ambient_channel`]'s terms with the specular
+/// radiance `spec` on the single-scattering lobe and the diffuse radiance `diff` on the
+/// multiple-scattering and diffuse ones (for a uniform environment both are its radiance).
+#[inline]
+pub fn ibl_channel(
+    spec: f32,
+    diff: f32,
+    f0: f32,
+    c_diff: f32,
+    fw: f32,
+    r: f32,
+    [a, b]: [f32; 2],
+) -> f32 {
+    let k_s = f0 + ((1.0 - r).max(f0) - f0) * fw;
+    let fss_ess = k_s * a + b;
+    let ems = 1.0 - (a + b);
+    let f_avg = f0 + (1.0 - f0) * (1.0 / 21.0);
+    let fms_ems = ems * fss_ess * f_avg / (1.0 - f_avg * ems);
+    let k_d = c_diff * (1.0 - fss_ess - fms_ems);
+    fss_ess * spec + (fms_ems + k_d) * diff
+}
+
+/// The image-based light at one pixel, before occlusion: the environment's diffuse radiance
+/// around `n` and its prefiltered radiance along the reflection of `view`, through
+/// [`ibl_channel`] for the dielectric and metal lobes mixed by `m`. `m` and `r` are the
+/// clamped metallic and roughness. The lanes call this per lane, so both agree bit for bit.
+pub fn ibl_light(env: &PbrEnvironment, n: Vec3, view: Vec3, base: Vec3, m: f32, r: f32) -> Vec3 {
+    let (diff, spec) = ibl_radiance(env, n, view, r);
+    ibl_combine(math::saturate(n.dot(view)), base, m, r, spec, diff)
+}
+
+/// The environment's diffuse radiance around `n` and specular radiance along the reflection
+/// of `view` at clamped roughness `r`.
+pub fn ibl_radiance(env: &PbrEnvironment, n: Vec3, view: Vec3, r: f32) -> (Vec3, Vec3) {
+    let reflected = n * (2.0 * n.dot(view)) - view;
+    env.light(n, reflected, r)
+}
+
+/// [`ibl_light`] from the radiances: what the lobes make of specular radiance `spec` and
+/// diffuse radiance `diff` at clamped `N·V` `n_v` (linear in each, so `explain` shows the
+/// two parts apart by passing zero for the other).
+pub fn ibl_combine(n_v: f32, base: Vec3, m: f32, r: f32, spec: Vec3, diff: Vec3) -> Vec3 {
+    let x = 1.0 - n_v;
+    let x2 = x * x;
+    let fw = x2 * x2 * x;
+    let ab = env_brdf(n_v, r);
+    let lobe = |s: f32, d: f32, c: f32| {
+        let dielectric = ibl_channel(s, d, 0.04, c, fw, r, ab);
+        let metal = ibl_channel(s, d, c, 0.0, fw, r, ab);
+        dielectric + (metal - dielectric) * m
+    };
+    Vec3::new(
+        lobe(spec.x, diff.x, base.x),
+        lobe(spec.y, diff.y, base.y),
+        lobe(spec.z, diff.z, base.z),
+    )
 }
 
 /// The most lights one PBR draw takes: more is [`Error::TooMany`](crate::Error::TooMany).
@@ -470,8 +531,15 @@ pub struct SurfacePoint {
     pub emissive: Vec3,
 }
 
-/// The linear lit colour of one pixel (module docs): `view` is the unit vector to the eye.
-pub fn shade_pixel(p: &SurfacePoint, view: Vec3, lights: &[PbrLight], ambient: Vec3) -> Vec3 {
+/// The linear lit colour of one pixel (module docs): `view` is the unit vector to the eye;
+/// `env_light` the image-based light, if any ([`ibl_light`], added to the ambient term).
+pub fn shade_pixel(
+    p: &SurfacePoint,
+    view: Vec3,
+    lights: &[PbrLight],
+    ambient: Vec3,
+    env_light: Option<&PbrEnvironment>,
+) -> Vec3 {
     let n = p.normal;
     let base = p.base.truncate();
     let n_v = math::saturate(n.dot(view));
@@ -507,6 +575,10 @@ pub fn shade_pixel(p: &SurfacePoint, view: Vec3, lights: &[PbrLight], ambient: V
         env(ambient.y, base.y),
         env(ambient.z, base.z),
     );
+    let amb = match env_light {
+        Some(e) => amb + ibl_light(e, n, view, base, m, r),
+        None => amb,
+    };
     lo + amb * p.occlusion + p.emissive
 }
 
@@ -766,7 +838,7 @@ pub(crate) mod tests {
                         occlusion: 1.0,
                         emissive: Vec3::ZERO,
                     };
-                    let c = shade_pixel(&p, view, &lights, ambient);
+                    let c = shade_pixel(&p, view, &lights, ambient, None);
                     let off = (c - Vec3::ONE).abs().max_element();
                     assert!(off < 0.01, "m {m} r {r} n·v {nv}: {c}");
                     let half = shade_pixel(
@@ -777,6 +849,7 @@ pub(crate) mod tests {
                         view,
                         &lights,
                         ambient,
+                        None,
                     );
                     assert!((half - c * 0.5).abs().max_element() < 1e-6);
                 }
