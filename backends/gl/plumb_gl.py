@@ -37,6 +37,7 @@ LACKS = [
     "light_range",
     "spot_inner_cone",
     "spot_cutoff_over_90",
+    "spot_exponent_over_128",
     "shininess_over_128",
     "combine_scale",
     "dot3_alpha",
@@ -193,6 +194,8 @@ def lacks_of(fixed):
                 c = geo["cutoff_deg"]
                 if 90.0 < c < 180.0:
                     out.append(("spot_cutoff_over_90", f"light {i} cutoff {c}°; GL allows 0–90 or 180"))
+                if geo["exponent"] > 128.0:
+                    out.append(("spot_exponent_over_128", f"light {i} exponent {geo['exponent']}; GL allows 0–128"))
         if lighting["material"]["shininess"] > 128.0:
             out.append(("shininess_over_128", f"shininess {lighting['material']['shininess']}; GL allows 0–128"))
     for k, unit in enumerate(fixed.get("units", [])):

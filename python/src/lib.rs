@@ -392,9 +392,12 @@ struct Load {
 impl Load {
     /// Loads `path` as `plumb render` does (the default work budget).
     fn model(&self, path: &Path) -> Result<LoadedModel, Failure> {
+        // PBR's image-based light as `plumb render`'s default (`--environment auto`).
+        let environment = plumb::model::environment::EnvironmentChoice::Auto;
         let mapping = Mapping {
             unlit: self.unlit,
             shading: self.shading.into(),
+            environment: environment.replaces_rig(),
         };
         let mut model = LoadedModel::load_typed(
             path,
@@ -408,6 +411,9 @@ impl Load {
             .scene
             .set_pbr_output(self.output)
             .map_err(|e| Failure::from(e.to_string()))?;
+        model
+            .set_environment(mapping.shading, &environment, 1.0)
+            .map_err(Failure::from)?;
         Ok(model)
     }
 }

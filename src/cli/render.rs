@@ -29,6 +29,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use glam::Vec4;
+use plumb::model::environment::EnvironmentChoice;
 use plumb::model::{
     pbr_output, LoadedModel, LoopMode, Mapping, OutputEncodingMode, ShadingMode, ToneMapMode,
 };
@@ -171,6 +172,14 @@ pub struct ImageArgs {
     /// PBR: how the colour is written, `srgb` (what viewers expect) or `linear`.
     #[arg(long = "output-encoding", value_name = "ENC", value_enum, default_value_t = OutputEncodingMode::Srgb)]
     pub output_encoding: OutputEncodingMode,
+    /// PBR: the image-based light. `auto` (default): a built-in studio for a file without
+    /// lights (instead of the default rig), none for a file with lights; `studio`; `none`;
+    /// or an equirectangular Radiance `.hdr` file (top row +Y, centre column +X).
+    #[arg(long, value_name = "auto|none|studio|FILE.hdr", default_value = "auto", value_parser = EnvironmentChoice::parse)]
+    pub environment: EnvironmentChoice,
+    /// PBR: multiplies the environment's radiance.
+    #[arg(long = "environment-intensity", value_name = "F", default_value = "1", value_parser = parse_finite)]
+    pub environment_intensity: f32,
     /// Clear colour, four numbers in 0..=1 (three: alpha 1).
     #[arg(long, value_name = "R,G,B,A", value_parser = parse_color)]
     pub background: Option<Vec4>,
@@ -215,6 +224,8 @@ impl ImageArgs {
             (self.shading != ShadingMode::Classic, "--shading"),
             (self.exposure != 1.0, "--exposure"),
             (self.tone_map != ToneMapMode::None, "--tone-map"),
+            (self.environment != EnvironmentChoice::Auto, "--environment"),
+            (self.environment_intensity != 1.0, "--environment-intensity"),
             (
                 self.output_encoding != OutputEncodingMode::Srgb,
                 "--output-encoding",
@@ -316,6 +327,7 @@ impl ImageArgs {
         let mapping = Mapping {
             unlit: self.unlit,
             shading: self.shading.into(),
+            environment: self.environment.replaces_rig(),
         };
         let mut model = LoadedModel::load(
             path,
@@ -333,6 +345,11 @@ impl ImageArgs {
                 self.output_encoding,
             ))
             .map_err(|e| e.to_string())?;
+        model.set_environment(
+            mapping.shading,
+            &self.environment,
+            self.environment_intensity,
+        )?;
         model.set_loop(self.loop_mode);
         for w in model.warnings() {
             use std::io::Write as _;

@@ -182,6 +182,10 @@ pub const FEATURES: &[(&str, &str)] = &[
         "a spot cutoff between 90° and 180° (GL allows 0–90 or 180)",
     ),
     (
+        "spot_exponent_over_128",
+        "a spot exponent over 128 (GL allows 0–128)",
+    ),
+    (
         "shininess_over_128",
         "a specular exponent over 128 (GL allows 0–128)",
     ),
@@ -194,6 +198,67 @@ pub const FEATURES: &[(&str, &str)] = &[
         "DOT3 as the alpha combiner's function (GL allows it for RGB only)",
     ),
 ];
+
+/// The features of [`FEATURES`] a recorded frame uses, found from its draw calls: what a
+/// GL 1.x backend cannot express (the same tests `backends/gl/plumb_gl.py` makes per draw).
+/// The corpus declares each case's needs once, in `conform.json`; a test checks that every
+/// scene and trace case declares exactly what its draws use. (`pbr` draws cannot be
+/// recorded yet, so `pbr` is never found here.)
+pub fn features_of(
+    doc: &crate::raster::trace::TraceDoc,
+) -> std::collections::BTreeSet<&'static str> {
+    use crate::raster::combine::{ApplyMode, CombineFn};
+    use crate::raster::light::LightKind;
+    use crate::raster::trace::CommandDoc;
+    let mut out = std::collections::BTreeSet::new();
+    for cmd in &doc.commands {
+        let CommandDoc::DrawFixed(d) = cmd else {
+            continue;
+        };
+        if let Some(lighting) = &d.fixed.lighting {
+            if d.fixed.per_pixel_lighting {
+                out.insert("per_pixel_lighting");
+            }
+            for light in lighting.lights.iter().flatten().filter(|l| l.on) {
+                if light.range.is_some() {
+                    out.insert("light_range");
+                }
+                if let LightKind::Spot {
+                    cutoff_deg,
+                    exponent,
+                    ..
+                } = light.kind
+                {
+                    if light.spot_inner_deg.is_some() {
+                        out.insert("spot_inner_cone");
+                    }
+                    if cutoff_deg > 90.0 && cutoff_deg < 180.0 {
+                        out.insert("spot_cutoff_over_90");
+                    }
+                    if exponent > 128.0 {
+                        out.insert("spot_exponent_over_128");
+                    }
+                }
+            }
+            if lighting.material.shininess > 128.0 {
+                out.insert("shininess_over_128");
+            }
+        }
+        for unit in &d.fixed.units {
+            if let ApplyMode::Combine(c) = &unit.apply {
+                if ![1.0, 2.0, 4.0].contains(&c.rgb_scale)
+                    || ![1.0, 2.0, 4.0].contains(&c.alpha_scale)
+                {
+                    out.insert("combine_scale");
+                }
+                if matches!(c.alpha, CombineFn::Dot3Rgb | CombineFn::Dot3Rgba) {
+                    out.insert("dot3_alpha");
+                }
+            }
+        }
+    }
+    out
+}
 
 /// Whether `name` is one of [`FEATURES`].
 pub fn is_feature(name: &str) -> bool {

@@ -17,6 +17,7 @@ pub mod budget;
 pub mod camera;
 pub mod clip;
 pub mod depth;
+pub mod environment;
 pub mod scene_select;
 
 use std::path::Path;
@@ -123,6 +124,34 @@ impl LoadedModel {
         io::loop_clips(&self.imported.animations, mode == LoopMode::Repeat);
     }
 
+    /// Lights PBR draws by `choice`'s environment ([`environment`]) times `intensity`
+    /// (`plumb render --environment`, `--environment-intensity`); classic shading ignores it.
+    /// Load with [`Mapping::environment`] = [`EnvironmentChoice::replaces_rig`] so a file
+    /// without lights is lit by the environment alone.
+    ///
+    /// # Errors
+    /// An `.hdr` file that cannot be read, or an intensity that is not finite and ≥ 0.
+    ///
+    /// [`EnvironmentChoice::replaces_rig`]: environment::EnvironmentChoice::replaces_rig
+    pub fn set_environment(
+        &mut self,
+        shading: Shading,
+        choice: &environment::EnvironmentChoice,
+        intensity: f32,
+    ) -> Result<(), String> {
+        // Classic shading has no use for it; `auto` keeps a scene file's own environment.
+        if shading != Shading::Pbr
+            || (*choice == environment::EnvironmentChoice::Auto
+                && self.scene.pbr_environment().is_some())
+        {
+            return Ok(());
+        }
+        let map = choice.resolve(!self.imported.lights.is_empty())?;
+        self.scene
+            .set_pbr_environment(map.map(|m| (m, intensity)))
+            .map_err(|e| format!("--environment-intensity: {e}"))
+    }
+
     /// What the file asks for that plumb draws without (a required material extension it
     /// does not model), then what the mapping left out: one line each, for `warning:`
     /// lines.
@@ -170,6 +199,9 @@ pub struct Mapping {
     pub unlit: bool,
     /// How lit materials are drawn.
     pub shading: Shading,
+    /// PBR draws are lit by an environment ([`environment`]), so a file without lights
+    /// gets no default rig.
+    pub environment: bool,
 }
 
 impl From<bool> for Mapping {
@@ -177,6 +209,7 @@ impl From<bool> for Mapping {
         Mapping {
             unlit,
             shading: Shading::Classic,
+            environment: false,
         }
     }
 }
@@ -191,7 +224,8 @@ fn import_options(
     ImportOptions {
         apply: Some(ApplyOptions {
             unlit: mapping.unlit,
-            default_lights: true,
+            // An environment lights a PBR file without lights instead of the rig.
+            default_lights: !(mapping.environment && mapping.shading == Shading::Pbr),
             shading: mapping.shading,
         }),
         gltf_scene,
@@ -404,6 +438,9 @@ pub struct ModelView {
     /// `--shading` (`classic` or `pbr`).
     #[serde(default, skip_serializing_if = "is_classic")]
     pub shading: ShadingMode,
+    /// `--environment` (PBR: `auto`, the default, `none`, `studio` or an `.hdr` file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
     /// `--background`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<[f32; 4]>,
@@ -487,6 +524,9 @@ impl ModelView {
         if self.shading == ShadingMode::Pbr {
             a.extend(["--shading".to_owned(), "pbr".to_owned()]);
         }
+        if let Some(e) = &self.environment {
+            a.extend(["--environment".to_owned(), e.clone()]);
+        }
         a
     }
 
@@ -495,9 +535,14 @@ impl ModelView {
     /// # Errors
     /// A one-line message, as [`LoadedModel::load`] and [`LoadedModel::draw_at`].
     pub fn draw(&self, path: &Path, renderer: &mut dyn Renderer) -> Result<(), String> {
+        let choice = match &self.environment {
+            Some(e) => environment::EnvironmentChoice::parse(e)?,
+            None => environment::EnvironmentChoice::Auto,
+        };
         let mapping = Mapping {
             unlit: self.unlit,
             shading: self.shading.into(),
+            environment: choice.replaces_rig(),
         };
         let mut model = LoadedModel::load(
             path,
@@ -507,6 +552,7 @@ impl ModelView {
             self.background.map(Vec4::from),
             &WorkBudget::default(),
         )?;
+        model.set_environment(mapping.shading, &choice, 1.0)?;
         model.draw_at(self.time, &self.camera_args(), renderer)?;
         Ok(())
     }

@@ -653,6 +653,41 @@ fn exec_runs_a_command_per_case() {
     );
 }
 
+/// Cases say what they need, once, in `conform.json` (issue 55), and it is what they use:
+/// every scene and trace case's recorded draws use exactly the features its `needs` rules
+/// declare (`conform::features_of`), so a new case that lights per pixel, say, cannot be
+/// added without saying so — or a GL backend would draw it wrong instead of skipping it.
+#[test]
+fn every_case_declares_the_features_its_draws_use() {
+    use plumb::raster::trace::{Recorder, Trace};
+    let mut checked = 0;
+    for case in cases()
+        .iter()
+        .filter(|c| !c.needs.iter().any(|f| f == "pbr"))
+    {
+        let doc = match case.kind {
+            CaseKind::Trace => Trace::load(&case.input).unwrap().doc,
+            CaseKind::Scene => {
+                let (w, h) = image::image_dimensions(&case.golden).unwrap();
+                let mut r = FixedRenderer::with_target(Recorder::new(w, h).unwrap());
+                conform::draw_scene_case(&case.input, w, h, &mut r).unwrap();
+                r.into_target().finish("case.bin").doc
+            }
+            CaseKind::Model => continue,
+        };
+        let used: Vec<&str> = conform::features_of(&doc).into_iter().collect();
+        let mut declared: Vec<&str> = case.needs.iter().map(String::as_str).collect();
+        declared.sort_unstable();
+        assert_eq!(
+            used, declared,
+            "{}: used vs declared in conform.json",
+            case.id
+        );
+        checked += 1;
+    }
+    assert!(checked > 90, "{checked}");
+}
+
 /// An `--exec` program says what it cannot draw (issue 55): by a capabilities file
 /// (`--caps`: those cases are skipped without running it) or per case, by exit status 77 and
 /// `unsupported: FEATURE` as its last stderr line. Both are skips with the feature named, in

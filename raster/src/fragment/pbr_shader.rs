@@ -371,7 +371,7 @@ pub(crate) fn lit_lanes<S: Simd>(
         let metal = env.lobe(amb[c], p.base[c], zero);
         let mut env = dielectric + (metal - dielectric) * m;
         if let Some(ibl) = &ibl {
-            env = env + ibl[c];
+            env += ibl[c];
         }
         *o = lo[c] + env * p.occlusion + p.emissive[c];
     }
@@ -584,8 +584,8 @@ pub(crate) mod tests {
     use super::*;
     use crate::base::rng::XorShift64;
     use crate::base::simd::SimdLevel;
-    use crate::shading::light::{Light, LightKind};
     use crate::shading::environment::Environment;
+    use crate::shading::light::{Light, LightKind};
     use crate::shading::pbr::{prepare_lights, shade_pixel, SurfacePoint};
 
     fn lit_lanes_equal_shade_pixel_at_every_level() {

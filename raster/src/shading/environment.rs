@@ -306,7 +306,17 @@ fn project_sh(map: &Equirect) -> [Vec3; 9] {
         }
     }
     // Ramamoorthi–Hanrahan: A0 = π, A1 = 2π/3, A2 = π/4; over π.
-    let band = [1.0, 2.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 0.25, 0.25, 0.25, 0.25, 0.25];
+    let band = [
+        1.0,
+        2.0 / 3.0,
+        2.0 / 3.0,
+        2.0 / 3.0,
+        0.25,
+        0.25,
+        0.25,
+        0.25,
+        0.25,
+    ];
     let mut sh = [Vec3::ZERO; 9];
     for k in 0..9 {
         sh[k] = Vec3::new(
@@ -324,8 +334,8 @@ fn prefilter(chain: &[Equirect], w: u32, h: u32, r: f32) -> Equirect {
     let a2 = (a * a).max(super::pbr::MIN_ALPHA2);
     let base = &chain[0];
     // Solid angle of one texel of the base level at the equator.
-    let texel_omega = (core::f32::consts::TAU / base.width as f32)
-        * (core::f32::consts::PI / base.height as f32);
+    let texel_omega =
+        (core::f32::consts::TAU / base.width as f32) * (core::f32::consts::PI / base.height as f32);
     let mut texels = Vec::with_capacity((w * h) as usize);
     for y in 0..h {
         for x in 0..w {
@@ -357,7 +367,11 @@ fn prefilter(chain: &[Equirect], w: u32, h: u32, r: f32) -> Equirect {
                 sum += glam::DVec3::new(c.x.into(), c.y.into(), c.z.into()) * f64::from(n_l);
                 weight += f64::from(n_l);
             }
-            let c = if weight > 0.0 { sum / weight } else { glam::DVec3::ZERO };
+            let c = if weight > 0.0 {
+                sum / weight
+            } else {
+                glam::DVec3::ZERO
+            };
             texels.push(Vec3::new(c.x as f32, c.y as f32, c.z as f32));
         }
     }
@@ -421,7 +435,10 @@ pub(crate) mod tests {
         let env = Environment::uniform(c).unwrap();
         for n in [Vec3::X, Vec3::Y, -Vec3::Y, Vec3::new(0.6, 0.0, -0.8)] {
             let d = env.diffuse(n);
-            assert!((d - c).abs().max_element() < 5e-4 * c.max_element(), "{n} {d}");
+            assert!(
+                (d - c).abs().max_element() < 5e-4 * c.max_element(),
+                "{n} {d}"
+            );
             for r in [0.0, 0.3, 0.7, 1.0] {
                 let s = env.specular(n, r);
                 assert!((s - c).abs().max_element() < 1e-5, "{n} {r} {s}");
@@ -438,7 +455,12 @@ pub(crate) mod tests {
             .flat_map(|y| (0..w).map(move |_| if y < h / 2 { Vec3::ONE } else { Vec3::ZERO }))
             .collect();
         let env = Environment::from_equirect(w, h, texels).unwrap();
-        for (n, want) in [(Vec3::Y, 1.0), (-Vec3::Y, 0.0), (Vec3::X, 0.5), (Vec3::Z, 0.5)] {
+        for (n, want) in [
+            (Vec3::Y, 1.0),
+            (-Vec3::Y, 0.0),
+            (Vec3::X, 0.5),
+            (Vec3::Z, 0.5),
+        ] {
             let got = env.diffuse(n).x;
             assert!((got - want).abs() < 0.1, "{n}: {got} vs {want}");
         }
@@ -456,8 +478,19 @@ pub(crate) mod tests {
         let at = |r: f32| env.specular(Vec3::X, r).x;
         let away = |r: f32| env.specular(Vec3::new(0.7, 0.0, 0.7).normalize(), r).x;
         assert!(at(0.0) > 50.0, "{}", at(0.0));
-        assert!(at(0.0) > at(0.6) && at(0.6) > at(1.0), "{} {} {}", at(0.0), at(0.6), at(1.0));
-        assert!(away(0.0) < 0.2 && away(1.0) > away(0.0), "{} {}", away(0.0), away(1.0));
+        assert!(
+            at(0.0) > at(0.6) && at(0.6) > at(1.0),
+            "{} {} {}",
+            at(0.0),
+            at(0.6),
+            at(1.0)
+        );
+        assert!(
+            away(0.0) < 0.2 && away(1.0) > away(0.0),
+            "{} {}",
+            away(0.0),
+            away(1.0)
+        );
     }
 
     fn bad_maps_are_refused() {

@@ -207,6 +207,7 @@ impl Scene {
             clear_stencil: 0,
             global_ambient: settings.global_ambient,
             pbr_output: settings.pbr_output,
+            pbr_environment: self.pbr_environment.as_ref().map(|(e, k)| (e, *k)),
         })?;
         for poly in &self.screen_polygons {
             if poly.layer == ScreenLayer::Background {

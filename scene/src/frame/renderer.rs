@@ -53,6 +53,8 @@ pub struct Frame<'a> {
     pub global_ambient: Vec3,
     /// Exposure, tone map and encoding of physically based passes.
     pub pbr_output: plumb_raster::pbr::PbrOutput,
+    /// The image-based light of physically based passes (world space) and its intensity.
+    pub pbr_environment: Option<(&'a Arc<plumb_raster::environment::Environment>, f32)>,
 }
 
 /// Where a draw's vertex positions live.

@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 use glam::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
+use plumb_raster::environment::PbrEnvironment;
 use plumb_raster::fog::FogMode;
 use plumb_raster::light::{Light, LightKind, LightingState, Material};
 use plumb_raster::pbr::{PbrDraw, PbrMaterial, PbrOutput, PbrTexture};
@@ -139,6 +140,7 @@ pub struct FixedRenderer<T> {
     global_ambient: Vec3,
     stats: BackendStats,
     pbr_output: PbrOutput,
+    pbr_environment: Option<(Arc<plumb_raster::environment::Environment>, f32)>,
 }
 
 /// The CPU backend: a plumb-raster [`Context`] driven through the [`Renderer`] trait.
@@ -192,6 +194,7 @@ impl<T: DrawTarget> FixedRenderer<T> {
             global_ambient: Vec3::ZERO,
             stats: BackendStats::default(),
             pbr_output: PbrOutput::default(),
+            pbr_environment: None,
         }
     }
 
@@ -516,10 +519,21 @@ impl<T: DrawTarget> FixedRenderer<T> {
             }
             Space::Screen { .. } => Vec::new(),
         };
+        // The map is in world space; eye directions turn into it by the view's inverse
+        // rotation (screen-space draws have no world).
+        let environment = match (draw.space, &self.pbr_environment) {
+            (Space::World { .. }, Some((map, intensity))) => Some(PbrEnvironment {
+                map: Arc::clone(map),
+                intensity: *intensity,
+                world_from_eye: Mat3::from_mat4(self.view_from_world).inverse(),
+            }),
+            _ => None,
+        };
         let pbr = PbrDraw {
             material: pbr_material(material),
             lights,
             output: self.pbr_output,
+            environment,
         };
         let uvs: Vec<&[Vec2]> = mesh.uv_sets().iter().map(|u| u.as_slice()).collect();
         let current_normal;
@@ -626,6 +640,7 @@ impl<T: DrawTarget> Renderer for FixedRenderer<T> {
         self.viewport = self.camera_viewport(frame.camera);
         self.global_ambient = frame.global_ambient;
         self.pbr_output = frame.pbr_output;
+        self.pbr_environment = frame.pbr_environment.map(|(e, k)| (Arc::clone(e), k));
         self.stats = BackendStats::default();
         self.target
             .clear(frame.clear_color, frame.clear_depth, frame.clear_stencil);

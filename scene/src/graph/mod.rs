@@ -34,6 +34,7 @@ pub mod motion;
 pub mod node;
 
 use std::fmt;
+use std::sync::Arc;
 
 use glam::{Mat3, Mat4, Vec3, Vec4};
 
@@ -128,6 +129,8 @@ pub struct Scene {
     pub(crate) global_ambient: Vec3,
     /// Exposure, tone map and encoding of physically based draws.
     pub(crate) pbr_output: plumb_raster::pbr::PbrOutput,
+    /// The image-based light of physically based draws and its intensity.
+    pub(crate) pbr_environment: Option<(Arc<plumb_raster::environment::Environment>, f32)>,
     /// Screen-space polygons.
     pub(crate) screen_polygons: Vec<ScreenPolygon>,
     /// Names of lights, effects and controllers (nodes keep their own; see
@@ -194,6 +197,7 @@ impl Scene {
             background: Vec4::new(0.0, 0.0, 0.0, 1.0),
             global_ambient: Vec3::ZERO,
             pbr_output: plumb_raster::pbr::PbrOutput::default(),
+            pbr_environment: None,
             screen_polygons: Vec::new(),
             object_names: std::collections::BTreeMap::new(),
             clears: std::collections::BTreeMap::new(),
@@ -587,6 +591,40 @@ impl Scene {
             return Err(SceneError::NonFinite { what: "exposure" });
         }
         self.pbr_output = output;
+        Ok(())
+    }
+
+    /// The image-based light of physically based draws and its intensity, if any
+    /// ([`Scene::set_pbr_environment`]; a scene file's `environment`).
+    pub fn pbr_environment(&self) -> Option<&(Arc<plumb_raster::environment::Environment>, f32)> {
+        self.pbr_environment.as_ref()
+    }
+
+    /// Sets the image-based light of physically based draws: a prepared environment map
+    /// (world space, [`plumb_raster::environment`]) and a factor on its radiance; `None`
+    /// (the default) leaves only the lights.
+    ///
+    /// # Errors
+    /// [`SceneError::NonFinite`] for an intensity that is not finite,
+    /// [`SceneError::InvalidArgument`] for a negative one.
+    pub fn set_pbr_environment(
+        &mut self,
+        environment: Option<(Arc<plumb_raster::environment::Environment>, f32)>,
+    ) -> Result<(), SceneError> {
+        if let Some((_, k)) = &environment {
+            if !k.is_finite() {
+                return Err(SceneError::NonFinite {
+                    what: "environment intensity",
+                });
+            }
+            if *k < 0.0 {
+                return Err(SceneError::InvalidArgument {
+                    what: "environment intensity",
+                    message: format!("{k} is negative"),
+                });
+            }
+        }
+        self.pbr_environment = environment;
         Ok(())
     }
 

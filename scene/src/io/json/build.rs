@@ -104,6 +104,24 @@ pub(super) fn build_located(
             .set_background(v4(b))
             .map_err(ctx.scene_err("background"))?;
     }
+    if let Some(e) = &doc.environment {
+        ctx.point("environment", "/environment".to_owned());
+        if e.map != "studio" {
+            return Err(ctx.invalid(
+                "environment",
+                format!(
+                    "map \"{}\": a scene file names \"studio\" (an .hdr file is \
+                     `plumb render --environment FILE`)",
+                    e.map
+                ),
+            ));
+        }
+        let map = std::sync::Arc::new(plumb_raster::environment::Environment::studio());
+        let k = e.intensity.map_or(1.0, |k| k.get());
+        scene
+            .set_pbr_environment(Some((map, k)))
+            .map_err(ctx.scene_err("environment"))?;
+    }
     if let Some(a) = &doc.global_ambient {
         scene
             .set_global_ambient(v3(a))

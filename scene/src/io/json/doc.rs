@@ -57,9 +57,23 @@ pub struct SceneDoc {
     /// starts a new depth layer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth_layers: Option<Real>,
+    /// The image-based light of `pbr` effects (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<EnvironmentDoc>,
     /// The scene's root node (a group).
     #[serde(default, skip_serializing_if = "is_default")]
     pub root: NodeDoc,
+}
+
+/// `environment`: the image-based light of physically based effects.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvironmentDoc {
+    /// `"studio"`: the built-in studio (`plumb_raster::environment::Environment::studio`).
+    pub map: String,
+    /// Multiplies its radiance (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intensity: Option<Real>,
 }
 
 impl Default for SceneDoc {
@@ -77,6 +91,7 @@ impl Default for SceneDoc {
             definitions: None,
             reference_node: None,
             depth_layers: None,
+            environment: None,
             root: NodeDoc::default(),
         }
     }

@@ -156,6 +156,15 @@ pub fn save_scene(
         }
         doc.depth_layers = Some(re(f));
     }
+    if let Some((map, k)) = &scene.pbr_environment {
+        if **map != plumb_raster::environment::Environment::studio() {
+            return Err(s.unsupported("environment", "environment maps other than the studio"));
+        }
+        doc.environment = Some(EnvironmentDoc {
+            map: "studio".to_owned(),
+            intensity: (*k != 1.0).then(|| re(*k)),
+        });
+    }
     if let Some(r) = scene.reference {
         doc.reference_node = Some(s.unique_name(r, "reference_node")?);
     }
