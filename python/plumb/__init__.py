@@ -141,6 +141,8 @@ def render(
     exposure: float = 1.0,
     tone_map: str = "none",
     output_encoding: str = "srgb",
+    environment: str = "auto",
+    environment_intensity: float = 1.0,
 ):
     """Render ``path`` as ``plumb render`` does and return the image.
 
@@ -159,7 +161,10 @@ def render(
     glTF materials with the specification's metallic-roughness BRDF per pixel (as pyrender
     does; ``"classic"``, the default for now, is the fixed-function mapping), with
     ``exposure``, ``tone_map`` (``"none"``, ``"aces"``, ``"pbr-neutral"``) and
-    ``output_encoding`` (``"srgb"`` or ``"linear"``) as ``plumb render``'s flags;
+    ``output_encoding`` (``"srgb"`` or ``"linear"``) as ``plumb render``'s flags, and the
+    image-based light ``environment`` (``"auto"``: a built-in studio for a file without
+    lights; ``"none"``, ``"studio"`` or an equirectangular ``.hdr`` path) times
+    ``environment_intensity``;
     ``background`` is 3 or 4 numbers in 0..1. ``threads`` workers (``None``: all cores; the
     bytes are the same for every count).
 
@@ -206,6 +211,8 @@ def render(
         exposure=float(exposure),
         tone_map=str(tone_map),
         output_encoding=str(output_encoding),
+        environment=str(environment),
+        environment_intensity=float(environment_intensity),
     )
     return _out(w, h, rgba, d, i, n)
 
@@ -428,6 +435,8 @@ class Scene:
         exposure: float = 1.0,
         tone_map: str = "none",
         output_encoding: str = "srgb",
+        environment: str = "auto",
+        environment_intensity: float = 1.0,
     ) -> "Scene":
         """Load ``path`` as ``plumb render`` does (the options as for :func:`render`)."""
         native = _plumb.Scene.load(
@@ -441,6 +450,8 @@ class Scene:
             exposure=float(exposure),
             tone_map=str(tone_map),
             output_encoding=str(output_encoding),
+            environment=str(environment),
+            environment_intensity=float(environment_intensity),
         )
         return cls(native)
 

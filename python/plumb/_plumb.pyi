@@ -49,6 +49,8 @@ def render(
     exposure: float = 1.0,
     tone_map: str = "none",
     output_encoding: str = "srgb",
+    environment: str = "auto",
+    environment_intensity: float = 1.0,
 ) -> _Rendered: ...
 
 class Scene:
@@ -123,6 +125,8 @@ class Scene:
         exposure: float = 1.0,
         tone_map: str = "none",
         output_encoding: str = "srgb",
+        environment: str = "auto",
+        environment_intensity: float = 1.0,
     ) -> "Scene": ...
     def render(
         self,

@@ -108,6 +108,8 @@ _LOAD_OPTIONS = (
     "exposure",
     "tone_map",
     "output_encoding",
+    "environment",
+    "environment_intensity",
 )
 
 

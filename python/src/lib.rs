@@ -13,6 +13,7 @@ use plumb::diff::{compare, DiffOptions};
 use plumb::model::arrays::{ArrayScene, MeshArrays};
 use plumb::model::camera::{CameraArgs, PoseConvention};
 use plumb::model::depth::NormalSpace;
+use plumb::model::environment::EnvironmentChoice;
 use plumb::model::{
     pbr_output, ErrorKind, LoadedModel, LoopMode, Mapping, ModelError, OutputEncodingMode,
     ShadingMode, ToneMapMode,
@@ -259,6 +260,18 @@ fn parse_pbr(
     Ok((shading, pbr_output(exposure, tone, encoding)))
 }
 
+/// `environment` (`"auto"`, `"none"`, `"studio"` or an `.hdr` path) and its intensity.
+fn parse_environment(environment: &str, intensity: f32) -> PyResult<(EnvironmentChoice, f32)> {
+    let choice =
+        EnvironmentChoice::parse(environment).map_err(|e| bad(format!("environment: {e}")))?;
+    if !(intensity.is_finite() && intensity >= 0.0) {
+        return Err(bad(format!(
+            "environment_intensity must be finite and not negative, got {intensity}"
+        )));
+    }
+    Ok((choice, intensity))
+}
+
 fn parse_loop(s: &str) -> PyResult<LoopMode> {
     match s {
         "clamp" => Ok(LoopMode::Clamp),
@@ -383,6 +396,8 @@ struct Load {
     /// `shading`, with `exposure`, `tone_map` and `output_encoding` for PBR.
     shading: ShadingMode,
     output: PbrOutput,
+    /// `environment` and `environment_intensity` (PBR).
+    environment: (EnvironmentChoice, f32),
     scene: Option<String>,
     variant: Option<String>,
     clip: Option<String>,
@@ -392,8 +407,7 @@ struct Load {
 impl Load {
     /// Loads `path` as `plumb render` does (the default work budget).
     fn model(&self, path: &Path) -> Result<LoadedModel, Failure> {
-        // PBR's image-based light as `plumb render`'s default (`--environment auto`).
-        let environment = plumb::model::environment::EnvironmentChoice::Auto;
+        let (environment, intensity) = &self.environment;
         let mapping = Mapping {
             unlit: self.unlit,
             shading: self.shading.into(),
@@ -412,7 +426,7 @@ impl Load {
             .set_pbr_output(self.output)
             .map_err(|e| Failure::from(e.to_string()))?;
         model
-            .set_environment(mapping.shading, &environment, 1.0)
+            .set_environment(mapping.shading, environment, *intensity)
             .map_err(Failure::from)?;
         Ok(model)
     }
@@ -527,7 +541,7 @@ fn render_with(
     near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
     background=None, threads=None, depth=false, metric_depth=false, ids=false, normals=None,
     loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS, shading="classic", exposure=1.0,
-    tone_map="none", output_encoding="srgb"))]
+    tone_map="none", output_encoding="srgb", environment="auto", environment_intensity=1.0))]
 #[allow(
     clippy::too_many_arguments,
     reason = "Python keyword arguments, one per render option"
@@ -563,9 +577,12 @@ fn render(
     exposure: f32,
     tone_map: &str,
     output_encoding: &str,
+    environment: &str,
+    environment_intensity: f32,
 ) -> PyResult<PyRendered> {
     let out = Outputs::new((depth, metric_depth), ids, normals)?;
     let (shading, output) = parse_pbr(shading, exposure, tone_map, output_encoding)?;
+    let environment = parse_environment(environment, environment_intensity)?;
     if let Some((w, h)) = size {
         check_size(w, h, max_pixels)?;
     }
@@ -593,8 +610,10 @@ fn render(
             ),
             (unlit || background.is_some(), "unlit/background"),
             (
-                shading != ShadingMode::Classic || output != PbrOutput::default(),
-                "shading/exposure/tone_map/output_encoding",
+                shading != ShadingMode::Classic
+                    || output != PbrOutput::default()
+                    || environment != (EnvironmentChoice::Auto, 1.0),
+                "shading/exposure/tone_map/output_encoding/environment",
             ),
         ];
         if let Some((_, name)) = scene_only.iter().find(|(given, _)| *given) {
@@ -616,6 +635,7 @@ fn render(
         unlit,
         shading,
         output,
+        environment: environment.clone(),
         scene,
         variant,
         clip,
@@ -956,7 +976,7 @@ impl Scene {
     /// Loads `path` as `plumb render` does.
     #[staticmethod]
     #[pyo3(signature = (path, *, unlit=false, scene=None, variant=None, clip=None, background=None,
-        shading="classic", exposure=1.0, tone_map="none", output_encoding="srgb"))]
+        shading="classic", exposure=1.0, tone_map="none", output_encoding="srgb", environment="auto", environment_intensity=1.0))]
     #[allow(
         clippy::too_many_arguments,
         reason = "Python keyword arguments, one per load option"
@@ -973,8 +993,11 @@ impl Scene {
         exposure: f32,
         tone_map: &str,
         output_encoding: &str,
+        environment: &str,
+        environment_intensity: f32,
     ) -> PyResult<Scene> {
         let (shading, output) = parse_pbr(shading, exposure, tone_map, output_encoding)?;
+        let environment = parse_environment(environment, environment_intensity)?;
         if trace::is_trace_file(&path) {
             return Err(bad(format!(
                 "{}: a draw trace is not a scene: use plumb.render for it",
@@ -985,6 +1008,7 @@ impl Scene {
             unlit,
             shading,
             output,
+            environment: environment.clone(),
             scene,
             variant,
             clip,
@@ -1165,7 +1189,7 @@ fn write_png(py: Python<'_>, path: PathBuf, bytes: Vec<u8>, size: (u32, u32)) ->
     fov=None, near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None,
     time=0.0, clip=None, scene=None, variant=None, unlit=false,
     background=None, loop_mode="clamp", max_fragments=plumb::explain::DEFAULT_MAX_FRAGMENTS,
-    shading="classic", exposure=1.0, tone_map="none", output_encoding="srgb"))]
+    shading="classic", exposure=1.0, tone_map="none", output_encoding="srgb", environment="auto", environment_intensity=1.0))]
 #[allow(
     clippy::too_many_arguments,
     reason = "Python keyword arguments, one per render option"
@@ -1198,8 +1222,11 @@ fn explain(
     exposure: f32,
     tone_map: &str,
     output_encoding: &str,
+    environment: &str,
+    environment_intensity: f32,
 ) -> PyResult<String> {
     let (shading, output) = parse_pbr(shading, exposure, tone_map, output_encoding)?;
+    let environment = parse_environment(environment, environment_intensity)?;
     use plumb::explain::{explain_within as run, to_json_within, Input};
     let view = calibrated(
         camera_args(camera, eye, target, up, fov, near, far)?,
@@ -1212,6 +1239,7 @@ fn explain(
         unlit,
         shading,
         output,
+        environment: environment.clone(),
         scene,
         variant,
         clip,

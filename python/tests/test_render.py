@@ -153,3 +153,16 @@ def test_pbr_shading_bytes_equal_the_cli(cli, animated_gltf, tmp_path):
         plumb.render(animated_gltf, size=(8, 8), shading="phong")
     with pytest.raises(plumb.BadInputError, match="tone_map must be"):
         plumb.render(animated_gltf, size=(8, 8), shading="pbr", tone_map="filmic")
+    # The image-based light: the CLI's default is "auto" (the studio for a file without
+    # lights); "none" and an intensity draw what the same flags do.
+    for env, k in [("none", 1.0), ("studio", 0.5)]:
+        lit = plumb.render(animated_gltf, size=(64, 48), shading="pbr", environment=env,
+                           environment_intensity=k)
+        assert np.array_equal(lit, cli_png(cli, tmp_path, str(animated_gltf), "--size", "64x48", "--shading",
+                                           "pbr", "--environment", env, "--environment-intensity", str(k)))
+        if env == "studio":
+            assert not np.array_equal(lit, pbr)
+    with pytest.raises(plumb.BadInputError, match="environment_intensity"):
+        plumb.render(animated_gltf, size=(8, 8), shading="pbr", environment_intensity=-1.0)
+    with pytest.raises(plumb.BadInputError, match="no-such.hdr"):
+        plumb.render(animated_gltf, size=(8, 8), shading="pbr", environment=str(tmp_path / "no-such.hdr"))

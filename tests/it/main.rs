@@ -17,6 +17,7 @@ mod conform_links;
 #[cfg(feature = "wgpu")]
 mod conform_wgpu;
 mod decoder_ceilings;
+mod environment;
 mod explain;
 mod explain_budget;
 mod hostile_budgets;
