@@ -22,7 +22,7 @@ cd "$(dirname "$0")"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scene_file gltf glb draco meshopt obj png_texture webp_texture ktx2_texture trace diff raster_draw conform_merge)
+[ ${#targets[@]} -eq 0 ] && targets=(scene_file gltf glb draco meshopt obj png_texture webp_texture ktx2_texture trace diff raster_draw conform_merge hdr_environment)
 # Every run re-seeds (cheap, idempotent): the committed corpora lack the inputs copied from
 # the shared models, which are never committed.
 ./seed.sh >/dev/null

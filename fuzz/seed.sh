@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")"
 repo=..
 assets=${PLUMB_ASSETS:-$repo/../shared/assets}
-mkdir -p corpus/{scene_file,gltf,glb,draco,meshopt,obj,png_texture,webp_texture,ktx2_texture,trace,diff,raster_draw,conform_merge}
+mkdir -p corpus/{scene_file,gltf,glb,draco,meshopt,obj,png_texture,webp_texture,ktx2_texture,trace,diff,raster_draw,conform_merge,hdr_environment}
 sep=$'\xff\xfe'
 cp $repo/docs/examples/*.json corpus/scene_file/ 2>/dev/null || true
 cp $repo/scene/tests/gltf_spec/*/*.gltf corpus/gltf/
@@ -54,6 +54,8 @@ cp seeds/webp_texture/*.webp corpus/webp_texture/
 # decodes to the size in its name): two refimage PNGs, and hand-made UASTC KTX2 files (one
 # uncompressed level; five Zstandard levels), made as scene/tests/it/ktx2_builder.rs makes them.
 cp seeds/png_texture/*.png corpus/png_texture/
+# Radiance .hdr environment maps, flat and run-length scanlines, made by hand (fuzz/seeds/).
+cp seeds/hdr_environment/*.hdr corpus/hdr_environment/
 cp seeds/ktx2_texture/*.ktx2 corpus/ktx2_texture/
 find $repo/refimages -name '*.png' -size -4k | head -30 | while read -r f; do
     cp "$f" "corpus/png_texture/$(echo "$f" | md5sum | cut -c1-12)"
