@@ -271,15 +271,7 @@ impl Tolerances {
     /// # Errors
     /// [`ConformError`] naming the file, and the line and column of a syntax error.
     pub fn load(path: &Path) -> Result<Tolerances, ConformError> {
-        let text = read_list(path)?;
-        let t: Tolerances = serde_json::from_str(&text).map_err(|e| {
-            ConformError(format!(
-                "{}:{}:{}: {e}",
-                path.display(),
-                e.line(),
-                e.column()
-            ))
-        })?;
+        let t: Tolerances = read_json_list(path)?;
         let bad = |m: String| Err(ConformError(format!("{}: {m}", path.display())));
         if t.format != "plumb-conform" || t.version != 1 {
             return bad(format!(
@@ -838,15 +830,7 @@ impl Caps {
     /// [`ConformError`] naming the file (and line and column of a syntax error), or an unknown
     /// feature.
     pub fn load(path: &Path) -> Result<Caps, ConformError> {
-        let text = read_list(path)?;
-        let caps: Caps = serde_json::from_str(&text).map_err(|e| {
-            ConformError(format!(
-                "{}:{}:{}: {e}",
-                path.display(),
-                e.line(),
-                e.column()
-            ))
-        })?;
+        let caps: Caps = read_json_list(path)?;
         if let Some(f) = caps.lacks.iter().find(|f| !is_feature(f)) {
             return Err(ConformError(format!(
                 "{}: unknown feature \"{f}\" (known: {})",
@@ -1072,6 +1056,19 @@ pub const MAX_LIST_BYTES: u64 = 64 << 20;
 fn read_list(path: &Path) -> Result<String, ConformError> {
     plumb_scene::io::read_regular_to_string(path, MAX_LIST_BYTES)
         .map_err(|e| ConformError(format!("{}: {e}", path.display())))
+}
+
+/// A list file ([`read_list`]) parsed as JSON; a syntax error names the file, line and column.
+fn read_json_list<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ConformError> {
+    let text = read_list(path)?;
+    serde_json::from_str(&text).map_err(|e| {
+        ConformError(format!(
+            "{}:{}:{}: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
 }
 
 /// Largest image the kit decodes: 16384 × 16384 pixels (`plumb diff`'s default).

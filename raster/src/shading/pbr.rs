@@ -287,14 +287,21 @@ fn integrate_env_brdf(n_v: f32, r: f32) -> [f32; 2] {
 /// environment's radiance, `f0`, `c_diff` the channel's, `fw = (1 − N·V)⁵`, `r` the clamped
 /// roughness, `[a, b]` from [`env_brdf`].
 #[inline]
-pub fn ambient_channel(a_env: f32, f0: f32, c_diff: f32, fw: f32, r: f32, [a, b]: [f32; 2]) -> f32 {
+pub fn ambient_channel(a_env: f32, f0: f32, c_diff: f32, fw: f32, r: f32, ab: [f32; 2]) -> f32 {
+    let [fss_ess, fms_ems, k_d] = ambient_terms(f0, c_diff, fw, r, ab);
+    a_env * (fss_ess + fms_ems + k_d)
+}
+
+/// The split sum's `FssEss`, `FmsEms` and `k_D` for one channel (module docs).
+#[inline]
+fn ambient_terms(f0: f32, c_diff: f32, fw: f32, r: f32, [a, b]: [f32; 2]) -> [f32; 3] {
     let k_s = f0 + ((1.0 - r).max(f0) - f0) * fw;
     let fss_ess = k_s * a + b;
     let ems = 1.0 - (a + b);
     let f_avg = f0 + (1.0 - f0) * (1.0 / 21.0);
     let fms_ems = ems * fss_ess * f_avg / (1.0 - f_avg * ems);
     let k_d = c_diff * (1.0 - fss_ess - fms_ems);
-    a_env * (fss_ess + fms_ems + k_d)
+    [fss_ess, fms_ems, k_d]
 }
 
 /// The image-based light for one channel: [`ambient_channel`]'s terms with the specular
@@ -308,14 +315,9 @@ pub fn ibl_channel(
     c_diff: f32,
     fw: f32,
     r: f32,
-    [a, b]: [f32; 2],
+    ab: [f32; 2],
 ) -> f32 {
-    let k_s = f0 + ((1.0 - r).max(f0) - f0) * fw;
-    let fss_ess = k_s * a + b;
-    let ems = 1.0 - (a + b);
-    let f_avg = f0 + (1.0 - f0) * (1.0 / 21.0);
-    let fms_ems = ems * fss_ess * f_avg / (1.0 - f_avg * ems);
-    let k_d = c_diff * (1.0 - fss_ess - fms_ems);
+    let [fss_ess, fms_ems, k_d] = ambient_terms(f0, c_diff, fw, r, ab);
     fss_ess * spec + (fms_ems + k_d) * diff
 }
 
