@@ -14,9 +14,9 @@ use crate::base::vec_lanes::{self as vl, LANES, V3};
 use crate::fragment::fixed_stages::{coords, sample_aniso_lanes, sample_lanes};
 use crate::fragment::scratch::{FragmentShader, Scratch, SpanCtx, SPAN};
 use crate::history::{Stage as ExplainStage, Value};
-use crate::shading::environment::PbrEnvironment;
+use crate::shading::environment::{PbrEnvironment, MIN_ALPHA2};
 use crate::shading::light::PreparedLight;
-use crate::shading::pbr::{self, PbrLight, PbrMaterial, PbrOutput, MIN_ALPHA2};
+use crate::shading::pbr::{self, PbrLight, PbrMaterial, PbrOutput};
 use crate::texture::lanes::{lod_batch, LaneFilter};
 use crate::texture::{Sampler, Texture};
 
@@ -317,52 +317,11 @@ pub(crate) fn lit_lanes<S: Simd>(
             lo[c] = lit.select(add, lo[c]);
         }
     }
-    // The uniform environment (`pbr::ambient_channel`), the table read per lane.
-    let nv: [f32; LANES] = n_v.into();
-    let rr: [f32; LANES] = r.into();
-    let (mut ta, mut tb) = ([0.0f32; LANES], [0.0f32; LANES]);
-    for i in 0..LANES {
-        [ta[i], tb[i]] = pbr::env_brdf(nv[i], rr[i]);
-    }
-    let (ta, tb) = (f32x8::from_slice(simd, &ta), f32x8::from_slice(simd, &tb));
-    let x = one - n_v;
-    let x2 = x * x;
-    let fw = x2 * x2 * x;
-    let one_r = one - r;
-    let ems = one - (ta + tb);
-    let inv21 = simd.splat_f32x8(1.0 / 21.0);
+    // The uniform environment (`pbr::ambient_channel`).
+    let env = EnvLanes::new(simd, n_v, r);
     let amb = vl::splat3(simd, ambient);
-    let env = EnvLanes {
-        one,
-        fw,
-        one_r,
-        ta,
-        tb,
-        ems,
-        inv21,
-    };
     let f0_dielectric = simd.splat_f32x8(0.04);
-    // The image-based light per lane, through the scalar definition (`pbr::ibl_light`).
-    let ibl = env_light.map(|e| {
-        let lane = |v: f32x8<S>| -> [f32; LANES] { v.into() };
-        let (nx, ny, nz) = (lane(n[0]), lane(n[1]), lane(n[2]));
-        let (vx, vy, vz) = (lane(view[0]), lane(view[1]), lane(view[2]));
-        let (bx, by, bz) = (lane(p.base[0]), lane(p.base[1]), lane(p.base[2]));
-        let (ml, rl) = (lane(m), lane(r));
-        let mut out = [[0.0f32; LANES]; 3];
-        for i in 0..LANES {
-            let c = pbr::ibl_light(
-                e,
-                Vec3::new(nx[i], ny[i], nz[i]),
-                Vec3::new(vx[i], vy[i], vz[i]),
-                Vec3::new(bx[i], by[i], bz[i]),
-                ml[i],
-                rl[i],
-            );
-            [out[0][i], out[1][i], out[2][i]] = c.to_array();
-        }
-        out.map(|c| f32x8::from_slice(simd, &c))
-    });
+    let ibl = env_light.map(|e| ibl_lanes(simd, e, n, view, p.base, [m, r]));
     // A loop, not `array::map`: its closure was compiled outside the dispatch's target
     // features, every lane operation a call (callgrind).
     let mut out = [zero; 3];
@@ -378,6 +337,37 @@ pub(crate) fn lit_lanes<S: Simd>(
     out
 }
 
+/// The image-based light per lane, through the scalar definition ([`pbr::ibl_light`]), so
+/// the lanes give its bits: `mr` the clamped metallic and roughness.
+#[inline(always)]
+fn ibl_lanes<S: Simd>(
+    simd: S,
+    e: &PbrEnvironment,
+    n: V3<S>,
+    view: V3<S>,
+    base: V3<S>,
+    [m, r]: [f32x8<S>; 2],
+) -> V3<S> {
+    let lane = |v: f32x8<S>| -> [f32; LANES] { v.into() };
+    let (nx, ny, nz) = (lane(n[0]), lane(n[1]), lane(n[2]));
+    let (vx, vy, vz) = (lane(view[0]), lane(view[1]), lane(view[2]));
+    let (bx, by, bz) = (lane(base[0]), lane(base[1]), lane(base[2]));
+    let (ml, rl) = (lane(m), lane(r));
+    let mut out = [[0.0f32; LANES]; 3];
+    for i in 0..LANES {
+        let c = pbr::ibl_light(
+            e,
+            Vec3::new(nx[i], ny[i], nz[i]),
+            Vec3::new(vx[i], vy[i], vz[i]),
+            Vec3::new(bx[i], by[i], bz[i]),
+            ml[i],
+            rl[i],
+        );
+        [out[0][i], out[1][i], out[2][i]] = c.to_array();
+    }
+    out.map(|c| f32x8::from_slice(simd, &c))
+}
+
 /// The per-pixel terms of the uniform environment shared by its two lobes.
 struct EnvLanes<S: Simd> {
     one: f32x8<S>,
@@ -390,6 +380,31 @@ struct EnvLanes<S: Simd> {
 }
 
 impl<S: Simd> EnvLanes<S> {
+    /// The terms at clamped `N·V` and roughness, the split-sum table read per lane.
+    #[inline(always)]
+    fn new(simd: S, n_v: f32x8<S>, r: f32x8<S>) -> EnvLanes<S> {
+        let one = simd.splat_f32x8(1.0);
+        let nv: [f32; LANES] = n_v.into();
+        let rr: [f32; LANES] = r.into();
+        let (mut ta, mut tb) = ([0.0f32; LANES], [0.0f32; LANES]);
+        for i in 0..LANES {
+            [ta[i], tb[i]] = pbr::env_brdf(nv[i], rr[i]);
+        }
+        let (ta, tb) = (f32x8::from_slice(simd, &ta), f32x8::from_slice(simd, &tb));
+        let x = one - n_v;
+        let x2 = x * x;
+        let fw = x2 * x2 * x;
+        EnvLanes {
+            one,
+            fw,
+            one_r: one - r,
+            ta,
+            tb,
+            ems: one - (ta + tb),
+            inv21: simd.splat_f32x8(1.0 / 21.0),
+        }
+    }
+
     /// [`pbr::ambient_channel`] in lanes, the same expressions in the same order.
     #[inline(always)]
     fn lobe(&self, a: f32x8<S>, f0: f32x8<S>, c_diff: f32x8<S>) -> f32x8<S> {

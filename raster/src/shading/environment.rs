@@ -29,9 +29,9 @@
 //!   `N·L`. [`Environment::specular`] reads the two levels around the roughness and blends
 //!   them, each bilinear.
 //!
-//! The PBR stage combines them with the split-sum table ([`super::pbr::env_brdf`]) and
-//! Fdez-Agüera's multiple-scattering terms: `FssEss` times the specular radiance, `FmsEms`
-//! and `k_D` times the diffuse (see [`super::pbr`]).
+//! The PBR stage (`super::pbr`) combines them with its split-sum table and Fdez-Agüera's
+//! multiple-scattering terms: `FssEss` times the specular radiance, `FmsEms` and `k_D` times
+//! the diffuse.
 
 use std::sync::Arc;
 
@@ -46,6 +46,9 @@ pub const LEVELS: usize = 6;
 pub const BASE_WIDTH: u32 = 256;
 /// GGX samples per prefiltered texel.
 pub const SAMPLES: u32 = 64;
+/// The smallest `α²` of the GGX lobe, here and in the BRDF (`pbr`): a roughness of 0 gives
+/// a very small, very bright lobe instead of `0 / 0`.
+pub const MIN_ALPHA2: f32 = 1e-6;
 /// Largest map [`Environment::from_equirect`] takes: 16384 × 8192 texels.
 pub const MAX_TEXELS: u64 = 16384 * 8192;
 
@@ -331,7 +334,7 @@ fn project_sh(map: &Equirect) -> [Vec3; 9] {
 /// A `w × h` level of the specular chain at perceptual roughness `r` (module docs).
 fn prefilter(chain: &[Equirect], w: u32, h: u32, r: f32) -> Equirect {
     let a = r * r;
-    let a2 = (a * a).max(super::pbr::MIN_ALPHA2);
+    let a2 = (a * a).max(MIN_ALPHA2);
     let base = &chain[0];
     // Solid angle of one texel of the base level at the equator.
     let texel_omega =

@@ -82,8 +82,8 @@ use crate::texture::{Sampler, Texture};
 
 /// `1/π` as the shaders use it.
 const INV_PI: f32 = core::f32::consts::FRAC_1_PI;
-/// The smallest `α²`.
-pub const MIN_ALPHA2: f32 = 1e-6;
+// The smallest `α²` is defined with the environment's prefiltering, which this builds on.
+use crate::shading::environment::MIN_ALPHA2;
 
 /// One of a material's textures: the texture, its sampler, the UV set it reads and the
 /// matrix applied to `(u, v, 0, 1)` (glTF's `KHR_texture_transform`).
