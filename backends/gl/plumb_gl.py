@@ -583,9 +583,10 @@ class Replayer:
             for coord, cap in zip(coords[:2], caps[:2]):
                 GL.glTexGeni(coord, GL.GL_TEXTURE_GEN_MODE, GL.GL_SPHERE_MAP)
                 GL.glEnable(cap)
+            # r and q come from the unit's coordinates: (0, 1) from a 2-component array or
+            # the (0, 0, 0, 1) set in `units` when there is none.
             GL.glDisable(caps[2])
             GL.glDisable(caps[3])
-            GL.glMultiTexCoord4f(GL.GL_TEXTURE0, 0.0, 0.0, 0.0, 1.0)
         else:
             linear = kind == "object_linear"
             for coord, cap, plane in zip(coords, caps, p["planes"]):
