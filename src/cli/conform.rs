@@ -396,15 +396,11 @@ fn status_word(s: Status) -> &'static str {
 fn summary(args: &ConformArgs, results: &report::Results) -> ExitCode {
     let (pass, fail, error) = results.counts();
     let skipped = results.skipped();
-    let classes = results
-        .failures_by_class()
-        .iter()
-        .map(|(k, n)| format!("{n} {}", k.as_str()))
-        .collect::<Vec<_>>();
+    let classes = results.failures_by_class();
     let classes = if classes.is_empty() {
         String::new()
     } else {
-        format!(" ({})", classes.join(", "))
+        format!(" ({})", report::class_counts(&classes))
     };
     say!(
         "{} cases: {pass} passed, {fail} failed{classes}, {error} errors, {skipped} skipped ({}); report in {}",

@@ -1208,15 +1208,12 @@ fn rounding_allowed(m: &Metrics, t: &Tolerance, pixels: u64) -> bool {
 /// Classifies the difference of `actual` from `expected` (same size) by its pixels over
 /// `threshold`: `None` when there are none, else [`DiffClass`]'s three cases in order.
 pub fn classify(expected: &RgbaImage, actual: &RgbaImage, threshold: u8) -> Option<DiffClass> {
-    let delta = |a: &image::Rgba<u8>, b: &image::Rgba<u8>| {
-        (0..4).map(|c| a.0[c].abs_diff(b.0[c])).max().unwrap_or(0)
-    };
     let (w, h) = expected.dimensions();
     let mut max = None::<u8>;
     let mut edge_only = true;
     for (x, y, e) in expected.enumerate_pixels() {
         let a = actual.get_pixel(x, y);
-        let d = delta(e, a);
+        let d = pixel_delta(e, a);
         if d <= threshold {
             continue;
         }
@@ -1226,7 +1223,7 @@ pub fn classify(expected: &RgbaImage, actual: &RgbaImage, threshold: u8) -> Opti
             let mut neighbours = (y.saturating_sub(r)..=(y + r).min(h - 1))
                 .flat_map(|ny| (x.saturating_sub(r)..=(x + r).min(w - 1)).map(move |nx| (nx, ny)));
             edge_only = neighbours.any(|(nx, ny)| {
-                (nx, ny) != (x, y) && delta(expected.get_pixel(nx, ny), a) <= threshold
+                (nx, ny) != (x, y) && pixel_delta(expected.get_pixel(nx, ny), a) <= threshold
             });
         }
     }
@@ -1267,7 +1264,7 @@ fn flip_mean_of_differences(
         .pixels()
         .zip(actual.pixels())
         .zip(errors)
-        .filter(|((a, b), _)| (0..4).any(|c| a.0[c].abs_diff(b.0[c]) > threshold))
+        .filter(|((a, b), _)| pixel_delta(a, b) > threshold)
         .map(|(_, &e)| f64::from(e))
         .sum::<f64>();
     over / errors.len().max(1) as f64
@@ -1280,12 +1277,16 @@ pub const COMPARISON_RULE: &str = "Every case compares all four channels, RGBA: 
     over those pixels only (a pixel within the threshold is not a difference); heat \
     maps show the larger of the perceptual error and the alpha difference.";
 
+/// A pixel's largest channel difference (R, G, B or A): what the threshold is held against.
+fn pixel_delta(a: &image::Rgba<u8>, b: &image::Rgba<u8>) -> u8 {
+    (0..4).map(|c| a.0[c].abs_diff(b.0[c])).max().unwrap_or(0)
+}
+
 /// The first pixel (row by row) whose largest channel difference is the largest.
 fn worst_pixel(a: &RgbaImage, b: &RgbaImage) -> Option<[u32; 2]> {
     let mut best: Option<(u8, [u32; 2])> = None;
     for (x, y, pa) in a.enumerate_pixels() {
-        let pb = b.get_pixel(x, y);
-        let d = (0..4).map(|c| pa.0[c].abs_diff(pb.0[c])).max().unwrap_or(0);
+        let d = pixel_delta(pa, b.get_pixel(x, y));
         if d > 0 && best.is_none_or(|(m, _)| d > m) {
             best = Some((d, [x, y]));
         }

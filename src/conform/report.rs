@@ -73,8 +73,17 @@ impl Results {
     /// Failing cases per [`DiffClass`] (a failure without a comparison, e.g. a size
     /// mismatch, counts in none), in the class order.
     pub fn failures_by_class(&self) -> BTreeMap<DiffClass, usize> {
+        self.failures_by_class_in(None)
+    }
+
+    /// [`Results::failures_by_class`] of one area (`None`: every area).
+    fn failures_by_class_in(&self, area: Option<&str>) -> BTreeMap<DiffClass, usize> {
         let mut out = BTreeMap::new();
-        for c in self.cases.iter().filter(|c| c.status == Status::Fail) {
+        let cases = self
+            .cases
+            .iter()
+            .filter(|c| area.is_none_or(|a| c.area == a));
+        for c in cases.filter(|c| c.status == Status::Fail) {
             if let Some(class) = c.metrics.and_then(|m| m.class) {
                 *out.entry(class).or_default() += 1;
             }
@@ -354,7 +363,7 @@ pub fn is_safe_relative(name: &str) -> bool {
 }
 
 /// `2 rounding, 1 area` (or `none`), in the class order.
-fn class_counts(classes: &BTreeMap<DiffClass, usize>) -> String {
+pub fn class_counts(classes: &BTreeMap<DiffClass, usize>) -> String {
     if classes.is_empty() {
         return "none".to_owned();
     }
@@ -419,16 +428,7 @@ pub fn html(results: &Results) -> String {
     h.push_str("<table id=\"areas\"><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th>skip</th><th>failures by class</th><th></th></tr>\n");
     for (area, [p, f, e, s]) in by_area(results) {
         let verdict = if f + e == 0 { "pass" } else { "fail" };
-        let mut classes: BTreeMap<DiffClass, usize> = BTreeMap::new();
-        for c in results
-            .cases
-            .iter()
-            .filter(|c| c.area == area && c.status == Status::Fail)
-        {
-            if let Some(class) = c.metrics.and_then(|m| m.class) {
-                *classes.entry(class).or_default() += 1;
-            }
-        }
+        let classes = results.failures_by_class_in(Some(area));
         let _ = writeln!(
             h,
             "<tr><td>{}</td><td>{p}</td><td>{f}</td><td>{e}</td><td>{s}</td><td>{}</td><td class=\"{verdict}\">{verdict}</td></tr>",

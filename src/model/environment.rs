@@ -66,12 +66,7 @@ impl EnvironmentChoice {
         match self {
             EnvironmentChoice::Auto if file_has_lights => Ok(None),
             EnvironmentChoice::None => Ok(None),
-            EnvironmentChoice::Auto | EnvironmentChoice::Studio => {
-                static STUDIO: std::sync::OnceLock<Arc<Environment>> = std::sync::OnceLock::new();
-                Ok(Some(Arc::clone(
-                    STUDIO.get_or_init(|| Arc::new(Environment::studio())),
-                )))
-            }
+            EnvironmentChoice::Auto | EnvironmentChoice::Studio => Ok(Some(Environment::studio())),
             EnvironmentChoice::File(path) => cached(path).map(Some),
         }
     }

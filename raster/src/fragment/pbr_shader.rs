@@ -321,7 +321,7 @@ pub(crate) fn lit_lanes<S: Simd>(
     let env = EnvLanes::new(simd, n_v, r);
     let amb = vl::splat3(simd, ambient);
     let f0_dielectric = simd.splat_f32x8(0.04);
-    let ibl = env_light.map(|e| ibl_lanes(simd, e, n, view, p.base, [m, r]));
+    let ibl = env_light.map(|e| ibl_lanes(simd, e, &env, [n, view, p.base], [m, r]));
     // A loop, not `array::map`: its closure was compiled outside the dispatch's target
     // features, every lane operation a call (callgrind).
     let mut out = [zero; 3];
@@ -337,31 +337,33 @@ pub(crate) fn lit_lanes<S: Simd>(
     out
 }
 
-/// The image-based light per lane, through the scalar definition ([`pbr::ibl_light`]), so
-/// the lanes give its bits: `mr` the clamped metallic and roughness.
+/// The image-based light per lane, through the scalar definition ([`pbr::ibl_radiance`],
+/// [`pbr::ibl_combine`] with the ambient term's `fw` and table values from `env`), so the
+/// lanes give its bits: `mr` the clamped metallic and roughness.
 #[inline(always)]
 fn ibl_lanes<S: Simd>(
     simd: S,
     e: &PbrEnvironment,
-    n: V3<S>,
-    view: V3<S>,
-    base: V3<S>,
+    env: &EnvLanes<S>,
+    [n, view, base]: [V3<S>; 3],
     [m, r]: [f32x8<S>; 2],
 ) -> V3<S> {
     let lane = |v: f32x8<S>| -> [f32; LANES] { v.into() };
-    let (nx, ny, nz) = (lane(n[0]), lane(n[1]), lane(n[2]));
-    let (vx, vy, vz) = (lane(view[0]), lane(view[1]), lane(view[2]));
-    let (bx, by, bz) = (lane(base[0]), lane(base[1]), lane(base[2]));
+    let v3 = |v: V3<S>| [lane(v[0]), lane(v[1]), lane(v[2])];
+    let (n, view, base) = (v3(n), v3(view), v3(base));
     let (ml, rl) = (lane(m), lane(r));
+    let (fw, ta, tb) = (lane(env.fw), lane(env.ta), lane(env.tb));
+    let at = |v: &[[f32; LANES]; 3], i: usize| Vec3::new(v[0][i], v[1][i], v[2][i]);
     let mut out = [[0.0f32; LANES]; 3];
     for i in 0..LANES {
-        let c = pbr::ibl_light(
-            e,
-            Vec3::new(nx[i], ny[i], nz[i]),
-            Vec3::new(vx[i], vy[i], vz[i]),
-            Vec3::new(bx[i], by[i], bz[i]),
-            ml[i],
-            rl[i],
+        let (diff, spec) = pbr::ibl_radiance(e, at(&n, i), at(&view, i), rl[i]);
+        let c = pbr::ibl_combine(
+            at(&base, i),
+            [ml[i], rl[i]],
+            fw[i],
+            [ta[i], tb[i]],
+            spec,
+            diff,
         );
         [out[0][i], out[1][i], out[2][i]] = c.to_array();
     }
@@ -554,19 +556,22 @@ impl PbrShader {
         if let Some(e) = env {
             // The map's radiance around N and along the reflection, and what the lobes make
             // of each (before occlusion): the specular part, then the diffuse part.
-            let (m, r) = (sat(point.metallic), sat(point.roughness));
+            let mr = [sat(point.metallic), sat(point.roughness)];
             let b = base.truncate();
-            let (diff, spec) = pbr::ibl_radiance(e, n, view, r);
+            let (diff, spec) = pbr::ibl_radiance(e, n, view, mr[1]);
+            let (x, x2) = (1.0 - n_v, (1.0 - n_v) * (1.0 - n_v));
+            let fw = x2 * x2 * x;
+            let ab = pbr::env_brdf(n_v, mr[1]);
             st = st
                 .input("environment_diffuse", floats(diff))
                 .input("environment_specular", floats(spec))
                 .output(
                     "environment_specular_part",
-                    floats(pbr::ibl_combine(n_v, b, m, r, spec, Vec3::ZERO)),
+                    floats(pbr::ibl_combine(b, mr, fw, ab, spec, Vec3::ZERO)),
                 )
                 .output(
                     "environment_diffuse_part",
-                    floats(pbr::ibl_combine(n_v, b, m, r, Vec3::ZERO, diff)),
+                    floats(pbr::ibl_combine(b, mr, fw, ab, Vec3::ZERO, diff)),
                 );
         }
         stages.push(st.output("radiance", floats(lit - none)));
@@ -649,7 +654,7 @@ pub(crate) mod tests {
             .collect();
         // Without and with an image-based light (the studio, turned, brighter).
         let studio = PbrEnvironment {
-            map: Arc::new(Environment::studio()),
+            map: Environment::studio(),
             intensity: 1.3,
             world_from_eye: glam::Mat3::from_rotation_y(0.7),
         };

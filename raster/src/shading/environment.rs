@@ -87,7 +87,11 @@ impl Equirect {
 
     /// Bilinear at the direction `d` (unit, world space): columns wrap, rows clamp.
     fn sample(&self, d: Vec3) -> Vec3 {
-        let (u, v) = uv_of(d);
+        self.sample_uv(uv_of(d))
+    }
+
+    /// Bilinear at `(u, v)` ([`uv_of`]).
+    fn sample_uv(&self, (u, v): (f32, f32)) -> Vec3 {
         let fx = u * self.width as f32 - 0.5;
         let fy = (v * self.height as f32 - 0.5).clamp(0.0, (self.height - 1) as f32);
         let (x0, y0) = (fx.floor(), fy.floor());
@@ -206,21 +210,21 @@ impl Environment {
     /// A neutral studio, generated: a soft grey dome brighter overhead, a darker floor, a
     /// large key light above and to the left of +Z, a fill to the right and a rim behind, so
     /// that metals have something to reflect. Radiance up to about 6, mean about 0.5.
-    pub fn studio() -> Environment {
-        static STUDIO: std::sync::OnceLock<Environment> = std::sync::OnceLock::new();
-        STUDIO
-            .get_or_init(|| {
-                let (w, h) = (256u32, 128u32);
-                let mut texels = Vec::with_capacity((w * h) as usize);
-                for y in 0..h {
-                    for x in 0..w {
-                        let (d, _) = direction_of(x, y, w, h);
-                        texels.push(studio_radiance(d));
-                    }
+    /// Prepared once per process; every call shares it.
+    pub fn studio() -> Arc<Environment> {
+        static STUDIO: std::sync::OnceLock<Arc<Environment>> = std::sync::OnceLock::new();
+        let studio = STUDIO.get_or_init(|| {
+            let (w, h) = (256u32, 128u32);
+            let mut texels = Vec::with_capacity((w * h) as usize);
+            for y in 0..h {
+                for x in 0..w {
+                    let (d, _) = direction_of(x, y, w, h);
+                    texels.push(studio_radiance(d));
                 }
-                Environment::from_equirect(w, h, texels).expect("the studio map is valid")
-            })
-            .clone()
+            }
+            Arc::new(Environment::from_equirect(w, h, texels).expect("the studio map is valid"))
+        });
+        Arc::clone(studio)
     }
 
     /// The cosine-weighted mean radiance around the unit world normal `n`.
@@ -239,8 +243,10 @@ impl Environment {
         let f = math::saturate(roughness) * (LEVELS - 1) as f32;
         let k = (f as usize).min(LEVELS - 2);
         let t = f - k as f32;
-        let a = self.levels[k].sample(r);
-        let b = self.levels[k + 1].sample(r);
+        // One direction, so its (u, v) once for both levels.
+        let uv = uv_of(r);
+        let a = self.levels[k].sample_uv(uv);
+        let b = self.levels[k + 1].sample_uv(uv);
         a.lerp(b, t)
     }
 }

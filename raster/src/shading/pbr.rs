@@ -321,15 +321,6 @@ pub fn ibl_channel(
     fss_ess * spec + (fms_ems + k_d) * diff
 }
 
-/// The image-based light at one pixel, before occlusion: the environment's diffuse radiance
-/// around `n` and its prefiltered radiance along the reflection of `view`, through
-/// [`ibl_channel`] for the dielectric and metal lobes mixed by `m`. `m` and `r` are the
-/// clamped metallic and roughness. The lanes call this per lane, so both agree bit for bit.
-pub fn ibl_light(env: &PbrEnvironment, n: Vec3, view: Vec3, base: Vec3, m: f32, r: f32) -> Vec3 {
-    let (diff, spec) = ibl_radiance(env, n, view, r);
-    ibl_combine(math::saturate(n.dot(view)), base, m, r, spec, diff)
-}
-
 /// The environment's diffuse radiance around `n` and specular radiance along the reflection
 /// of `view` at clamped roughness `r`.
 pub fn ibl_radiance(env: &PbrEnvironment, n: Vec3, view: Vec3, r: f32) -> (Vec3, Vec3) {
@@ -337,14 +328,21 @@ pub fn ibl_radiance(env: &PbrEnvironment, n: Vec3, view: Vec3, r: f32) -> (Vec3,
     env.light(n, reflected, r)
 }
 
-/// [`ibl_light`] from the radiances: what the lobes make of specular radiance `spec` and
-/// diffuse radiance `diff` at clamped `N·V` `n_v` (linear in each, so `explain` shows the
-/// two parts apart by passing zero for the other).
-pub fn ibl_combine(n_v: f32, base: Vec3, m: f32, r: f32, spec: Vec3, diff: Vec3) -> Vec3 {
-    let x = 1.0 - n_v;
-    let x2 = x * x;
-    let fw = x2 * x2 * x;
-    let ab = env_brdf(n_v, r);
+/// The image-based light at one pixel, before occlusion, from the environment's radiances
+/// ([`ibl_radiance`]): what [`ibl_channel`]'s dielectric and metal lobes, mixed by `m`, make
+/// of specular radiance `spec` and diffuse radiance `diff`. `m`, `r` are the clamped
+/// metallic and roughness; `fw = (1 − N·V)⁵` and `ab` = [`env_brdf`]`(N·V, r)` are the
+/// ambient term's, computed once per pixel for both. Linear in `spec` and `diff`, so
+/// `explain` shows the two parts apart by passing zero for the other. The lanes call this
+/// per lane, so both agree bit for bit.
+pub fn ibl_combine(
+    base: Vec3,
+    [m, r]: [f32; 2],
+    fw: f32,
+    ab: [f32; 2],
+    spec: Vec3,
+    diff: Vec3,
+) -> Vec3 {
     let lobe = |s: f32, d: f32, c: f32| {
         let dielectric = ibl_channel(s, d, 0.04, c, fw, r, ab);
         let metal = ibl_channel(s, d, c, 0.0, fw, r, ab);
@@ -534,7 +532,7 @@ pub struct SurfacePoint {
 }
 
 /// The linear lit colour of one pixel (module docs): `view` is the unit vector to the eye;
-/// `env_light` the image-based light, if any ([`ibl_light`], added to the ambient term).
+/// `env_light` the image-based light, if any ([`ibl_combine`], added to the ambient term).
 pub fn shade_pixel(
     p: &SurfacePoint,
     view: Vec3,
@@ -578,7 +576,10 @@ pub fn shade_pixel(
         env(ambient.z, base.z),
     );
     let amb = match env_light {
-        Some(e) => amb + ibl_light(e, n, view, base, m, r),
+        Some(e) => {
+            let (diff, spec) = ibl_radiance(e, n, view, r);
+            amb + ibl_combine(base, [m, r], fw, ab, spec, diff)
+        }
         None => amb,
     };
     lo + amb * p.occlusion + p.emissive

@@ -140,7 +140,8 @@ pub struct FixedRenderer<T> {
     global_ambient: Vec3,
     stats: BackendStats,
     pbr_output: PbrOutput,
-    pbr_environment: Option<(Arc<plumb_raster::environment::Environment>, f32)>,
+    /// The frame's image-based light, turned into its camera's eye space.
+    pbr_environment: Option<PbrEnvironment>,
 }
 
 /// The CPU backend: a plumb-raster [`Context`] driven through the [`Renderer`] trait.
@@ -519,15 +520,10 @@ impl<T: DrawTarget> FixedRenderer<T> {
             }
             Space::Screen { .. } => Vec::new(),
         };
-        // The map is in world space; eye directions turn into it by the view's inverse
-        // rotation (screen-space draws have no world).
-        let environment = match (draw.space, &self.pbr_environment) {
-            (Space::World { .. }, Some((map, intensity))) => Some(PbrEnvironment {
-                map: Arc::clone(map),
-                intensity: *intensity,
-                world_from_eye: Mat3::from_mat4(self.view_from_world).inverse(),
-            }),
-            _ => None,
+        // Screen-space draws have no world to turn the map into.
+        let environment = match draw.space {
+            Space::World { .. } => self.pbr_environment.clone(),
+            Space::Screen { .. } => None,
         };
         let pbr = PbrDraw {
             material: pbr_material(material),
@@ -640,7 +636,15 @@ impl<T: DrawTarget> Renderer for FixedRenderer<T> {
         self.viewport = self.camera_viewport(frame.camera);
         self.global_ambient = frame.global_ambient;
         self.pbr_output = frame.pbr_output;
-        self.pbr_environment = frame.pbr_environment.map(|(e, k)| (Arc::clone(e), k));
+        // The map is in world space; eye directions turn into it by the view's inverse
+        // rotation.
+        self.pbr_environment = frame
+            .pbr_environment
+            .map(|(map, intensity)| PbrEnvironment {
+                map: Arc::clone(map),
+                intensity,
+                world_from_eye: Mat3::from_mat4(self.view_from_world).inverse(),
+            });
         self.stats = BackendStats::default();
         self.target
             .clear(frame.clear_color, frame.clear_depth, frame.clear_stencil);

@@ -116,7 +116,7 @@ pub(super) fn build_located(
                 ),
             ));
         }
-        let map = std::sync::Arc::new(plumb_raster::environment::Environment::studio());
+        let map = plumb_raster::environment::Environment::studio();
         let k = e.intensity.map_or(1.0, |k| k.get());
         scene
             .set_pbr_environment(Some((map, k)))

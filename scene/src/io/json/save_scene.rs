@@ -157,7 +157,7 @@ pub fn save_scene(
         doc.depth_layers = Some(re(f));
     }
     if let Some((map, k)) = &scene.pbr_environment {
-        if **map != plumb_raster::environment::Environment::studio() {
+        if !std::sync::Arc::ptr_eq(map, &plumb_raster::environment::Environment::studio()) {
             return Err(s.unsupported("environment", "environment maps other than the studio"));
         }
         doc.environment = Some(EnvironmentDoc {
