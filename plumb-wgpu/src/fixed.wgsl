@@ -38,7 +38,7 @@ struct Draw {
     normal_mat: mat4x4<f32>,
     vp_scale: vec4<f32>,
     vp_offset: vec4<f32>,
-    f0: vec4<f32>, // fixed draw, lighting (0 none, 1 vertex, 2 pixel), unit count (unused: the UNITS constant), primitive (0 tri, 1 line, 2 point)
+    f0: vec4<f32>, // fixed draw, lighting (0 none, 1 vertex, 2 pixel, 3 PBR: pbr.wgsl), unit count (unused: the UNITS constant), primitive (0 tri, 1 line, 2 point)
     f1: vec4<f32>, // flat, two-sided, separate specular, colour material
     f2: vec4<f32>, // local viewer, light count, shininess, material alpha
     fog0: vec4<f32>, // mode (0 none, 1 linear, 2 exp, 3 exp2), per pixel, radial
@@ -47,7 +47,7 @@ struct Draw {
     alpha: vec4<f32>, // alpha func, reference, quantise (blending off), probe (0 off; texel probe 1, 2 blended; weight probe 3, 4 blended)
     sizes: vec4<f32>, // target width, height, point half size, line half width
     attr: vec4<f32>, // stride, normal offset, colour offset, first uv offset (-1: none)
-    attr2: vec4<f32>, // fog offset, uv set count
+    attr2: vec4<f32>, // fog offset, uv set count, tangent offset (-1: none)
     global_ambient: vec4<f32>,
     emissive: vec4<f32>,
     m_ambient: vec4<f32>,
@@ -110,6 +110,35 @@ fn rd(i: u32) -> f32 { return vdata[i]; }
 
 struct Lit { prim: vec4<f32>, sec: vec3<f32> }
 
+// The unit vector from `pos` towards the light (xyz) and its attenuation × spot factor (w),
+// 1 for a directional light (light.rs `PreparedLight::towards`).
+fn towards(l: Light, pos: vec3<f32>) -> vec4<f32> {
+    if u32(l.k.x) == 1u { return vec4(l.vector.xyz, 1.0); }
+    let d = l.vector.xyz - pos;
+    let dist = length(d);
+    let to_light = normalize_or_zero(d);
+    let denom = l.atten.x + l.atten.y * dist + l.atten.z * (dist * dist);
+    var factor = select(0.0, 1.0 / denom, denom > 0.0);
+    if l.k.y > 0.5 {
+        let cos_a = -dot(to_light, l.spot_dir.xyz);
+        if cos_a < l.k.z {
+            factor = 0.0;
+        } else {
+            factor *= powf(max(cos_a, 0.0), l.k.w);
+        }
+        if l.spot_dir.w > 0.5 {
+            let t = clamp(cos_a * l.extra.x + l.extra.y, 0.0, 1.0);
+            factor *= t * t;
+        }
+    }
+    if l.atten.w > 0.5 {
+        let r = dist * l.extra.z;
+        let w = clamp(1.0 - (r * r) * (r * r), 0.0, 1.0);
+        factor *= w * w;
+    }
+    return vec4(to_light, factor);
+}
+
 fn shade(pos: vec3<f32>, normal_in: vec3<f32>, vcol: vec4<f32>, front: bool) -> Lit {
     var n = normalize_or_zero(normal_in);
     if u.f1.y > 0.5 && !front { n = -n; }
@@ -133,32 +162,9 @@ fn shade(pos: vec3<f32>, normal_in: vec3<f32>, vcol: vec4<f32>, front: bool) -> 
             color += m_amb * l.ambient.xyz;
             continue;
         }
-        var to_light = l.vector.xyz;
-        var factor = 1.0;
-        if kind != 1u {
-            let d = l.vector.xyz - pos;
-            let dist = length(d);
-            to_light = normalize_or_zero(d);
-            let denom = l.atten.x + l.atten.y * dist + l.atten.z * (dist * dist);
-            factor = select(0.0, 1.0 / denom, denom > 0.0);
-            if l.k.y > 0.5 {
-                let cos_a = -dot(to_light, l.spot_dir.xyz);
-                if cos_a < l.k.z {
-                    factor = 0.0;
-                } else {
-                    factor *= powf(max(cos_a, 0.0), l.k.w);
-                }
-                if l.spot_dir.w > 0.5 {
-                    let t = clamp(cos_a * l.extra.x + l.extra.y, 0.0, 1.0);
-                    factor *= t * t;
-                }
-            }
-            if l.atten.w > 0.5 {
-                let r = dist * l.extra.z;
-                let w = clamp(1.0 - (r * r) * (r * r), 0.0, 1.0);
-                factor *= w * w;
-            }
-        }
+        let tf = towards(l, pos);
+        let to_light = tf.xyz;
+        let factor = tf.w;
         let ndotl = dot(n, to_light);
         var term = m_amb * l.ambient.xyz;
         if ndotl > 0.0 {
@@ -288,6 +294,13 @@ fn stage(v: u32) -> Stage {
             s.bsec = f.sec;
         }
     }
+    if lit == 3u && u.attr2.z >= 0.0 {
+        // A PBR draw's eye-space unit tangent and handedness, in the back colour's place
+        // (vertex_stage.rs: the upper 3×3 of view_from_model, normalised).
+        let tb = b + u32(u.attr2.z);
+        let vm = mat3x3(u.view_from_model[0].xyz, u.view_from_model[1].xyz, u.view_from_model[2].xyz);
+        s.bprim = vec4(normalize_or_zero(vm * vec3(rd(tb), rd(tb + 1u), rd(tb + 2u))), rd(tb + 3u));
+    }
     for (var k = 0u; k < UNITS; k++) {
         let un = u.units[k];
         let gen = u32(un.samp2.x);
@@ -391,7 +404,8 @@ fn emit(s: Stage, flat: Stage, clip_src: vec4<f32>, offset: vec2<f32>, front: bo
     if u.f1.x > 0.5 {
         c.prim = flat.prim;
         c.sec = flat.sec;
-        c.bprim = flat.bprim;
+        // A PBR draw's tangent is not a colour: it stays per vertex.
+        if u32(u.f0.y) != 3u { c.bprim = flat.bprim; }
         c.bsec = flat.bsec;
     }
     o.prim = c.prim;

@@ -20,6 +20,9 @@ pub(crate) struct Gpu {
     pub(crate) clear_shader: wgpu::ShaderModule,
     pub(crate) layout: wgpu::PipelineLayout,
     pub(crate) bgl: wgpu::BindGroupLayout,
+    /// The layout of physically based draws: `bgl`'s bindings and pbr.wgsl's (11–13).
+    pub(crate) pbr_layout: wgpu::PipelineLayout,
+    pub(crate) pbr_bgl: wgpu::BindGroupLayout,
     pub(crate) clear_layout: wgpu::PipelineLayout,
     pub(crate) clear_bgl: wgpu::BindGroupLayout,
     pipelines: Mutex<HashMap<String, wgpu::RenderPipeline>>,
@@ -113,18 +116,9 @@ impl Gpu {
         });
         let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
         let mut entries = vec![
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: vis,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            storage_entry(1),
-            storage_entry(2),
+            uniform_entry(0, vis),
+            storage_entry(1, wgpu::ShaderStages::VERTEX),
+            storage_entry(2, wgpu::ShaderStages::VERTEX),
         ];
         for k in 0..UNITS {
             entries.push(wgpu::BindGroupLayoutEntry {
@@ -147,18 +141,22 @@ impl Gpu {
             bind_group_layouts: &[Some(&bgl)],
             immediate_size: 0,
         });
+        let fragment = wgpu::ShaderStages::FRAGMENT;
+        entries.push(uniform_entry(11, fragment));
+        entries.push(storage_entry(12, fragment));
+        entries.push(storage_entry(13, fragment));
+        let pbr_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("plumb PBR draw"),
+            entries: &entries,
+        });
+        let pbr_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("plumb PBR draw"),
+            bind_group_layouts: &[Some(&pbr_bgl)],
+            immediate_size: 0,
+        });
         let clear_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("plumb clear"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: vis,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
+            entries: &[uniform_entry(0, vis)],
         });
         let clear_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("plumb clear"),
@@ -195,6 +193,8 @@ impl Gpu {
             clear_shader,
             layout,
             bgl,
+            pbr_layout,
+            pbr_bgl,
             clear_layout,
             clear_bgl,
             pipelines: Mutex::new(HashMap::new()),
@@ -236,13 +236,27 @@ impl Gpu {
     }
 }
 
-/// A read-only storage buffer seen by the vertex stage.
-fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+/// A read-only storage buffer seen by `visibility`.
+fn storage_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
-        visibility: wgpu::ShaderStages::VERTEX,
+        visibility,
         ty: wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A uniform buffer seen by `visibility`.
+fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
             has_dynamic_offset: false,
             min_binding_size: None,
         },

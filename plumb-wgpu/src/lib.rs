@@ -75,8 +75,9 @@ pub use gpu::adapter_info;
 pub use probe::{TexelProbe, WeightProbe};
 pub use target::WgpuTarget;
 
-/// The fixed-function shader (its uniform structs are mirrored in `uniforms`).
-const SHADER: &str = include_str!("fixed.wgsl");
+/// The fixed-function shader and the physically based fragment stage after it (their uniform
+/// structs are mirrored in `uniforms`).
+const SHADER: &str = concat!(include_str!("fixed.wgsl"), include_str!("pbr.wgsl"));
 /// The rectangle-clear shader.
 const CLEAR_SHADER: &str = include_str!("clear.wgsl");
 const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;

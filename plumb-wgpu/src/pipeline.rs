@@ -17,7 +17,8 @@ impl Gpu {
     pub(crate) fn draw_pipeline(&self, key: &PipeKey) -> wgpu::RenderPipeline {
         let g = self;
         g.cached(format!("{key:?}"), || {
-            build_pipeline(&g.device, &g.layout, &g.shader, g.depth_format, key)
+            let layout = if key.pbr { &g.pbr_layout } else { &g.layout };
+            build_pipeline(&g.device, layout, &g.shader, g.depth_format, key)
         })
     }
 
@@ -146,6 +147,9 @@ pub(crate) struct PipeKey {
     /// vertex once and reuses it. Flat shading needs the primitive's first vertex, which an
     /// indexed vertex shader cannot find, so it is drawn corner by corner.
     pub(crate) indexed: bool,
+    /// A physically based draw: fragment entry `fs_pbr` (pbr.wgsl) and the layout with its
+    /// bindings.
+    pub(crate) pbr: bool,
 }
 
 impl PipeKey {
@@ -185,6 +189,7 @@ impl PipeKey {
             mask: s.color_mask,
             units: units as u32,
             indexed: kind == PrimKind::Tri && s.shade != ShadeModel::Flat,
+            pbr: false,
         }
     }
 }
@@ -358,7 +363,7 @@ fn build_pipeline(
         },
         fragment: Some(wgpu::FragmentState {
             module: shader,
-            entry_point: Some("fs"),
+            entry_point: Some(if key.pbr { "fs_pbr" } else { "fs" }),
             targets: &[Some(wgpu::ColorTargetState {
                 format: COLOR_FORMAT,
                 blend,

@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use glam::Vec4;
 use image::RgbaImage;
+use plumb_raster::environment::Environment;
+use plumb_raster::fixed_function::{check_fixed_input, check_pbr_input};
+use plumb_raster::pbr::PbrDraw;
 use plumb_raster::texture::Texture;
 use plumb_raster::{
     DrawStats, DrawTarget, Error, FixedFunction, Indices, MeshInput, PipelineState, Rect, Topology,
@@ -17,7 +20,7 @@ use wgpu::util::DeviceExt;
 use crate::gpu::{gpu, Gpu};
 use crate::pipeline::{gpu_blend_constant, scissor_rect, PipeKey};
 use crate::primitives::{primitives, PrimKind};
-use crate::uniforms::{build_uniforms, ClearUniforms, Draw, GpuBytes};
+use crate::uniforms::{build_pbr, build_uniforms, env_data, ClearUniforms, Draw, GpuBytes, Light, Pbr};
 use crate::{backend, COLOR_FORMAT, UNITS};
 
 /// Longest a read-back waits for the device. The device is shared by every target of the
@@ -36,6 +39,10 @@ pub struct WgpuTarget {
     color_view: wgpu::TextureView,
     depth_view: wgpu::TextureView,
     textures: HashMap<usize, (Arc<Texture>, wgpu::TextureView)>,
+    /// pbr.wgsl's `env` buffer per environment (keyed by the `Arc`, kept alive by the
+    /// cache), and the one without an environment (the split-sum table only).
+    environments: HashMap<usize, (Arc<Environment>, wgpu::Buffer)>,
+    no_environment: Option<wgpu::Buffer>,
     encoder: Option<wgpu::CommandEncoder>,
     draws: u64,
     probe: bool,
@@ -108,6 +115,8 @@ impl WgpuTarget {
             height,
             color,
             textures: HashMap::new(),
+            environments: HashMap::new(),
+            no_environment: None,
             encoder: None,
             draws: 0,
             probe: false,
@@ -304,6 +313,38 @@ impl WgpuTarget {
         view
     }
 
+    /// pbr.wgsl's `env` buffer for `env` (uploaded once per environment, keyed by the `Arc`
+    /// as textures are) or for none.
+    fn environment_buffer(&mut self, env: Option<&Arc<Environment>>) -> wgpu::Buffer {
+        let cached = match env {
+            Some(e) => self
+                .environments
+                .get(&(Arc::as_ptr(e) as usize))
+                .map(|(_, b)| b.clone()),
+            None => self.no_environment.clone(),
+        };
+        if let Some(b) = cached {
+            return b;
+        }
+        let data = f32_bytes(&env_data(env.map(|e| &**e)));
+        let buf = self
+            .gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("plumb PBR environment"),
+                contents: &data,
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        match env {
+            Some(e) => {
+                self.environments
+                    .insert(Arc::as_ptr(e) as usize, (Arc::clone(e), buf.clone()));
+            }
+            None => self.no_environment = Some(buf.clone()),
+        }
+        buf
+    }
+
     /// One draw: uniforms, vertex data and the primitive list are ready.
     #[allow(
         clippy::too_many_arguments,
@@ -319,6 +360,7 @@ impl WgpuTarget {
         vertex_count: u32,
         units: &[Arc<Texture>],
         blend_constant: Vec4,
+        pbr: Option<PbrBindings<'_>>,
     ) -> Result<(), Error> {
         if vertex_count == 0 {
             return Ok(());
@@ -326,7 +368,8 @@ impl WgpuTarget {
         let Some(rect) = scissor_rect(state, self.width, self.height, kind) else {
             return Ok(());
         };
-        let key = PipeKey::new(state, kind, units.len());
+        let mut key = PipeKey::new(state, kind, units.len());
+        key.pbr = pbr.is_some();
         let pipeline = self.gpu.draw_pipeline(&key);
         let views: Vec<wgpu::TextureView> = units.iter().map(|t| self.texture_view(t)).collect();
         let ubuf = self
@@ -379,12 +422,50 @@ impl WgpuTarget {
                 ),
             });
         }
+        let pbr_buffers = pbr.map(|p| {
+            let init = |label, contents: &[u8], usage| {
+                self.gpu
+                    .device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(label),
+                        contents,
+                        usage,
+                    })
+            };
+            let mut lights = Vec::new();
+            for l in p.lights {
+                l.put(&mut lights);
+            }
+            // A runtime-sized array binds at least one element.
+            lights.resize(lights.len().max(std::mem::size_of::<Light>()), 0);
+            [
+                init(
+                    "plumb PBR uniforms",
+                    &p.uniforms.to_bytes(),
+                    wgpu::BufferUsages::UNIFORM,
+                ),
+                init("plumb PBR lights", &lights, wgpu::BufferUsages::STORAGE),
+                p.environment.clone(),
+            ]
+        });
+        if let Some(bufs) = &pbr_buffers {
+            for (k, b) in bufs.iter().enumerate() {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 11 + k as u32,
+                    resource: b.as_entire_binding(),
+                });
+            }
+        }
         let bind = self
             .gpu
             .device
             .create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("plumb draw"),
-                layout: &self.gpu.bgl,
+                layout: if pbr.is_some() {
+                    &self.gpu.pbr_bgl
+                } else {
+                    &self.gpu.bgl
+                },
                 entries: &entries,
             });
         let color_view = self.color_view.clone();
@@ -434,6 +515,55 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
 }
 
 /// A render pass that keeps what the target holds (every draw after the frame's clear).
+/// A mesh's vertex data as the vertex shader pulls it: per vertex the position, then the
+/// normal, colour, UV sets and tangent that are present; the `attr` uniform (stride and
+/// offsets of normal, colour and first UV set, -1 for none) and the tangent's offset.
+fn mesh_data(mesh: &MeshInput<'_>, tangents: Option<&[Vec4]>) -> (Vec<f32>, [f32; 4], f32) {
+    let n = mesh.positions.len();
+    let mut stride = 3;
+    let mut offset = |present: bool, len: usize| {
+        present.then(|| {
+            stride += len;
+            (stride - len) as f32
+        })
+    };
+    let normal_off = offset(mesh.normals.is_some(), 3);
+    let color_off = offset(mesh.colors.is_some(), 4);
+    let uv_off = offset(true, 2 * mesh.uvs.len()).unwrap_or(-1.0);
+    let tangent_off = offset(tangents.is_some(), 4);
+    let mut vdata = Vec::with_capacity(n * stride);
+    for i in 0..n {
+        vdata.extend_from_slice(&mesh.positions[i].to_array());
+        if let Some(x) = mesh.normals {
+            vdata.extend_from_slice(&x[i].to_array());
+        }
+        if let Some(x) = mesh.colors {
+            vdata.extend_from_slice(&x[i].to_array());
+        }
+        for uv in mesh.uvs {
+            vdata.extend_from_slice(&uv[i].to_array());
+        }
+        if let Some(t) = tangents {
+            vdata.extend_from_slice(&t[i].to_array());
+        }
+    }
+    let attr = [
+        stride as f32,
+        normal_off.unwrap_or(-1.0),
+        color_off.unwrap_or(-1.0),
+        uv_off,
+    ];
+    (vdata, attr, tangent_off.unwrap_or(-1.0))
+}
+
+/// What a physically based draw binds beyond a fixed-function one (pbr.wgsl).
+#[derive(Clone, Copy)]
+pub(crate) struct PbrBindings<'a> {
+    uniforms: &'a Pbr,
+    lights: &'a [Light],
+    environment: &'a wgpu::Buffer,
+}
+
 fn begin_load_pass<'e>(
     enc: &'e mut wgpu::CommandEncoder,
     color: &wgpu::TextureView,
@@ -611,6 +741,7 @@ impl DrawTarget for WgpuTarget {
             count,
             &[],
             gpu_blend_constant(state),
+            None,
         )?;
         Ok(DrawStats::default())
     }
@@ -624,43 +755,13 @@ impl DrawTarget for WgpuTarget {
         indices: Indices<'_>,
         topology: Topology,
     ) -> Result<DrawStats, Error> {
-        plumb_raster::fixed_function::check_fixed_input(ff, transforms, mesh, indices)?;
+        check_fixed_input(ff, transforms, mesh, indices)?;
         state.validate()?;
+        let (vdata, attr, _) = mesh_data(mesh, None);
         let n = mesh.positions.len();
-        let nuv = mesh.uvs.len();
-        let mut stride = 3;
-        let normal_off = mesh.normals.map(|_| {
-            stride += 3;
-            (stride - 3) as f32
-        });
-        let color_off = mesh.colors.map(|_| {
-            stride += 4;
-            (stride - 4) as f32
-        });
-        let uv_off = stride as f32;
-        stride += 2 * nuv;
-        let mut vdata = Vec::with_capacity(n * stride);
-        for i in 0..n {
-            vdata.extend_from_slice(&mesh.positions[i].to_array());
-            if let Some(x) = mesh.normals {
-                vdata.extend_from_slice(&x[i].to_array());
-            }
-            if let Some(x) = mesh.colors {
-                vdata.extend_from_slice(&x[i].to_array());
-            }
-            for uv in mesh.uvs {
-                vdata.extend_from_slice(&uv[i].to_array());
-            }
-        }
         let clip_from_model = transforms.clip_from_view * transforms.view_from_model;
         let clip = |i: usize| clip_from_model * mesh.positions[i].extend(1.0);
         let (prims, kind, count) = primitives(state, indices, n, topology, &clip);
-        let attr = [
-            stride as f32,
-            normal_off.unwrap_or(-1.0),
-            color_off.unwrap_or(-1.0),
-            uv_off,
-        ];
         let (state, probe) = self.probe_state(state);
         let state = &state;
         let uniforms = build_uniforms(
@@ -681,6 +782,76 @@ impl DrawTarget for WgpuTarget {
             count,
             &textures,
             gpu_blend_constant(state),
+            None,
+        )?;
+        Ok(DrawStats::default())
+    }
+
+    fn draw_pbr(
+        &mut self,
+        state: &PipelineState,
+        draw: &PbrDraw,
+        transforms: &Transforms,
+        mesh: &MeshInput<'_>,
+        tangents: Option<&[Vec4]>,
+        indices: Indices<'_>,
+        topology: Topology,
+    ) -> Result<DrawStats, Error> {
+        // The same checks and the same units as plumb-raster's draw: the material's textures
+        // in the order base colour, metallic-roughness, normal, occlusion, emissive.
+        let ff = check_pbr_input(draw, mesh, tangents)?;
+        check_fixed_input(&ff, transforms, mesh, indices)?;
+        state.validate()?;
+        let m = &draw.material;
+        let tangents = tangents.filter(|_| m.normal_texture.is_some());
+        let (vdata, attr, tangent_off) = mesh_data(mesh, tangents);
+        let clip_from_model = transforms.clip_from_view * transforms.view_from_model;
+        let clip = |i: usize| clip_from_model * mesh.positions[i].extend(1.0);
+        let (prims, kind, count) = primitives(state, indices, mesh.positions.len(), topology, &clip);
+        let (state, probe) = self.probe_state(state);
+        let state = &state;
+        let mut uniforms = build_uniforms(
+            state,
+            probe,
+            (self.width, self.height),
+            kind,
+            Some((&ff, transforms)),
+            attr,
+        );
+        uniforms.f0[1] = 3.0;
+        uniforms.attr2[2] = tangent_off;
+        let mut next = 0;
+        let units = [
+            &m.base_color_texture,
+            &m.metallic_roughness_texture,
+            &m.normal_texture,
+            &m.occlusion_texture,
+            &m.emissive_texture,
+        ]
+        .map(|t| {
+            t.as_ref().map(|_| {
+                next += 1;
+                next - 1
+            })
+        });
+        let ortho = transforms.clip_from_view.row(3) == Vec4::W;
+        let (pbr_uniforms, lights) = build_pbr(draw, units, ortho);
+        let environment = self.environment_buffer(draw.environment.as_ref().map(|e| &e.map));
+        let textures: Vec<Arc<Texture>> = ff.units.iter().map(|u| Arc::clone(&u.texture)).collect();
+        self.submit_draw(
+            state,
+            &uniforms,
+            &vdata,
+            &prims,
+            kind,
+            count,
+            &textures,
+            gpu_blend_constant(state),
+            Some(PbrBindings {
+                uniforms: &pbr_uniforms,
+                lights: &lights,
+                environment: &environment,
+            }),
         )?;
         Ok(DrawStats::default())
     }
@@ -690,6 +861,7 @@ impl DrawTarget for WgpuTarget {
         self.wait()?;
         // Textures nobody else holds any more can go.
         self.textures.retain(|_, (t, _)| Arc::strong_count(t) > 1);
+        self.environments.retain(|_, (e, _)| Arc::strong_count(e) > 1);
         self.gpu.check_errors()
     }
 }

@@ -10,7 +10,9 @@
 use glam::{Mat3, Mat4, Vec3, Vec4};
 use plumb_raster::combine::{ApplyMode, CombineFn, Operand, Source};
 use plumb_raster::fog::{FogDistance, FogMode};
+use plumb_raster::environment::{self, Environment};
 use plumb_raster::light::{PreparedLight, PreparedLighting};
+use plumb_raster::pbr::{self, OutputEncoding, PbrDraw, ToneMap};
 use plumb_raster::texture::{MagFilter, MinFilter, Wrap};
 use plumb_raster::{CompareFunc, FixedFunction, PipelineState, ShadeModel, TexGen, Transforms};
 
@@ -174,6 +176,35 @@ gpu_struct! {
 }
 
 gpu_struct! {
+    /// pbr.wgsl's `Pbr`: a physically based draw's material, output and environment.
+    Pbr {
+        /// `baseColorFactor` (linear RGBA).
+        base: V4,
+        /// Emissive factor × strength, normal scale.
+        emissive: V4,
+        /// Metallic, roughness, occlusion strength, light count.
+        params: V4,
+        /// Opaque, double-sided, orthographic, has environment.
+        flags: V4,
+        /// Unit of base colour, metallic-roughness, normal, occlusion (-1: none).
+        units_a: V4,
+        /// Unit of emissive, tone map (0 none, 1 ACES, 2 neutral), encoding (0 sRGB, 1
+        /// linear), exposure.
+        units_b: V4,
+        /// The lights' ambient sum, environment intensity.
+        ambient: V4,
+        /// The environment's rotation from eye space (upper 3×3).
+        world_from_eye: M4,
+        /// The environment's diffuse SH coefficients.
+        sh: [V4; 9],
+        /// The specular chain's levels: first texel in the environment buffer, width, height.
+        levels: [V4; 6],
+        /// First entry of the split-sum table in the environment buffer, its side.
+        table: V4,
+    }
+}
+
+gpu_struct! {
     /// clear.wgsl's `ClearU`: a rectangle clear's colour and depth.
     ClearUniforms {
         color: V4,
@@ -268,7 +299,7 @@ pub(crate) fn build_uniforms(
         ],
         sizes: [w, h, state.point_size * 0.5, state.line_width * 0.5],
         attr,
-        attr2: [-1.0, 0.0, 0.0, 0.0],
+        attr2: [-1.0, 0.0, -1.0, 0.0],
         global_ambient: v3(l.global_ambient(), 0.0),
         emissive: v3(m.emissive, 0.0),
         m_ambient: v3(m.ambient, 0.0),
@@ -307,6 +338,95 @@ pub(crate) fn build_uniforms(
         slot.matrix = Mat4::IDENTITY.to_cols_array_2d();
     }
     u
+}
+
+/// A physically based draw's `Pbr` block and its lights (pbr.wgsl). `units`: the unit each
+/// of the material's textures is bound to (base colour, metallic-roughness, normal,
+/// occlusion, emissive), `None` for a texture it lacks; `ortho`: the projection is
+/// orthographic (the view vector is +z everywhere).
+pub(crate) fn build_pbr(draw: &PbrDraw, units: [Option<usize>; 5], ortho: bool) -> (Pbr, Vec<Light>) {
+    let m = &draw.material;
+    let (lights, ambient) = pbr::prepare_lights(&draw.lights);
+    let unit = |k: usize| units[k].map_or(-1.0, |u| u as f32);
+    let o = &draw.output;
+    let tone = match o.tone_map {
+        ToneMap::None => 0.0,
+        ToneMap::AcesFilmic => 1.0,
+        ToneMap::PbrNeutral => 2.0,
+    };
+    let env = draw.environment.as_ref();
+    let (levels, table) = env_layout(env.map(|e| &*e.map));
+    let mut u = Pbr {
+        base: m.base_color.to_array(),
+        emissive: v3(m.emissive, m.normal_scale),
+        params: [
+            m.metallic,
+            m.roughness,
+            m.occlusion_strength,
+            lights.len() as f32,
+        ],
+        flags: [b(m.opaque), b(m.double_sided), b(ortho), b(env.is_some())],
+        units_a: [unit(0), unit(1), unit(2), unit(3)],
+        units_b: [
+            unit(4),
+            tone,
+            b(o.encoding == OutputEncoding::Linear),
+            o.exposure,
+        ],
+        ambient: v3(ambient, env.map_or(0.0, |e| e.intensity)),
+        world_from_eye: Mat4::IDENTITY.to_cols_array_2d(),
+        levels,
+        table,
+        ..Pbr::default()
+    };
+    if let Some(e) = env {
+        u.world_from_eye = Mat4::from_mat3(e.world_from_eye).to_cols_array_2d();
+        for (slot, c) in u.sh.iter_mut().zip(e.map.sh()) {
+            *slot = v3(*c, 0.0);
+        }
+    }
+    let lights = lights
+        .iter()
+        .map(|l| {
+            let mut g = light_uniform(&l.light);
+            g.diffuse = v3(l.irradiance, 0.0);
+            g.extra[3] = l.inv_range.unwrap_or(0.0);
+            g
+        })
+        .collect();
+    (u, lights)
+}
+
+// pbr.wgsl's `levels` has one entry per level of the chain.
+const _: () = assert!(environment::LEVELS == 6);
+
+/// Where pbr.wgsl's `env` buffer holds what: the split-sum table first (`[first, side]`),
+/// then the environment's specular chain, level by level (`[first, width, height]`).
+fn env_layout(env: Option<&Environment>) -> ([V4; 6], V4) {
+    let side = pbr::LUT_N;
+    let mut first = side * side;
+    let mut levels = [[0.0; 4]; environment::LEVELS];
+    for (k, slot) in levels.iter_mut().enumerate() {
+        if let Some((w, h, texels)) = env.and_then(|e| e.level(k)) {
+            *slot = [first as f32, w as f32, h as f32, 0.0];
+            first += texels.len();
+        }
+    }
+    (levels, [0.0, side as f32, 0.0, 0.0])
+}
+
+/// pbr.wgsl's `env` buffer as `f32`s (four per entry), laid out as [`env_layout`] says.
+pub(crate) fn env_data(env: Option<&Environment>) -> Vec<f32> {
+    let mut out: Vec<f32> = pbr::env_brdf_table()
+        .iter()
+        .flat_map(|[a, b]| [*a, *b, 0.0, 0.0])
+        .collect();
+    for k in 0..environment::LEVELS {
+        if let Some((_, _, texels)) = env.and_then(|e| e.level(k)) {
+            out.extend(texels.iter().flat_map(|t| [t.x, t.y, t.z, 0.0]));
+        }
+    }
+    out
 }
 
 /// A prepared light as the shader's `Light`.
@@ -487,6 +607,7 @@ mod layout {
             size_of::<Unit>(),
             n(&Unit::default()),
         );
+        assert_mirrors(src, "Pbr", Pbr::FIELDS, size_of::<Pbr>(), n(&Pbr::default()));
         assert_mirrors(
             src,
             "Draw",

@@ -1,4 +1,4 @@
-//! The kit on plumb-wgpu (feature `wgpu`): plumb's fixed-function pipeline emulated in WGSL,
+//! The kit on plumb-wgpu (feature `wgpu`): plumb's fixed-function pipeline and PBR stage in WGSL,
 //! on any Vulkan adapter (Mesa's lavapipe where there is no GPU).
 
 use image::RgbaImage;
@@ -68,7 +68,7 @@ fn backend(probe: Probe) -> InProcess<FixedRenderer<WgpuTarget>, WgpuTarget> {
         exact: false,
         renderer: Box::new(move |w, h| target(w, h).map(FixedRenderer::with_target)),
         target: Box::new(target),
-        // Its WGSL has no physically based stage yet (issue 53): those cases are skipped.
-        lacks: vec!["pbr"],
+        // Every feature, the physically based stage included (pbr.wgsl).
+        lacks: Vec::new(),
     }
 }

@@ -112,6 +112,13 @@ enum Claim {
     /// Each differing pixel sampled unit 0 within 0.01 texel of a texel edge or texel-centre
     /// line: rounding of the coordinates picks the neighbouring texel or texel pair.
     TexelBoundary,
+    /// A PBR case under the studio environment: each differing pixel is either at a texel
+    /// boundary ([`Claim::TexelBoundary`]) or differs by at most 8 levels within one pixel
+    /// of a saturated highlight (a channel at 255 in the golden): the studio's box lights
+    /// reflect at several times the display range, so the GPU's own rounding of the normal
+    /// map, the reflection vector and the map's `(u, v)` (its `atan2`, `asin`) moves a
+    /// highlight's unsaturated channel by a few levels.
+    TexelBoundaryOrHighlight,
     /// Each differing pixel has λ at least this: many texels per pixel without mipmaps.
     Undersampled(f32),
     /// At most two differing pixels, each showing a colour one of its neighbours has in the
@@ -137,10 +144,13 @@ const CLAIMS: &[(&str, Claim)] = &[
     ("scene/ch1_mesh", Claim::TexelBoundary),
     ("models/BoxTextured", Claim::TexelBoundary),
     ("models/NormalTangentTest", Claim::TexelBoundary),
+    ("models/NormalTangentTest-pbr", Claim::TexelBoundaryOrHighlight),
+    ("models/NormalTangentTest-pbr-key", Claim::TexelBoundary),
     ("models/Duck", Claim::TexelBoundary),
     ("models/TextureSettingsTest", Claim::TexelBoundary),
     ("models/MorphPrimitivesTest", Claim::Undersampled(3.9)),
     ("models/EmissiveStrengthTest", Claim::CornerCoverage),
+    ("models/EmissiveStrengthTest-pbr", Claim::CornerCoverage),
     ("models/OrientationTest", Claim::CornerCoverage),
     ("models/RiggedFigure-t0.3", Claim::CornerCoverage),
     ("effects/environment_map", Claim::Silhouette),
@@ -248,6 +258,14 @@ fn the_tolerance_reasons_hold_on_wgpu() {
             let p = plumb_wgpu::TexelProbe::decode(probed.get_pixel(x, y).0);
             let ok = match claim {
                 Claim::TexelBoundary => p.is_some_and(|p| p.edge.min(p.pair) <= 0.01),
+                Claim::TexelBoundaryOrHighlight => {
+                    let highlight = (x.saturating_sub(1)..=(x + 1).min(w - 1)).any(|nx| {
+                        (y.saturating_sub(1)..=(y + 1).min(h - 1))
+                            .any(|ny| expected.get_pixel(nx, ny).0[..3].contains(&255))
+                    });
+                    p.is_some_and(|p| p.edge.min(p.pair) <= 0.01)
+                        || (highlight && delta(&expected, &actual, x, y) <= 8)
+                }
                 Claim::Undersampled(min) => p.is_some_and(|p| p.lambda >= min),
                 Claim::WeightStep(eps) => weight_at(x, y).is_some_and(|w| w.nearest_step() <= eps),
                 Claim::CornerCoverage => {

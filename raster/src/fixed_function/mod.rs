@@ -21,4 +21,5 @@ mod draw;
 mod types;
 pub(crate) mod vertex_stage;
 
+pub use self::draw::check_pbr_input;
 pub use self::types::*;

@@ -227,6 +227,23 @@ impl Environment {
         Arc::clone(studio)
     }
 
+    /// The prepared diffuse term: nine spherical-harmonic coefficients (cosine-convolved,
+    /// over π) in the order `1, y, z, x, xy, yz, 3z² − 1, xz, x² − y²` (real SH, order ≤ 2),
+    /// so [`Environment::diffuse`] is `max(Σ sh[k]·Y_k(n), 0)`. For a backend that evaluates
+    /// the lookups itself (plumb-wgpu uploads these).
+    pub fn sh(&self) -> &[Vec3; 9] {
+        &self.sh
+    }
+
+    /// Level `k` of the specular chain (perceptual roughness `k/(LEVELS − 1)`): width,
+    /// height and texels, row 0 the top; `None` past [`LEVELS`]. [`Environment::specular`]
+    /// reads it bilinearly at texel centres, columns wrapping and rows clamped.
+    pub fn level(&self, k: usize) -> Option<(u32, u32, &[Vec3])> {
+        self.levels
+            .get(k)
+            .map(|l| (l.width, l.height, l.texels.as_slice()))
+    }
+
     /// The cosine-weighted mean radiance around the unit world normal `n`.
     pub fn diffuse(&self, n: Vec3) -> Vec3 {
         let y = sh_basis(n);

@@ -212,7 +212,7 @@ pub struct PbrDraw {
 }
 
 /// Side of the split-sum table ([`env_brdf`]).
-const LUT_N: usize = 32;
+pub const LUT_N: usize = 32;
 /// GGX samples per table entry.
 const LUT_SAMPLES: u32 = 512;
 
@@ -222,7 +222,7 @@ static ENV_BRDF: std::sync::OnceLock<Vec<[f32; 2]>> = std::sync::OnceLock::new()
 /// the directional albedo of the specular lobe is `F0·a + b`. Bilinear in a table whose
 /// nodes are at `i/31` in each coordinate (module docs).
 pub fn env_brdf(n_v: f32, roughness: f32) -> [f32; 2] {
-    let t = ENV_BRDF.get_or_init(env_brdf_table);
+    let t = env_brdf_table();
     let at = |x: f32| {
         let f = math::saturate(x) * (LUT_N - 1) as f32;
         let i = (f as usize).min(LUT_N - 2);
@@ -240,9 +240,16 @@ pub fn env_brdf(n_v: f32, roughness: f32) -> [f32; 2] {
     out
 }
 
+/// The split-sum table [`env_brdf`] reads: `LUT_N × LUT_N` entries `(a, b)`, row `j` at
+/// roughness `j/(LUT_N − 1)`, column `i` at `N·V = i/(LUT_N − 1)`. For a backend that reads
+/// it itself (plumb-wgpu uploads it).
+pub fn env_brdf_table() -> &'static [[f32; 2]] {
+    ENV_BRDF.get_or_init(integrate_env_brdf_table)
+}
+
 /// The table of [`env_brdf`]: row `j` (roughness `j/31`), column `i` (`N·V = i/31`, at
 /// least 10⁻³).
-fn env_brdf_table() -> Vec<[f32; 2]> {
+fn integrate_env_brdf_table() -> Vec<[f32; 2]> {
     let mut t = Vec::with_capacity(LUT_N * LUT_N);
     for j in 0..LUT_N {
         let r = j as f32 / (LUT_N - 1) as f32;
