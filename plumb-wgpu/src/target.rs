@@ -20,7 +20,9 @@ use wgpu::util::DeviceExt;
 use crate::gpu::{gpu, Gpu};
 use crate::pipeline::{gpu_blend_constant, scissor_rect, PipeKey};
 use crate::primitives::{primitives, PrimKind};
-use crate::uniforms::{build_pbr, build_uniforms, env_data, ClearUniforms, Draw, GpuBytes, Light, Pbr};
+use crate::uniforms::{
+    build_pbr, build_uniforms, env_data, ClearUniforms, Draw, GpuBytes, Light, Pbr,
+};
 use crate::{backend, COLOR_FORMAT, UNITS};
 
 /// Longest a read-back waits for the device. The device is shared by every target of the
@@ -807,7 +809,8 @@ impl DrawTarget for WgpuTarget {
         let (vdata, attr, tangent_off) = mesh_data(mesh, tangents);
         let clip_from_model = transforms.clip_from_view * transforms.view_from_model;
         let clip = |i: usize| clip_from_model * mesh.positions[i].extend(1.0);
-        let (prims, kind, count) = primitives(state, indices, mesh.positions.len(), topology, &clip);
+        let (prims, kind, count) =
+            primitives(state, indices, mesh.positions.len(), topology, &clip);
         let (state, probe) = self.probe_state(state);
         let state = &state;
         let mut uniforms = build_uniforms(
@@ -861,7 +864,8 @@ impl DrawTarget for WgpuTarget {
         self.wait()?;
         // Textures nobody else holds any more can go.
         self.textures.retain(|_, (t, _)| Arc::strong_count(t) > 1);
-        self.environments.retain(|_, (e, _)| Arc::strong_count(e) > 1);
+        self.environments
+            .retain(|_, (e, _)| Arc::strong_count(e) > 1);
         self.gpu.check_errors()
     }
 }

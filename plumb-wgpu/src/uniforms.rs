@@ -9,8 +9,8 @@
 
 use glam::{Mat3, Mat4, Vec3, Vec4};
 use plumb_raster::combine::{ApplyMode, CombineFn, Operand, Source};
-use plumb_raster::fog::{FogDistance, FogMode};
 use plumb_raster::environment::{self, Environment};
+use plumb_raster::fog::{FogDistance, FogMode};
 use plumb_raster::light::{PreparedLight, PreparedLighting};
 use plumb_raster::pbr::{self, OutputEncoding, PbrDraw, ToneMap};
 use plumb_raster::texture::{MagFilter, MinFilter, Wrap};
@@ -344,7 +344,11 @@ pub(crate) fn build_uniforms(
 /// of the material's textures is bound to (base colour, metallic-roughness, normal,
 /// occlusion, emissive), `None` for a texture it lacks; `ortho`: the projection is
 /// orthographic (the view vector is +z everywhere).
-pub(crate) fn build_pbr(draw: &PbrDraw, units: [Option<usize>; 5], ortho: bool) -> (Pbr, Vec<Light>) {
+pub(crate) fn build_pbr(
+    draw: &PbrDraw,
+    units: [Option<usize>; 5],
+    ortho: bool,
+) -> (Pbr, Vec<Light>) {
     let m = &draw.material;
     let (lights, ambient) = pbr::prepare_lights(&draw.lights);
     let unit = |k: usize| units[k].map_or(-1.0, |u| u as f32);
@@ -607,7 +611,13 @@ mod layout {
             size_of::<Unit>(),
             n(&Unit::default()),
         );
-        assert_mirrors(src, "Pbr", Pbr::FIELDS, size_of::<Pbr>(), n(&Pbr::default()));
+        assert_mirrors(
+            src,
+            "Pbr",
+            Pbr::FIELDS,
+            size_of::<Pbr>(),
+            n(&Pbr::default()),
+        );
         assert_mirrors(
             src,
             "Draw",

@@ -137,7 +137,7 @@ def render(
     normals: Union[bool, str] = False,
     loop: str = "clamp",
     max_pixels: int = DEFAULT_MAX_PIXELS,
-    shading: str = "classic",
+    shading: str = "pbr",
     exposure: float = 1.0,
     tone_map: str = "none",
     output_encoding: str = "srgb",
@@ -157,9 +157,9 @@ def render(
     ``u = fx·X/Z + cx``); ``pose`` replaces ``eye``/``target``/``up``, ``intrinsics``
     ``fov``. ``time`` (seconds) poses the animations, ``clip`` plays only
     one (``loop``: ``"clamp"`` or ``"repeat"`` past its end); ``scene`` and ``variant`` pick a
-    glTF scene and material variant; ``unlit`` draws base colour only; ``shading="pbr"`` lights
-    glTF materials with the specification's metallic-roughness BRDF per pixel (as pyrender
-    does; ``"classic"``, the default for now, is the fixed-function mapping), with
+    glTF scene and material variant; ``unlit`` draws base colour only; ``shading="pbr"`` (the
+    default) lights glTF materials with the specification's metallic-roughness BRDF per pixel
+    (as pyrender does; ``"classic"`` is the fixed-function mapping), with
     ``exposure``, ``tone_map`` (``"none"``, ``"aces"``, ``"pbr-neutral"``) and
     ``output_encoding`` (``"srgb"`` or ``"linear"``) as ``plumb render``'s flags, and the
     image-based light ``environment`` (``"auto"``: a built-in studio for a file without
@@ -431,7 +431,7 @@ class Scene:
         variant: Optional[str] = None,
         clip: Optional[str] = None,
         background: Optional[Sequence[float]] = None,
-        shading: str = "classic",
+        shading: str = "pbr",
         exposure: float = 1.0,
         tone_map: str = "none",
         output_encoding: str = "srgb",

@@ -540,7 +540,7 @@ fn render_with(
 #[pyo3(signature = (path, size=None, *, camera=None, eye=None, target=None, up=None, fov=None,
     near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None, time=0.0, clip=None, scene=None, variant=None, unlit=false,
     background=None, threads=None, depth=false, metric_depth=false, ids=false, normals=None,
-    loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS, shading="classic", exposure=1.0,
+    loop_mode="clamp", max_pixels=DEFAULT_MAX_PIXELS, shading="pbr", exposure=1.0,
     tone_map="none", output_encoding="srgb", environment="auto", environment_intensity=1.0))]
 #[allow(
     clippy::too_many_arguments,
@@ -610,7 +610,7 @@ fn render(
             ),
             (unlit || background.is_some(), "unlit/background"),
             (
-                shading != ShadingMode::Classic
+                shading != ShadingMode::Pbr
                     || output != PbrOutput::default()
                     || environment != (EnvironmentChoice::Auto, 1.0),
                 "shading/exposure/tone_map/output_encoding/environment",
@@ -976,7 +976,7 @@ impl Scene {
     /// Loads `path` as `plumb render` does.
     #[staticmethod]
     #[pyo3(signature = (path, *, unlit=false, scene=None, variant=None, clip=None, background=None,
-        shading="classic", exposure=1.0, tone_map="none", output_encoding="srgb", environment="auto", environment_intensity=1.0))]
+        shading="pbr", exposure=1.0, tone_map="none", output_encoding="srgb", environment="auto", environment_intensity=1.0))]
     #[allow(
         clippy::too_many_arguments,
         reason = "Python keyword arguments, one per load option"
@@ -1189,7 +1189,7 @@ fn write_png(py: Python<'_>, path: PathBuf, bytes: Vec<u8>, size: (u32, u32)) ->
     fov=None, near=None, far=None, pose=None, pose_convention="opengl", intrinsics=None,
     time=0.0, clip=None, scene=None, variant=None, unlit=false,
     background=None, loop_mode="clamp", max_fragments=plumb::explain::DEFAULT_MAX_FRAGMENTS,
-    shading="classic", exposure=1.0, tone_map="none", output_encoding="srgb", environment="auto", environment_intensity=1.0))]
+    shading="pbr", exposure=1.0, tone_map="none", output_encoding="srgb", environment="auto", environment_intensity=1.0))]
 #[allow(
     clippy::too_many_arguments,
     reason = "Python keyword arguments, one per render option"

@@ -139,11 +139,16 @@ def test_calibrated_camera_bytes_equal_the_cli(cli, repo, tmp_path):
 
 
 def test_pbr_shading_bytes_equal_the_cli(cli, animated_gltf, tmp_path):
-    """``shading="pbr"`` (and the output options) draw what ``plumb render --shading pbr``
-    draws, and differ from the classic mapping; bad values are refused."""
+    """``shading="pbr"`` (the default, and the output options) draw what ``plumb render
+    --shading pbr`` draws, and differ from the classic mapping; bad values are refused."""
     pbr = plumb.render(animated_gltf, size=(64, 48), shading="pbr")
     assert np.array_equal(pbr, cli_png(cli, tmp_path, str(animated_gltf), "--size", "64x48", "--shading", "pbr"))
-    assert not np.array_equal(pbr, plumb.render(animated_gltf, size=(64, 48)))
+    assert np.array_equal(pbr, plumb.render(animated_gltf, size=(64, 48)))
+    assert np.array_equal(pbr, cli_png(cli, tmp_path, str(animated_gltf), "--size", "64x48"))
+    classic = plumb.render(animated_gltf, size=(64, 48), shading="classic")
+    assert not np.array_equal(pbr, classic)
+    assert np.array_equal(classic, cli_png(cli, tmp_path, str(animated_gltf), "--size", "64x48", "--shading",
+                                           "classic"))
     toned = plumb.render(animated_gltf, size=(64, 48), shading="pbr", exposure=2.0, tone_map="aces")
     assert np.array_equal(toned, cli_png(cli, tmp_path, str(animated_gltf), "--size", "64x48", "--shading", "pbr",
                                          "--exposure", "2", "--tone-map", "aces"))

@@ -158,11 +158,12 @@ pub struct ImageArgs {
     /// Draw without lighting: base colour × vertex colour × texture.
     #[arg(long)]
     pub unlit: bool,
-    /// How lit materials are drawn: `classic`, the fixed-function approximation (Blinn–Phong
-    /// colours, the book's bump map); `pbr`, glTF's metallic-roughness BRDF per pixel with
-    /// the file's punctual lights (see the README).
-    #[arg(long, value_name = "MODE", value_enum, default_value_t = ShadingMode::Classic)]
-    pub shading: ShadingMode,
+    /// How lit materials are drawn: `pbr` (the default), glTF's metallic-roughness BRDF per
+    /// pixel with the file's punctual lights and the environment (see the README);
+    /// `classic`, the fixed-function approximation (Blinn–Phong colours, the book's bump
+    /// map), which any GL 1.x driver can draw.
+    #[arg(long, value_name = "MODE", value_enum)]
+    pub shading: Option<ShadingMode>,
     /// PBR: multiplies the linear colour before the tone map.
     #[arg(long, value_name = "F", default_value = "1", value_parser = parse_finite)]
     pub exposure: f32,
@@ -221,7 +222,7 @@ impl ImageArgs {
             (self.gltf_scene.is_some(), "--scene"),
             (self.variant.is_some(), "--variant"),
             (self.unlit, "--unlit"),
-            (self.shading != ShadingMode::Classic, "--shading"),
+            (self.shading.is_some(), "--shading"),
             (self.exposure != 1.0, "--exposure"),
             (self.tone_map != ToneMapMode::None, "--tone-map"),
             (self.environment != EnvironmentChoice::Auto, "--environment"),
@@ -326,7 +327,7 @@ impl ImageArgs {
     pub fn load(&self, path: &Path) -> Result<LoadedModel, String> {
         let mapping = Mapping {
             unlit: self.unlit,
-            shading: self.shading.into(),
+            shading: self.shading.unwrap_or_default().into(),
             environment: self.environment.replaces_rig(),
         };
         let mut model = LoadedModel::load(

@@ -575,7 +575,9 @@ pub fn model_corpus(
             )));
         }
         let mut needs = tolerances.needs_of(&id);
-        if c.view.shading == crate::model::ShadingMode::Pbr && !needs.iter().any(|f| f == "pbr") {
+        // A lit view draws glTF's materials with the PBR stage unless it asks for `classic`.
+        let pbr = c.view.shading == crate::model::ShadingMode::Pbr && !c.view.unlit;
+        if pbr && !needs.iter().any(|f| f == "pbr") {
             needs.push("pbr".to_owned());
             needs.sort();
         }

@@ -21,6 +21,7 @@ pub mod environment;
 pub mod scene_select;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use glam::{Vec3, Vec4};
 use plumb_raster::pbr::{OutputEncoding, PbrOutput, ToneMap};
@@ -44,6 +45,16 @@ pub struct LoadedModel {
     pub rest_bound: Bound,
     /// The camera of the last frame [`LoadedModel::draw_at`] drew (for [`depth::metric_depth`]).
     pub last_camera: Option<crate::scene::Camera>,
+    /// Loaded from a plumb scene file (`.json`): its lights and environment are the
+    /// author's, so `--environment auto` adds nothing to it.
+    pub scene_file: bool,
+}
+
+/// Whether `path` names a plumb scene file (`.json`), not a model.
+fn is_scene_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 /// What a clip does past its end (`plumb render --loop`).
@@ -61,9 +72,10 @@ pub enum LoopMode {
 #[serde(rename_all = "snake_case")]
 pub enum ShadingMode {
     /// The fixed-function approximation: Blinn–Phong colours, the book's bump map.
-    #[default]
     Classic,
-    /// glTF's metallic-roughness BRDF per pixel (the specification's Appendix B).
+    /// glTF's metallic-roughness BRDF per pixel (the specification's Appendix B): the
+    /// default.
+    #[default]
     Pbr,
 }
 
@@ -139,14 +151,18 @@ impl LoadedModel {
         choice: &environment::EnvironmentChoice,
         intensity: f32,
     ) -> Result<(), String> {
-        // Classic shading has no use for it; `auto` keeps a scene file's own environment.
-        if shading != Shading::Pbr
-            || (*choice == environment::EnvironmentChoice::Auto
-                && self.scene.pbr_environment().is_some())
-        {
-            return Ok(());
-        }
-        let map = choice.resolve(!self.imported.lights.is_empty())?;
+        // Classic shading has no use for it. `auto`: the import lit a dark model by the
+        // studio already (`ApplyOptions::default_environment`), which only takes the
+        // intensity; a scene file's environment, or its absence, is its author's.
+        let map = match choice {
+            _ if shading != Shading::Pbr => return Ok(()),
+            environment::EnvironmentChoice::Auto if self.scene_file => return Ok(()),
+            environment::EnvironmentChoice::Auto => match self.scene.pbr_environment() {
+                Some((map, _)) => Some(Arc::clone(map)),
+                None => return Ok(()),
+            },
+            other => other.resolve(!self.imported.lights.is_empty())?,
+        };
         self.scene
             .set_pbr_environment(map.map(|m| (m, intensity)))
             .map_err(|e| format!("--environment-intensity: {e}"))
@@ -172,9 +188,11 @@ impl std::fmt::Debug for LoadedModel {
 }
 
 /// Loads `path` with imported materials mapped onto render state (`unlit`: base colour ×
-/// vertex colour × texture) and the default light rig when the file has no light; glTF
-/// scene and material variant by index (`None`: the file's default scene, each primitive's
-/// own material); held to the work `budget`.
+/// vertex colour × texture) and, for a file without lights, the default light rig or, for
+/// PBR with [`Mapping::environment`], the built-in studio environment (`plumb render
+/// --environment auto`, [`io::ApplyOptions::default_environment`]); glTF scene and material
+/// variant by index (`None`: the file's default scene, each primitive's own material); held
+/// to the work `budget`.
 ///
 /// # Errors
 /// The loader's message, one line.
@@ -192,7 +210,9 @@ pub fn load_mapped(
 }
 
 /// How a load maps imported materials: unlit (base colour × vertex colour × texture), or
-/// lit with a [`Shading`]. A `bool` converts as `unlit` with the classic shading.
+/// lit with a [`Shading`]. A `bool` converts as `unlit` with the default (PBR) shading and
+/// the environment's `auto` rule (a file without lights is lit by the studio, not the rig),
+/// as `plumb render` without options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Mapping {
     /// Draw without lighting.
@@ -208,8 +228,8 @@ impl From<bool> for Mapping {
     fn from(unlit: bool) -> Mapping {
         Mapping {
             unlit,
-            shading: Shading::Classic,
-            environment: false,
+            shading: Shading::Pbr,
+            environment: true,
         }
     }
 }
@@ -224,8 +244,9 @@ fn import_options(
     ImportOptions {
         apply: Some(ApplyOptions {
             unlit: mapping.unlit,
-            // An environment lights a PBR file without lights instead of the rig.
-            default_lights: !(mapping.environment && mapping.shading == Shading::Pbr),
+            default_lights: true,
+            // The studio lights a PBR file without lights instead of the rig.
+            default_environment: mapping.environment,
             shading: mapping.shading,
         }),
         gltf_scene,
@@ -370,6 +391,7 @@ impl LoadedModel {
             applied,
             rest_bound,
             last_camera: None,
+            scene_file: is_scene_file(path),
         })
     }
 
@@ -435,8 +457,8 @@ pub struct ModelView {
     /// `--unlit`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlit: bool,
-    /// `--shading` (`classic` or `pbr`).
-    #[serde(default, skip_serializing_if = "is_classic")]
+    /// `--shading` (`pbr`, the default, or `classic`).
+    #[serde(default, skip_serializing_if = "is_pbr")]
     pub shading: ShadingMode,
     /// `--environment` (PBR: `auto`, the default, `none`, `studio` or an `.hdr` file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -471,8 +493,8 @@ fn is_zero(t: &f32) -> bool {
     *t == 0.0
 }
 
-fn is_classic(s: &ShadingMode) -> bool {
-    *s == ShadingMode::Classic
+fn is_pbr(s: &ShadingMode) -> bool {
+    *s == ShadingMode::Pbr
 }
 
 impl ModelView {
@@ -521,9 +543,12 @@ impl ModelView {
         if self.unlit {
             a.push("--unlit".to_owned());
         }
-        if self.shading == ShadingMode::Pbr {
-            a.extend(["--shading".to_owned(), "pbr".to_owned()]);
-        }
+        // Always given: a backend's own `plumb` may be older, with another default.
+        let shading = match self.shading {
+            ShadingMode::Classic => "classic",
+            ShadingMode::Pbr => "pbr",
+        };
+        a.extend(["--shading".to_owned(), shading.to_owned()]);
         if let Some(e) = &self.environment {
             a.extend(["--environment".to_owned(), e.clone()]);
         }

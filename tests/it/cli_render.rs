@@ -290,6 +290,8 @@ fn unlit_flag_differs_from_lit_and_matches_base_colour() {
 
 #[test]
 fn punctual_lights_follow_the_documented_rule() {
+    // The classic mapping's rule (`--shading classic`); the PBR stage's lights have analytic
+    // tests of their own (plumb-raster's `pbr` tests, `tests/it/environment.rs`).
     let dir = temp_dir("lights");
     // A red dielectric (Kd = (1, 0, 0), Ks = 0.04, roughness 1 → shininess 1), seen head-on
     // by a camera at (0, 0, 3); no default rig is added when the file has lights.
@@ -312,7 +314,16 @@ fn punctual_lights_follow_the_documented_rule() {
     );
     let sun = render(
         &dir,
-        &["render", "sun.gltf", "-o", "sun.png", "--size", "32x32"],
+        &[
+            "render",
+            "sun.gltf",
+            "-o",
+            "sun.png",
+            "--size",
+            "32x32",
+            "--shading",
+            "classic",
+        ],
     );
     assert!(
         near(center(&sun), [133, 5, 5, 255], 1),
@@ -330,7 +341,16 @@ fn punctual_lights_follow_the_documented_rule() {
     );
     let bulb = render(
         &dir,
-        &["render", "bulb.gltf", "-o", "bulb.png", "--size", "32x32"],
+        &[
+            "render",
+            "bulb.gltf",
+            "-o",
+            "bulb.png",
+            "--size",
+            "32x32",
+            "--shading",
+            "classic",
+        ],
     );
     assert!(
         near(center(&bulb), [145, 6, 6, 255], 1),
@@ -352,6 +372,8 @@ fn punctual_lights_follow_the_documented_rule() {
             "bright.png",
             "--size",
             "32x32",
+            "--shading",
+            "classic",
         ],
     );
     assert!(
@@ -947,8 +969,8 @@ fn required_material_refinement_renders_the_base_material_with_one_warning() {
     assert_eq!(ext["handling"], "ignored");
 }
 
-/// The metal map (`metallicRoughnessTexture`, scene::io::apply): the golden
-/// `refimages/json/metal_rough` and a fresh render of it, checked at every stripe against
+/// The metal map (`metallicRoughnessTexture`, scene::io::apply): a render of
+/// `refimages/json/metal_rough` with `--shading classic`, checked at every stripe against
 /// the documented rule computed here from the file's numbers: diffuse `C·Ld·(1 − m/2)` per
 /// texel (the map's texel `⌊(1 − m/2)·255 + ½⌋/255`), plus one specular `Ks·Ls` per material
 /// with `Ks = 0.04 + (C − 0.04)·m̄` at the texture's mean metallic m̄ (the light is head-on,
@@ -979,23 +1001,23 @@ fn metal_map_follows_the_documented_rule() {
             dir.join("m.png").to_str().unwrap(),
             "--size",
             "128x128",
+            "--shading",
+            "classic",
         ],
     );
-    let golden = image::open(root.join("metal_rough.png"))
-        .unwrap()
-        .to_rgba8();
-    for img in [&golden, &fresh] {
-        // The quad spans x = 12..119, four stripes of about 27 pixels: x = 23 + 27·k is inside
-        // stripe k.
-        for (k, &m) in metallic.iter().enumerate() {
-            let x = 23 + 27 * k as u32;
-            let got = img.get_pixel(x, 64).0;
-            let want = expect(m);
-            assert!(
-                got.iter().zip(want).all(|(&g, w)| g.abs_diff(w) <= 1),
-                "stripe {k} (metallic {m:.3}): got {got:?}, the rule gives {want:?}"
-            );
-        }
+    // The golden draws the imported file with the PBR stage (the default since issue 53);
+    // this is the classic mapping's rule.
+    let img = &fresh;
+    // The quad spans x = 12..119, four stripes of about 27 pixels: x = 23 + 27·k is inside
+    // stripe k.
+    for (k, &m) in metallic.iter().enumerate() {
+        let x = 23 + 27 * k as u32;
+        let got = img.get_pixel(x, 64).0;
+        let want = expect(m);
+        assert!(
+            got.iter().zip(want).all(|(&g, w)| g.abs_diff(w) <= 1),
+            "stripe {k} (metallic {m:.3}): got {got:?}, the rule gives {want:?}"
+        );
     }
     // Not a vacuous rule: the metal stripe is visibly darker than the dielectric one.
     assert!(expect(1.0)[0] + 40 < expect(0.0)[0]);

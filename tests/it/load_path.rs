@@ -8,7 +8,7 @@ use crate::cli_common;
 use std::path::Path;
 
 use cli_common::*;
-use plumb::scene::io::{self, ImportOptions, LightSource};
+use plumb::scene::io::{self, ApplyOptions, ImportOptions, LightSource, Shading};
 use plumb::scene::SoftRenderer;
 
 const W: u32 = 64;
@@ -89,12 +89,23 @@ fn library_render(path: &Path) -> image::RgbaImage {
     r.image()
 }
 
+/// The classic mapping (materials as fixed-function render state, the rig for a dark file).
+fn classic() -> ImportOptions {
+    ImportOptions {
+        apply: Some(ApplyOptions {
+            shading: Shading::Classic,
+            ..ApplyOptions::default()
+        }),
+        ..ImportOptions::default()
+    }
+}
+
 #[test]
 fn scene_file_lights_replace_the_default_rig_and_materials_apply() {
     let dir = temp_dir("own-light");
     write_cube(&dir);
     write_scene(&dir);
-    let loaded = io::load(&dir.join("scene.json"), &ImportOptions::default()).unwrap();
+    let loaded = io::load(&dir.join("scene.json"), &classic()).unwrap();
     let leaf = loaded.scene.find("cube[0]").expect("the imported leaf");
     let resolved = loaded.scene.resolved(leaf).unwrap();
     // Only the file's lamp lights the cube: no key or fill light was added.
@@ -115,9 +126,17 @@ fn scene_file_lights_replace_the_default_rig_and_materials_apply() {
     assert!(d.x > 2.0 * d.y && d.x > 2.0 * d.z, "diffuse {d}");
 
     // Without a light anywhere the rig is still added, as before.
-    let bare = io::load(&dir.join("cube.obj"), &ImportOptions::default()).unwrap();
+    let bare = io::load(&dir.join("cube.obj"), &classic()).unwrap();
     let sources: Vec<LightSource> = bare.imported.applied.lights.iter().map(|l| l.1).collect();
     assert_eq!(sources, vec![LightSource::Key, LightSource::Fill]);
+    assert!(bare.scene.pbr_environment().is_none());
+    // Under the default PBR mapping the studio environment lights it instead (issue 53).
+    let bare = io::load(&dir.join("cube.obj"), &ImportOptions::default()).unwrap();
+    assert!(bare.imported.applied.lights.is_empty());
+    assert!(bare.scene.pbr_environment().is_some());
+    // A file with a light of its own is not given the studio.
+    let lit = io::load(&dir.join("scene.json"), &ImportOptions::default()).unwrap();
+    assert!(lit.scene.pbr_environment().is_none());
 
     // The opt-out leaves the import raw: no light added, the material only recorded.
     let raw = io::load(

@@ -94,9 +94,14 @@
 //! `normalize(D − 0.35·U)` — the view direction `D`, tilted so the light comes from slightly
 //! above the eye (camera up `U`), a headlight — and an ambient *fill* light of
 //! [`DEFAULT_FILL_AMBIENT`] grey, which shows every surface's ambient (= diffuse) colour at
-//! that fraction even where the key does not reach.
+//! that fraction even where the key does not reach. With [`Shading::Pbr`] and
+//! [`ApplyOptions::default_environment`] (the default) such an import is lit instead by the
+//! built-in studio environment ([`Environment::studio`], `plumb render --environment auto`),
+//! unless the scene has an environment already.
 
 use std::sync::Arc;
+
+use plumb_raster::environment::Environment;
 
 use glam::{Vec3, Vec4};
 use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Source};
@@ -327,8 +332,13 @@ pub fn apply(
     if any_lit {
         if imported.lights.is_empty() {
             // The scene's own lights (a scene file's, or the caller's) light the import; the
-            // rig is only for an import that would otherwise be dark.
-            if options.default_lights && scene.lights.is_empty() {
+            // rig (or, for PBR, the studio) is only for an import that would otherwise be dark.
+            let dark = scene.lights.is_empty();
+            if dark && options.shading == Shading::Pbr && options.default_environment {
+                if scene.pbr_environment().is_none() {
+                    scene.set_pbr_environment(Some((Environment::studio(), 1.0)))?;
+                }
+            } else if options.default_lights && dark {
                 let key = SceneLight {
                     diffuse: Vec3::splat(DEFAULT_KEY_DIFFUSE).extend(1.0),
                     specular: Vec3::splat(DEFAULT_KEY_SPECULAR).extend(1.0),
@@ -1026,6 +1036,14 @@ pub(crate) mod tests {
     use plumb_raster::texture::{Sampler, Texture};
 
     use super::*;
+
+    /// The classic mapping these tests check (fixed-function render state, the rig).
+    fn classic() -> ApplyOptions {
+        ApplyOptions {
+            shading: Shading::Classic,
+            ..ApplyOptions::default()
+        }
+    }
     use crate::io::material::uv_transform_matrix;
     use crate::values::effect::TexCoords;
     use crate::values::light::LightId;
@@ -1120,7 +1138,7 @@ pub(crate) mod tests {
                 None,
             ),
         ]);
-        let applied = apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        let applied = apply(&mut scene, &imported, &classic()).unwrap();
         scene.update(0.0);
         assert_eq!(applied.lit, vec![ids[0], ids[1]]);
         assert_eq!(applied.unlit, vec![ids[2]]);
@@ -1182,7 +1200,7 @@ pub(crate) mod tests {
             ..lit.clone()
         };
         let (mut scene, imported, ids) = setup(vec![(lit, Some(vc)), (unlit, Some(vc))]);
-        apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        apply(&mut scene, &imported, &classic()).unwrap();
         scene.update(0.0);
         // Lit, dielectric: Kd = base; colours = vc × Kd with alpha vc.a × base.a; colour
         // material on.
@@ -1212,7 +1230,7 @@ pub(crate) mod tests {
             (with_tex(0, AlphaMode::Opaque), None),
             (with_tex(3, AlphaMode::Blend), None),
         ]);
-        apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        apply(&mut scene, &imported, &classic()).unwrap();
         let Some(Effect::Textures(stages)) = scene.effect(ids[0]).unwrap() else {
             panic!("no texture effect");
         };
@@ -1255,7 +1273,7 @@ pub(crate) mod tests {
             (with_emission(half), None),
             (with_emission(Vec3::ONE), None),
         ]);
-        apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        apply(&mut scene, &imported, &classic()).unwrap();
         let emission = |id| match scene.effect(id).unwrap() {
             Some(Effect::Textures(stages)) => {
                 assert_eq!(stages.len(), 1);
@@ -1289,6 +1307,7 @@ pub(crate) mod tests {
             &ApplyOptions {
                 unlit: true,
                 default_lights: true,
+                default_environment: true,
                 shading: Shading::Classic,
             },
         )
@@ -1340,7 +1359,7 @@ pub(crate) mod tests {
 
     fn key_light_follows_the_camera() {
         let (mut scene, imported, _) = setup(vec![(ImportedMaterial::default(), None)]);
-        let applied = apply(&mut scene, &imported, &ApplyOptions::default()).unwrap();
+        let applied = apply(&mut scene, &imported, &classic()).unwrap();
         let mut camera = Camera::default();
         camera
             .look_at(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, Vec3::Y)

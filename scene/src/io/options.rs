@@ -72,8 +72,11 @@ pub struct ApplyOptions {
     /// (for comparing against other renderers' base colour output).
     pub unlit: bool,
     /// Add the default light rig when neither the import nor the scene it goes into has any
-    /// light.
+    /// light (for PBR only without [`ApplyOptions::default_environment`]).
     pub default_lights: bool,
+    /// PBR: light such an import by the built-in studio environment instead of the rig,
+    /// unless the scene has an environment (`plumb render --environment auto`).
+    pub default_environment: bool,
     /// How lit materials are drawn.
     pub shading: Shading,
 }
@@ -83,9 +86,10 @@ pub struct ApplyOptions {
 pub enum Shading {
     /// The fixed-function approximation (Blinn–Phong colours, the book's bump map; see
     /// `io::apply`).
-    #[default]
     Classic,
-    /// glTF's metallic-roughness BRDF per pixel ([`Effect::Pbr`](crate::values::effect::Effect::Pbr)).
+    /// glTF's metallic-roughness BRDF per pixel ([`Effect::Pbr`](crate::values::effect::Effect::Pbr)):
+    /// the picture the format defines, and the default.
+    #[default]
     Pbr,
 }
 
@@ -94,7 +98,8 @@ impl Default for ApplyOptions {
         ApplyOptions {
             unlit: false,
             default_lights: true,
-            shading: Shading::Classic,
+            default_environment: true,
+            shading: Shading::Pbr,
         }
     }
 }

@@ -1,4 +1,5 @@
-//! glTF normal, occlusion and emissive-strength mappings (issue 14), each texture's uv set,
+//! glTF normal, occlusion and emissive-strength mappings (issue 14) of the classic shading
+//! (`Shading::Classic`; the PBR stage reads the textures as they are), each texture's uv set,
 //! and the bad inputs around them: typed errors or a documented fallback with a warning,
 //! never a panic.
 
@@ -7,7 +8,7 @@ use crate::gltf_builder;
 use gltf_builder::{png, temp_dir, write, Builder};
 use plumb_raster::combine::{ApplyMode, CombineState};
 use plumb_scene::effect::{Effect, TexCoords};
-use plumb_scene::io::{self, ImportOptions, ImportedScene, IoError};
+use plumb_scene::io::{self, ApplyOptions, ImportOptions, ImportedScene, IoError, Shading};
 use serde_json::{json, Value};
 
 /// A quad in z = 0 facing +z, corners (0,0) (1,0) (1,1) (0,1), with normals, two uv sets
@@ -48,7 +49,17 @@ fn quad(b: &mut Builder, material: Value, extra: &[(&str, usize)]) -> Value {
 fn load_doc(name: &str, b: &Builder, d: Value) -> Result<ImportedScene, IoError> {
     let dir = temp_dir(name);
     let p = write(&dir, "m.glb", b.glb(d));
-    io::load(&p, &ImportOptions::default())
+    let classic = ApplyOptions {
+        shading: Shading::Classic,
+        ..ApplyOptions::default()
+    };
+    io::load(
+        &p,
+        &ImportOptions {
+            apply: Some(classic),
+            ..ImportOptions::default()
+        },
+    )
 }
 
 fn leaf(s: &ImportedScene) -> plumb_scene::NodeId {
