@@ -917,30 +917,43 @@ fn stq_of(i: FIn, k: u32) -> vec3<f32> {
     }
 }
 
-@fragment
-fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
-    var front = ff;
-    if u32(u.f0.w) != 0u { front = in.bsec.w > 0.5; }
-    // Derivatives first, in uniform control flow, by plumb's rule (fixed_shader.rs
-    // `uv_derivatives`): u = S/Q with S, T, Q = s/w, t/w, q/w, which are linear in screen
-    // space, and ∂u/∂x = (S_x − u·Q_x)/Q. `in.pos.w` is the interpolated 1/w, so S = s·pos.w;
-    // the quad differences of these linear functions are their plane coefficients. (Quad
-    // differences of u itself, dpdx(s/q), the usual GPU rule, are secants of a non-linear
-    // function and pick other mip levels and weights: measured, 190 pixels over threshold in
-    // fixed/ground_linear_mipmap_nearest and 112 in models/BoxTextured, against 0 and 12.)
-    var uvs: array<vec2<f32>, 8>;
-    var dxs: array<vec2<f32>, 8>;
-    var dys: array<vec2<f32>, 8>;
+// Each unit's (u, v) and its screen derivatives, by plumb's rule (fixed_shader.rs
+// `uv_derivatives`): u = S/Q with S, T, Q = s/w, t/w, q/w, which are linear in screen space,
+// and ∂u/∂x = (S_x − u·Q_x)/Q. `in.pos.w` is the interpolated 1/w, so S = s·pos.w; the quad
+// differences of these linear functions are their plane coefficients. (Quad differences of u
+// itself, dpdx(s/q), the usual GPU rule, are secants of a non-linear function and pick other
+// mip levels and weights: measured, 190 pixels over threshold in fixed/ground_linear_mipmap_nearest
+// and 112 in models/BoxTextured, against 0 and 12.) Call it in uniform control flow.
+struct UnitCoords {
+    uv: array<vec2<f32>, 8>,
+    dx: array<vec2<f32>, 8>,
+    dy: array<vec2<f32>, 8>,
+}
+
+fn unit_coords(in: FIn) -> UnitCoords {
+    var t: UnitCoords;
     for (var k = 0u; k < UNITS; k++) {
         let c = stq_of(in, k);
         let lin = c * in.pos.w;
         let dlx = dpdx(lin);
         let dly = dpdy(lin);
         let uv = c.xy / c.z;
-        uvs[k] = uv;
-        dxs[k] = (dlx.xy - uv * dlx.z) / lin.z;
-        dys[k] = (dly.xy - uv * dly.z) / lin.z;
+        t.uv[k] = uv;
+        t.dx[k] = (dlx.xy - uv * dlx.z) / lin.z;
+        t.dy[k] = (dly.xy - uv * dly.z) / lin.z;
     }
+    return t;
+}
+
+@fragment
+fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
+    var front = ff;
+    if u32(u.f0.w) != 0u { front = in.bsec.w > 0.5; }
+    // Derivatives first, in uniform control flow.
+    let tc = unit_coords(in);
+    let uvs = tc.uv;
+    let dxs = tc.dx;
+    let dys = tc.dy;
     var prim = in.prim;
     var sec = in.sec.xyz;
     if u.f1.y > 0.5 && !front {

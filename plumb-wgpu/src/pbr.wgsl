@@ -266,19 +266,10 @@ fn fs_pbr(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
     var front = ff;
     if u32(u.f0.w) != 0u { front = in.bsec.w > 0.5; }
     // Derivatives in uniform control flow, as `fs`.
-    var uvs: array<vec2<f32>, 8>;
-    var dxs: array<vec2<f32>, 8>;
-    var dys: array<vec2<f32>, 8>;
-    for (var k = 0u; k < UNITS; k++) {
-        let c = stq_of(in, k);
-        let lin = c * in.pos.w;
-        let dlx = dpdx(lin);
-        let dly = dpdy(lin);
-        let uv = c.xy / c.z;
-        uvs[k] = uv;
-        dxs[k] = (dlx.xy - uv * dlx.z) / lin.z;
-        dys[k] = (dly.xy - uv * dly.z) / lin.z;
-    }
+    let tc = unit_coords(in);
+    let uvs = tc.uv;
+    let dxs = tc.dx;
+    let dys = tc.dy;
     let tb = material_texture(pbr.units_a.x, uvs, dxs, dys);
     let base = pbr.base * in.prim * vec4(srgb_to_linear(tb.x), srgb_to_linear(tb.y), srgb_to_linear(tb.z), tb.w);
     let mr = material_texture(pbr.units_a.y, uvs, dxs, dys);

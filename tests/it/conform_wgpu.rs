@@ -113,12 +113,13 @@ enum Claim {
     /// line: rounding of the coordinates picks the neighbouring texel or texel pair.
     TexelBoundary,
     /// A PBR case under the studio environment: each differing pixel is either at a texel
-    /// boundary ([`Claim::TexelBoundary`]) or differs by at most 8 levels within one pixel
-    /// of a saturated highlight (a channel at 255 in the golden): the studio's box lights
-    /// reflect at several times the display range, so the GPU's own rounding of the normal
-    /// map, the reflection vector and the map's `(u, v)` (its `atan2`, `asin`) moves a
-    /// highlight's unsaturated channel by a few levels.
-    TexelBoundaryOrHighlight,
+    /// boundary ([`Claim::TexelBoundary`]) or where the golden's shading is steep (a
+    /// neighbour differs by over 40 levels: a saturated reflection of the studio's box
+    /// lights, the rim of a bump) and either differs by at most 8 levels or takes a colour
+    /// within the range of its 3 × 3 neighbourhood in the golden (±2): a steep feature
+    /// moved by a fraction of a pixel, as the GPU's own rounding of the normal map, the
+    /// reflection vector and the map's `(u, v)` (its `atan2`, `asin`) moves it.
+    TexelBoundaryOrSteep,
     /// Each differing pixel has λ at least this: many texels per pixel without mipmaps.
     Undersampled(f32),
     /// At most two differing pixels, each showing a colour one of its neighbours has in the
@@ -142,13 +143,17 @@ const CLAIMS: &[(&str, Claim)] = &[
     ("json/textured_fog", Claim::TexelBoundary),
     ("json/texture_effects", Claim::TexelBoundary),
     ("scene/ch1_mesh", Claim::TexelBoundary),
+    ("models/BoxTextured", Claim::TexelBoundary),
     ("models/BoxTextured-classic", Claim::TexelBoundary),
     ("models/NormalTangentTest-classic", Claim::TexelBoundary),
-    ("models/NormalTangentTest", Claim::TexelBoundaryOrHighlight),
+    ("models/NormalTangentTest", Claim::TexelBoundaryOrSteep),
     ("models/NormalTangentTest-key", Claim::TexelBoundary),
+    (
+        "models/NormalTangentMirrorTest",
+        Claim::TexelBoundaryOrSteep,
+    ),
     ("models/Duck-classic", Claim::TexelBoundary),
     ("models/TextureSettingsTest-classic", Claim::TexelBoundary),
-    ("models/MorphPrimitivesTest", Claim::Undersampled(3.9)),
     ("models/EmissiveStrengthTest-classic", Claim::CornerCoverage),
     ("models/EmissiveStrengthTest", Claim::CornerCoverage),
     ("models/OrientationTest", Claim::CornerCoverage),
@@ -258,13 +263,27 @@ fn the_tolerance_reasons_hold_on_wgpu() {
             let p = plumb_wgpu::TexelProbe::decode(probed.get_pixel(x, y).0);
             let ok = match claim {
                 Claim::TexelBoundary => p.is_some_and(|p| p.edge.min(p.pair) <= 0.01),
-                Claim::TexelBoundaryOrHighlight => {
-                    let highlight = (x.saturating_sub(1)..=(x + 1).min(w - 1)).any(|nx| {
-                        (y.saturating_sub(1)..=(y + 1).min(h - 1))
-                            .any(|ny| expected.get_pixel(nx, ny).0[..3].contains(&255))
+                Claim::TexelBoundaryOrSteep => {
+                    let c = expected.get_pixel(x, y).0;
+                    let steep = (x.saturating_sub(1)..=(x + 1).min(w - 1)).any(|nx| {
+                        (y.saturating_sub(1)..=(y + 1).min(h - 1)).any(|ny| {
+                            let n = expected.get_pixel(nx, ny).0;
+                            c[..3].iter().zip(&n[..3]).any(|(s, t)| s.abs_diff(*t) > 40)
+                        })
                     });
-                    p.is_some_and(|p| p.edge.min(p.pair) <= 0.01)
-                        || (highlight && delta(&expected, &actual, x, y) <= 8)
+                    let got = actual.get_pixel(x, y).0;
+                    let within = (0..3).all(|ch| {
+                        let around = (x.saturating_sub(1)..=(x + 1).min(w - 1)).flat_map(|nx| {
+                            (y.saturating_sub(1)..=(y + 1).min(h - 1)).map(move |ny| (nx, ny))
+                        });
+                        let (lo, hi) = around.fold((255u8, 0u8), |(lo, hi), (nx, ny)| {
+                            let v = expected.get_pixel(nx, ny).0[ch];
+                            (lo.min(v), hi.max(v))
+                        });
+                        (lo.saturating_sub(2)..=hi.saturating_add(2)).contains(&got[ch])
+                    });
+                    let small = delta(&expected, &actual, x, y) <= 8;
+                    p.is_some_and(|p| p.edge.min(p.pair) <= 0.01) || (steep && (within || small))
                 }
                 Claim::Undersampled(min) => p.is_some_and(|p| p.lambda >= min),
                 Claim::WeightStep(eps) => weight_at(x, y).is_some_and(|w| w.nearest_step() <= eps),
