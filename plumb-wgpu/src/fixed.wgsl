@@ -951,9 +951,6 @@ fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
     if u32(u.f0.w) != 0u { front = in.bsec.w > 0.5; }
     // Derivatives first, in uniform control flow.
     let tc = unit_coords(in);
-    let uvs = tc.uv;
-    let dxs = tc.dx;
-    let dys = tc.dy;
     var prim = in.prim;
     var sec = in.sec.xyz;
     if u.f1.y > 0.5 && !front {
@@ -967,9 +964,8 @@ fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
         sec = l.sec;
     }
     var color = prim;
-    let units = UNITS;
-    for (var k = 0u; k < units; k++) {
-        let t = sample_grad(k, uvs[k], dxs[k], dys[k]);
+    for (var k = 0u; k < UNITS; k++) {
+        let t = sample_grad(k, tc.uv[k], tc.dx[k], tc.dy[k]);
         color = apply(k, color, t, prim);
     }
     if u.f1.z > 0.5 && lit != 0u {
@@ -981,14 +977,20 @@ fn fs(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
         if u.fog0.y > 0.5 { f = fog_factor(in.sec.w); } else { f = clamp(in.sec.w, 0.0, 1.0); }
         color = vec4(color.xyz * f + u.fog_color.xyz * (1.0 - f), color.w);
     }
-    if !cmp(u32(u.alpha.x), color.w, u.alpha.y) { discard; }
-    if u.alpha.w > 2.5 { return weight_probe(units, uvs[0], dxs[0], dys[0]); }
-    if u.alpha.w > 0.5 { return texel_probe(units, uvs[0], dxs[0], dys[0]); }
+    return fragment_out(color, tc);
+}
+
+// The fragment's last steps, shared by `fs` and `fs_pbr`: the alpha test, the probes (where
+// unit 0 sampled, instead of the colour) and, without blending, plumb's rounding.
+fn fragment_out(c: vec4<f32>, tc: UnitCoords) -> vec4<f32> {
+    if !cmp(u32(u.alpha.x), c.w, u.alpha.y) { discard; }
+    if u.alpha.w > 2.5 { return weight_probe(UNITS, tc.uv[0], tc.dx[0], tc.dy[0]); }
+    if u.alpha.w > 0.5 { return texel_probe(UNITS, tc.uv[0], tc.dx[0], tc.dy[0]); }
     if u.alpha.z > 0.5 {
         // Without blending the fragment is stored as is: round it as plumb does,
         // floor(clamp(x)·255 + 0.5), so the GPU's conversion sees an exact byte value.
-        color = floor(sat4(color) * 255.0 + vec4(0.5)) / 255.0;
+        return floor(sat4(c) * 255.0 + vec4(0.5)) / 255.0;
     }
-    return color;
+    return c;
 }
 

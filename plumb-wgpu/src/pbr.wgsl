@@ -255,10 +255,10 @@ fn shade_pbr(p: Surface, view: vec3<f32>) -> vec3<f32> {
 // ---------------------------------------------------------------- the fragment stage
 
 // Unit `k`'s filtered value (1 when the material has no such texture: `k` < 0).
-fn material_texture(k: f32, uvs: array<vec2<f32>, 8>, dxs: array<vec2<f32>, 8>, dys: array<vec2<f32>, 8>) -> vec4<f32> {
+fn material_texture(k: f32, tc: UnitCoords) -> vec4<f32> {
     if k < 0.0 { return vec4(1.0); }
     let i = u32(k);
-    return sample_grad(i, uvs[i], dxs[i], dys[i]);
+    return sample_grad(i, tc.uv[i], tc.dx[i], tc.dy[i]);
 }
 
 @fragment
@@ -267,14 +267,11 @@ fn fs_pbr(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
     if u32(u.f0.w) != 0u { front = in.bsec.w > 0.5; }
     // Derivatives in uniform control flow, as `fs`.
     let tc = unit_coords(in);
-    let uvs = tc.uv;
-    let dxs = tc.dx;
-    let dys = tc.dy;
-    let tb = material_texture(pbr.units_a.x, uvs, dxs, dys);
+    let tb = material_texture(pbr.units_a.x, tc);
     let base = pbr.base * in.prim * vec4(srgb_to_linear(tb.x), srgb_to_linear(tb.y), srgb_to_linear(tb.z), tb.w);
-    let mr = material_texture(pbr.units_a.y, uvs, dxs, dys);
-    let occ = material_texture(pbr.units_a.w, uvs, dxs, dys);
-    let te = material_texture(pbr.units_b.x, uvs, dxs, dys);
+    let mr = material_texture(pbr.units_a.y, tc);
+    let occ = material_texture(pbr.units_a.w, tc);
+    let te = material_texture(pbr.units_b.x, tc);
     var s: Surface;
     s.pos = in.eye.xyz;
     s.base = base.xyz;
@@ -289,7 +286,7 @@ fn fs_pbr(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
     let n0 = normalize_or_zero(in.nrm.xyz);
     var n = n0;
     if pbr.units_a.z >= 0.0 {
-        let tn = material_texture(pbr.units_a.z, uvs, dxs, dys);
+        let tn = material_texture(pbr.units_a.z, tc);
         let k = pbr.emissive.w;
         let nt = vec3((tn.x * 2.0 - 1.0) * k, (tn.y * 2.0 - 1.0) * k, tn.z * 2.0 - 1.0);
         // Gram–Schmidt: T ⟂ N, B = (N × T)·sign(w).
@@ -304,12 +301,6 @@ fn fs_pbr(in: FIn, @builtin(front_facing) ff: bool) -> @location(0) vec4<f32> {
     s.n = n;
     var color = vec4(finish(shade_pbr(s, view)), 1.0);
     if pbr.flags.x < 0.5 { color.w = sat(base.w); }
-    if !cmp(u32(u.alpha.x), color.w, u.alpha.y) { discard; }
-    // The probes (`fs`'s): where unit 0, the first of the material's textures, sampled.
-    if u.alpha.w > 2.5 { return weight_probe(UNITS, uvs[0], dxs[0], dys[0]); }
-    if u.alpha.w > 0.5 { return texel_probe(UNITS, uvs[0], dxs[0], dys[0]); }
-    if u.alpha.z > 0.5 {
-        color = floor(sat4(color) * 255.0 + vec4(0.5)) / 255.0;
-    }
-    return color;
+    // The probes show unit 0, the first of the material's textures.
+    return fragment_out(color, tc);
 }
