@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use plumb_raster::light::{Light, LightKind, LightingState};
+use plumb_raster::math;
 use plumb_raster::texture::{Sampler, Texture};
 use plumb_raster::{
     CompareFunc, Context, ContextOptions, DepthState, DrawTarget, FixedFunction, Indices,
@@ -519,16 +520,12 @@ fn blending_differs_from_plumb_only_by_fixed_point_rounding() {
 fn sphere(nu: u32, nv: u32) -> (Vec<Vec3>, Vec<Vec2>, Vec<Vec4>, Vec<u32>) {
     let (mut pos, mut uv, mut tan, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for j in 0..=nv {
-        let th = std::f32::consts::PI * j as f32 / nv as f32;
+        let (st, ct) = math::sin_cos(std::f32::consts::PI * j as f32 / nv as f32);
         for i in 0..=nu {
-            let ph = std::f32::consts::TAU * i as f32 / nu as f32;
-            pos.push(Vec3::new(
-                th.sin() * ph.cos(),
-                th.cos(),
-                th.sin() * ph.sin(),
-            ));
+            let (sp, cp) = math::sin_cos(std::f32::consts::TAU * i as f32 / nu as f32);
+            pos.push(Vec3::new(st * cp, ct, st * sp));
             uv.push(Vec2::new(i as f32 / nu as f32, j as f32 / nv as f32));
-            tan.push(Vec4::new(-ph.sin(), 0.0, ph.cos(), 1.0));
+            tan.push(Vec4::new(-sp, 0.0, cp, 1.0));
         }
     }
     for j in 0..nv {
