@@ -101,10 +101,9 @@
 
 use std::sync::Arc;
 
-use plumb_raster::environment::Environment;
-
 use glam::{Vec3, Vec4};
 use plumb_raster::combine::{ApplyMode, CombineFn, CombineState, Source};
+use plumb_raster::environment::Environment;
 use plumb_raster::texture::Texture;
 
 use std::path::Path;
@@ -1036,6 +1035,10 @@ pub(crate) mod tests {
     use plumb_raster::texture::{Sampler, Texture};
 
     use super::*;
+    use crate::io::material::uv_transform_matrix;
+    use crate::values::effect::TexCoords;
+    use crate::values::light::LightId;
+    use crate::values::state::BlendFactor;
 
     /// The classic mapping these tests check (fixed-function render state, the rig).
     fn classic() -> ApplyOptions {
@@ -1044,10 +1047,6 @@ pub(crate) mod tests {
             ..ApplyOptions::default()
         }
     }
-    use crate::io::material::uv_transform_matrix;
-    use crate::values::effect::TexCoords;
-    use crate::values::light::LightId;
-    use crate::values::state::BlendFactor;
 
     /// The lookup tables give what [`Derive::texel`] gives, for every rule but the normal
     /// scale and every value of every channel (each channel walks 0..=255 at its own stride,
