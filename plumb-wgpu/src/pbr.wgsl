@@ -167,7 +167,7 @@ fn ambient_terms(f0: f32, c_diff: f32, fw: f32, r: f32, ab: vec2<f32>) -> vec3<f
 }
 
 // The dielectric and metal lobes mixed by `m`, lit by specular radiance `spec` and diffuse
-// radiance `diff` (pbr.rs `ibl_combine`; a uniform environment passes its radiance as both).
+// radiance `diff` (pbr.rs `ibl_combine`; a uniform environment's radiance is both).
 fn env_lobes(base: f32, m: f32, r: f32, fw: f32, ab: vec2<f32>, spec: f32, diff: f32) -> f32 {
     let d = ambient_terms(0.04, base, fw, r, ab);
     let mt = ambient_terms(base, 0.0, fw, r, ab);
@@ -232,24 +232,22 @@ fn shade_pbr(p: Surface, view: vec3<f32>) -> vec3<f32> {
     let x2 = x * x;
     let fw = x2 * x2 * x;
     let ab = env_brdf(n_v, r);
-    let amb = pbr.ambient.xyz;
-    var spec_env = amb;
-    var diff_env = amb;
-    var ibl = vec3(0.0);
+    // The uniform ambient and the environment meet the same lobes, which are linear in the
+    // radiances: one evaluation with their sums (the CPU adds the two evaluations; the same
+    // value up to rounding).
+    var spec_env = pbr.ambient.xyz;
+    var diff_env = pbr.ambient.xyz;
     if pbr.flags.w > 0.5 {
         let reflected = n * (2.0 * dot(n, view)) - view;
         let wfe = mat3x3(pbr.world_from_eye[0].xyz, pbr.world_from_eye[1].xyz, pbr.world_from_eye[2].xyz);
         let k = pbr.ambient.w;
-        let ed = env_diffuse(normalize_or_zero(wfe * n)) * k;
-        let es = env_specular(normalize_or_zero(wfe * reflected), r) * k;
-        ibl = vec3(env_lobes(p.base.x, m, r, fw, ab, es.x, ed.x),
-                   env_lobes(p.base.y, m, r, fw, ab, es.y, ed.y),
-                   env_lobes(p.base.z, m, r, fw, ab, es.z, ed.z));
+        diff_env += env_diffuse(normalize_or_zero(wfe * n)) * k;
+        spec_env += env_specular(normalize_or_zero(wfe * reflected), r) * k;
     }
-    let ambient = vec3(env_lobes(p.base.x, m, r, fw, ab, amb.x, amb.x),
-                       env_lobes(p.base.y, m, r, fw, ab, amb.y, amb.y),
-                       env_lobes(p.base.z, m, r, fw, ab, amb.z, amb.z));
-    return lo + (ambient + ibl) * p.occlusion + p.emissive;
+    let lit_env = vec3(env_lobes(p.base.x, m, r, fw, ab, spec_env.x, diff_env.x),
+                   env_lobes(p.base.y, m, r, fw, ab, spec_env.y, diff_env.y),
+                   env_lobes(p.base.z, m, r, fw, ab, spec_env.z, diff_env.z));
+    return lo + lit_env * p.occlusion + p.emissive;
 }
 
 // ---------------------------------------------------------------- the fragment stage

@@ -315,6 +315,61 @@ impl WgpuTarget {
         view
     }
 
+    /// An object-space mesh through the fixed-function vertex stage (inputs checked): `ff`'s
+    /// fragment stage, or with `pbr` the PBR stage (lighting mode 3: eye position, normal
+    /// and, with `tangents`, the tangent per pixel) with `ff`'s units as the material's
+    /// textures.
+    fn draw_mesh(
+        &mut self,
+        state: &PipelineState,
+        ff: &FixedFunction,
+        transforms: &Transforms,
+        (mesh, tangents): (&MeshInput<'_>, Option<&[Vec4]>),
+        (indices, topology): (Indices<'_>, Topology),
+        pbr: Option<&PbrDraw>,
+    ) -> Result<DrawStats, Error> {
+        let (vdata, attr, tangent_off) = mesh_data(mesh, tangents);
+        let clip_from_model = transforms.clip_from_view * transforms.view_from_model;
+        let clip = |i: usize| clip_from_model * mesh.positions[i].extend(1.0);
+        let (prims, kind, count) =
+            primitives(state, indices, mesh.positions.len(), topology, &clip);
+        let (state, probe) = self.probe_state(state);
+        let state = &state;
+        let mut uniforms = build_uniforms(
+            state,
+            probe,
+            (self.width, self.height),
+            kind,
+            Some((ff, transforms)),
+            attr,
+        );
+        let pbr = pbr.map(|draw| {
+            uniforms.f0[1] = 3.0;
+            uniforms.attr2[2] = tangent_off;
+            let ortho = transforms.clip_from_view.row(3) == Vec4::W;
+            let env = self.environment_buffer(draw.environment.as_ref().map(|e| &e.map));
+            (build_pbr(draw, ortho), env)
+        });
+        let textures: Vec<Arc<Texture>> = ff.units.iter().map(|u| Arc::clone(&u.texture)).collect();
+        self.submit_draw(
+            state,
+            &uniforms,
+            &vdata,
+            &prims,
+            kind,
+            count,
+            &textures,
+            gpu_blend_constant(state),
+            pbr.as_ref()
+                .map(|((uniforms, lights), environment)| PbrBindings {
+                    uniforms,
+                    lights,
+                    environment,
+                }),
+        )?;
+        Ok(DrawStats::default())
+    }
+
     /// pbr.wgsl's `env` buffer for `env` (uploaded once per environment, keyed by the `Arc`
     /// as textures are) or for none.
     fn environment_buffer(&mut self, env: Option<&Arc<Environment>>) -> wgpu::Buffer {
@@ -516,7 +571,6 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// A render pass that keeps what the target holds (every draw after the frame's clear).
 /// A mesh's vertex data as the vertex shader pulls it: per vertex the position, then the
 /// normal, colour, UV sets and tangent that are present; the `attr` uniform (stride and
 /// offsets of normal, colour and first UV set, -1 for none) and the tangent's offset.
@@ -566,6 +620,7 @@ pub(crate) struct PbrBindings<'a> {
     environment: &'a wgpu::Buffer,
 }
 
+/// A render pass that keeps what the target holds (every draw after the frame's clear).
 fn begin_load_pass<'e>(
     enc: &'e mut wgpu::CommandEncoder,
     color: &wgpu::TextureView,
@@ -759,34 +814,14 @@ impl DrawTarget for WgpuTarget {
     ) -> Result<DrawStats, Error> {
         check_fixed_input(ff, transforms, mesh, indices)?;
         state.validate()?;
-        let (vdata, attr, _) = mesh_data(mesh, None);
-        let n = mesh.positions.len();
-        let clip_from_model = transforms.clip_from_view * transforms.view_from_model;
-        let clip = |i: usize| clip_from_model * mesh.positions[i].extend(1.0);
-        let (prims, kind, count) = primitives(state, indices, n, topology, &clip);
-        let (state, probe) = self.probe_state(state);
-        let state = &state;
-        let uniforms = build_uniforms(
+        self.draw_mesh(
             state,
-            probe,
-            (self.width, self.height),
-            kind,
-            Some((ff, transforms)),
-            attr,
-        );
-        let textures: Vec<Arc<Texture>> = ff.units.iter().map(|u| Arc::clone(&u.texture)).collect();
-        self.submit_draw(
-            state,
-            &uniforms,
-            &vdata,
-            &prims,
-            kind,
-            count,
-            &textures,
-            gpu_blend_constant(state),
+            ff,
+            transforms,
+            (mesh, None),
+            (indices, topology),
             None,
-        )?;
-        Ok(DrawStats::default())
+        )
     }
 
     fn draw_pbr(
@@ -804,59 +839,15 @@ impl DrawTarget for WgpuTarget {
         let ff = check_pbr_input(draw, mesh, tangents)?;
         check_fixed_input(&ff, transforms, mesh, indices)?;
         state.validate()?;
-        let m = &draw.material;
-        let tangents = tangents.filter(|_| m.normal_texture.is_some());
-        let (vdata, attr, tangent_off) = mesh_data(mesh, tangents);
-        let clip_from_model = transforms.clip_from_view * transforms.view_from_model;
-        let clip = |i: usize| clip_from_model * mesh.positions[i].extend(1.0);
-        let (prims, kind, count) =
-            primitives(state, indices, mesh.positions.len(), topology, &clip);
-        let (state, probe) = self.probe_state(state);
-        let state = &state;
-        let mut uniforms = build_uniforms(
+        let tangents = tangents.filter(|_| draw.material.normal_texture.is_some());
+        self.draw_mesh(
             state,
-            probe,
-            (self.width, self.height),
-            kind,
-            Some((&ff, transforms)),
-            attr,
-        );
-        uniforms.f0[1] = 3.0;
-        uniforms.attr2[2] = tangent_off;
-        let mut next = 0;
-        let units = [
-            &m.base_color_texture,
-            &m.metallic_roughness_texture,
-            &m.normal_texture,
-            &m.occlusion_texture,
-            &m.emissive_texture,
-        ]
-        .map(|t| {
-            t.as_ref().map(|_| {
-                next += 1;
-                next - 1
-            })
-        });
-        let ortho = transforms.clip_from_view.row(3) == Vec4::W;
-        let (pbr_uniforms, lights) = build_pbr(draw, units, ortho);
-        let environment = self.environment_buffer(draw.environment.as_ref().map(|e| &e.map));
-        let textures: Vec<Arc<Texture>> = ff.units.iter().map(|u| Arc::clone(&u.texture)).collect();
-        self.submit_draw(
-            state,
-            &uniforms,
-            &vdata,
-            &prims,
-            kind,
-            count,
-            &textures,
-            gpu_blend_constant(state),
-            Some(PbrBindings {
-                uniforms: &pbr_uniforms,
-                lights: &lights,
-                environment: &environment,
-            }),
-        )?;
-        Ok(DrawStats::default())
+            &ff,
+            transforms,
+            (mesh, tangents),
+            (indices, topology),
+            Some(draw),
+        )
     }
 
     fn finish(&mut self) -> Result<(), Error> {

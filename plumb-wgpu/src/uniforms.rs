@@ -340,18 +340,21 @@ pub(crate) fn build_uniforms(
     u
 }
 
-/// A physically based draw's `Pbr` block and its lights (pbr.wgsl). `units`: the unit each
-/// of the material's textures is bound to (base colour, metallic-roughness, normal,
-/// occlusion, emissive), `None` for a texture it lacks; `ortho`: the projection is
-/// orthographic (the view vector is +z everywhere).
-pub(crate) fn build_pbr(
-    draw: &PbrDraw,
-    units: [Option<usize>; 5],
-    ortho: bool,
-) -> (Pbr, Vec<Light>) {
+/// A physically based draw's `Pbr` block and its lights (pbr.wgsl). The material's
+/// textures are bound as units in `PbrMaterial::textures`' order (those present take units
+/// 0, 1, …, as `check_pbr_input` makes them); `ortho`: the projection is orthographic (the
+/// view vector is +z everywhere).
+pub(crate) fn build_pbr(draw: &PbrDraw, ortho: bool) -> (Pbr, Vec<Light>) {
     let m = &draw.material;
     let (lights, ambient) = pbr::prepare_lights(&draw.lights);
-    let unit = |k: usize| units[k].map_or(-1.0, |u| u as f32);
+    let mut next = 0.0;
+    let units = m.textures().map(|t| {
+        t.map_or(-1.0, |_| {
+            next += 1.0;
+            next - 1.0
+        })
+    });
+    let unit = |k: usize| units[k];
     let o = &draw.output;
     let tone = match o.tone_map {
         ToneMap::None => 0.0,

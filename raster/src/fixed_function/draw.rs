@@ -14,7 +14,7 @@ use crate::fragment::pbr_shader::{PbrShader, PbrUnit, PbrUnits};
 use crate::fragment::scratch::FragmentShader;
 use crate::geometry::assemble::Primitives;
 use crate::shading::light::PreparedLighting;
-use crate::shading::pbr::{self, PbrDraw, PbrTexture, MAX_PBR_LIGHTS};
+use crate::shading::pbr::{self, PbrDraw, MAX_PBR_LIGHTS};
 use crate::state::PipelineState;
 use crate::texture::lanes::LaneFilter;
 use crate::vertex::{ClipVertex, Indices, Topology, MAX_VARYINGS};
@@ -119,20 +119,21 @@ impl Context {
         let stage = VertexStage::new(mesh, &ff, layout, transforms, (None, tangents));
         let verts = self.run_vertex_stage(&stage);
         let mut planes = (0..).map(|k| 6 + 3 * (layout.units + 3 * k));
-        let mut unit = |t: &Option<PbrTexture>| {
-            t.as_ref().map(|t| PbrUnit {
+        // The units in `PbrMaterial::textures`' order, as `check_pbr_input` made them.
+        let [base, metallic_roughness, normal, occlusion, emissive] = m.textures().map(|t| {
+            t.map(|t| PbrUnit {
                 texture: Arc::clone(&t.texture),
                 sampler: t.sampler,
                 filter: LaneFilter::new(&t.sampler),
                 plane: planes.next().unwrap_or(0),
             })
-        };
+        });
         let units = PbrUnits {
-            base: unit(&m.base_color_texture),
-            metallic_roughness: unit(&m.metallic_roughness_texture),
-            normal: unit(&m.normal_texture),
-            occlusion: unit(&m.occlusion_texture),
-            emissive: unit(&m.emissive_texture),
+            base,
+            metallic_roughness,
+            normal,
+            occlusion,
+            emissive,
         };
         let (lights, ambient) = pbr::prepare_lights(&draw.lights);
         let at = layout.phong.unwrap_or(0);
@@ -274,21 +275,16 @@ pub fn check_pbr_input(
     if let Some(i) = draw.lights.iter().position(|l| !l.is_finite()) {
         return bad(&format!("light {i} has a non-finite value"));
     }
-    let units = [
-        &m.base_color_texture,
-        &m.metallic_roughness_texture,
-        &m.normal_texture,
-        &m.occlusion_texture,
-        &m.emissive_texture,
-    ]
-    .into_iter()
-    .flatten()
-    .map(|t| TextureUnit {
-        uv_set: t.uv_set,
-        matrix: t.matrix,
-        ..TextureUnit::new(Arc::clone(&t.texture), t.sampler)
-    })
-    .collect();
+    let units = m
+        .textures()
+        .into_iter()
+        .flatten()
+        .map(|t| TextureUnit {
+            uv_set: t.uv_set,
+            matrix: t.matrix,
+            ..TextureUnit::new(Arc::clone(&t.texture), t.sampler)
+        })
+        .collect();
     Ok(FixedFunction {
         units,
         ..FixedFunction::default()

@@ -131,6 +131,21 @@ pub struct PbrMaterial {
     pub double_sided: bool,
 }
 
+impl PbrMaterial {
+    /// The textures in the order a draw binds them as units: base colour,
+    /// metallic-roughness, normal, occlusion, emissive (`None` for one the material lacks;
+    /// those present take units 0, 1, … in this order).
+    pub fn textures(&self) -> [Option<&PbrTexture>; 5] {
+        [
+            self.base_color_texture.as_ref(),
+            self.metallic_roughness_texture.as_ref(),
+            self.normal_texture.as_ref(),
+            self.occlusion_texture.as_ref(),
+            self.emissive_texture.as_ref(),
+        ]
+    }
+}
+
 impl Default for PbrMaterial {
     /// glTF's default material: white, fully metallic and rough, opaque, single-sided.
     fn default() -> PbrMaterial {
