@@ -29,6 +29,7 @@ pub(crate) struct ChunkBins {
 }
 
 /// One tile's share of a chunk.
+#[derive(Clone, Copy)]
 pub(crate) struct TileRefs<'a> {
     pub draw: u32,
     pub tris: &'a [TriSetup],
@@ -136,16 +137,13 @@ impl ChunkBins {
         let out: Vec<TriSetup> = ids
             .iter()
             .enumerate()
-            .map(|(j, &i)| TriSetup {
-                planes: (j * stride) as u32,
-                ..tris[i as usize]
+            .map(|(j, &i)| {
+                let mut t = tris[i as usize];
+                t.planes = (j * stride) as u32;
+                t
             })
             .collect();
-        let mut out_planes = Vec::with_capacity(entries * stride);
-        for &i in &ids {
-            let po = tris[i as usize].planes as usize;
-            out_planes.extend_from_slice(&planes[po..po + stride]);
-        }
+        let out_planes = copy_planes(planes, tris, &ids, stride);
         ChunkBins {
             draw,
             tris: out,
@@ -179,6 +177,55 @@ impl ChunkBins {
             planes: &self.planes,
         }
     }
+}
+
+/// The planes of the entries `ids` (triangles of `tris`, `stride` floats each in `planes`),
+/// one after another. Strides of up to 32 floats (the draws with up to eight varyings) copy
+/// whole blocks of eight floats, a constant count per entry rather than a `memcpy` of a
+/// run-time length: an entry's last block may carry floats past its planes into the next
+/// entry's place, dropped before that entry's copy (entries are copied in order). The same
+/// floats either way.
+fn copy_planes(planes: &[f32], tris: &[TriSetup], ids: &[u32], stride: usize) -> Vec<f32> {
+    match stride.div_ceil(8) {
+        1 => copy_blocks::<8>(planes, tris, ids, stride),
+        2 => copy_blocks::<16>(planes, tris, ids, stride),
+        3 => copy_blocks::<24>(planes, tris, ids, stride),
+        4 => copy_blocks::<32>(planes, tris, ids, stride),
+        _ => {
+            let mut out = Vec::with_capacity(ids.len() * stride);
+            for &i in ids {
+                let po = tris[i as usize].planes as usize;
+                out.extend_from_slice(&planes[po..po + stride]);
+            }
+            out
+        }
+    }
+}
+
+/// [`copy_planes`] in blocks of `N ≥ stride` floats (a record whose block would read past
+/// the end of `planes` is copied at its length).
+#[inline(always)]
+fn copy_blocks<const N: usize>(
+    planes: &[f32],
+    tris: &[TriSetup],
+    ids: &[u32],
+    stride: usize,
+) -> Vec<f32> {
+    let mut out = Vec::with_capacity(ids.len() * stride + N);
+    for (j, &i) in ids.iter().enumerate() {
+        let po = tris[i as usize].planes as usize;
+        // Back to the end of the entries copied so far (a block's spare floats dropped).
+        out.truncate(j * stride);
+        match planes.get(po..po + N) {
+            Some(from) => {
+                let from: &[f32; N] = from.try_into().expect("N floats");
+                out.extend_from_slice(from);
+            }
+            None => out.extend_from_slice(&planes[po..po + stride]),
+        }
+    }
+    out.truncate(ids.len() * stride);
+    out
 }
 
 /// The three edge functions of a set-up triangle.

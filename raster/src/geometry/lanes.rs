@@ -16,7 +16,7 @@ use fearless_simd::{f32x8, prelude::*, Level};
 use crate::base::fixed::{Edge32, SUBPIXEL_HALF, SUBPIXEL_ONE};
 use crate::base::vec_lanes::LANES;
 use crate::geometry::clip::ClipPlanes;
-use crate::geometry::screen::{corner_lanes, ScreenVertex};
+use crate::geometry::screen::{corner_lanes, point_lanes, ScreenVertex};
 use crate::geometry::setup::{lane_edges, GeometryStats, SetupCtx};
 use crate::state::{CullMode, FrontFace};
 use crate::target::TILE_SHIFT;
@@ -96,28 +96,22 @@ impl ScreenIn {
 }
 
 /// The clip positions of [`LANES`] triangles' corners: corner `k` of lane `i`'s triangle is
-/// `(x[k][i], y[k][i], z[k][i], w[k][i])`.
+/// `p[k][i]` = `[x, y, z, w]` (made lanes in `screen_corners`, [`point_lanes`]).
 pub(crate) struct Corners {
-    pub x: [[f32; LANES]; 3],
-    pub y: [[f32; LANES]; 3],
-    pub z: [[f32; LANES]; 3],
-    pub w: [[f32; LANES]; 3],
+    pub p: [[[f32; 4]; LANES]; 3],
 }
 
 impl Corners {
     pub fn new() -> Corners {
         Corners {
-            x: [[0.0; LANES]; 3],
-            y: [[0.0; LANES]; 3],
-            z: [[0.0; LANES]; 3],
-            w: [[1.0; LANES]; 3],
+            p: [[[0.0, 0.0, 0.0, 1.0]; LANES]; 3],
         }
     }
 
     /// Lane `i`, corner `k`: the clip position `p`.
     #[inline(always)]
     pub fn set(&mut self, i: usize, k: usize, p: glam::Vec4) {
-        (self.x[k][i], self.y[k][i], self.z[k][i], self.w[k][i]) = (p.x, p.y, p.z, p.w);
+        self.p[k][i] = p.to_array();
     }
 }
 
@@ -149,7 +143,7 @@ fn screen_corners_at<S: Simd>(
     (out.finite, out.snapped) = ([1; LANES], [1; LANES]);
     (out.and, out.or) = ([!0; LANES], [0; LANES]);
     for k in 0..3 {
-        let t = corner_lanes(simd, clip, win, [&c.x[k], &c.y[k], &c.z[k], &c.w[k]]);
+        let t = corner_lanes(simd, clip, win, point_lanes(simd, &c.p[k]));
         for i in 0..LANES {
             // A non-finite corner is `ScreenVertex::default()`: outcode 0, not snapped.
             let finite = t.finite[i] as u32;

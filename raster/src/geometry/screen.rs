@@ -3,7 +3,7 @@
 //! drawn before any of its varyings are fetched, and they are computed once per vertex
 //! ([`ScreenVertex`]), eight vertices at a time in lanes ([`screen_vertices`]).
 
-use fearless_simd::{f32x8, mask32x8, prelude::*, Level};
+use fearless_simd::{f32x4, f32x8, mask32x8, prelude::*, Level};
 use glam::Vec4;
 
 use crate::base::fixed::Fixed;
@@ -137,13 +137,11 @@ fn screen_vertices_at<S: Simd, P: Fn(usize) -> Vec4>(
     let win = [vp.x, vp.y, vp.width * 0.5, vp.height * 0.5];
     for (b, block) in out.chunks_mut(LANES).enumerate() {
         let base = first + b * LANES;
-        let (mut px, mut py, mut pz, mut pw) =
-            ([0.0f32; LANES], [0.0; LANES], [0.0; LANES], [0.0; LANES]);
+        let mut rows = [[0.0f32; 4]; LANES];
         for (i, _) in block.iter().enumerate() {
-            let p = position(base + i);
-            (px[i], py[i], pz[i], pw[i]) = (p.x, p.y, p.z, p.w);
+            rows[i] = position(base + i).to_array();
         }
-        let c = corner_lanes(simd, clip, win, [&px, &py, &pz, &pw]);
+        let c = corner_lanes(simd, clip, win, point_lanes(simd, &rows));
         for (i, o) in block.iter_mut().enumerate() {
             let code = c.code[i] as u32;
             *o = if c.finite[i] != 0 {
@@ -250,6 +248,29 @@ pub(crate) mod tests {
     }
 }
 
+/// Eight points as lanes of their coordinates: `rows[i]` = point `i`'s `[x, y, z, w]`, the
+/// result `[x, y, z, w]` with lane `i` point `i`'s. Two 4 × 4 transposes by interleaves (a
+/// few register moves per point, where storing a point's coordinates one float at a time
+/// into four arrays took four scattered stores), joined: only data moves.
+#[inline(always)]
+pub(crate) fn point_lanes<S: Simd>(simd: S, rows: &[[f32; 4]; LANES]) -> [f32x8<S>; 4] {
+    let half = |r: &[[f32; 4]]| {
+        let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|i| f32x4::from_slice(simd, &r[i]));
+        // [x0 x2 y0 y2], [x1 x3 y1 y3], [z0 z2 w0 w2], [z1 z3 w1 w3] …
+        let (a, b) = (simd.zip_low_f32x4(r0, r2), simd.zip_low_f32x4(r1, r3));
+        let (c, d) = (simd.zip_high_f32x4(r0, r2), simd.zip_high_f32x4(r1, r3));
+        // … then [x0 x1 x2 x3], [y0 …], [z0 …], [w0 …].
+        [
+            simd.zip_low_f32x4(a, b),
+            simd.zip_high_f32x4(a, b),
+            simd.zip_low_f32x4(c, d),
+            simd.zip_high_f32x4(c, d),
+        ]
+    };
+    let (lo, hi) = (half(&rows[..4]), half(&rows[4..]));
+    [0, 1, 2, 3].map(|k| simd.combine_f32x4(lo[k], hi[k]))
+}
+
 /// One corner's screen test of eight points at once (lane `i` the point `(x[i], y[i], z[i],
 /// w[i])`), as the per-vertex and the per-triangle lanes front ends (`geometry::lanes`) both
 /// take it: whether the point is finite (`|v| < ∞` is false for NaN and ±∞ alone);
@@ -263,9 +284,8 @@ pub(crate) fn corner_lanes<S: Simd>(
     simd: S,
     ([x_lo, x_hi, y_lo, y_hi], user): ([f32; 4], &[Vec4]),
     [vx, vy, hw, hh]: [f32; 4],
-    [x, y, z, w]: [&[f32; LANES]; 4],
+    [x, y, z, w]: [f32x8<S>; 4],
 ) -> CornerLanes {
-    let [x, y, z, w] = [x, y, z, w].map(|v| f32x8::from_slice(simd, v));
     let zero = simd.splat_f32x8(0.0);
     let (one, none) = (simd.splat_i32x8(1), simd.splat_i32x8(0));
     let flag = |m: mask32x8<S>| m.select(one, none);
