@@ -362,6 +362,41 @@ impl FragmentPath {
         self.fused && self.fusable(tri)
     }
 
+    /// The depth function of the vertex-colour kernel when [`FragmentPath::run_blocks`]
+    /// takes it for every triangle without flat varyings (the draw's fused path at a depth
+    /// function it has), else `None`.
+    #[inline(always)]
+    pub fn vertex_color_blocks(&self) -> Option<u8> {
+        (self.fused && matches!(self.depth.0, 1 | 3 | 7)).then_some(self.depth.0)
+    }
+
+    /// [`FragmentPath::run_blocks`] on one block of a draw whose
+    /// [`FragmentPath::vertex_color_blocks`] is `F`: the same kernel, chosen by the caller.
+    #[inline(always)]
+    pub fn vertex_color_blocks_at<S: Simd, const F: u8>(
+        &self,
+        simd: S,
+        planes: &[f32],
+        block: &fl::Block,
+        tile: &mut TileMut<'_>,
+    ) -> u64 {
+        debug_assert_eq!(self.vertex_color_blocks(), Some(F));
+        let vc = fl::w8::VertexColor::new::<false>(
+            simd,
+            planes,
+            0.0,
+            (self.zmin, self.zmax),
+            self.depth.1,
+        );
+        let dst = (&mut *tile.depth, &mut *tile.color);
+        fl::fused_blocks(
+            simd,
+            &fl::VertexColorRows::<S, F>(vc),
+            std::slice::from_ref(block),
+            dst,
+        )
+    }
+
     /// Runs the fused kernel on the covered pixels of one triangle's blocks of the tile
     /// (one, or up to four for the tile walk's 16×16 class), straight on its planes
     /// (`fragment::lanes::fused_blocks`), at the caller's instruction set. The kernel is set

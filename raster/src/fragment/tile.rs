@@ -265,7 +265,6 @@ fn raster_tile_at<'a, S: Simd>(
     scratch: &mut Scratch,
 ) -> u64 {
     let mut written = 0;
-    let ts = TILE_SIZE as i32;
     let mut g = Gather {
         off: [0; SPAN],
         depth: [0.0; SPAN],
@@ -275,48 +274,116 @@ fn raster_tile_at<'a, S: Simd>(
     let mut at = TileAt { tile, tx, ty };
     for bin in bins {
         let (path, stride) = &paths[bin.draw as usize];
-        for tri in bin.tris {
-            let po = tri.planes as usize;
-            let planes = &bin.planes[po..po + stride];
-            let x0 = tri.bbox[0].max(tx);
-            let x1 = tri.bbox[2].min(tx + ts);
-            let y0 = tri.bbox[1].max(ty);
-            let y1 = tri.bbox[3].min(ty + ts);
-            if x0 >= x1 || y0 >= y1 {
-                continue;
+        let bin = (bin, path.as_ref(), *stride);
+        written += match path.vertex_color_blocks().filter(|_| !is_portable(simd)) {
+            Some(1) => vertex_color_bin::<S, 1>(simd, bin, &mut at, &mut g, scratch),
+            Some(3) => vertex_color_bin::<S, 3>(simd, bin, &mut at, &mut g, scratch),
+            Some(_) => vertex_color_bin::<S, 7>(simd, bin, &mut at, &mut g, scratch),
+            None => {
+                let mut w = 0;
+                for tri in bin.0.tris {
+                    if let Some(t) = in_tile(bin, tri, &at) {
+                        w += triangle(simd, &t, &mut at, &mut g, scratch);
+                    }
+                }
+                w
             }
-            let t = TriInTile {
-                tri,
-                planes,
-                path,
-                bbox: [x0, y0, x1, y1],
-            };
-            let (n, h) = (x1 - x0, y1 - y0);
-            if n <= LANES as i32 && h <= LANES as i32 {
-                if let Some(w) = lanes_block(simd, &t, &mut at, &mut g, scratch) {
-                    written += w;
-                    continue;
-                }
-            } else if n <= 2 * LANES as i32 && h <= 2 * LANES as i32 {
-                if let Some(w) = quad_blocks(simd, &t, &mut at) {
-                    written += w;
-                    continue;
-                }
+        };
+    }
+    written
+}
+
+/// A triangle of a bin clipped to the tile: `None` when its box misses the tile.
+#[inline(always)]
+fn in_tile<'a>(
+    (bin, path, stride): (TileRefs<'a>, &'a FragmentPath, usize),
+    tri: &'a TriSetup,
+    at: &TileAt<'_, '_>,
+) -> Option<TriInTile<'a>> {
+    let ts = TILE_SIZE as i32;
+    let po = tri.planes as usize;
+    let x0 = tri.bbox[0].max(at.tx);
+    let x1 = tri.bbox[2].min(at.tx + ts);
+    let y0 = tri.bbox[1].max(at.ty);
+    let y1 = tri.bbox[3].min(at.ty + ts);
+    if x0 >= x1 || y0 >= y1 {
+        return None;
+    }
+    Some(TriInTile {
+        tri,
+        planes: &bin.planes[po..po + stride],
+        path,
+        bbox: [x0, y0, x1, y1],
+    })
+}
+
+/// The triangles of a bin whose draw takes the vertex-colour kernel with depth function
+/// `F` for its blocks ([`FragmentPath::vertex_color_blocks`], not the portable level): the
+/// smallest class's triangles go straight to that kernel (what [`lanes_block`] does, with
+/// the draw's choices made once per bin rather than per triangle), the others to
+/// [`triangle`].
+#[inline(always)]
+fn vertex_color_bin<S: Simd, const F: u8>(
+    simd: S,
+    bin: (TileRefs<'_>, &FragmentPath, usize),
+    at: &mut TileAt<'_, '_>,
+    g: &mut Gather,
+    scratch: &mut Scratch,
+) -> u64 {
+    let mut written = 0;
+    let l = LANES as i32;
+    for tri in bin.0.tris {
+        let Some(t) = in_tile(bin, tri, at) else {
+            continue;
+        };
+        let [x0, y0, x1, y1] = t.bbox;
+        if x1 - x0 <= l && y1 - y0 <= l && tri.lanes && tri.flat_count == 0 {
+            let bx = (x0, y0, (x1 - x0) as u32, (y1 - y0) as u32);
+            let b = cover_rows(simd, &tri.edges, bx, (at.tx, at.ty), (tri.ref_x, tri.ref_y));
+            if b.cover != 0 {
+                written += t
+                    .path
+                    .vertex_color_blocks_at::<S, F>(simd, t.planes, &b, at.tile);
             }
-            written += if i64::from(n) * i64::from(h) <= BLOCK_PIXELS {
-                if n <= 2 * LANES as i32 && tri.lanes {
-                    scanned_lanes(simd, &t, &mut at, &mut g, scratch)
-                } else {
-                    scanned_block(&t, &mut at, &mut g, scratch)
-                }
-            } else if n <= 2 * LANES as i32 && tri.lanes && !is_portable(simd) {
-                narrow_spans(simd, &t, &mut at, scratch)
-            } else {
-                row_spans(&t, &mut at, scratch)
-            };
+        } else {
+            written += triangle(simd, &t, at, g, scratch);
         }
     }
     written
+}
+
+/// One triangle's share of the tile, by its size class (see [`raster_tile`]).
+#[inline(always)]
+fn triangle<S: Simd>(
+    simd: S,
+    t: &TriInTile<'_>,
+    at: &mut TileAt<'_, '_>,
+    g: &mut Gather,
+    scratch: &mut Scratch,
+) -> u64 {
+    let tri = t.tri;
+    let [x0, y0, x1, y1] = t.bbox;
+    let (n, h) = (x1 - x0, y1 - y0);
+    if n <= LANES as i32 && h <= LANES as i32 {
+        if let Some(w) = lanes_block(simd, t, at, g, scratch) {
+            return w;
+        }
+    } else if n <= 2 * LANES as i32 && h <= 2 * LANES as i32 {
+        if let Some(w) = quad_blocks(simd, t, at) {
+            return w;
+        }
+    }
+    if i64::from(n) * i64::from(h) <= BLOCK_PIXELS {
+        if n <= 2 * LANES as i32 && tri.lanes {
+            scanned_lanes(simd, t, at, g, scratch)
+        } else {
+            scanned_block(t, at, g, scratch)
+        }
+    } else if n <= 2 * LANES as i32 && tri.lanes && !is_portable(simd) {
+        narrow_spans(simd, t, at, scratch)
+    } else {
+        row_spans(t, at, scratch)
+    }
 }
 
 /// One triangle's share of a tile: its set-up, planes and fragment path, and its pixel box
