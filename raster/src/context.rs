@@ -32,7 +32,8 @@ const MIN_CHUNK: usize = 4096;
 /// tile worker reads sequentially (measured on 1M small triangles: 4096-primitive chunks left
 /// ~8 triangles per tile per chunk and spent most of the raster time on cache misses).
 const MAX_CHUNK: usize = 1 << 16;
-/// Binned triangle copies that trigger a flush (bounds memory: about 128 bytes each).
+/// Binned triangle slots (copies, and the bins' unfilled slots: `geometry::bin`) that
+/// trigger a flush (bounds memory: about 170 bytes each with a vertex colour).
 const MAX_QUEUED_TRIANGLES: usize = 2 << 20;
 /// Queued draws that trigger a flush: each holds its fragment path (about 1 KiB for a
 /// fixed-function draw) until `finish`. A scene of 10⁶ small leaves held 1 GB of them.
@@ -351,7 +352,7 @@ impl Context {
             for (st, bins) in parts {
                 stats.geometry.add(&st);
                 if bins.entries() > 0 {
-                    self.queued += bins.entries();
+                    self.queued += bins.slots();
                     self.chunks.push(bins);
                     queued_any = true;
                 }
@@ -424,7 +425,7 @@ impl Context {
                     }
                     let tx = (i as u32 % tiles_x) as i32 * TILE_SIZE as i32;
                     let ty = (i as u32 / tiles_x) as i32 * TILE_SIZE as i32;
-                    let bins = chunks.iter().map(|c| c.tile(i));
+                    let bins = chunks.iter().flat_map(|c| c.tile(i));
                     raster_tile(level, &mut tile, (tx, ty), bins, paths, scratch)
                 })
                 .sum()

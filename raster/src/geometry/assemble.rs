@@ -171,35 +171,43 @@ where
 
     /// Sets up and bins the primitives `range` of the draw queued as `draw`.
     pub fn chunk(&self, range: std::ops::Range<usize>, draw: u32) -> (GeometryStats, ChunkBins) {
-        let sink = self.set_up(range, true);
-        let bins = ChunkBins::new(
-            &sink.tris,
-            &sink.planes,
-            &sink.tiles,
-            (draw, self.stride),
-            self.tiles,
-        );
+        let bins = ChunkBins::new((draw, self.stride), self.tiles, range.len());
+        let mut sink = self.set_up(range, true, Some(bins));
+        let bins = sink.bins.take().expect("binned");
         (sink.stats, bins)
     }
 
     /// The set-up triangles of the primitives `range`: filled triangles eight at a time in
     /// lanes when `lanes` ([`FrontEnd::filled_lanes`]; not for a polygon offset, which
     /// needs the triangle's window vertices), else one at a time — the same triangles and
-    /// planes either way.
-    pub(crate) fn set_up(&self, range: std::ops::Range<usize>, lanes: bool) -> TriSink {
+    /// planes either way. Binned into `bins` as they are set up when given (the sink then
+    /// holds no triangles), else all kept in the sink.
+    pub(crate) fn set_up(
+        &self,
+        range: std::ops::Range<usize>,
+        lanes: bool,
+        bins: Option<ChunkBins>,
+    ) -> TriSink {
+        // About one triangle per primitive, or a few staged: no growth copies.
+        let staged = if bins.is_some() {
+            (2 * LANES).min(range.len())
+        } else {
+            range.len()
+        };
         let mut sink = TriSink {
             probe_base: self.probing.then_some(range.start as u32),
+            tris: Vec::with_capacity(staged),
+            planes: Vec::with_capacity(staged * self.stride),
+            bins,
             ..TriSink::default()
         };
-        // About one triangle per primitive: no growth copies.
-        sink.tris.reserve(range.len());
-        sink.planes.reserve(range.len() * self.stride);
         if lanes && self.filled && !self.ctx.has_offset() {
             self.filled_lanes(range, &mut sink);
         } else {
             let run_sv = self.run_screen_vertices(&range);
             self.one_at_a_time(range, &run_sv, &mut sink);
         }
+        sink.spill();
         sink
     }
 
@@ -233,6 +241,9 @@ where
         let mut w = [WinVertex::ZERO; MAX_POLY];
         let per = p.topology.vertices_per_primitive();
         for prim in range {
+            if sink.tris.len() >= LANES {
+                sink.spill();
+            }
             let e = p.topology.primitive(prim);
             if self.filled {
                 let idx = [
@@ -297,6 +308,7 @@ where
                         let tiles_x = self.tiles.0;
                         let new = sink.tris[before..].iter().map(|t| single_tile(t, tiles_x));
                         sink.tiles.extend(new);
+                        sink.spill();
                     }
                     r => {
                         sink.stats.primitives += 1;
@@ -359,28 +371,52 @@ where
         setup_lanes(self.level, ctx, nflat, pend, out);
         let rows = 3 * (2 + ctx.nvar);
         let per = rows + usize::from(self.probing);
-        let base = sink.planes.len();
-        sink.planes.resize(base + pend.n * per, 0.0);
-        let at: [usize; LANES] = std::array::from_fn(|i| base + i * per);
-        store_planes(self.level, &out.rows[..rows], pend.n, &at, &mut sink.planes);
-        if self.probing {
-            for (i, &a) in at[..pend.n].iter().enumerate() {
-                sink.planes[a + rows] = f32::from_bits(pend.prim[i]);
-            }
-        }
-        sink.tris.extend((0..pend.n).map(|i| TriSetup {
+        let record = |i: usize, planes: usize| TriSetup {
             xs: [pend.xs[0][i], pend.xs[1][i], pend.xs[2][i]],
             ys: [pend.ys[0][i], pend.ys[1][i], pend.ys[2][i]],
             bbox: pend.bbox[i],
             ref_x: out.ref_x[i],
             ref_y: out.ref_y[i],
-            planes: at[i] as u32,
+            planes: planes as u32,
             edges: out.edges[i],
             lanes: out.fits[i],
             front: pend.front[i],
             flat_count: nflat as u8,
-        }));
-        sink.tiles.extend_from_slice(&pend.tile[..pend.n]);
+        };
+        let n = pend.n;
+        let (dst, base) = match &sink.bins {
+            // Binning: the planes to the batch's stage (written in place, no fill), the
+            // records straight to their bins.
+            Some(_) => {
+                let need = LANES * per + 32;
+                if sink.stage.len() < need {
+                    sink.stage.resize(need, 0.0);
+                }
+                (&mut sink.stage, 0)
+            }
+            None => {
+                let base = sink.planes.len();
+                sink.planes.resize(base + n * per, 0.0);
+                (&mut sink.planes, base)
+            }
+        };
+        let at: [usize; LANES] = std::array::from_fn(|i| base + i * per);
+        store_planes(self.level, &out.rows[..rows], n, &at, dst);
+        if self.probing {
+            for (i, &a) in at[..n].iter().enumerate() {
+                dst[a + rows] = f32::from_bits(pend.prim[i]);
+            }
+        }
+        match &mut sink.bins {
+            Some(bins) => {
+                let tris = (0..n).map(|i| (record(i, at[i]), pend.tile[i]));
+                bins.take(tris, &sink.stage);
+            }
+            None => {
+                sink.tris.extend((0..n).map(|i| record(i, at[i])));
+                sink.tiles.extend_from_slice(&pend.tile[..n]);
+            }
+        }
         sink.stats.triangles_setup += pend.n as u64;
         pend.n = 0;
     }
@@ -596,7 +632,10 @@ pub(crate) mod tests {
             fe.screen_vertices(&pool);
             let n = fe.primitive_count();
             for range in [0..n, 5..n.min(1000), 3..4] {
-                let (a, b) = (fe.set_up(range.clone(), true), fe.set_up(range, false));
+                let (a, b) = (
+                    fe.set_up(range.clone(), true, None),
+                    fe.set_up(range.clone(), false, None),
+                );
                 assert_eq!(a.stats, b.stats, "{level:?}");
                 assert_eq!(a.tris.len(), b.tris.len(), "{level:?}");
                 for (i, (x, y)) in a.tris.iter().zip(&b.tris).enumerate() {
@@ -604,30 +643,47 @@ pub(crate) mod tests {
                 }
                 let bits = |p: &[f32]| p.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                 assert!(bits(&a.planes) == bits(&b.planes), "{level:?} planes");
-                // Binned from the lanes' tiles and from tiles computed by the binner.
+                // Binned from the lanes' tiles, from tiles computed by the binner, and as
+                // the chunk sets them up (staged a few at a time).
                 let offset = st.polygon_offset.factor != 0.0;
                 assert_eq!(a.tiles.len(), if offset { 0 } else { a.tris.len() });
                 assert!(b.tiles.is_empty());
                 let bins = |s: &TriSink| {
-                    ChunkBins::new(&s.tris, &s.planes, &s.tiles, (0, fe.stride), tiles)
+                    let mut bins = ChunkBins::new((0, fe.stride), tiles, s.tris.len());
+                    let single: Vec<u32> = match s.tiles.len() == s.tris.len() {
+                        true => s.tiles.clone(),
+                        false => s.tris.iter().map(|t| single_tile(t, tiles.0)).collect(),
+                    };
+                    let mut planes = s.planes.clone();
+                    planes.resize(planes.len() + 32, 0.0);
+                    bins.take(s.tris.iter().copied().zip(single), &planes);
+                    bins
                 };
                 let (ba, bb) = (bins(&a), bins(&b));
+                let (stats, bc) = fe.chunk(range, 0);
+                assert_eq!(stats, b.stats, "{level:?}");
                 assert_eq!(ba.entries(), bb.entries(), "{level:?}");
-                for t in 0..(tiles.0 * tiles.1) as usize {
-                    let (ta, tb) = (ba.tile(t), bb.tile(t));
-                    assert_eq!(
-                        format!("{:?}", ta.tris),
-                        format!("{:?}", tb.tris),
-                        "{level:?} tile {t}"
-                    );
-                    for (x, y) in ta.tris.iter().zip(tb.tris) {
-                        let (pa, pb) = (x.planes as usize, y.planes as usize);
-                        let n = fe.stride;
-                        assert!(bits(&ta.planes[pa..pa + n]) == bits(&tb.planes[pb..pb + n]));
+                assert_eq!(bc.entries(), bb.entries(), "{level:?}");
+                // A tile's triangles with their planes, whatever the blocks.
+                let tile = |bins: &ChunkBins, t: usize| {
+                    let mut out = Vec::new();
+                    for refs in bins.tile(t) {
+                        for x in refs.tris {
+                            let p = &refs.planes[x.planes as usize..][..fe.stride];
+                            let x = TriSetup { planes: 0, ..*x };
+                            out.push((format!("{x:?}"), bits(p)));
+                        }
                     }
+                    out
+                };
+                for t in 0..(tiles.0 * tiles.1) as usize {
+                    let want = tile(&bb, t);
+                    assert!(tile(&ba, t) == want, "{level:?} tile {t}");
+                    assert!(tile(&bc, t) == want, "{level:?} tile {t} (chunk)");
+                    assert_eq!(bb.tile_is_empty(t), want.is_empty());
                 }
             }
-            total = fe.set_up(0..n, false).stats;
+            total = fe.set_up(0..n, false, None).stats;
         }
         total
     }

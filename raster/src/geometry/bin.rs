@@ -9,26 +9,57 @@
 //! lists into the chunk's triangle array save 134 instructions per small triangle but cost
 //! 60% more wall-clock time on 1M small triangles, in cache misses.)
 //!
-//! A chunk's bins are one flat array in tile order, filled by a counting sort: exact
-//! per-tile counts, prefix sums, one copy per entry — no per-tile vectors to grow.
+//! A chunk's bins are lists of *blocks* (llvmpipe's per-tile command blocks): each tile owns
+//! a list of blocks, its first of [`FIRST_BLOCK`] entries, each next one twice its last up to
+//! [`MAX_BLOCK`], each allocated once at its size and filled by appending. The set-up stage stages a handful of
+//! triangles (eight from the set-up lanes) in a small buffer that stays in the first-level
+//! cache and moves them into their tiles' blocks as it goes ([`ChunkBins::take`]): every
+//! triangle is written once to the staging buffer and once to its bin, with no counting pass
+//! and no second copy of the whole chunk. (Issue 52: a counting sort of the whole chunk's
+//! set-up output cost 161 instructions per small triangle.)
 
 use crate::base::fixed::{Edge, Fixed};
 use crate::geometry::setup::TriSetup;
 use crate::target::{TILE_SHIFT, TILE_SIZE};
 
-/// The binned triangles of one chunk (all of one draw), in tile order: tile `t`'s are
-/// `tris[start[t]..start[t + 1]]`, in submission order, entry `j`'s planes at
-/// `planes[j·stride..]`.
+/// Fewest slots of a tile's first block in a chunk (it has the chunk's primitives per tile,
+/// rounded up to a power of two, within this and [`MAX_BLOCK`]).
+pub(crate) const FIRST_BLOCK: usize = 8;
+/// Largest block: a tile's blocks double up to this many slots. A chunk's unfilled slots are
+/// then at most its entries plus its first block's slots per tile it touches.
+pub(crate) const MAX_BLOCK: usize = 256;
+/// No block.
+const NONE: u32 = u32::MAX;
+
+/// A run of one tile's entries: allocated at its capacity, filled by appending (never
+/// grown, never zero-filled).
+struct Block {
+    tris: Vec<TriSetup>,
+    /// Entry `j`'s planes at `planes[j·stride..]` (with room for a block copy's spare
+    /// floats past the last entry's).
+    planes: Vec<f32>,
+    /// The tile's next block (`NONE` for its last).
+    next: u32,
+}
+
+/// The binned triangles of one chunk (all of one draw): per tile a list of blocks, each
+/// tile's entries in submission order.
 pub(crate) struct ChunkBins {
     /// Index of the chunk's draw in the context's queued paths.
     draw: u32,
-    tris: Vec<TriSetup>,
-    planes: Vec<f32>,
-    /// Per-tile entry ranges (empty when the chunk has no triangles).
-    start: Vec<u32>,
+    stride: usize,
+    tiles_x: u32,
+    /// Slots of a tile's first block.
+    first: usize,
+    blocks: Vec<Block>,
+    /// Per tile, its first and last block (`NONE` when it has none).
+    ends: Vec<[u32; 2]>,
+    /// Tile entries (a triangle counts once per tile it may touch), and slots allocated.
+    entries: usize,
+    slots: usize,
 }
 
-/// One tile's share of a chunk.
+/// One block of one tile's share of a chunk.
 #[derive(Clone, Copy)]
 pub(crate) struct TileRefs<'a> {
     pub draw: u32,
@@ -61,171 +92,152 @@ pub(crate) fn single_tile(tri: &TriSetup, tiles_x: u32) -> u32 {
 }
 
 impl ChunkBins {
-    /// Bins the triangles `tris` (of draw `draw`, `stride` plane floats each in `planes`)
-    /// to tiles. `single`: each triangle's [`single_tile`] when its set-up computed them
-    /// (else empty, and they are computed here).
+    /// Empty bins for a chunk of `prims` primitives of draw `draw` (`stride` plane floats a
+    /// triangle) on a target of `tiles_x × tiles_y` tiles.
     pub fn new(
-        tris: &[TriSetup],
-        planes: &[f32],
-        single: &[u32],
         (draw, stride): (u32, usize),
         (tiles_x, tiles_y): (u32, u32),
+        prims: usize,
     ) -> ChunkBins {
-        if tris.is_empty() {
-            // Nothing to bin (everything culled or too small to cover a sample): no tile
-            // list at all. The context queues only chunks with triangles, so an empty one is
-            // never indexed by tile.
-            return ChunkBins {
-                draw,
-                tris: Vec::new(),
-                planes: Vec::new(),
-                start: Vec::new(),
-            };
-        }
-        let computed: Vec<u32>;
-        let single = if single.len() == tris.len() {
-            single
-        } else {
-            computed = tris.iter().map(|t| single_tile(t, tiles_x)).collect();
-            &computed
-        };
         let ntiles = (tiles_x * tiles_y) as usize;
-        let tile = |tx: i32, ty: i32| (ty as u32 * tiles_x + tx as u32) as usize;
-        // Counts (in `start[t + 1]`), then prefix sums, then one copy per entry in triangle
-        // order.
-        let mut start = vec![0u32; ntiles + 1];
-        for (tri, &t) in tris.iter().zip(single) {
-            if t != u32::MAX {
-                start[t as usize + 1] += 1;
-                continue;
-            }
-            let (tx0, ty0, tx1, ty1) = tile_range(tri);
-            for ty in ty0..=ty1 {
-                for tx in tx0..=tx1 {
-                    if tile_touches(tri, tx, ty) {
-                        start[tile(tx, ty) + 1] += 1;
-                    }
-                }
-            }
-        }
-        for t in 0..ntiles {
-            start[t + 1] += start[t];
-        }
-        // Each tile's triangle indices (4 bytes an entry), then the copies in tile order,
-        // appended: nothing is written twice.
-        let entries = start[ntiles] as usize;
-        let mut next = start[..ntiles].to_vec();
-        let mut ids = vec![0u32; entries];
-        for (i, (tri, &t)) in tris.iter().zip(single).enumerate() {
-            if t != u32::MAX {
-                let n = &mut next[t as usize];
-                ids[*n as usize] = i as u32;
-                *n += 1;
-                continue;
-            }
-            let (tx0, ty0, tx1, ty1) = tile_range(tri);
-            for ty in ty0..=ty1 {
-                for tx in tx0..=tx1 {
-                    if tile_touches(tri, tx, ty) {
-                        let n = &mut next[tile(tx, ty)];
-                        ids[*n as usize] = i as u32;
-                        *n += 1;
-                    }
-                }
-            }
-        }
-        let out: Vec<TriSetup> = ids
-            .iter()
-            .enumerate()
-            .map(|(j, &i)| {
-                let mut t = tris[i as usize];
-                t.planes = (j * stride) as u32;
-                t
-            })
-            .collect();
-        let out_planes = copy_planes(planes, tris, &ids, stride);
         ChunkBins {
             draw,
-            tris: out,
-            planes: out_planes,
-            start,
+            stride,
+            tiles_x,
+            first: (prims / ntiles.max(1))
+                .next_power_of_two()
+                .clamp(FIRST_BLOCK, MAX_BLOCK),
+            blocks: Vec::new(),
+            ends: vec![[NONE; 2]; ntiles],
+            entries: 0,
+            slots: 0,
         }
+    }
+
+    /// Tiles across the target.
+    pub fn tiles_x(&self) -> u32 {
+        self.tiles_x
+    }
+
+    /// Bins the set-up triangles `tris`, in order: each with its [`single_tile`] (computed
+    /// by its set-up), its planes at its offset in `planes`. Every entry's planes must be
+    /// followed by 32 floats of `planes` (any values): they copy as whole blocks.
+    pub fn take(&mut self, tris: impl Iterator<Item = (TriSetup, u32)>, planes: &[f32]) {
+        match self.stride.div_ceil(8) {
+            1 => self.take_blocks::<8>(tris, planes),
+            2 => self.take_blocks::<16>(tris, planes),
+            3 => self.take_blocks::<24>(tris, planes),
+            4 => self.take_blocks::<32>(tris, planes),
+            _ => self.take_blocks::<0>(tris, planes),
+        }
+    }
+
+    /// [`ChunkBins::take`], each entry's planes appended as a block of `N ≥ stride` floats
+    /// where the source has them (the block's spare floats dropped by the next append:
+    /// every block has room for them), else at their length (`N = 0`: always).
+    #[inline(always)]
+    fn take_blocks<const N: usize>(
+        &mut self,
+        tris: impl Iterator<Item = (TriSetup, u32)>,
+        planes: &[f32],
+    ) {
+        let tiles_x = self.tiles_x;
+        for (tri, t) in tris {
+            let from = &planes[tri.planes as usize..];
+            if t != u32::MAX {
+                self.push::<N>(&tri, from, t as usize);
+                continue;
+            }
+            let (tx0, ty0, tx1, ty1) = tile_range(&tri);
+            for ty in ty0..=ty1 {
+                for tx in tx0..=tx1 {
+                    if tile_touches(&tri, tx, ty) {
+                        let t = ty as u32 * tiles_x + tx as u32;
+                        self.push::<N>(&tri, from, t as usize);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends `tri` (its planes the first `stride` floats of `from`) to tile `t`'s bin.
+    #[inline(always)]
+    fn push<const N: usize>(&mut self, tri: &TriSetup, from: &[f32], t: usize) {
+        let stride = self.stride;
+        let Some(&[_, last]) = self.ends.get(t) else {
+            return;
+        };
+        let block = match self.blocks.get_mut(last as usize) {
+            Some(b) if b.tris.len() < b.tris.capacity() => b,
+            _ => self.grow(t),
+        };
+        let at = block.tris.len() * stride;
+        block.tris.push(*tri);
+        if let Some(rec) = block.tris.last_mut() {
+            rec.planes = at as u32;
+        }
+        block.planes.truncate(at);
+        match from.first_chunk::<N>() {
+            Some(from) if N > 0 => block.planes.extend_from_slice(from),
+            _ => block.planes.extend_from_slice(&from[..stride]),
+        }
+        self.entries += 1;
+    }
+
+    /// A new last block for tile `t`: `first` slots (the chunk's expected entries a tile,
+    /// [`FIRST_BLOCK`] to [`MAX_BLOCK`]), or twice its last block's up to [`MAX_BLOCK`].
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, t: usize) -> &mut Block {
+        let [first, last] = self.ends[t];
+        let cap = match self.blocks.get(last as usize) {
+            Some(b) => (b.tris.capacity() * 2).min(MAX_BLOCK),
+            None => self.first,
+        };
+        let b = self.blocks.len() as u32;
+        self.blocks.push(Block {
+            tris: Vec::with_capacity(cap),
+            planes: Vec::with_capacity(cap * self.stride + 32),
+            next: NONE,
+        });
+        self.slots += cap;
+        if let Some(prev) = self.blocks.get_mut(last as usize) {
+            prev.next = b;
+        }
+        self.ends[t] = [if first == NONE { b } else { first }, b];
+        &mut self.blocks[b as usize]
     }
 
     /// Tile entries (a triangle counts once per tile it may touch).
     pub fn entries(&self) -> usize {
-        self.tris.len()
+        self.entries
+    }
+
+    /// Slots allocated, filled or not: what the bins hold in memory.
+    pub fn slots(&self) -> usize {
+        self.slots
     }
 
     /// Whether no triangle of the chunk may touch tile `t`.
     #[inline]
     pub fn tile_is_empty(&self, t: usize) -> bool {
-        self.tris.is_empty() || self.start[t] == self.start[t + 1]
+        self.ends[t][0] == NONE
     }
 
-    /// Tile `t`'s share.
+    /// Tile `t`'s share, block by block.
     #[inline]
-    pub fn tile(&self, t: usize) -> TileRefs<'_> {
-        let r = if self.tris.is_empty() {
-            0..0
-        } else {
-            self.start[t] as usize..self.start[t + 1] as usize
-        };
-        TileRefs {
-            draw: self.draw,
-            tris: &self.tris[r],
-            planes: &self.planes,
-        }
+    pub fn tile(&self, t: usize) -> impl Iterator<Item = TileRefs<'_>> + '_ {
+        let mut b = self.ends[t][0];
+        std::iter::from_fn(move || {
+            let block = self.blocks.get(b as usize)?;
+            b = block.next;
+            Some(TileRefs {
+                draw: self.draw,
+                tris: &block.tris,
+                planes: &block.planes,
+            })
+        })
     }
-}
-
-/// The planes of the entries `ids` (triangles of `tris`, `stride` floats each in `planes`),
-/// one after another. Strides of up to 32 floats (the draws with up to eight varyings) copy
-/// whole blocks of eight floats, a constant count per entry rather than a `memcpy` of a
-/// run-time length: an entry's last block may carry floats past its planes into the next
-/// entry's place, dropped before that entry's copy (entries are copied in order). The same
-/// floats either way.
-fn copy_planes(planes: &[f32], tris: &[TriSetup], ids: &[u32], stride: usize) -> Vec<f32> {
-    match stride.div_ceil(8) {
-        1 => copy_blocks::<8>(planes, tris, ids, stride),
-        2 => copy_blocks::<16>(planes, tris, ids, stride),
-        3 => copy_blocks::<24>(planes, tris, ids, stride),
-        4 => copy_blocks::<32>(planes, tris, ids, stride),
-        _ => {
-            let mut out = Vec::with_capacity(ids.len() * stride);
-            for &i in ids {
-                let po = tris[i as usize].planes as usize;
-                out.extend_from_slice(&planes[po..po + stride]);
-            }
-            out
-        }
-    }
-}
-
-/// [`copy_planes`] in blocks of `N ≥ stride` floats (a record whose block would read past
-/// the end of `planes` is copied at its length).
-#[inline(always)]
-fn copy_blocks<const N: usize>(
-    planes: &[f32],
-    tris: &[TriSetup],
-    ids: &[u32],
-    stride: usize,
-) -> Vec<f32> {
-    let mut out = Vec::with_capacity(ids.len() * stride + N);
-    for (j, &i) in ids.iter().enumerate() {
-        let po = tris[i as usize].planes as usize;
-        // Back to the end of the entries copied so far (a block's spare floats dropped).
-        out.truncate(j * stride);
-        match planes.get(po..po + N) {
-            Some(from) => {
-                let from: &[f32; N] = from.try_into().expect("N floats");
-                out.extend_from_slice(from);
-            }
-            None => out.extend_from_slice(&planes[po..po + stride]),
-        }
-    }
-    out.truncate(ids.len() * stride);
-    out
 }
 
 /// The three edge functions of a set-up triangle.

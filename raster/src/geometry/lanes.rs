@@ -11,12 +11,12 @@
 //!
 //! [`TriSink::oriented`]: crate::geometry::setup::TriSink::oriented
 
-use fearless_simd::{f32x8, prelude::*, Level};
+use fearless_simd::{f32x4, f32x8, prelude::*, Level};
 
 use crate::base::fixed::{Edge32, SUBPIXEL_HALF, SUBPIXEL_ONE};
 use crate::base::vec_lanes::LANES;
 use crate::geometry::clip::ClipPlanes;
-use crate::geometry::screen::{corner_lanes, point_lanes, ScreenVertex};
+use crate::geometry::screen::{corner_lanes, point_lanes, transpose4, ScreenVertex};
 use crate::geometry::setup::{lane_edges, GeometryStats, SetupCtx};
 use crate::state::{CullMode, FrontFace};
 use crate::target::TILE_SHIFT;
@@ -467,6 +467,26 @@ fn store_planes_at<S: Simd>(
         let x = transpose(simd, block);
         store_cols::<S, LANES>(&x, &at[..n], b * LANES, dst);
     }
+    if (1..=4).contains(&tail.len()) {
+        // Up to four rows left: two 4 × 4 transposes give each lane's floats.
+        let mut r4 = [[0.0f32; LANES]; 4];
+        r4[..tail.len()].copy_from_slice(tail);
+        let half = |h: usize| {
+            let rows = std::array::from_fn(|k| f32x4::from_slice(simd, &r4[k][4 * h..4 * h + 4]));
+            transpose4(simd, rows).map(<[f32; 4]>::from)
+        };
+        let (lo, hi) = (half(0), half(1));
+        let cols: [[f32; 4]; LANES] =
+            std::array::from_fn(|i| if i < 4 { lo[i] } else { hi[i - 4] });
+        let at = &at[..n];
+        match tail.len() {
+            1 => store_rows::<1>(&cols, at, full, dst),
+            2 => store_rows::<2>(&cols, at, full, dst),
+            3 => store_rows::<3>(&cols, at, full, dst),
+            _ => store_rows::<4>(&cols, at, full, dst),
+        }
+        return;
+    }
     // The rows left over, padded to a block; each lane stores its first `tail.len()`.
     let mut pad = [[0.0; LANES]; LANES];
     pad[..tail.len()].copy_from_slice(tail);
@@ -480,6 +500,15 @@ fn store_planes_at<S: Simd>(
         6 => store_cols::<S, 6>(&x, at, full, dst),
         7 => store_cols::<S, 7>(&x, at, full, dst),
         _ => {}
+    }
+}
+
+/// The first `N` floats of lane `i`'s column `cols[i]` to `dst[at[i] + r..]`.
+#[inline(always)]
+fn store_rows<const N: usize>(cols: &[[f32; 4]; LANES], at: &[usize], r: usize, dst: &mut [f32]) {
+    for (col, &a) in cols.iter().zip(at) {
+        let o = a + r;
+        dst[o..o + N].copy_from_slice(&col[..N]);
     }
 }
 

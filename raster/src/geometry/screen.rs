@@ -249,26 +249,31 @@ pub(crate) mod tests {
 }
 
 /// Eight points as lanes of their coordinates: `rows[i]` = point `i`'s `[x, y, z, w]`, the
-/// result `[x, y, z, w]` with lane `i` point `i`'s. Two 4 × 4 transposes by interleaves (a
-/// few register moves per point, where storing a point's coordinates one float at a time
+/// result `[x, y, z, w]` with lane `i` point `i`'s. Two 4 × 4 transposes ([`transpose4`];
+/// a few register moves per point, where storing a point's coordinates one float at a time
 /// into four arrays took four scattered stores), joined: only data moves.
 #[inline(always)]
 pub(crate) fn point_lanes<S: Simd>(simd: S, rows: &[[f32; 4]; LANES]) -> [f32x8<S>; 4] {
-    let half = |r: &[[f32; 4]]| {
-        let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|i| f32x4::from_slice(simd, &r[i]));
-        // [x0 x2 y0 y2], [x1 x3 y1 y3], [z0 z2 w0 w2], [z1 z3 w1 w3] …
-        let (a, b) = (simd.zip_low_f32x4(r0, r2), simd.zip_low_f32x4(r1, r3));
-        let (c, d) = (simd.zip_high_f32x4(r0, r2), simd.zip_high_f32x4(r1, r3));
-        // … then [x0 x1 x2 x3], [y0 …], [z0 …], [w0 …].
-        [
-            simd.zip_low_f32x4(a, b),
-            simd.zip_high_f32x4(a, b),
-            simd.zip_low_f32x4(c, d),
-            simd.zip_high_f32x4(c, d),
-        ]
-    };
+    let half =
+        |r: &[[f32; 4]]| transpose4(simd, [0, 1, 2, 3].map(|i| f32x4::from_slice(simd, &r[i])));
     let (lo, hi) = (half(&rows[..4]), half(&rows[4..]));
     [0, 1, 2, 3].map(|k| simd.combine_f32x4(lo[k], hi[k]))
+}
+
+/// The 4 × 4 transpose of the rows `r` by interleaves: element `j` of result `k` is element
+/// `k` of `r[j]`.
+#[inline(always)]
+pub(crate) fn transpose4<S: Simd>(simd: S, [r0, r1, r2, r3]: [f32x4<S>; 4]) -> [f32x4<S>; 4] {
+    // [a0 c0 a1 c1], [b0 d0 b1 d1], [a2 c2 a3 c3], [b2 d2 b3 d3] (rows a, b, c, d) …
+    let (a, b) = (simd.zip_low_f32x4(r0, r2), simd.zip_low_f32x4(r1, r3));
+    let (c, d) = (simd.zip_high_f32x4(r0, r2), simd.zip_high_f32x4(r1, r3));
+    // … then [a0 b0 c0 d0], [a1 …], [a2 …], [a3 …].
+    [
+        simd.zip_low_f32x4(a, b),
+        simd.zip_high_f32x4(a, b),
+        simd.zip_low_f32x4(c, d),
+        simd.zip_high_f32x4(c, d),
+    ]
 }
 
 /// One corner's screen test of eight points at once (lane `i` the point `(x[i], y[i], z[i],
