@@ -171,9 +171,8 @@ where
 
     /// Sets up and bins the primitives `range` of the draw queued as `draw`.
     pub fn chunk(&self, range: std::ops::Range<usize>, draw: u32) -> (GeometryStats, ChunkBins) {
-        let bins = ChunkBins::new((draw, self.stride), self.tiles, range.len());
-        let mut sink = self.set_up(range, true, Some(bins));
-        let bins = sink.bins.take().expect("binned");
+        let mut bins = ChunkBins::new((draw, self.stride), self.tiles, range.len());
+        let sink = self.set_up(range, true, Some(&mut bins));
         (sink.stats, bins)
     }
 
@@ -186,7 +185,7 @@ where
         &self,
         range: std::ops::Range<usize>,
         lanes: bool,
-        bins: Option<ChunkBins>,
+        mut bins: Option<&mut ChunkBins>,
     ) -> TriSink {
         // About one triangle per primitive, or a few staged: no growth copies.
         let staged = if bins.is_some() {
@@ -198,16 +197,15 @@ where
             probe_base: self.probing.then_some(range.start as u32),
             tris: Vec::with_capacity(staged),
             planes: Vec::with_capacity(staged * self.stride),
-            bins,
             ..TriSink::default()
         };
         if lanes && self.filled && !self.ctx.has_offset() {
-            self.filled_lanes(range, &mut sink);
+            self.filled_lanes(range, (&mut sink, &mut bins));
         } else {
             let run_sv = self.run_screen_vertices(&range);
-            self.one_at_a_time(range, &run_sv, &mut sink);
+            self.one_at_a_time(range, &run_sv, (&mut sink, &mut bins));
         }
-        sink.spill();
+        spill(&mut sink, &mut bins);
         sink
     }
 
@@ -234,7 +232,7 @@ where
         &self,
         range: std::ops::Range<usize>,
         run_sv: &Option<(usize, Vec<ScreenVertex>)>,
-        sink: &mut TriSink,
+        (sink, bins): (&mut TriSink, &mut Option<&mut ChunkBins>),
     ) {
         let p = &self.prims;
         let mut v = [ClipVertex::default(); 3];
@@ -242,7 +240,7 @@ where
         let per = p.topology.vertices_per_primitive();
         for prim in range {
             if sink.tris.len() >= LANES {
-                sink.spill();
+                spill(sink, bins);
             }
             let e = p.topology.primitive(prim);
             if self.filled {
@@ -272,7 +270,11 @@ where
     /// the triangles drawn gathered, compacted, into set-up lanes ([`setup_lanes`]) and
     /// emitted in submission order; a triangle that needs clipping first emits the ones
     /// gathered before it, then takes the general path ([`assemble`]).
-    fn filled_lanes(&self, range: std::ops::Range<usize>, sink: &mut TriSink) {
+    fn filled_lanes(
+        &self,
+        range: std::ops::Range<usize>,
+        (sink, bins): (&mut TriSink, &mut Option<&mut ChunkBins>),
+    ) {
         let p = &self.prims;
         let mut pend = SetupLanes::new();
         let mut out = PlaneLanes::new();
@@ -295,11 +297,11 @@ where
                         sink.stats.primitives += 1;
                         self.gather(&s, j, *idx, (start + j) as u32, &mut pend);
                         if pend.n == LANES {
-                            self.emit(&mut pend, &mut out, sink);
+                            self.emit(&mut pend, &mut out, (sink, bins));
                         }
                     }
                     NEEDS_CLIP => {
-                        self.emit(&mut pend, &mut out, sink);
+                        self.emit(&mut pend, &mut out, (sink, bins));
                         for k in 0..3 {
                             (p.fetch)(idx[k], &mut v[k]);
                         }
@@ -308,7 +310,7 @@ where
                         let tiles_x = self.tiles.0;
                         let new = sink.tris[before..].iter().map(|t| single_tile(t, tiles_x));
                         sink.tiles.extend(new);
-                        sink.spill();
+                        spill(sink, bins);
                     }
                     r => {
                         sink.stats.primitives += 1;
@@ -318,7 +320,7 @@ where
             }
             start += n;
         }
-        self.emit(&mut pend, &mut out, sink);
+        self.emit(&mut pend, &mut out, (sink, bins));
     }
 
     /// The screen tests' input for the triangles of vertices `idx`: from the draw's
@@ -362,7 +364,12 @@ where
 
     /// Sets up the triangles gathered in `pend` (through `out`) and emits them into `sink`
     /// in their order, as [`TriSink::oriented`] would; empties `pend`.
-    fn emit(&self, pend: &mut SetupLanes, out: &mut PlaneLanes, sink: &mut TriSink) {
+    fn emit(
+        &self,
+        pend: &mut SetupLanes,
+        out: &mut PlaneLanes,
+        (sink, bins): (&mut TriSink, &mut Option<&mut ChunkBins>),
+    ) {
         if pend.n == 0 {
             return;
         }
@@ -384,7 +391,7 @@ where
             flat_count: nflat as u8,
         };
         let n = pend.n;
-        let (dst, base) = match &sink.bins {
+        let (dst, base) = match bins {
             // Binning: the planes to the batch's stage (written in place, no fill), the
             // records straight to their bins.
             Some(_) => {
@@ -407,7 +414,7 @@ where
                 dst[a + rows] = f32::from_bits(pend.prim[i]);
             }
         }
-        match &mut sink.bins {
+        match bins {
             Some(bins) => {
                 let tris = (0..n).map(|i| (record(i, at[i]), pend.tile[i]));
                 bins.take(tris, &sink.stage);
@@ -534,6 +541,26 @@ fn assemble(
             );
         }
     }
+}
+
+/// When binning (`bins`): moves the triangles staged in `sink` into the bins, in order.
+#[inline]
+fn spill(sink: &mut TriSink, bins: &mut Option<&mut ChunkBins>) {
+    let Some(bins) = bins else { return };
+    if sink.tiles.len() != sink.tris.len() {
+        let tiles_x = bins.tiles_x();
+        sink.tiles.clear();
+        let single = sink.tris.iter().map(|t| single_tile(t, tiles_x));
+        sink.tiles.extend(single);
+    }
+    // Spare floats past the last planes: every entry's planes copy as whole blocks.
+    let n = sink.planes.len();
+    sink.planes.resize(n + 32, 0.0);
+    let tris = sink.tris.iter().copied().zip(sink.tiles.iter().copied());
+    bins.take(tris, &sink.planes);
+    sink.tris.clear();
+    sink.planes.clear();
+    sink.tiles.clear();
 }
 
 #[cfg(feature = "internal-tests")]

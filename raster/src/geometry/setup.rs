@@ -10,7 +10,6 @@
 //! perspective-correct: `a/w` and `1/w` are interpolated and divided per pixel.
 
 use crate::base::fixed::{Edge32, Fixed, SUBPIXEL_ONE};
-use crate::geometry::bin::{single_tile, ChunkBins};
 use crate::state::{CullMode, FrontFace, PipelineState, PolygonMode, ShadeModel, Viewport};
 use crate::vertex::{ClipVertex, MAX_VARYINGS};
 
@@ -252,7 +251,8 @@ impl SetupCtx {
 }
 
 /// Output of the setup stage for one batch of primitives: the set-up triangles, or, when
-/// binning (`bins`), the few staged since the last [`TriSink::spill`].
+/// the front end bins them as it sets them up (`geometry::assemble`), the few staged since
+/// they were last moved to the bins.
 #[derive(Default)]
 pub(crate) struct TriSink {
     pub tris: Vec<TriSetup>,
@@ -267,9 +267,6 @@ pub(crate) struct TriSink {
     /// `f32` bits, so the fragment stage can name it. Set once per chunk, so the loop over
     /// primitives does nothing for it.
     pub probe_base: Option<u32>,
-    /// The chunk's bins, when the triangles are binned as they are set up: `tris`, `planes`
-    /// and `tiles` then only stage them.
-    pub bins: Option<ChunkBins>,
     /// When binning, the set-up lanes' planes of a batch ([`LANES`] triangles and 32 spare
     /// floats), written in place batch after batch.
     ///
@@ -364,26 +361,6 @@ impl Oriented {
 }
 
 impl TriSink {
-    /// When binning: moves the staged triangles into the bins.
-    #[inline]
-    pub fn spill(&mut self) {
-        if let Some(bins) = &mut self.bins {
-            if self.tiles.len() != self.tris.len() {
-                let tiles_x = bins.tiles_x();
-                self.tiles.clear();
-                let single = self.tris.iter().map(|t| single_tile(t, tiles_x));
-                self.tiles.extend(single);
-            }
-            // Spare floats past the last planes: every entry's planes copy as whole blocks.
-            let n = self.planes.len();
-            self.planes.resize(n + 32, 0.0);
-            let tris = self.tris.iter().copied().zip(self.tiles.iter().copied());
-            bins.take(tris, &self.planes);
-            self.tris.clear();
-            self.planes.clear();
-            self.tiles.clear();
-        }
-    }
     /// Sets up one triangle of a filled polygon: window-space vertices `v` with snapped
     /// positions `p`, cut at [`SetupCtx::clip_rect`]. `flat` holds the provoking vertex's
     /// varyings when shading is flat; `offset` is the polygon's depth offset
