@@ -124,16 +124,27 @@ impl Indices<'_> {
             position,
             vertex_count,
         };
+        // The largest index first (a pass without early exit, which vectorises: a draw's
+        // indices are checked at memory speed), the first offender only when there is one.
+        let first_bad = |max: u32, i: &mut dyn Iterator<Item = u32>| {
+            if (max as usize) < vertex_count {
+                return Ok(());
+            }
+            match i.enumerate().find(|&(_, v)| v as usize >= vertex_count) {
+                Some((p, v)) => Err(bad(p, v)),
+                None => Ok(()),
+            }
+        };
         match self {
             Indices::None => Ok(()),
-            Indices::U16(i) => match i.iter().position(|&v| usize::from(v) >= vertex_count) {
-                Some(p) => Err(bad(p, u32::from(i[p]))),
-                None => Ok(()),
-            },
-            Indices::U32(i) => match i.iter().position(|&v| v as usize >= vertex_count) {
-                Some(p) => Err(bad(p, i[p])),
-                None => Ok(()),
-            },
+            Indices::U16(i) => {
+                let max = i.iter().fold(0, |m, &v| m.max(v));
+                first_bad(u32::from(max), &mut i.iter().map(|&v| u32::from(v)))
+            }
+            Indices::U32(i) => {
+                let max = i.iter().fold(0, |m, &v| m.max(v));
+                first_bad(max, &mut i.iter().copied())
+            }
         }
     }
 }
@@ -322,5 +333,22 @@ pub(crate) mod tests {
             })
         );
         assert!(Indices::U32(&[0, 1, 2]).validate(3).is_ok());
+        // The first offender is named, not the largest; long streams, both widths.
+        let mut long: Vec<u32> = (0..10_000).map(|k| k % 1000).collect();
+        assert!(Indices::U32(&long).validate(1000).is_ok());
+        (long[7001], long[7002], long[9000]) = (4000, 1000, u32::MAX);
+        let want = |index| {
+            Err(Error::IndexOutOfRange {
+                index,
+                position: 7001,
+                vertex_count: 1000,
+            })
+        };
+        assert_eq!(Indices::U32(&long).validate(1000), want(4000));
+        let short: Vec<u16> = long.iter().map(|&v| v.min(60_000) as u16).collect();
+        assert_eq!(Indices::U16(&short).validate(1000), want(4000));
+        assert!(Indices::U16(&short).validate(60_001).is_ok());
+        assert!(Indices::U32(&[]).validate(0).is_ok());
+        assert!(Indices::U16(&[0]).validate(0).is_err());
     }
 }
